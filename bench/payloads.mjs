@@ -1,0 +1,99 @@
+// Request bodies for the scenarios. Deterministic (a fixed-seed generator), so every run
+// and both targets send byte-identical requests.
+
+const WORDS = (
+  "the gateway routes each request to a provider connection and records what happened so that the breaker " +
+  "cooldown lockout and failover rules can decide whom to try next while the client keeps streaming tokens " +
+  "function returns value file path line error test build module import export config setting schema"
+).split(" ");
+
+function prng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function prose(rand, chars) {
+  let text = "";
+  while (text.length < chars) text += (text ? " " : "") + WORDS[Math.floor(rand() * WORDS.length)];
+  return text;
+}
+
+/** Claude Code-like tool definitions: long descriptions, nested JSON schemas. */
+function toolSchemas(rand, count) {
+  const tools = [];
+  for (let i = 0; i < count; i++) {
+    tools.push({
+      name: `tool_${i}`,
+      description: prose(rand, 900),
+      schema: {
+        type: "object",
+        properties: {
+          path: { type: "string", description: prose(rand, 120) },
+          pattern: { type: "string", description: prose(rand, 80) },
+          limit: { type: "number", description: prose(rand, 60) },
+          options: { type: "object", properties: { recursive: { type: "boolean" }, glob: { type: "string" } }, additionalProperties: false },
+        },
+        required: ["path"],
+        additionalProperties: false,
+      },
+    });
+  }
+  return tools;
+}
+
+/** Alternating user/assistant history ending with a user turn, grown until the body reaches `targetBytes`. */
+function grow(base, addTurn, targetBytes) {
+  let i = 0;
+  while (Buffer.byteLength(JSON.stringify(base)) < targetBytes) addTurn(base, i++);
+  // The simulator answers plain text only when the last turn is the user's.
+  if (base.messages[base.messages.length - 1].role !== "user") addTurn(base, i++);
+  return base;
+}
+
+export function openaiChat({ model, stream, largeBytes = 0 }) {
+  if (!largeBytes) {
+    return {
+      model,
+      stream,
+      ...(stream ? { stream_options: { include_usage: true } } : {}),
+      messages: [{ role: "user", content: "Say hello in one sentence." }],
+    };
+  }
+  const rand = prng(76);
+  const base = {
+    model,
+    stream,
+    max_tokens: 4096,
+    messages: [{ role: "system", content: prose(rand, 14_000) }],
+    tools: toolSchemas(rand, 18).map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.schema } })),
+  };
+  return grow(base, (b, i) => b.messages.push({ role: i % 2 === 0 ? "user" : "assistant", content: prose(rand, 1_500) }), largeBytes);
+}
+
+export function anthropicMessages({ model, stream, largeBytes }) {
+  const rand = prng(76);
+  const base = {
+    model,
+    stream,
+    max_tokens: 4096,
+    system: [
+      { type: "text", text: "You are Claude Code, a coding assistant." },
+      { type: "text", text: prose(rand, 14_000), cache_control: { type: "ephemeral" } },
+    ],
+    tools: toolSchemas(rand, 18).map((t) => ({ name: t.name, description: t.description, input_schema: t.schema })),
+    metadata: { user_id: "bench-user" },
+    messages: [],
+  };
+  return grow(base, (b, i) => b.messages.push({ role: i % 2 === 0 ? "user" : "assistant", content: [{ type: "text", text: prose(rand, 1_500) }] }), largeBytes);
+}
+
+/** The reply the simulator streams back: `words` words (more SSE frames than its short default). */
+export function replyText(words) {
+  const rand = prng(7);
+  const out = [];
+  for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(rand() * WORDS.length)]);
+  return out.join(" ");
+}

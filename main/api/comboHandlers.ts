@@ -1,0 +1,58 @@
+// Combos: named multi-target models (API.md "Combos", R11.1).
+import { comboCreateSchema, comboPatchSchema } from "../../shared/schemas/config.js";
+import type { Combo } from "../../shared/types.js";
+import { catalogFromStore, checkComboNameFree, checkComboTargets } from "./catalog.js";
+import { fromStoreError, notFound } from "./errors.js";
+import {
+  type ManagementDeps, type ManagementHandlers, emitConfigChanges, parseInput, pathParam,
+} from "./handlerTypes.js";
+import { readAppSettings } from "./settingsDocument.js";
+
+export const DEFAULT_COMBO_STRATEGY = "priority";
+
+export function createComboHandlers(deps: ManagementDeps): ManagementHandlers {
+  const { store } = deps;
+  const catalog = () => catalogFromStore(store, Object.keys(readAppSettings(store).aliases));
+
+  return {
+    listCombos: () => store.combos.list(),
+
+    createCombo(input) {
+      const body = parseInput(comboCreateSchema, input);
+      const known = catalog();
+      checkComboNameFree(known, body.name, "name");
+      checkComboTargets(known, body.targets, "");
+      let created: Combo;
+      try {
+        created = store.combos.create({
+          name: body.name,
+          strategy: body.strategy ?? DEFAULT_COMBO_STRATEGY,
+          targets: body.targets,
+          config: body.config ?? {},
+        });
+      } catch (err) {
+        throw fromStoreError(err, "name");
+      }
+      emitConfigChanges(deps, [{ entity: "combo", id: created.name, action: "created" }]);
+      return created;
+    },
+
+    updateCombo(input) {
+      const name = pathParam(input, "name");
+      const patch = parseInput(comboPatchSchema, input);
+      if (!store.combos.get(name)) throw notFound("combo", name);
+      if (patch.targets) checkComboTargets(catalog(), patch.targets, "");
+      const updated = store.combos.update(name, patch);
+      if (!updated) throw notFound("combo", name);
+      emitConfigChanges(deps, [{ entity: "combo", id: name, action: "updated" }]);
+      return updated;
+    },
+
+    deleteCombo(input) {
+      const name = pathParam(input, "name");
+      if (!store.combos.delete(name)) throw notFound("combo", name);
+      emitConfigChanges(deps, [{ entity: "combo", id: name, action: "deleted" }]);
+      return { ok: true, name };
+    },
+  };
+}

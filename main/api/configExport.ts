@@ -1,0 +1,72 @@
+// R0.4: the current configuration as one declarative document, secrets redacted. The same
+// shape is accepted back by POST /api/config/import and `--config`, so an export re-imports
+// as-is: a redacted secret means "keep the one you have".
+import { REDACTED_SECRET } from "../../shared/schemas/config.js";
+import type { AppSettings, Combo, Connection, Provider } from "../../shared/types.js";
+import type { Store } from "../store/types.js";
+import { readAppSettings, readResilienceDocument } from "./settingsDocument.js";
+
+export const CONFIG_DOCUMENT_VERSION = 1;
+
+export type ExportedProvider = Omit<Provider, "createdAt" | "updatedAt">;
+
+export type ExportedConnection = Pick<
+  Connection,
+  | "id" | "provider" | "name" | "priority" | "weight" | "active" | "maxConcurrent" | "rateLimitOverrides"
+  | "providerSpecificData" | "disableCooling" | "rateLimitProtection"
+> & { apiKey?: typeof REDACTED_SECRET };
+
+export type ExportedCombo = Omit<Combo, "createdAt" | "updatedAt">;
+
+export interface ConfigDocument {
+  version: typeof CONFIG_DOCUMENT_VERSION;
+  providers: ExportedProvider[];
+  connections: ExportedConnection[];
+  combos: ExportedCombo[];
+  settings: AppSettings;
+  resilience: Record<string, unknown>;
+}
+
+/** Sorted by id/name, so that two exports of the same config are byte-identical and diff cleanly. */
+export function buildConfigDocument(store: Store): ConfigDocument {
+  return {
+    version: CONFIG_DOCUMENT_VERSION,
+    providers: store.providers
+      .list()
+      .map(({ createdAt: _c, updatedAt: _u, ...provider }) => provider)
+      .sort((a, b) => compare(a.id, b.id)),
+    connections: store.connections
+      .list()
+      .map(exportConnection)
+      .sort((a, b) => compare(a.provider, b.provider) || compare(a.id, b.id)),
+    combos: store.combos
+      .list()
+      .map(({ createdAt: _c, updatedAt: _u, ...combo }) => combo)
+      .sort((a, b) => compare(a.name, b.name)),
+    settings: readAppSettings(store),
+    resilience: readResilienceDocument(store),
+  };
+}
+
+/** Picks configuration fields only: runtime state (cooldowns, errors) is not configuration. */
+function exportConnection(c: Connection): ExportedConnection {
+  const exported: ExportedConnection = {
+    id: c.id,
+    provider: c.provider,
+    name: c.name,
+    priority: c.priority,
+    weight: c.weight,
+    active: c.active,
+    maxConcurrent: c.maxConcurrent,
+    rateLimitOverrides: c.rateLimitOverrides,
+    providerSpecificData: c.providerSpecificData,
+    disableCooling: c.disableCooling,
+    rateLimitProtection: c.rateLimitProtection,
+  };
+  if (c.hasSecret) exported.apiKey = REDACTED_SECRET;
+  return exported;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,15 @@
+// main/api: the management API (handlers over the store) and its HTTP transport.
+export { ApiError, conflict, fromStoreError, fromZodError, invalidRequest, joinPath, notFound } from "./errors.js";
+export { createManagementHandlers } from "./handlers.js";
+export type {
+  ConfigChange, ConnectionTestResult, EventBus, Handler, ManagementDeps, ManagementHandlers, ResilienceValidator,
+} from "./handlerTypes.js";
+export { type ApiRouterDeps, DEFAULT_BODY_LIMIT_BYTES, createApiRouter } from "./httpAdapter.js";
+export { type HostGuardOptions, createHostGuard, isLoopbackHost, isLoopbackHostname, isSameLoopbackOrigin } from "./hostGuard.js";
+export { SSE_HEARTBEAT_MS, sseEventsHandler } from "./sse.js";
+export { type RawResponse, isRawResponse, rawResponse } from "./rawResponse.js";
+export { CONFIG_DOCUMENT_VERSION, type ConfigDocument, buildConfigDocument } from "./configExport.js";
+export {
+  type ApplyConfigOptions, type ConfigImportResult, type Env, type ImportCounts, applyConfigDocument,
+} from "./configImport.js";
+export { type ConfigTextFormat, configFormatOf, loadConfigFile, parseConfigText } from "./configFile.js";

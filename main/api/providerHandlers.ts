@@ -1,0 +1,102 @@
+// Providers: definitions of upstream services (API.md "Providers").
+import {
+  type ProviderCreateBody, type ProviderPatchBody, providerCreateSchema, providerPatchSchema,
+} from "../../shared/schemas/config.js";
+import type { Provider, ProviderCategory } from "../../shared/types.js";
+import type { ProviderInput } from "../store/types.js";
+import { catalogFromStore, checkProviderIdFree } from "./catalog.js";
+import { fromStoreError, invalidRequest, notFound } from "./errors.js";
+import {
+  type ConfigChange, type ManagementDeps, type ManagementHandlers, emitConfigChanges, parseInput, pathParam,
+} from "./handlerTypes.js";
+import { readAppSettings } from "./settingsDocument.js";
+
+/** The simulator runs locally; everything else is assumed to be a keyed cloud API. */
+function defaultCategory(format: Provider["format"]): ProviderCategory {
+  return format === "simulator" ? "local" : "apikey";
+}
+
+/** A whole provider from a create/replace body: absent optional fields take their defaults. */
+export function providerInputFromBody(body: ProviderCreateBody): ProviderInput {
+  return {
+    id: body.id,
+    format: body.format,
+    baseUrl: body.baseUrl ?? "",
+    category: body.category ?? defaultCategory(body.format),
+    models: body.models ?? [],
+    quotaFamilies: body.quotaFamilies ?? {},
+    passthroughModels: body.passthroughModels ?? false,
+    rateLimitCooldownSeconds: body.rateLimitCooldownSeconds ?? null,
+    options: body.options ?? {},
+  };
+}
+
+/** A patch may not leave a non-simulator provider without a base URL. */
+export function checkPatchedProvider(current: Provider, patch: ProviderPatchBody, pathPrefix = ""): void {
+  const format = patch.format ?? current.format;
+  const baseUrl = patch.baseUrl ?? current.baseUrl;
+  if (format !== "simulator" && !baseUrl) {
+    throw invalidRequest(`${pathPrefix}baseUrl: is required (an http(s) URL)`, `${pathPrefix}baseUrl`);
+  }
+}
+
+export function createProviderHandlers(deps: ManagementDeps): ManagementHandlers {
+  const { store } = deps;
+
+  const requireProvider = (id: string): Provider => {
+    const provider = store.providers.get(id);
+    if (!provider) throw notFound("provider", id);
+    return provider;
+  };
+
+  const saved = (change: ConfigChange, provider: Provider | null): Provider => {
+    if (!provider) throw notFound("provider", change.id);
+    emitConfigChanges(deps, [change]);
+    return provider;
+  };
+
+  return {
+    listProviders: () => store.providers.list(),
+
+    getProvider: (input) => requireProvider(pathParam(input, "id")),
+
+    createProvider(input) {
+      const body = parseInput(providerCreateSchema, input);
+      checkProviderIdFree(catalogFromStore(store, Object.keys(readAppSettings(store).aliases)), body.id, "id");
+      let created: Provider;
+      try {
+        created = store.providers.create(providerInputFromBody(body));
+      } catch (err) {
+        throw fromStoreError(err, "id");
+      }
+      return saved({ entity: "provider", id: created.id, action: "created" }, created);
+    },
+
+    updateProvider(input) {
+      const id = pathParam(input, "id");
+      const patch = parseInput(providerPatchSchema, input);
+      checkPatchedProvider(requireProvider(id), patch);
+      return saved({ entity: "provider", id, action: "updated" }, store.providers.update(id, patch));
+    },
+
+    replaceProvider(input) {
+      const id = pathParam(input, "id");
+      const body = parseInput(providerCreateSchema, { ...input, id });
+      requireProvider(id);
+      return saved({ entity: "provider", id, action: "updated" }, store.providers.update(id, providerInputFromBody(body)));
+    },
+
+    deleteProvider(input) {
+      const id = pathParam(input, "id");
+      requireProvider(id);
+      // The store cascades to the provider's connections; the UI hears about each of them.
+      const connections = store.connections.list({ provider: id });
+      store.providers.delete(id);
+      emitConfigChanges(deps, [
+        { entity: "provider", id, action: "deleted" },
+        ...connections.map((c): ConfigChange => ({ entity: "connection", id: c.id, action: "deleted" })),
+      ]);
+      return { ok: true, id };
+    },
+  };
+}

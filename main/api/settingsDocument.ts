@@ -1,0 +1,53 @@
+// The two settings documents of the store and how a patch lands on the general one.
+import { normaliseAppSettings } from "../../shared/appSettings.js";
+import type { SettingsPatchBody } from "../../shared/schemas/config.js";
+import type { AppSettings } from "../../shared/types.js";
+import type { Store } from "../store/types.js";
+
+export const SETTINGS_DOCUMENT = "settings";
+export const RESILIENCE_DOCUMENT = "resilience";
+
+export function readAppSettings(store: Store): AppSettings {
+  return normaliseAppSettings(store.settings.getDocument(SETTINGS_DOCUMENT));
+}
+
+/**
+ * Top-level keys replace what is stored (a list or map is edited as a whole, so removing an
+ * alias or a rule is "send the list without it"); `emergencyFallback` merges its two fields.
+ * The result is normalised, which clamps out-of-range numbers (R10.1).
+ */
+export function applySettingsPatch(current: AppSettings, patch: SettingsPatchBody): AppSettings {
+  const { emergencyFallback, ...rest } = patch;
+  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  return normaliseAppSettings({
+    ...current,
+    ...defined,
+    emergencyFallback: { ...current.emergencyFallback, ...stripUndefined(emergencyFallback ?? {}) },
+  });
+}
+
+/** Deep-merges a resilience patch into the stored raw document; arrays and scalars replace. */
+export function mergeResilienceDocument(
+  stored: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    const previous = out[key];
+    out[key] = isPlainObject(previous) && isPlainObject(value) ? mergeResilienceDocument(previous, value) : value;
+  }
+  return out;
+}
+
+export function readResilienceDocument(store: Store): Record<string, unknown> {
+  const stored = store.settings.getDocument(RESILIENCE_DOCUMENT);
+  return isPlainObject(stored) ? stored : {};
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,141 @@
+// Composition root: build(config) -> {store, engine, gateway, api} (DESIGN.md). No singletons:
+// a test builds a whole gateway in-process on an ephemeral port.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { normaliseAppSettings } from "../../shared/appSettings.js";
+import type { ContractMethod } from "../../shared/contract.js";
+import type { AppSettings } from "../../shared/types.js";
+import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
+import { createResilienceEngine } from "../engine/index.js";
+import { createGatewayApp } from "../gateway/server.js";
+import { createPipeline } from "../gateway/pipeline.js";
+import { createUpstreamClient } from "../gateway/upstream/client.js";
+import { createFileKeyCipher, createStore, type SecretCipher } from "../store/index.js";
+import { createClock } from "./clock.js";
+import { createConnectionTester } from "./connectionTest.js";
+import { createEventBus, type EventBus } from "./eventBus.js";
+import { loadAdminToken, resolveHome } from "./home.js";
+import { createLogger } from "./logger.js";
+import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
+import { startDemo } from "./demo.js";
+import { VERSION } from "./version.js";
+
+export interface BuildOptions {
+  home?: string;
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  config?: string;
+  demo?: boolean;
+  testClock?: boolean;
+  cipher?: SecretCipher;
+  env?: NodeJS.ProcessEnv;
+  quiet?: boolean;
+}
+
+export type Handler = (input: Record<string, unknown>) => unknown | Promise<unknown>;
+
+export interface SwitchyardApp {
+  url: string;
+  port: number;
+  home: string;
+  adminToken: string;
+  handlers: Partial<Record<ContractMethod, Handler>>;
+  bus: EventBus;
+  close(): Promise<void>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The Vite build output: dist/main/app -> dist/renderer; from sources (tests) main/app -> dist/renderer. */
+const DASHBOARD_DIR = here.split(path.sep).includes("dist")
+  ? path.resolve(here, "..", "..", "renderer")
+  : path.resolve(here, "..", "..", "dist", "renderer");
+
+export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
+  const env = opts.env ?? process.env;
+  const home = resolveHome(opts.home);
+  const logger = createLogger(opts.quiet ? "warn" : undefined);
+  const clock = createClock(Boolean(opts.testClock || env.SWITCHYARD_TEST_CLOCK === "1"));
+  const cipher = opts.cipher ?? createFileKeyCipher(home);
+  const store = createStore({ dbPath: path.join(home, "switchyard.db"), cipher, clock });
+  const bus = createEventBus();
+  const adminToken = loadAdminToken(home, env);
+
+  if (opts.config) applyConfigDocument(store, loadConfigFile(opts.config), env);
+
+  let appSettings: AppSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
+  const getAppSettings = () => appSettings;
+  const resilience = createSettingsCache(store, env);
+  const engine = createResilienceEngine({
+    clock,
+    breakers: store.breakers,
+    connections: store.connections,
+    getSettings: resilience.get,
+    getAppSettings,
+    emit: bus.emit,
+  });
+  const upstream = createUpstreamClient();
+  const userAgent = `switchyard/${VERSION}`;
+  const testConnection = createConnectionTester({ store, upstream, userAgent, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  const startedAt = Date.now();
+
+  const handlers = {
+    ...createManagementHandlers({
+      store, bus, clock, testConnection,
+      onSettingsChanged: () => {
+        appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
+      },
+    }),
+    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
+  } as Partial<Record<ContractMethod, Handler>>;
+
+  const pipeline = createPipeline({
+    store, engine, upstream, clock, appSettings: getAppSettings, userAgent,
+    streamBudgets: () => {
+      const s = resilience.get().streamRecovery;
+      return { contentStallTimeoutMs: s.contentStallTimeoutMs, idleTimeoutMs: s.idleTimeoutMs, attemptDeadlineMs: s.attemptDeadlineMs };
+    },
+  });
+  const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
+  const app = createGatewayApp({
+    store, pipeline, upstream, appSettings: getAppSettings, version: VERSION, userAgent,
+    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
+  });
+
+  const server: Server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 70_000;
+  // Long generations stream for many minutes; node's default request timeout would cut them.
+  server.requestTimeout = 0;
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${port}`;
+
+  const demo = opts.demo ? await startDemo(store, bus) : null;
+  logger.debug({ home, port }, "switchyard started");
+
+  let closed = false;
+  return {
+    url, port, home, adminToken, handlers, bus,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Stop accepting, let in-flight requests finish briefly, then cut what is left.
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), 5_000);
+      timer.unref();
+      await drained;
+      clearTimeout(timer);
+      await upstream.close().catch(() => undefined);
+      await demo?.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// The window's security rules, kept apart from electron so they are unit-tested under Node.
+import { originOf } from "./ipc.js";
+
+/** Same policy as the meta tag of renderer/index.html; main also sends it as a response header. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
+
+/** Navigation is allowed only within the dashboard's own origin. */
+export function isAppUrl(url: string, appOrigin: string): boolean {
+  return originOf(url) === appOrigin;
+}
+
+/** Links the user may open in the system browser; never file:, javascript:, custom schemes. */
+export function isExternalHttpUrl(url: string): boolean {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Response headers with our CSP, replacing any case variant the server sent. */
+export function withContentSecurityPolicy(headers: Record<string, string[]> | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() !== "content-security-policy") out[name] = value;
+  }
+  out["Content-Security-Policy"] = [CONTENT_SECURITY_POLICY];
+  return out;
+}

@@ -1,0 +1,200 @@
+// Provider circuit breaker (R2, D2): pure transitions over the persisted BreakerSnapshot.
+// Every function takes the instant `now` and returns a new snapshot; OPEN -> HALF_OPEN, the probe
+// timeout and stale DEGRADED are derived on read (refreshBreaker), never by a timer.
+import type { BreakerState } from "../../shared/types.js";
+import {
+  BREAKER_DERIVED_DEGRADATION_RATIO,
+  BREAKER_SAME_CONNECTION_DEDUPE_MS,
+  type BreakerProfileSettings,
+} from "../../shared/resilienceSettings.js";
+import type { BreakerSnapshot } from "./ports.js";
+
+/** A profile with its degradation threshold resolved (D2). */
+export interface BreakerProfile {
+  degradationThreshold: number;
+  failureThreshold: number;
+  resetTimeoutMs: number;
+  escalateAfter: number;
+  maxBackoffMultiplier: number;
+}
+
+export function resolveBreakerProfile(settings: BreakerProfileSettings): BreakerProfile {
+  const failureThreshold = Math.max(1, Math.floor(settings.failureThreshold));
+  const ceiling = Math.max(1, failureThreshold - 1);
+  const wanted = settings.degradationThreshold ?? Math.ceil(BREAKER_DERIVED_DEGRADATION_RATIO * failureThreshold);
+  return {
+    degradationThreshold: Math.min(ceiling, Math.max(1, wanted)),
+    failureThreshold,
+    resetTimeoutMs: Math.max(1, settings.resetTimeoutMs),
+    escalateAfter: Math.max(0, settings.escalateAfter),
+    maxBackoffMultiplier: Math.max(1, settings.maxBackoffMultiplier),
+  };
+}
+
+export function closedBreaker(provider: string, now: number): BreakerSnapshot {
+  return {
+    provider,
+    state: "CLOSED",
+    failureCount: 0,
+    successCount: 0,
+    openedAt: null,
+    openUntil: null,
+    openCycles: 0,
+    lastFailureAt: null,
+    lastFailureKind: null,
+    probeStartedAt: null,
+    updatedAt: now,
+  };
+}
+
+/** D2: reset × 2^(cycles − escalateAfter) once cycles > escalateAfter, capped at reset × multiplier. */
+export function openDurationMs(profile: BreakerProfile, openCycles: number): number {
+  const exponent = Math.max(0, openCycles - profile.escalateAfter);
+  const multiplier = Math.min(2 ** exponent, profile.maxBackoffMultiplier);
+  return profile.resetTimeoutMs * multiplier;
+}
+
+/** R2.4: DEGRADED with no new failure for the longest OPEN duration (at least one reset) is stale. */
+export function staleAfterMs(profile: BreakerProfile): number {
+  return profile.resetTimeoutMs * profile.maxBackoffMultiplier;
+}
+
+function open(s: BreakerSnapshot, profile: BreakerProfile, at: number, openCycles: number): BreakerSnapshot {
+  return {
+    ...s,
+    state: "OPEN",
+    openCycles,
+    openedAt: at,
+    openUntil: at + openDurationMs(profile, openCycles),
+    probeStartedAt: null,
+    successCount: 0,
+    updatedAt: at,
+  };
+}
+
+function close(s: BreakerSnapshot, at: number): BreakerSnapshot {
+  return { ...s, state: "CLOSED", failureCount: 0, successCount: 0, openedAt: null, openUntil: null, openCycles: 0, probeStartedAt: null, updatedAt: at };
+}
+
+/**
+ * The lazy read (R2.4). Applied before every other transition and by every reader, so no
+ * caller ever sees OPEN past its deadline, a probe older than its timeout, or a stale DEGRADED.
+ */
+export function refreshBreaker(s: BreakerSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot {
+  let current = s;
+  for (;;) {
+    if (current.state === "OPEN" && current.openUntil !== null && now >= current.openUntil) {
+      current = { ...current, state: "HALF_OPEN", probeStartedAt: null, updatedAt: current.openUntil };
+      continue;
+    }
+    if (current.state === "HALF_OPEN" && current.probeStartedAt !== null) {
+      // D2: a probe unfinished after one reset timeout counts as failed.
+      const deadline = current.probeStartedAt + profile.resetTimeoutMs;
+      if (now >= deadline) {
+        current = open({ ...current, lastFailureAt: deadline, lastFailureKind: "probe_timeout" }, profile, deadline, current.openCycles + 1);
+        continue;
+      }
+    }
+    break;
+  }
+  const quiet = current.lastFailureAt === null || now - current.lastFailureAt >= staleAfterMs(profile);
+  if ((current.state === "DEGRADED" || (current.state === "CLOSED" && current.failureCount > 0)) && quiet) {
+    current = close(current, now);
+  }
+  return current;
+}
+
+export type BreakerAdmission =
+  | { allowed: true; probe: boolean }
+  | { allowed: false; retryAfterMs: number };
+
+/** canExecute: CLOSED/DEGRADED admit; HALF_OPEN admits exactly one probe at a time (D2). */
+export function admitBreaker(s: BreakerSnapshot, profile: BreakerProfile, now: number): { snapshot: BreakerSnapshot; admission: BreakerAdmission } {
+  const current = refreshBreaker(s, profile, now);
+  if (current.state === "CLOSED" || current.state === "DEGRADED") return { snapshot: current, admission: { allowed: true, probe: false } };
+  if (current.state === "HALF_OPEN" && current.probeStartedAt === null) {
+    return { snapshot: { ...current, probeStartedAt: now, updatedAt: now }, admission: { allowed: true, probe: true } };
+  }
+  return { snapshot: current, admission: { allowed: false, retryAfterMs: retryAfterMs(current, profile, now) } };
+}
+
+/** Time until the breaker can admit again: the open deadline, or the running probe's timeout. */
+export function retryAfterMs(s: BreakerSnapshot, profile: BreakerProfile, now: number): number {
+  if (s.state === "OPEN" && s.openUntil !== null) return Math.max(0, s.openUntil - now);
+  if (s.state === "HALF_OPEN" && s.probeStartedAt !== null) return Math.max(0, s.probeStartedAt + profile.resetTimeoutMs - now);
+  return 0;
+}
+
+export interface BreakerFailure {
+  kind: string;
+  connectionId: string | null;
+  /** This attempt was admitted as the HALF_OPEN probe. */
+  probe: boolean;
+}
+
+/**
+ * D2 counting. `recentByConnection` remembers when each connection last counted, so that a burst
+ * of failures from one connection within 5 000 ms counts once; it is in-memory only.
+ */
+export function recordBreakerFailure(
+  s: BreakerSnapshot,
+  profile: BreakerProfile,
+  now: number,
+  failure: BreakerFailure,
+  recentByConnection: Map<string, number>,
+): BreakerSnapshot {
+  const current = refreshBreaker(s, profile, now);
+  if (current.state === "OPEN") return current; // D2: the open deadline does not move
+  if (current.state === "HALF_OPEN") {
+    // Only the probe's outcome decides; a late failure of a request admitted before the trip is stale news.
+    if (!failure.probe || current.probeStartedAt === null) return current;
+    return open({ ...current, lastFailureAt: now, lastFailureKind: failure.kind }, profile, now, current.openCycles + 1);
+  }
+  if (failure.connectionId !== null) {
+    const last = recentByConnection.get(failure.connectionId);
+    if (last !== undefined && now - last < BREAKER_SAME_CONNECTION_DEDUPE_MS) return current;
+    recentByConnection.set(failure.connectionId, now);
+  }
+  const failureCount = current.failureCount + 1;
+  const counted: BreakerSnapshot = { ...current, failureCount, successCount: 0, lastFailureAt: now, lastFailureKind: failure.kind, updatedAt: now };
+  if (failureCount >= profile.failureThreshold) return open(counted, profile, now, 1);
+  if (failureCount >= profile.degradationThreshold) return { ...counted, state: "DEGRADED" };
+  return counted;
+}
+
+/** D2: a success subtracts one (not below 0); falling to the degradation threshold closes; a probe success closes. */
+export function recordBreakerSuccess(s: BreakerSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot {
+  const current = refreshBreaker(s, profile, now);
+  if (current.state === "OPEN") return current;
+  // Any success while HALF_OPEN proves the provider answers again, whether or not it was the probe.
+  if (current.state === "HALF_OPEN") return close(current, now);
+  // The common case changes nothing, so a healthy provider costs no store write per request.
+  if (current.state === "CLOSED" && current.failureCount === 0) return current;
+  const failureCount = Math.max(0, current.failureCount - 1);
+  const next: BreakerSnapshot = { ...current, failureCount, successCount: current.successCount + 1, updatedAt: now };
+  if (current.state === "DEGRADED" && failureCount <= profile.degradationThreshold) return { ...next, state: "CLOSED" };
+  return next;
+}
+
+/** A probe that ended without a verdict (client abort, local limiter) frees the probe slot. */
+export function releaseProbe(s: BreakerSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot {
+  const current = refreshBreaker(s, profile, now);
+  if (current.state !== "HALF_OPEN" || current.probeStartedAt === null) return current;
+  return { ...current, probeStartedAt: null, updatedAt: now };
+}
+
+/** R2.4: a passing connection test clears DEGRADED (and any counted failures while closed). */
+export function clearDegraded(s: BreakerSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot {
+  const current = refreshBreaker(s, profile, now);
+  if (current.state !== "CLOSED" && current.state !== "DEGRADED") return current;
+  if (current.state === "CLOSED" && current.failureCount === 0) return current;
+  return close(current, now);
+}
+
+export function isAdmitting(state: BreakerState): boolean {
+  return state === "CLOSED" || state === "DEGRADED";
+}
+
+export function sameSnapshot(a: BreakerSnapshot, b: BreakerSnapshot): boolean {
+  return (Object.keys(a) as Array<keyof BreakerSnapshot>).every((key) => a[key] === b[key]);
+}

@@ -1,0 +1,210 @@
+// classifyUpstreamFailure (R12.1): (status, headers, body, transport error) -> one Verdict. Pure.
+// Order: restatement (R12.2) -> built-in detectors that keep priority for their phrases (credits,
+// banned account, daily quota) -> 400 handling (D4, no rule applies) -> operator rule -> built-in
+// provider rule -> classification by status -> per-provider operator default (R12.4).
+import type { AppSettings, Provider } from "../../shared/types.js";
+import {
+  CONCURRENCY_LIMIT_COOLDOWN_MS,
+  EXPIRED_RETRY_MAX,
+  SESSION_LIMIT_COOLDOWN_MS,
+  USAGE_LIMIT_COOLDOWN_MS,
+  WEEKLY_LIMIT_COOLDOWN_MS,
+  type ResilienceSettings,
+} from "../../shared/resilienceSettings.js";
+import {
+  looksBanned,
+  looksLikeConcurrencyLimit,
+  looksLikeContextOverflow,
+  looksLikeCreditsExhausted,
+  looksLikeMissingModel,
+  looksLikeModelAccessDenied,
+  looksLikeRequestRejected,
+  quotaKind,
+  upstreamErrorCode,
+  upstreamErrorMessage,
+} from "./errorPatterns.js";
+import type { FailureInput, RuleMatch, Verdict, VerdictReason } from "./ports.js";
+import {
+  builtinProviderKey,
+  hasOperatorRules,
+  matchBuiltinRule,
+  matchOperatorRule,
+  matchProviderDefault,
+  restateStatus,
+} from "./providerRules.js";
+import { parseRetryHint } from "./retryHints.js";
+
+export interface ClassifyContext {
+  settings: ResilienceSettings;
+  appSettings?: Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults">;
+  /** Consecutive 401s the connection already had (R4.6). */
+  authFailureCount?: number;
+  /** The engine clock; needed for date-shaped hints and "until local midnight". */
+  now?: number;
+}
+
+/** R2.3: the only statuses that count towards the provider breaker. */
+export const BREAKER_TRIP_STATUSES: readonly number[] = [408, 500, 502, 503, 504];
+
+const TIMEOUT_ERRORS = ["ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "TIMEOUT"];
+
+const REASON_SHAPE: Record<VerdictReason, Pick<Verdict, "scope" | "failover">> = {
+  rate_limit: { scope: "connection", failover: true },
+  concurrency_limited: { scope: "connection", failover: true },
+  quota_exhausted: { scope: "connection", failover: true },
+  credits_exhausted: { scope: "connection", failover: true },
+  auth_error: { scope: "connection", failover: true },
+  banned: { scope: "connection", failover: true },
+  request_rejected: { scope: "model", failover: true },
+  not_found: { scope: "model", failover: true },
+  model_not_found: { scope: "model", failover: true },
+  context_overflow: { scope: "request", failover: false },
+  bad_request: { scope: "request", failover: false },
+  server_error: { scope: "provider", failover: true },
+  transport: { scope: "provider", failover: true },
+  timeout: { scope: "provider", failover: true },
+  stream_stall: { scope: "request", failover: true },
+  stream_early_eof: { scope: "connection", failover: true },
+  stream_throughput: { scope: "request", failover: true },
+};
+
+interface Facts {
+  status: number;
+  hintMs: number | null;
+  hintSource: string | null;
+  errorCode: string | null;
+  message: string;
+  clientRetryAfterMs: number | null;
+}
+
+function build(reason: VerdictReason, facts: Facts, extra: Partial<Verdict> = {}): Verdict {
+  const shape = REASON_SHAPE[reason];
+  return {
+    reason,
+    scope: shape.scope,
+    status: facts.status,
+    retryHintMs: facts.hintMs,
+    breakerEligible: BREAKER_TRIP_STATUSES.includes(facts.status) && (reason === "server_error" || reason === "timeout"),
+    failover: shape.failover,
+    terminal: null,
+    cooldownMs: null,
+    message: facts.message,
+    errorCode: facts.errorCode,
+    retryHintSource: facts.hintSource,
+    clientRetryAfterMs: facts.clientRetryAfterMs ?? facts.hintMs,
+    rule: null,
+    ...extra,
+  };
+}
+
+function classifyTransport(code: string): Verdict {
+  const upper = code.toUpperCase();
+  const facts = (status: number): Facts => ({ status, hintMs: null, hintSource: null, errorCode: code, message: code, clientRetryAfterMs: null });
+  if (upper === "STREAM_STALL" || upper === "STREAM_CONTENT_STALL") return build("stream_stall", facts(504));
+  if (upper === "STREAM_EARLY_EOF") return build("stream_early_eof", facts(502));
+  if (upper === "STREAM_THROUGHPUT_TOO_LOW" || upper === "STREAM_THROUGHPUT") return build("stream_throughput", facts(504));
+  if (TIMEOUT_ERRORS.includes(upper)) return build("timeout", facts(504), { breakerEligible: true });
+  return build("transport", facts(502), { breakerEligible: true });
+}
+
+/** D4: a daily quota without a hint lasts until local midnight (at most 24 h). */
+export function msUntilLocalMidnight(now: number): number {
+  const today = new Date(now);
+  const midnight = new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1).getTime();
+  return Math.min(Math.max(1, midnight - now), 86_400_000);
+}
+
+/** R4.5, D4: the 429 body decides between quota, concurrency and plain rate limit. */
+function classify429(text: string, provider: Provider, facts: Facts, now: number | undefined): Verdict {
+  const quota = quotaKind(text);
+  const hint = facts.hintMs;
+  switch (quota) {
+    case "weekly":
+      return build("quota_exhausted", facts, { cooldownMs: hint ?? WEEKLY_LIMIT_COOLDOWN_MS });
+    case "session":
+      return build("quota_exhausted", facts, { cooldownMs: hint ?? SESSION_LIMIT_COOLDOWN_MS });
+    case "usage":
+      return build("quota_exhausted", facts, { cooldownMs: provider.category === "oauth" ? (hint ?? USAGE_LIMIT_COOLDOWN_MS) : null });
+    case "daily":
+      return build("quota_exhausted", facts, { cooldownMs: hint ?? (now === undefined ? null : msUntilLocalMidnight(now)) });
+    case "quota":
+      return build("quota_exhausted", facts);
+    case null:
+      break;
+  }
+  if (looksLikeConcurrencyLimit(text)) return build("concurrency_limited", facts, { cooldownMs: hint ?? CONCURRENCY_LIMIT_COOLDOWN_MS });
+  return build("rate_limit", facts);
+}
+
+function classify400(text: string, facts: Facts): Verdict {
+  if (looksLikeContextOverflow(text)) return build("context_overflow", facts);
+  if (looksLikeMissingModel(text) || facts.errorCode === "model_not_found") {
+    return build("model_not_found", { ...facts, status: 404 });
+  }
+  return build("bad_request", facts);
+}
+
+function classifyByStatus(text: string, input: FailureInput, facts: Facts, ctx: ClassifyContext): Verdict {
+  const status = facts.status;
+  if (status === 401) {
+    const expired = (ctx.authFailureCount ?? 0) + 1 >= EXPIRED_RETRY_MAX;
+    return build("auth_error", facts, { terminal: expired ? "expired" : null });
+  }
+  if (status === 402) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
+  if (status === 403) {
+    if (looksLikeRequestRejected(text)) return build("request_rejected", facts, { scope: input.model ? "model" : "connection" });
+    return build("auth_error", facts, looksLikeModelAccessDenied(text) ? { scope: "model" } : {});
+  }
+  if (status === 404) return build("not_found", facts);
+  if (status === 408) return build("timeout", facts);
+  if (status === 429) return classify429(text, input.provider, facts, ctx.now);
+  if (status >= 500) return build("server_error", facts);
+  return build("bad_request", facts);
+}
+
+function applyRule(verdict: Verdict, rule: RuleMatch, facts: Facts, settings: ResilienceSettings): Verdict {
+  const reason = rule.reason ?? verdict.reason;
+  const base = reason === verdict.reason ? verdict : build(reason, facts);
+  // R12.2: a built-in model-scoped cooldown feeds the model lockout, so the operator's cap bounds it.
+  const lockCap = rule.source === "builtin" && rule.scope === "model" ? settings.modelLockout.maxCooldownMs : Number.POSITIVE_INFINITY;
+  const cooldownMs = rule.cooldownMs === null ? base.cooldownMs : Math.min(rule.cooldownMs, lockCap);
+  return { ...base, cooldownMs, rule, scope: rule.scope ?? base.scope, terminal: reason === "credits_exhausted" ? "credits_exhausted" : base.terminal };
+}
+
+function messageOf(input: FailureInput, status: number): string {
+  const detail = (upstreamErrorMessage(input.bodyText) ?? input.bodyText).replace(/\s+/g, " ").trim().slice(0, 300);
+  return detail ? `upstream ${status}: ${detail}` : `upstream ${status}`;
+}
+
+export function classifyUpstreamFailure(input: FailureInput, ctx: ClassifyContext): Verdict {
+  if (input.transportError) return classifyTransport(input.transportError);
+  if (input.status === null || input.status < 400) return classifyTransport("UPSTREAM_NO_STATUS");
+  const providerKey = builtinProviderKey(input.provider);
+  const restated = restateStatus(providerKey, input.status, input.bodyText);
+  const status = restated?.status ?? input.status;
+  const hint = parseRetryHint(input.headers, input.bodyText, ctx.now ?? Number.NaN);
+  const text = input.bodyText.toLowerCase();
+  const facts: Facts = {
+    status,
+    // A restated status's synthetic wait is for the client only, not the internal cooldown (R12.2).
+    hintMs: hint?.ms ?? null,
+    hintSource: hint?.source ?? null,
+    errorCode: upstreamErrorCode(input.bodyText),
+    message: messageOf(input, input.status),
+    clientRetryAfterMs: hint?.ms ?? restated?.rule.defaultRetryAfterMs ?? null,
+  };
+
+  if (looksBanned(text)) return build("banned", facts, { terminal: "banned" });
+  if (looksLikeCreditsExhausted(text, status)) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
+  if (status === 429 && quotaKind(text) === "daily") return classify429(text, input.provider, facts, ctx.now);
+  if (status === 400) return classify400(text, facts);
+
+  const operator = matchOperatorRule(input.provider.id, status, input.bodyText, ctx.appSettings);
+  const generic = classifyByStatus(text, input, facts, ctx);
+  if (operator) return applyRule(generic, operator, facts, ctx.settings);
+  const builtin = matchBuiltinRule(providerKey, status, input.bodyText, facts.errorCode, hasOperatorRules(input.provider.id, ctx.appSettings));
+  if (builtin) return applyRule(generic, builtin, facts, ctx.settings);
+  if (status === 401 || generic.terminal !== null) return generic;
+  const fallback = matchProviderDefault(input.provider.id, status, facts.hintMs, ctx.appSettings);
+  return fallback ? applyRule(generic, fallback, facts, ctx.settings) : generic;
+}

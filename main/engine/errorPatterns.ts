@@ -1,0 +1,118 @@
+// Body-text signals of the classifier (R4.5, R4.7, D4). Plain lower-case substrings where a phrase
+// is enough; a few anchored expressions where a bare word ("suspended", "model") would misfire.
+
+const includesAny = (text: string, phrases: readonly string[]): boolean => phrases.some((p) => text.includes(p));
+
+export const CONTEXT_OVERFLOW = [
+  "context_length_exceeded",
+  "maximum context length",
+  "context length",
+  "context window",
+  "prompt is too long",
+  "input is too long",
+  "too many input tokens",
+  "reduce the length of the messages",
+  "exceeds the maximum number of tokens",
+] as const;
+
+const MODEL_MISSING = /\bmodel\b[^.\n]{0,120}?\b(does not exist|doesn't exist|is not available|not available|not found|is not supported|unsupported)\b/;
+const MODEL_MISSING_PHRASES = ["model_not_found", "unknown model", "invalid model", "no such model", "model not found"] as const;
+
+export const CONCURRENCY = [
+  "too many concurrent requests",
+  "concurrency limit",
+  "concurrent request limit",
+  "parallel request limit",
+  "too many parallel requests",
+  "并发数过高",
+] as const;
+
+const WEEKLY = ["weekly usage limit", "weekly limit"] as const;
+const SESSION = ["session usage limit", "session limit"] as const;
+const USAGE_LIMIT = ["usage limit reached", "usage limit has been reached", "reached your usage limit", "hit your usage limit"] as const;
+const DAILY = ["daily limit", "daily quota", "daily usage limit", "requests per day", "perday", "per day"] as const;
+const QUOTA = [
+  "monthly limit",
+  "monthly quota",
+  "monthly usage limit",
+  "quota exceeded",
+  "exceeded your current quota",
+  "quota_exceeded",
+  "insufficient_quota",
+  "insufficient quota",
+  "resource has been exhausted",
+  "resource_exhausted",
+  "out of quota",
+] as const;
+
+const CREDITS = [
+  "credit_balance_too_low",
+  "credit balance is too low",
+  "payment required",
+  "insufficient credits",
+  "insufficient balance",
+  "out of credits",
+] as const;
+
+const BANNED = /\b(account|organization|organisation)\b[^.\n]{0,40}?\b(deactivated|suspended|banned)\b/;
+
+const REQUEST_REJECTED = ["request not allowed", "request_not_allowed", "request was rejected"] as const;
+
+const MODEL_ACCESS_DENIED = /\b(do not|does not|don't|doesn't) have access to (the )?model\b|\bnot allowed to use (this |the )?model\b|\bmodel access denied\b/;
+
+/** Kinds of 429 body, quota first: a body that also reads like a concurrency limit stays quota (R4.5). */
+export type QuotaKind = "weekly" | "session" | "usage" | "daily" | "quota";
+
+export function quotaKind(text: string): QuotaKind | null {
+  if (includesAny(text, WEEKLY)) return "weekly";
+  if (includesAny(text, SESSION)) return "session";
+  if (includesAny(text, USAGE_LIMIT)) return "usage";
+  if (includesAny(text, DAILY)) return "daily";
+  if (includesAny(text, QUOTA)) return "quota";
+  return null;
+}
+
+export const looksLikeContextOverflow = (text: string): boolean => includesAny(text, CONTEXT_OVERFLOW);
+export const looksLikeMissingModel = (text: string): boolean => includesAny(text, MODEL_MISSING_PHRASES) || MODEL_MISSING.test(text);
+export const looksLikeConcurrencyLimit = (text: string): boolean => includesAny(text, CONCURRENCY);
+export const looksLikeRequestRejected = (text: string): boolean => includesAny(text, REQUEST_REJECTED);
+export const looksLikeModelAccessDenied = (text: string): boolean => MODEL_ACCESS_DENIED.test(text);
+export const looksBanned = (text: string): boolean => text.includes("account has been deactivated") || BANNED.test(text);
+
+/** D4: credit texts; `insufficient_quota` means credits only when the status is not 429. */
+export function looksLikeCreditsExhausted(text: string, status: number | null): boolean {
+  if (includesAny(text, CREDITS)) return true;
+  return status !== 429 && text.includes("insufficient_quota");
+}
+
+/** The upstream's own error code or type, from a JSON error body (OpenAI, Anthropic, Gemini shapes). */
+export function upstreamErrorCode(body: string): string | null {
+  const parsed = parseJsonObject(body);
+  if (!parsed) return null;
+  const error = typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as Record<string, unknown>) : parsed;
+  for (const key of ["code", "type", "status"]) {
+    const value = error[key];
+    if (typeof value === "string" && value !== "" && value !== "error") return value;
+  }
+  return null;
+}
+
+/** The upstream's human message, for lastError and logs. */
+export function upstreamErrorMessage(body: string): string | null {
+  const parsed = parseJsonObject(body);
+  if (!parsed) return null;
+  const error = typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as Record<string, unknown>) : parsed;
+  return typeof error.message === "string" ? error.message : null;
+}
+
+function parseJsonObject(body: string): Record<string, unknown> | null {
+  const trimmed = body.trim();
+  if (!trimmed.startsWith("{")) return null;
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    // Not JSON after all (a truncated or HTML body): the text matchers still see it.
+    return null;
+  }
+}

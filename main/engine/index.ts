@@ -1,0 +1,369 @@
+// The resilience engine facade: the gateway asks "whom next?" (admitProvider, selectConnections)
+// and reports "what happened" (recordFailure/Success/Neutral); the API reads and resets state.
+// Breakers persist through the BreakerStore; lockouts, streaks and window gates live in memory.
+import type { AppSettings, BreakerState, Connection, ConnectionRuntime, Provider } from "../../shared/types.js";
+import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
+import {
+  admitBreaker,
+  clearDegraded,
+  closedBreaker,
+  recordBreakerFailure,
+  recordBreakerSuccess,
+  refreshBreaker,
+  releaseProbe,
+  resolveBreakerProfile,
+  retryAfterMs,
+  sameSnapshot,
+  type BreakerAdmission,
+  type BreakerProfile,
+} from "./breaker.js";
+import { classifyUpstreamFailure } from "./classifier.js";
+import { activeCooldownUntil, cooldownPatch, errorFields, isTerminal, successPatch, terminalPatch } from "./connectionCooldown.js";
+import {
+  clearCooldownRows,
+  listCooldownRows,
+  type ClearCooldownsRequest,
+  type ClearCooldownsResult,
+  type CooldownRow,
+} from "./cooldownManager.js";
+import { planFailure, type FailurePlan } from "./failurePolicy.js";
+import { familyOf, ModelLockouts, type LockoutEntry, type ModelLockoutItem } from "./modelLockout.js";
+import type {
+  AttemptContext,
+  BreakerSnapshot,
+  BreakerStore,
+  Clock,
+  ConnectionExclusion,
+  ConnectionRuntimeStore,
+  EventSink,
+  ResilienceEngine,
+  Verdict,
+} from "./ports.js";
+import { ProviderCooldowns } from "./providerCooldown.js";
+import { RequestRejectedStreaks } from "./requestRejected.js";
+
+export interface ResilienceEngineDeps {
+  clock: Clock;
+  breakers: BreakerStore;
+  connections: ConnectionRuntimeStore;
+  getSettings: () => ResilienceSettings;
+  getAppSettings: () => Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults">;
+  emit: EventSink;
+}
+
+export interface ProviderBreakerRow {
+  provider: string;
+  state: BreakerState;
+  failureCount: number;
+  retryAfterMs: number;
+  lastFailureKind: string | null;
+}
+
+export interface MonitoringHealth {
+  providerBreakers: ProviderBreakerRow[];
+  circuitBreakers: { open: number; halfOpen: number; degraded: number; closed: number; total: number };
+  lockouts: number;
+}
+
+export type ClearModelCooldownsRequest = { all: true } | { provider: string; model: string; connectionId?: string | null };
+
+/** What the management API and the tray call (R2.6, R5.5, R6, D5, D6). */
+export interface ResilienceAdmin {
+  monitoringHealth(providers: Provider[]): MonitoringHealth;
+  resetBreakers(provider?: string): { ok: true; resetCount: number };
+  listCooldowns(providers: Provider[], connections: Connection[], filter?: { provider?: string }): { items: CooldownRow[] };
+  clearCooldowns(body: ClearCooldownsRequest, connections: Connection[]): ClearCooldownsResult;
+  listModelCooldowns(): { items: ModelLockoutItem[] };
+  clearModelCooldowns(body: ClearModelCooldownsRequest): { ok: true; removed: number } | { ok: true; clearedAll: true };
+  /** R2.4: a passing connection test clears DEGRADED. */
+  connectionTestPassed(provider: Provider): void;
+  /** R9.4: a long typed retry delay becomes a model lockout of exactly that length. */
+  lockModel(input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }): void;
+  /** The breaker as every reader sees it (lazily refreshed). */
+  breakerSnapshot(provider: Provider): BreakerSnapshot;
+}
+
+export type ResilienceAdminEngine = ResilienceEngine & ResilienceAdmin;
+
+interface BreakerCell {
+  snapshot: BreakerSnapshot;
+  /** connectionId -> instant of its last counted failure (D2 5 000 ms dedupe). */
+  recent: Map<string, number>;
+}
+
+export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAdminEngine {
+  const { clock, emit } = deps;
+  const breakers = new Map<string, BreakerCell>();
+  for (const snapshot of deps.breakers.loadAll()) breakers.set(snapshot.provider, { snapshot, recent: new Map() });
+  const lockouts = new ModelLockouts();
+  const providerCooldowns = new ProviderCooldowns();
+  const streaks = new RequestRejectedStreaks();
+
+  const profileOf = (provider: Pick<Provider, "category">): BreakerProfile =>
+    resolveBreakerProfile(deps.getSettings().providerBreaker[provider.category]);
+
+  /** Every breaker change goes through here: persisted when it changed, announced when its state did. */
+  function updateBreaker(provider: Provider, change: (s: BreakerSnapshot, profile: BreakerProfile, cell: BreakerCell) => BreakerSnapshot): BreakerSnapshot {
+    const now = clock.now();
+    const cell = breakers.get(provider.id) ?? { snapshot: closedBreaker(provider.id, now), recent: new Map<string, number>() };
+    const before = cell.snapshot;
+    const after = change(before, profileOf(provider), cell);
+    if (!breakers.has(provider.id)) breakers.set(provider.id, cell);
+    if (sameSnapshot(before, after)) return before;
+    cell.snapshot = after;
+    deps.breakers.save(after);
+    if (before.state !== after.state) emit({ type: "breaker", provider: provider.id, from: before.state, to: after.state, at: now });
+    return after;
+  }
+
+  const readBreaker = (provider: Provider): BreakerSnapshot => updateBreaker(provider, (s, p) => refreshBreaker(s, p, clock.now()));
+
+  const freshRuntime = (connection: Connection): ConnectionRuntime => deps.connections.get?.(connection.id) ?? connection;
+
+  function writeRuntime(connection: Connection, patch: Partial<ConnectionRuntime>): void {
+    deps.connections.updateRuntime(connection.id, patch);
+  }
+
+  function emitLockoutsCleared(entries: LockoutEntry[], now: number): void {
+    for (const e of entries) emit({ type: "lockout.cleared", provider: e.provider, connectionId: e.connectionId, model: e.model, at: now });
+  }
+
+  function applyPlan(ctx: AttemptContext, verdict: Verdict, plan: FailurePlan, runtime: ConnectionRuntime, now: number): void {
+    const { provider, connection } = ctx;
+    const settings = deps.getSettings();
+    const action = plan.connection;
+    const auth = "authFailureCount" in action && action.authFailureCount !== undefined ? { authFailureCount: action.authFailureCount } : {};
+    if (action.kind === "error_only") writeRuntime(connection, { ...errorFields(verdict, now), ...auth });
+    if (action.kind === "cooldown") {
+      const { patch, until } = cooldownPatch(runtime, action.choice, verdict, now);
+      writeRuntime(connection, { ...patch, ...auth });
+      if (until !== runtime.rateLimitedUntil) {
+        emit({ type: "cooldown.set", connectionId: connection.id, provider: provider.id, until, reason: patch.lastErrorType ?? verdict.reason, at: now });
+      }
+    }
+    if (action.kind === "terminal") {
+      writeRuntime(connection, { ...terminalPatch(action.status, verdict, now), ...auth });
+      emit({ type: "cooldown.set", connectionId: connection.id, provider: provider.id, until: null, reason: action.status, at: now });
+    }
+    if (plan.lockout && ctx.model) {
+      const scope = plan.lockout.scope;
+      const entry = lockouts.lock(
+        {
+          target: { provider: provider.id, connectionId: connection.id, model: ctx.model, family: scope === "family" ? familyOf(ctx.model, provider.quotaFamilies) : null },
+          reason: plan.lockout.reason,
+          escalationWindowMs: profileOf(provider).resetTimeoutMs,
+          minimumMs: plan.lockout.minimumMs,
+          fixedMs: plan.lockout.fixedMs,
+        },
+        settings.modelLockout,
+        now,
+      );
+      emit({ type: "lockout.set", provider: provider.id, connectionId: connection.id, model: ctx.model, reason: entry.reason, expiresAt: entry.expiresAt, at: now });
+    }
+    if (plan.providerCooldownMs !== null) providerCooldowns.coolProvider(provider.id, now + plan.providerCooldownMs);
+  }
+
+  const engine: ResilienceAdminEngine = {
+    admitProvider(provider) {
+      const now = clock.now();
+      const cooling = providerCooldowns.providerRemainingMs(provider.id, deps.getSettings().providerCooldown, now);
+      if (cooling > 0) return { allowed: false, reason: "provider_cooldown", retryAfterMs: cooling };
+      const decided: { admission?: BreakerAdmission } = {};
+      updateBreaker(provider, (s, p) => {
+        const result = admitBreaker(s, p, now);
+        decided.admission = result.admission;
+        return result.snapshot;
+      });
+      const admission = decided.admission!;
+      return admission.allowed ? admission : { allowed: false, reason: "circuit_open", retryAfterMs: admission.retryAfterMs };
+    },
+
+    selectConnections(provider, model, connections) {
+      const now = clock.now();
+      const settings = deps.getSettings();
+      const eligible: Connection[] = [];
+      const excluded: ConnectionExclusion[] = [];
+      const ordered = connections.map((c, index) => ({ c, index })).sort((a, b) => a.c.priority - b.c.priority || a.index - b.index);
+      for (const { c } of ordered) {
+        if (!c.active) {
+          excluded.push({ connectionId: c.id, reason: "inactive", remainingMs: null });
+          continue;
+        }
+        if (isTerminal(c.testStatus)) {
+          excluded.push({ connectionId: c.id, reason: "terminal", remainingMs: null });
+          continue;
+        }
+        const until = activeCooldownUntil(c, now);
+        const cooling = Math.max(until === null ? 0 : until - now, providerCooldowns.connectionRemainingMs(provider.id, c.id, settings.providerCooldown, now));
+        if (cooling > 0) {
+          excluded.push({ connectionId: c.id, reason: "cooling_down", remainingMs: cooling });
+          continue;
+        }
+        const locked = lockouts.remainingMs(provider.id, c.id, model, now);
+        if (locked > 0) {
+          excluded.push({ connectionId: c.id, reason: "model_lockout", remainingMs: locked });
+          continue;
+        }
+        eligible.push(c);
+      }
+      return { eligible, excluded };
+    },
+
+    classify(input) {
+      return classifyUpstreamFailure(input, { settings: deps.getSettings(), appSettings: deps.getAppSettings(), now: clock.now() });
+    },
+
+    recordFailure(ctx, verdict) {
+      const now = clock.now();
+      const settings = deps.getSettings();
+      const { provider, connection } = ctx;
+      if (verdict.breakerEligible) {
+        updateBreaker(provider, (s, p, cell) =>
+          recordBreakerFailure(s, p, now, { kind: verdict.reason, connectionId: connection.id, probe: ctx.probe }, cell.recent),
+        );
+      } else if (ctx.probe) {
+        // The probe reached the provider and got an account- or request-level answer: the provider is up.
+        updateBreaker(provider, (s, p) => recordBreakerSuccess(s, p, now));
+      }
+      if (verdict.breakerEligible || verdict.reason === "rate_limit" || verdict.reason === "quota_exhausted") {
+        providerCooldowns.recordFailure(provider, connection.id, settings.providerCooldown, now);
+      }
+      const runtime = freshRuntime(connection);
+      const requestRejectedMs = verdict.reason === "request_rejected" ? streaks.record(connection.id, ctx.model || null, now) : undefined;
+      const plan = planFailure({ verdict, runtime, connection, provider, model: ctx.model, settings, now, requestRejectedMs });
+      applyPlan(ctx, verdict, plan, runtime, now);
+    },
+
+    recordSuccess(ctx) {
+      const now = clock.now();
+      const { provider, connection } = ctx;
+      updateBreaker(provider, (s, p) => recordBreakerSuccess(s, p, now));
+      providerCooldowns.recordSuccess(provider.id, connection.id);
+      const runtime = freshRuntime(connection);
+      const patch = successPatch(runtime);
+      if (patch) {
+        writeRuntime(connection, patch);
+        if (runtime.testStatus !== "active" || runtime.rateLimitedUntil !== null) {
+          emit({ type: "cooldown.cleared", connectionId: connection.id, provider: provider.id, at: now });
+        }
+      }
+      if (ctx.model) emitLockoutsCleared(lockouts.decay(provider.id, connection.id, ctx.model, now), now);
+    },
+
+    recordNeutral(ctx) {
+      if (ctx.probe) updateBreaker(ctx.provider, (s, p) => releaseProbe(s, p, clock.now()));
+    },
+
+    monitoringHealth(providers) {
+      const now = clock.now();
+      const counts = { open: 0, halfOpen: 0, degraded: 0, closed: 0, total: 0 };
+      const providerBreakers = providers.map((provider): ProviderBreakerRow => {
+        const s = readBreaker(provider);
+        counts.total++;
+        if (s.state === "OPEN") counts.open++;
+        else if (s.state === "HALF_OPEN") counts.halfOpen++;
+        else if (s.state === "DEGRADED") counts.degraded++;
+        else counts.closed++;
+        return { provider: provider.id, state: s.state, failureCount: s.failureCount, retryAfterMs: retryAfterMs(s, profileOf(provider), now), lastFailureKind: s.lastFailureKind };
+      });
+      return { providerBreakers, circuitBreakers: counts, lockouts: lockouts.activeCount(now) };
+    },
+
+    resetBreakers(providerId) {
+      const now = clock.now();
+      let resetCount = 0;
+      for (const [id, cell] of breakers) {
+        if (providerId !== undefined && id !== providerId) continue;
+        const before = cell.snapshot;
+        cell.snapshot = closedBreaker(id, now);
+        cell.recent.clear();
+        deps.breakers.save(cell.snapshot);
+        if (before.state !== "CLOSED") emit({ type: "breaker", provider: id, from: before.state, to: "CLOSED", at: now });
+        resetCount++;
+      }
+      // D2: a reset also clears model lockouts (and the opt-in provider cooldown gate).
+      emitLockoutsCleared(lockouts.clear(providerId === undefined ? {} : { provider: providerId }, now), now);
+      providerCooldowns.reset(providerId);
+      return { ok: true, resetCount };
+    },
+
+    listCooldowns(providers, connections, filter) {
+      const now = clock.now();
+      const settings = deps.getSettings();
+      return listCooldownRows(
+        providers,
+        connections,
+        {
+          extraCoolingMs: (c) => providerCooldowns.connectionRemainingMs(c.provider, c.id, settings.providerCooldown, now),
+          activeLockouts: (c) => lockouts.activeFor(c.provider, c.id, now),
+        },
+        now,
+        filter,
+      );
+    },
+
+    clearCooldowns(body, connections) {
+      const now = clock.now();
+      const settings = deps.getSettings();
+      return clearCooldownRows(
+        body,
+        connections,
+        {
+          freshRuntime,
+          clearTimers(c) {
+            const cleared = lockouts.clear({ provider: c.provider, connectionId: c.id }, now);
+            emitLockoutsCleared(cleared, now);
+            streaks.clearConnection(c.id);
+            const extra = providerCooldowns.connectionRemainingMs(c.provider, c.id, settings.providerCooldown, now) > 0;
+            providerCooldowns.clearConnection(c.provider, c.id);
+            return { lockouts: cleared, otherTimers: extra };
+          },
+          writeRuntime(c, patch, wasCooling) {
+            writeRuntime(c, patch);
+            if (wasCooling) emit({ type: "cooldown.cleared", connectionId: c.id, provider: c.provider, at: now });
+          },
+        },
+        now,
+      );
+    },
+
+    listModelCooldowns() {
+      return { items: lockouts.list(clock.now()) };
+    },
+
+    clearModelCooldowns(body) {
+      const now = clock.now();
+      if ("all" in body) {
+        emitLockoutsCleared(lockouts.clear({}, now), now);
+        return { ok: true, clearedAll: true };
+      }
+      const cleared = lockouts.clear({ provider: body.provider, connectionId: body.connectionId ?? null, model: body.model }, now);
+      emitLockoutsCleared(cleared, now);
+      return { ok: true, removed: cleared.length };
+    },
+
+    connectionTestPassed(provider) {
+      updateBreaker(provider, (s, p) => clearDegraded(s, p, clock.now()));
+    },
+
+    lockModel({ provider, connectionId, model, durationMs, reason }) {
+      const now = clock.now();
+      const settings = deps.getSettings();
+      const entry = lockouts.lock(
+        { target: { provider: provider.id, connectionId, model, family: null }, reason, fixedMs: durationMs, escalationWindowMs: profileOf(provider).resetTimeoutMs },
+        settings.modelLockout,
+        now,
+      );
+      emit({ type: "lockout.set", provider: provider.id, connectionId, model, reason, expiresAt: entry.expiresAt, at: now });
+    },
+
+    breakerSnapshot(provider) {
+      return readBreaker(provider);
+    },
+  };
+  return engine;
+}
+
+export type { ClearCooldownsRequest, ClearCooldownsResult, CooldownRow } from "./cooldownManager.js";
+export type { ModelLockoutItem } from "./modelLockout.js";
+export { classifyUpstreamFailure } from "./classifier.js";

@@ -1,0 +1,172 @@
+// Model lockout (R5, D5): provider + connection + model (or quota family) leaves rotation for an
+// escalating time. In memory only (R5.4). Expiry is lazy; an entry is forgotten once its
+// escalation window has passed, so memory stays bounded by what failed recently.
+import { MODEL_LOCKOUT_DEFAULT_WINDOW_MS, type ResilienceSettings } from "../../shared/resilienceSettings.js";
+
+export type LockScope = "family" | "model";
+
+export interface LockTarget {
+  provider: string;
+  connectionId: string;
+  model: string;
+  /** Set when the lock covers a quota family (R5.2): the family's name and its model prefixes. */
+  family: { name: string; prefixes: string[] } | null;
+}
+
+export interface LockoutEntry extends LockTarget {
+  reason: string;
+  failureCount: number;
+  lockedAt: number;
+  expiresAt: number;
+  lastCooldownMs: number;
+  /** After this instant a new failure starts a fresh escalation (D5 window). */
+  forgetAt: number;
+}
+
+export interface ModelLockoutItem {
+  provider: string;
+  connectionId: string;
+  model: string;
+  reason: string;
+  remainingMs: number;
+  expiresAt: number;
+  failureCount: number;
+}
+
+/** R5.2: 429/403/402 lock the quota family, everything else the model; an explicit scope wins. */
+export function resolveLockScope(status: number | null, explicit?: LockScope): LockScope {
+  if (explicit) return explicit;
+  return status === 429 || status === 403 || status === 402 ? "family" : "model";
+}
+
+export function familyOf(model: string, quotaFamilies: Record<string, string[]>): { name: string; prefixes: string[] } | null {
+  for (const [name, prefixes] of Object.entries(quotaFamilies)) {
+    if (prefixes.some((prefix) => model.startsWith(prefix))) return { name, prefixes };
+  }
+  return null;
+}
+
+/** D5: min(base × 2^(n−1), max) for the n-th failure, the exponent bounded by maxBackoffSteps. */
+export function escalatedCooldownMs(settings: ResilienceSettings["modelLockout"], failureCount: number): number {
+  if (!settings.useExponentialBackoff) return settings.baseCooldownMs;
+  const exponent = Math.min(Math.max(0, failureCount - 1), settings.maxBackoffSteps);
+  return Math.min(settings.baseCooldownMs * 2 ** exponent, settings.maxCooldownMs);
+}
+
+const keyOf = (t: LockTarget): string =>
+  [t.provider, t.connectionId, t.family ? `family:${t.family.name}` : `model:${t.model}`].join("\u0000");
+
+function covers(entry: LockTarget, model: string): boolean {
+  return entry.family ? entry.family.prefixes.some((prefix) => model.startsWith(prefix)) : entry.model === model;
+}
+
+export interface LockRequest {
+  target: LockTarget;
+  reason: string;
+  /** Added to the last cooldown to form the escalation window (D5: the provider's reset timeout, else 30 min). */
+  escalationWindowMs?: number;
+  /** A floor for this lock (an upstream hint or a rule's cooldown); escalation may go higher. */
+  minimumMs?: number;
+  /** A fixed duration with no escalation (request_rejected streaks, long typed retry delays). */
+  fixedMs?: number;
+}
+
+export class ModelLockouts {
+  private readonly entries = new Map<string, LockoutEntry>();
+
+  /** Records one failure; returns the entry (its expiry never moves earlier, D5). */
+  lock(request: LockRequest, settings: ResilienceSettings["modelLockout"], now: number): LockoutEntry {
+    const key = keyOf(request.target);
+    const previous = this.entries.get(key);
+    const continuing = previous !== undefined && now <= previous.forgetAt;
+    const failureCount = continuing ? previous.failureCount + 1 : 1;
+    const base = request.fixedMs ?? escalatedCooldownMs(settings, failureCount);
+    const cooldownMs = Math.max(base, request.minimumMs ?? 0);
+    const activeUntil = previous && previous.expiresAt > now ? previous.expiresAt : 0;
+    const expiresAt = Math.max(activeUntil, now + cooldownMs);
+    const entry: LockoutEntry = {
+      ...request.target,
+      reason: request.reason,
+      failureCount,
+      lockedAt: now,
+      expiresAt,
+      lastCooldownMs: cooldownMs,
+      forgetAt: Math.max(expiresAt, now + cooldownMs + (request.escalationWindowMs ?? MODEL_LOCKOUT_DEFAULT_WINDOW_MS)),
+    };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  /** The longest remaining active lock covering this model on this connection, or 0. */
+  remainingMs(provider: string, connectionId: string, model: string, now: number): number {
+    let remaining = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.provider !== provider || entry.connectionId !== connectionId || !covers(entry, model)) continue;
+      remaining = Math.max(remaining, entry.expiresAt - now);
+    }
+    return remaining;
+  }
+
+  /** R5.3: a success halves the failure count of every entry covering the model; 0 deletes it. */
+  decay(provider: string, connectionId: string, model: string, now: number): LockoutEntry[] {
+    const removed: LockoutEntry[] = [];
+    for (const [key, entry] of this.entries) {
+      if (entry.provider !== provider || entry.connectionId !== connectionId || !covers(entry, model)) continue;
+      const failureCount = Math.floor(entry.failureCount / 2);
+      if (failureCount > 0) {
+        this.entries.set(key, { ...entry, failureCount });
+        continue;
+      }
+      this.entries.delete(key);
+      if (entry.expiresAt > now) removed.push(entry);
+    }
+    return removed;
+  }
+
+  /** Active locks, longest remaining first (D5). */
+  list(now: number): ModelLockoutItem[] {
+    this.prune(now);
+    return [...this.entries.values()]
+      .filter((entry) => entry.expiresAt > now)
+      .sort((a, b) => b.expiresAt - a.expiresAt)
+      .map((entry) => ({
+        provider: entry.provider,
+        connectionId: entry.connectionId,
+        model: entry.model,
+        reason: entry.reason,
+        remainingMs: entry.expiresAt - now,
+        expiresAt: entry.expiresAt,
+        failureCount: entry.failureCount,
+      }));
+  }
+
+  activeFor(provider: string, connectionId: string, now: number): LockoutEntry[] {
+    return [...this.entries.values()].filter((e) => e.provider === provider && e.connectionId === connectionId && e.expiresAt > now);
+  }
+
+  activeCount(now: number): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (entry.expiresAt > now) count++;
+    return count;
+  }
+
+  /**
+   * Removes matching entries (active or remembered) and returns the active ones removed. `model`
+   * matches the locked model, the family name, or any model the family covers.
+   */
+  clear(filter: { provider?: string; connectionId?: string | null; model?: string }, now: number): LockoutEntry[] {
+    const removed: LockoutEntry[] = [];
+    for (const [key, entry] of this.entries) {
+      if (filter.provider !== undefined && entry.provider !== filter.provider) continue;
+      if (filter.connectionId != null && entry.connectionId !== filter.connectionId) continue;
+      if (filter.model !== undefined && !(entry.model === filter.model || entry.family?.name === filter.model || covers(entry, filter.model))) continue;
+      this.entries.delete(key);
+      if (entry.expiresAt > now) removed.push(entry);
+    }
+    return removed;
+  }
+
+  private prune(now: number): void {
+    for (const [key, entry] of this.entries) if (now > entry.forgetAt) this.entries.delete(key);
+  }
+}

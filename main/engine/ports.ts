@@ -1,0 +1,151 @@
+// The engine's boundary: the ports it needs (implemented by main/store) and the facade the
+// gateway and the API call. The engine performs no I/O itself; it is handed a Clock and ports.
+import type { BreakerState, Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../shared/types.js";
+
+export interface Clock {
+  now(): number;
+}
+
+/** Persisted breaker snapshot (table domain_circuit_breakers, R2.5). */
+export interface BreakerSnapshot {
+  provider: string;
+  state: BreakerState;
+  failureCount: number;
+  successCount: number;
+  openedAt: number | null;
+  openUntil: number | null;
+  openCycles: number;
+  lastFailureAt: number | null;
+  lastFailureKind: string | null;
+  probeStartedAt: number | null;
+  updatedAt: number;
+}
+
+export interface BreakerStore {
+  loadAll(): BreakerSnapshot[];
+  save(snapshot: BreakerSnapshot): void;
+  delete(provider: string): void;
+}
+
+export interface ConnectionRuntimeStore {
+  /** Writes only the runtime fields given; returns nothing. */
+  updateRuntime(connectionId: string, patch: Partial<ConnectionRuntime>): void;
+  /**
+   * Optional fresh read. When present, the engine decides a failure on the stored runtime fields
+   * rather than on the row the caller selected earlier, so that concurrent failures raise the
+   * backoff once and never overwrite a terminal state set meanwhile (R4.4, R4.6).
+   */
+  get?(connectionId: string): ConnectionRuntime | null;
+}
+
+export type EventSink = (event: SwitchyardEvent) => void;
+
+/** What the gateway learned from one failed upstream attempt, before classification. */
+export interface FailureInput {
+  provider: Provider;
+  status: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  bodyText: string;
+  /** Transport failure: "ECONNREFUSED" | "ECONNRESET" | "ETIMEDOUT" | "UND_ERR_*" | "stream_stall" | … */
+  transportError: string | null;
+  model: string;
+}
+
+export type VerdictReason =
+  | "rate_limit"
+  | "concurrency_limited"
+  | "quota_exhausted"
+  | "credits_exhausted"
+  | "auth_error"
+  | "banned"
+  | "request_rejected"
+  | "not_found"
+  | "model_not_found"
+  | "context_overflow"
+  | "bad_request"
+  | "server_error"
+  | "transport"
+  | "timeout"
+  | "stream_stall"
+  | "stream_early_eof"
+  | "stream_throughput";
+
+/** A provider error rule that decided (part of) a verdict (R12.2–R12.4). */
+export interface RuleMatch {
+  id: string;
+  source: "builtin" | "operator" | "default";
+  /** The rule's reason when it names a verdict reason; the verdict's own reason otherwise. */
+  reason: VerdictReason | null;
+  /** The operator's reason text, kept as the connection's lastErrorType when it is not a verdict reason. */
+  label: string | null;
+  /** Acted on only when honoured (R12.3); null = informational. */
+  scope: "model" | "connection" | "provider" | null;
+  /** Exact cooldown of the rule; null = the engine's usual computation. */
+  cooldownMs: number | null;
+  /** Reason recorded on a model lockout this rule causes. */
+  lockoutReason: string | null;
+}
+
+/** R12.1: one verdict per failed attempt. */
+export interface Verdict {
+  reason: VerdictReason;
+  scope: "model" | "connection" | "provider" | "request";
+  /** Status the client should see if this is the final verdict. */
+  status: number;
+  /** Upstream retry hint in ms, if one was parsed. */
+  retryHintMs: number | null;
+  /** Counts towards the provider circuit breaker (R2.3). */
+  breakerEligible: boolean;
+  /** Try the next connection / target (false = return to the client at once). */
+  failover: boolean;
+  /** Terminal connection state this verdict may lead to. */
+  terminal: "banned" | "expired" | "credits_exhausted" | null;
+  /** Fixed cooldown decided by the classifier (e.g. concurrency 1 000 ms), else null. */
+  cooldownMs: number | null;
+  message: string;
+  /** The upstream's error code or type when its body carried one. */
+  errorCode?: string | null;
+  /** Where retryHintMs came from ("google_rpc_retry_info" is the typed Gemini delay, R9.4). */
+  retryHintSource?: string | null;
+  /** What the client should be told to wait when this is the final verdict (R12.2: restated 429 → 60 s). */
+  clientRetryAfterMs?: number | null;
+  /** The provider rule that matched, if any. */
+  rule?: RuleMatch | null;
+}
+
+export interface AttemptContext {
+  provider: Provider;
+  connection: Connection;
+  model: string;
+  /** true when this attempt was admitted as the HALF_OPEN probe. */
+  probe: boolean;
+}
+
+export type ProviderAdmission =
+  | { allowed: true; probe: boolean }
+  | { allowed: false; reason: "circuit_open" | "provider_cooldown"; retryAfterMs: number };
+
+export type ExclusionReason = "inactive" | "terminal" | "cooling_down" | "model_lockout" | "no_secret";
+
+export interface ConnectionExclusion {
+  connectionId: string;
+  reason: ExclusionReason;
+  remainingMs: number | null;
+}
+
+/** The facade the gateway uses on every attempt (DESIGN.md: select / record). */
+export interface ResilienceEngine {
+  admitProvider(provider: Provider): ProviderAdmission;
+  selectConnections(provider: Provider, model: string, connections: Connection[]): {
+    eligible: Connection[];
+    excluded: ConnectionExclusion[];
+  };
+  classify(input: FailureInput): Verdict;
+  recordFailure(ctx: AttemptContext, verdict: Verdict): void;
+  recordSuccess(ctx: AttemptContext): void;
+  /**
+   * An attempt that ended for a reason that must not count (client abort, local limiter), or an
+   * admitted HALF_OPEN probe that was never dispatched: it frees the probe slot and counts nothing.
+   */
+  recordNeutral(ctx: AttemptContext): void;
+}

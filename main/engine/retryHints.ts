@@ -1,0 +1,140 @@
+// Upstream retry hints (R4.3, D4): how long the upstream asks us to wait, from headers or body text.
+// Every parsed reset is capped at 30 days; a hint in the past or unparseable is no hint.
+import { PARSED_RESET_CAP_MS } from "../../shared/resilienceSettings.js";
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export type RetryHintSource =
+  | "retry-after-ms"
+  | "retry-after"
+  | "google_rpc_retry_info"
+  | "anthropic-ratelimit-reset"
+  | "x-ratelimit-reset"
+  | "body_text";
+
+export interface RetryHint {
+  ms: number;
+  source: RetryHintSource;
+}
+
+const UNIT = "milliseconds?|msecs?|ms|minutes?|mins?|m|seconds?|secs?|s|hours?|hrs?|h|days?|d";
+// One "<number><unit>" part, optionally preceded by a separator; a unit-less number counts as
+// seconds only when no word follows it ("30" yes, "30 requests" no).
+const PART = new RegExp(`\\s*(?:,|and)?\\s*(\\d+(?:\\.\\d+)?)\\s*(?:(${UNIT})(?![a-z])|(?!\\s*[a-z]))`, "iy");
+
+const cap = (ms: number): number => Math.min(Math.round(ms), PARSED_RESET_CAP_MS);
+
+function unitMs(unit: string | undefined): number {
+  const u = (unit ?? "s").toLowerCase();
+  if (u === "ms" || u.startsWith("msec") || u.startsWith("milli")) return 1;
+  return { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[u[0] as "s" | "m" | "h" | "d"];
+}
+
+/** Sums consecutive duration parts from the start of `text`; `end` is where parsing stopped. */
+function scanDuration(text: string): { ms: number; end: number } | null {
+  PART.lastIndex = 0;
+  let total = 0;
+  let end = 0;
+  let parts = 0;
+  for (let m = PART.exec(text); m !== null && m[0] !== ""; m = PART.exec(text)) {
+    total += Number(m[1]) * unitMs(m[2]);
+    end = PART.lastIndex;
+    parts++;
+  }
+  return parts > 0 ? { ms: total, end } : null;
+}
+
+/** "2h30m14s", "45m", "13 days", "26.66s", "1 hour and 5 minutes"; a bare number is seconds. */
+export function parseDurationText(text: string): number | null {
+  const scanned = scanDuration(text.trim());
+  return scanned && scanned.end === text.trim().length ? scanned.ms : null;
+}
+
+function headerValue(headers: Headers, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined && first.trim() !== "") return first.trim();
+  }
+  return undefined;
+}
+
+/** A reset given as an instant: epoch ms (> 1e10), epoch seconds (> 1e9), else relative seconds. */
+function numericReset(value: number, now: number): number | null {
+  if (!Number.isFinite(value) || value < 0) return null;
+  if (value > 1e10) return value - now;
+  if (value > 1e9) return value * 1_000 - now;
+  return value * 1_000;
+}
+
+function positive(ms: number | null): number | null {
+  return ms !== null && Number.isFinite(ms) && ms > 0 ? cap(ms) : null;
+}
+
+/** Retry-After: delta seconds or an HTTP-date. */
+export function parseRetryAfter(value: string, now: number): number | null {
+  if (/^\d+(\.\d+)?$/.test(value)) return positive(Number(value) * 1_000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : positive(at - now);
+}
+
+function parseResetValue(value: string, now: number): number | null {
+  if (/^\d+(\.\d+)?$/.test(value)) return positive(numericReset(Number(value), now));
+  const duration = parseDurationText(value);
+  if (duration !== null) return positive(duration);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : positive(at - now);
+}
+
+/** The longest of several reset headers: the request is blocked until every exhausted window resets. */
+function longestReset(headers: Headers, matches: (name: string) => boolean, now: number): number | null {
+  let best: number | null = null;
+  for (const [key, raw] of Object.entries(headers)) {
+    if (!matches(key.toLowerCase())) continue;
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value === undefined) continue;
+    const ms = parseResetValue(value.trim(), now);
+    if (ms !== null && (best === null || ms > best)) best = ms;
+  }
+  return best;
+}
+
+/** Gemini google.rpc.RetryInfo: `"retryDelay": "33s"`. */
+export function parseGoogleRetryDelay(body: string): number | null {
+  const m = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(body);
+  return m ? positive(Number(m[1]) * 1_000) : null;
+}
+
+const BODY_PHRASE = /(?:resets?\s+(?:after|in)|retry\s+(?:after|in)|try\s+again\s+in|available\s+again\s+in)\s*:?\s*(?=\d)/gi;
+
+/** "will reset after 2h30m14s", "Resets in 13 days", "Please retry in 26.66s", "try again in 20s". */
+export function parseBodyResetText(body: string): number | null {
+  for (const m of body.matchAll(BODY_PHRASE)) {
+    const scanned = scanDuration(body.slice(m.index + m[0].length));
+    const ms = scanned ? positive(scanned.ms) : null;
+    if (ms !== null) return ms;
+  }
+  return null;
+}
+
+/** R4.3: the first hint found, most specific source first. */
+export function parseRetryHint(headers: Headers, body: string, now: number): RetryHint | null {
+  const retryAfterMs = headerValue(headers, "retry-after-ms");
+  if (retryAfterMs !== undefined && /^\d+(\.\d+)?$/.test(retryAfterMs)) {
+    const ms = positive(Number(retryAfterMs));
+    if (ms !== null) return { ms, source: "retry-after-ms" };
+  }
+  const retryAfter = headerValue(headers, "retry-after");
+  if (retryAfter !== undefined) {
+    const ms = parseRetryAfter(retryAfter, now);
+    if (ms !== null) return { ms, source: "retry-after" };
+  }
+  const google = parseGoogleRetryDelay(body);
+  if (google !== null) return { ms: google, source: "google_rpc_retry_info" };
+  const anthropic = longestReset(headers, (n) => n.startsWith("anthropic-ratelimit-") && n.endsWith("-reset"), now);
+  if (anthropic !== null) return { ms: anthropic, source: "anthropic-ratelimit-reset" };
+  const xReset = longestReset(headers, (n) => n === "x-ratelimit-reset" || n.startsWith("x-ratelimit-reset-"), now);
+  if (xReset !== null) return { ms: xReset, source: "x-ratelimit-reset" };
+  const text = parseBodyResetText(body);
+  return text !== null ? { ms: text, source: "body_text" } : null;
+}

@@ -1,0 +1,15 @@
+// SSE frame text. Multi-line data is split over several `data:` lines, which is how an
+// SSE parser joins it back.
+
+export function sseFrame(data: string, event?: string): string {
+  const head = event === undefined ? "" : `event: ${event}\n`;
+  const body = data
+    .split("\n")
+    .map((line) => `data: ${line}`)
+    .join("\n");
+  return `${head}${body}\n\n`;
+}
+
+export function sseJson(value: unknown, event?: string): string {
+  return sseFrame(JSON.stringify(value), event);
+}

@@ -1,0 +1,39 @@
+// Public types of the formats module (re-exported by index.ts).
+
+export interface TranslateContext {
+  clientModel: string;
+  requestId: string;
+  /**
+   * OpenAI clients only: emit the trailing usage chunk (`choices: []`). Pass the client's
+   * `stream_options.include_usage`; when omitted the chunk is sent, since the SDKs accept it.
+   */
+  includeUsage?: boolean;
+}
+
+export type FrameKind = "content" | "reasoning" | "tool" | "lifecycle" | "usage" | "done" | "error";
+
+export interface OutFrame {
+  /** Complete SSE frame text, e.g. "event: message_start\ndata: {...}\n\n" or "data: {...}\n\n". */
+  text: string;
+  kind: FrameKind;
+}
+
+export interface UpstreamEvent {
+  event?: string;
+  data: string;
+}
+
+export interface StreamTranslator {
+  /** Feed one upstream SSE event (as parsed by eventsource-parser). Returns client frames. */
+  push(evt: UpstreamEvent): OutFrame[];
+  /** Upstream ended; returns closing frames if the upstream did not send them. */
+  end(): OutFrame[];
+  /** Usage seen so far; cache token counts when the upstream reported them. */
+  usage(): { inputTokens: number | null; outputTokens: number | null; cacheReadTokens?: number; cacheCreationTokens?: number };
+  /** True once a content/reasoning/tool frame has been produced. */
+  hasContent(): boolean;
+}
+
+export function isProgressKind(kind: FrameKind): boolean {
+  return kind === "content" || kind === "reasoning" || kind === "tool";
+}

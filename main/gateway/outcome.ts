@@ -1,0 +1,113 @@
+// Turns what happened to a request into the client's final error (R1.5, R11.5, D2, D4).
+import type { Verdict, ConnectionExclusion } from "../engine/ports.js";
+
+export interface Exclusion {
+  target: string;
+  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive";
+  remainingMs: number | null;
+  provider: string;
+}
+
+export interface FinalError {
+  status: number;
+  code: string;
+  message: string;
+  retryAfterMs: number | null;
+  /** x-should-retry: false — retrying cannot fix it (terminal, not found, bad request). */
+  noRetry: boolean;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+const TIMER_REASONS = new Set(["model_lockout", "circuit_open", "provider_cooldown", "unavailable"]);
+
+export function exclusionFromConnection(provider: string, target: string, e: ConnectionExclusion): Exclusion {
+  const reason = e.reason === "cooling_down" ? "unavailable" : e.reason === "model_lockout" ? "model_lockout" : e.reason === "terminal" ? "terminal" : "inactive";
+  return { target, reason, remainingMs: e.remainingMs, provider };
+}
+
+function minRemaining(list: Exclusion[]): number | null {
+  const values = list.map((e) => e.remainingMs).filter((v): v is number => typeof v === "number" && v > 0);
+  return values.length ? Math.min(...values) : null;
+}
+
+/** No attempt was made: every target was excluded before dispatch. */
+export function errorFromExclusions(exclusions: Exclusion[], targetCount: number, isCombo: boolean, providerConnectionCounts: Map<string, number>): FinalError {
+  const timers = exclusions.filter((e) => TIMER_REASONS.has(e.reason));
+  const breakerOnly = exclusions.length > 0 && exclusions.every((e) => e.reason === "circuit_open");
+  if (breakerOnly && targetCount === 1 && !isCombo) {
+    const e = exclusions[0];
+    const retryAfterMs = e.remainingMs ?? 0;
+    return {
+      status: 503,
+      code: "provider_circuit_open",
+      message: `Provider ${e.provider} is temporarily unavailable (circuit breaker open)`,
+      retryAfterMs,
+      noRetry: false,
+      extra: { type: "server_error", provider: e.provider, retry_after: Math.ceil(retryAfterMs / 1000) },
+      headers: { "X-OmniRoute-Provider-Breaker": "open" },
+    };
+  }
+  if (timers.length > 0) {
+    const retryAfterMs = minRemaining(timers);
+    return {
+      status: 503,
+      code: "all_targets_cooling_down",
+      message: "Every target is cooling down; retry after the earliest one recovers",
+      retryAfterMs,
+      noRetry: false,
+      extra: {
+        diagnostics: {
+          excluded: timers.map((e) => ({ target: e.target, reason: e.reason, remainingSeconds: Math.ceil((e.remainingMs ?? 0) / 1000) })),
+        },
+      },
+    };
+  }
+  const terminal = exclusions.filter((e) => e.reason === "terminal");
+  if (!isCombo && terminal.length > 0 && terminal.length === exclusions.length) {
+    const provider = terminal[0].provider;
+    const n = providerConnectionCounts.get(provider) ?? terminal.length;
+    return { status: 401, code: "unauthorized", message: `All ${n} connection(s) for provider ${provider} are unavailable (expired, banned or out of credits)`, retryAfterMs: null, noRetry: true };
+  }
+  if (!isCombo && exclusions.length > 0) {
+    return { status: 404, code: "no_executable_targets", message: `No active credentials for provider: ${exclusions[0].provider}`, retryAfterMs: null, noRetry: true };
+  }
+  if (isCombo && exclusions.length > 0 && exclusions.every((e) => e.reason === "terminal" || e.reason === "inactive")) {
+    return { status: 503, code: "ALL_TARGETS_SKIPPED", message: "Every target was skipped (auth, quota or not found)", retryAfterMs: null, noRetry: true };
+  }
+  return { status: 404, code: "no_executable_targets", message: "No executable target for this model", retryAfterMs: null, noRetry: true };
+}
+
+const CODE_BY_REASON: Record<string, string> = {
+  rate_limit: "rate_limit_error",
+  concurrency_limited: "rate_limit_error",
+  quota_exhausted: "rate_limit_error",
+  credits_exhausted: "credits_exhausted",
+  auth_error: "unauthorized",
+  banned: "unauthorized",
+  request_rejected: "request_rejected",
+  not_found: "model_not_found",
+  model_not_found: "model_not_found",
+  context_overflow: "context_length_exceeded",
+  bad_request: "invalid_request",
+  server_error: "upstream_error",
+  transport: "upstream_unreachable",
+  timeout: "upstream_timeout",
+  stream_stall: "stream_content_stall",
+  stream_early_eof: "STREAM_EARLY_EOF",
+  stream_throughput: "STREAM_THROUGHPUT_TOO_LOW",
+};
+
+/** At least one attempt was made; the last verdict decides, the cooldowns give the hint. */
+export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | null): FinalError {
+  const rateLimited = verdict.reason === "rate_limit" || verdict.reason === "concurrency_limited" || verdict.reason === "quota_exhausted";
+  const retryAfterMs = rateLimited || verdict.status >= 500 ? earliestRecoveryMs ?? verdict.retryHintMs : null;
+  const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
+  return {
+    status: verdict.status,
+    code: CODE_BY_REASON[verdict.reason] ?? verdict.reason,
+    message: verdict.message,
+    retryAfterMs,
+    noRetry,
+  };
+}

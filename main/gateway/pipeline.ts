@@ -1,0 +1,307 @@
+// One client request, end to end (DESIGN.md "One request"): resolve the model, then for each
+// target and each eligible connection ask the engine, call upstream, tell the engine what happened.
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import type { AppSettings, AttemptRecord, Connection, Provider, RequestLogEntry, WireFormat } from "../../shared/types.js";
+import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../engine/ports.js";
+import type { Store } from "../store/types.js";
+import {
+  createStreamTranslator, errorBody, errorFrame, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamPath,
+} from "./formats/index.js";
+import { errorFromExclusions, errorFromVerdict, exclusionFromConnection, type Exclusion, type FinalError } from "./outcome.js";
+import { resolveModel, type Target } from "./resolve.js";
+import { relayStream, type StreamBudgets } from "./streaming/relay.js";
+import { readBodyText, transportErrorCode, type UpstreamClient, type UpstreamResponse } from "./upstream/client.js";
+import { buildUpstreamHeaders } from "./upstream/headers.js";
+import { redactSecret } from "./redact.js";
+
+export interface PipelineDeps {
+  store: Store;
+  engine: ResilienceEngine;
+  upstream: UpstreamClient;
+  clock: Clock;
+  appSettings: () => AppSettings;
+  streamBudgets: () => StreamBudgets;
+  userAgent: string;
+}
+
+export interface ClientCall {
+  format: WireFormat;
+  body: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  res: ServerResponse;
+}
+
+type AttemptResult = { done: true } | { done: false; verdict: Verdict };
+
+class RequestRun {
+  readonly id = randomUUID();
+  readonly startedAt = Date.now();
+  readonly attempts: AttemptRecord[] = [];
+  readonly exclusions: Exclusion[] = [];
+  readonly abort = new AbortController();
+  ttfbMs: number | null = null;
+  earlyEofRetries = 0;
+  logged = false;
+
+  constructor(readonly call: ClientCall, readonly model: string) {}
+
+  get clientGone(): boolean {
+    return this.abort.signal.aborted;
+  }
+}
+
+export function createPipeline(deps: PipelineDeps) {
+  const { store, engine } = deps;
+
+  function baseHeaders(run: RequestRun): Record<string, string> {
+    return { "X-Switchyard-Request-Id": run.id, "X-Switchyard-Attempts": String(run.attempts.length) };
+  }
+
+  function log(run: RequestRun, status: number, extra: Partial<RequestLogEntry>): void {
+    if (run.logged) return;
+    run.logged = true;
+    const last = run.attempts[run.attempts.length - 1];
+    store.logs.append({
+      id: run.id,
+      time: run.startedAt,
+      clientFormat: run.call.format,
+      model: run.model,
+      combo: null,
+      provider: last?.provider ?? null,
+      connectionId: last?.connectionId ?? null,
+      status,
+      errorCode: null,
+      latencyMs: Date.now() - run.startedAt,
+      ttfbMs: run.ttfbMs,
+      stream: isStreamRequest(run.call.format, run.call.body),
+      inputTokens: null,
+      outputTokens: null,
+      attempts: run.attempts,
+      ...extra,
+    });
+  }
+
+  function sendError(run: RequestRun, err: FinalError, combo: string | null): void {
+    const { res } = run.call;
+    if (res.headersSent) return;
+    const headers: Record<string, string> = { ...baseHeaders(run), "content-type": "application/json", ...err.headers };
+    if (err.retryAfterMs !== null && err.retryAfterMs !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
+    if (err.noRetry) headers["x-should-retry"] = "false";
+    res.writeHead(err.status, headers);
+    res.end(JSON.stringify(errorBody(run.call.format, err.status, err.code, err.message, err.extra)));
+    log(run, err.status, { errorCode: err.code, combo });
+  }
+
+  /** Earliest instant (ms from now) at which a connection of the tried providers leaves its cooldown. */
+  function earliestRecoveryMs(providers: Set<string>): number | null {
+    const now = deps.clock.now();
+    let best: number | null = null;
+    for (const id of providers) {
+      for (const c of store.connections.list({ provider: id })) {
+        if (c.rateLimitedUntil && c.rateLimitedUntil > now) best = best === null ? c.rateLimitedUntil - now : Math.min(best, c.rateLimitedUntil - now);
+      }
+    }
+    return best;
+  }
+
+  async function attempt(run: RequestRun, target: Target, connection: Connection, probe: boolean, combo: string | null): Promise<AttemptResult> {
+    const { provider, model } = target;
+    const { call } = run;
+    const ctx: AttemptContext = { provider, connection, model, probe };
+    const upstreamFormat: WireFormat = provider.format === "simulator" ? call.format : provider.format;
+    const stream = isStreamRequest(call.format, call.body);
+    const { body, dropped } = translateRequest(call.format, upstreamFormat, call.body, model);
+    const url = provider.baseUrl.replace(/\/+$/, "") + upstreamPath(upstreamFormat, model, stream);
+    const secret = store.connections.getSecret(connection.id);
+    const headers = buildUpstreamHeaders(provider, upstreamFormat, call.format, secret, call.headers, deps.userAgent);
+    const attemptAbort = new AbortController();
+    const onClientAbort = () => attemptAbort.abort();
+    run.abort.signal.addEventListener("abort", onClientAbort, { once: true });
+    const t0 = Date.now();
+    const record = (status: number | null, verdict: string | null) =>
+      run.attempts.push({ provider: provider.id, connectionId: connection.id, model, status, verdict, latencyMs: Date.now() - t0 });
+    const fail = (status: number | null, bodyText: string, respHeaders: UpstreamResponse["headers"], transportError: string | null): Verdict => {
+      const verdict = engine.classify({ provider, status, headers: respHeaders, bodyText, transportError, model });
+      engine.recordFailure(ctx, verdict);
+      record(status, verdict.reason);
+      return verdict;
+    };
+    const budgets = deps.streamBudgets();
+    try {
+      let up: UpstreamResponse;
+      try {
+        up = await deps.upstream.send({
+          url, headers, body: JSON.stringify(body), signal: attemptAbort.signal,
+          headersTimeoutMs: budgets.attemptDeadlineMs || 600_000,
+          bodyTimeoutMs: budgets.idleTimeoutMs || 300_000,
+        });
+      } catch (err) {
+        if (run.clientGone) {
+          engine.recordNeutral(ctx);
+          record(null, "client_abort");
+          return { done: true };
+        }
+        return { done: false, verdict: fail(null, "", {}, transportErrorCode(err)) };
+      }
+      if (up.status >= 400) {
+        const text = redactSecret(await readBodyText(up.body).catch(() => ""), secret);
+        const verdict = fail(up.status, text, up.headers, null);
+        if (!verdict.failover) {
+          passUpstreamError(run, verdict, text, upstreamFormat, combo);
+          return { done: true };
+        }
+        return { done: false, verdict };
+      }
+      const successHeaders = (): Record<string, string> => ({
+        ...baseHeaders(run),
+        "X-OmniRoute-Selected-Connection-Id": connection.id,
+        ...(dropped.length ? { "X-Switchyard-Dropped-Fields": dropped.join(",") } : {}),
+      });
+      const isSse = String(up.headers["content-type"] ?? "").includes("text/event-stream");
+      if (!stream || !isSse) {
+        const text = await readBodyText(up.body, 256 * 1024 * 1024);
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          return { done: false, verdict: fail(502, "upstream returned a body that is not JSON", up.headers, null) };
+        }
+        const out = translateResponse(upstreamFormat, call.format, json, { clientModel: run.model, requestId: run.id });
+        engine.recordSuccess(ctx);
+        record(up.status, null);
+        run.ttfbMs = Date.now() - run.startedAt;
+        call.res.writeHead(200, { ...successHeaders(), "content-type": "application/json" });
+        call.res.end(JSON.stringify(out));
+        const usage = extractUsage(upstreamFormat, json);
+        log(run, 200, { combo, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+        return { done: true };
+      }
+      const translator = createStreamTranslator(upstreamFormat, call.format, { clientModel: run.model, requestId: run.id });
+      const outcome = await relayStream({
+        upstream: up,
+        translator,
+        res: call.res,
+        budgets,
+        abortUpstream: () => attemptAbort.abort(),
+        isClientGone: () => run.clientGone,
+        commit: () => {
+          call.res.writeHead(200, {
+            ...successHeaders(),
+            // This attempt is recorded when it ends; the count already includes it.
+            "X-Switchyard-Attempts": String(run.attempts.length + 1),
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-cache",
+            connection: "keep-alive",
+            "x-accel-buffering": "no",
+          });
+        },
+        onFirstOutput: () => (run.ttfbMs = Date.now() - run.startedAt),
+      });
+      const usage = translator.usage();
+      switch (outcome.kind) {
+        case "completed":
+          engine.recordSuccess(ctx);
+          record(200, null);
+          call.res.end();
+          log(run, 200, { combo, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+          return { done: true };
+        case "client_gone":
+          engine.recordNeutral(ctx);
+          record(200, "client_abort");
+          log(run, 499, { combo, errorCode: "client_closed_request" });
+          return { done: true };
+        case "failed_before_output": {
+          const transport = outcome.code === "STREAM_EARLY_EOF" ? "stream_early_eof" : outcome.code === "stream_transport_error" ? "ECONNRESET" : "stream_stall";
+          const verdict = fail(null, outcome.detail, {}, transport);
+          if (outcome.code === "STREAM_EARLY_EOF" && run.earlyEofRetries++ >= 1) {
+            sendError(run, errorFromVerdict(verdict, null), combo);
+            return { done: true };
+          }
+          return { done: false, verdict };
+        }
+        case "failed_after_output": {
+          const transport = outcome.code === "stream_transport_error" ? "ECONNRESET" : "stream_stall";
+          fail(null, outcome.detail, {}, transport);
+          const code = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
+          call.res.end(errorFrame(call.format, code, `Upstream stream failed after output began: ${outcome.detail}`));
+          log(run, 200, { combo, errorCode: code, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+          return { done: true };
+        }
+      }
+    } finally {
+      run.abort.signal.removeEventListener("abort", onClientAbort);
+    }
+  }
+
+  /** A verdict that must not fail over (bad request, context overflow): the client sees it now. */
+  function passUpstreamError(run: RequestRun, verdict: Verdict, text: string, upstreamFormat: WireFormat, combo: string | null): void {
+    const { res, format } = run.call;
+    if (upstreamFormat === format && text.trim().startsWith("{")) {
+      res.writeHead(verdict.status, { ...baseHeaders(run), "content-type": "application/json", "x-should-retry": "false" });
+      res.end(text);
+      log(run, verdict.status, { errorCode: verdict.reason, combo });
+      return;
+    }
+    sendError(run, errorFromVerdict(verdict, null), combo);
+  }
+
+  async function handle(call: ClientCall): Promise<void> {
+    const model = typeof call.body.model === "string" ? call.body.model : "";
+    const run = new RequestRun(call, model);
+    call.res.on("close", () => {
+      if (!call.res.writableFinished) run.abort.abort();
+    });
+    const settings = deps.appSettings();
+    const resolution = resolveModel(model, {
+      providers: store.providers.list(),
+      getCombo: (name) => store.combos.get(name),
+      aliases: settings.aliases,
+    });
+    if (!resolution) {
+      sendError(run, { status: 404, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true }, null);
+      return;
+    }
+    const { targets, combo } = resolution;
+    let lastVerdict: Verdict | null = null;
+    const tried = new Set<string>();
+    const triedProviders = new Set<string>();
+    const connectionCounts = new Map<string, number>();
+    for (const target of targets) {
+      const provider: Provider = target.provider;
+      const targetName = `${provider.id}/${target.model}`;
+      const all = store.connections.list({ provider: provider.id });
+      connectionCounts.set(provider.id, all.length);
+      const { eligible, excluded } = engine.selectConnections(provider, target.model, all);
+      for (const e of excluded) {
+        if (!target.connectionId || target.connectionId === e.connectionId) run.exclusions.push(exclusionFromConnection(provider.id, targetName, e));
+      }
+      if (all.length === 0) run.exclusions.push({ target: targetName, reason: "inactive", remainingMs: null, provider: provider.id });
+      for (const connection of eligible) {
+        if (target.connectionId && connection.id !== target.connectionId) continue;
+        if (tried.has(connection.id + "\u0000" + target.model)) continue;
+        const admission = engine.admitProvider(provider);
+        if (!admission.allowed) {
+          run.exclusions.push({ target: targetName, reason: admission.reason, remainingMs: admission.retryAfterMs, provider: provider.id });
+          break;
+        }
+        tried.add(connection.id + "\u0000" + target.model);
+        triedProviders.add(provider.id);
+        const result = await attempt(run, target, connection, admission.probe, combo);
+        if (result.done) return;
+        lastVerdict = result.verdict;
+        if (run.clientGone) return;
+      }
+    }
+    if (run.clientGone) return;
+    if (lastVerdict) {
+      sendError(run, errorFromVerdict(lastVerdict, earliestRecoveryMs(triedProviders)), combo);
+      return;
+    }
+    sendError(run, errorFromExclusions(run.exclusions, targets.length, combo !== null, connectionCounts), combo);
+  }
+
+  return { handle };
+}
+
+export type Pipeline = ReturnType<typeof createPipeline>;

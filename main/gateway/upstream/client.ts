@@ -1,0 +1,63 @@
+// Upstream HTTP with undici's request API over one keep-alive Agent (DESIGN.md: not fetch()).
+import { Agent, request, type Dispatcher } from "undici";
+
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+  /** Time allowed until response headers arrive. */
+  headersTimeoutMs: number;
+  /** Time allowed between body chunks (the stream watchdogs are stricter and run above this). */
+  bodyTimeoutMs: number;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData["body"];
+}
+
+export interface UpstreamClient {
+  send(req: UpstreamRequest): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+export function createUpstreamClient(): UpstreamClient {
+  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000, connections: 128, pipelining: 1 });
+  return {
+    async send(req) {
+      const res = await request(req.url, {
+        method: "POST",
+        headers: req.headers,
+        body: req.body,
+        signal: req.signal,
+        dispatcher: agent,
+        headersTimeout: req.headersTimeoutMs,
+        bodyTimeout: req.bodyTimeoutMs,
+      });
+      return { status: res.statusCode, headers: res.headers, body: res.body };
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** Reads at most `limit` bytes of an error body as text, then discards the rest. */
+export async function readBodyText(body: UpstreamResponse["body"], limit = 64 * 1024): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < limit) {
+      const buf = chunk as Buffer;
+      parts.push(buf.subarray(0, limit - size));
+      size += buf.length;
+    }
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/** Normalises a transport failure into a stable code the classifier knows. */
+export function transportErrorCode(err: unknown): string {
+  const e = err as { code?: string; name?: string; cause?: { code?: string } };
+  return e?.code ?? e?.cause?.code ?? e?.name ?? "TRANSPORT_ERROR";
+}

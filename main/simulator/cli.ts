@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Standalone simulated LLM upstream: `node dist/main/simulator/cli.js --port 0 --label sim-a`.
+import { parseArgs } from "node:util";
+import { parseFault } from "./faults.js";
+import { startSimulator } from "./index.js";
+
+const USAGE = `Usage: simulator [--port N] [--host H] [--label NAME] [--reply TEXT] [--fault JSON]
+A simulated LLM provider (OpenAI, Anthropic and Gemini wire formats) with programmable faults.`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: "0" },
+      host: { type: "string", default: "127.0.0.1" },
+      label: { type: "string", default: "simulator" },
+      reply: { type: "string" },
+      fault: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be 0-65535, got ${values.port}`);
+  const sim = await startSimulator({
+    port,
+    host: values.host,
+    label: values.label,
+    replyText: values.reply,
+    defaultFault: values.fault === undefined ? undefined : parseFault(JSON.parse(values.fault)),
+  });
+  console.log(`Simulator listening on ${sim.url}`);
+  const stop = (): void => {
+    sim.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(`simulator: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(USAGE);
+  process.exit(2);
+});

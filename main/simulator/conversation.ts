@@ -1,0 +1,154 @@
+import type { WireFormat } from "./types.js";
+
+/** The first tool a request offers, reduced to what a simulated call needs. */
+export interface ToolOffer {
+  name: string;
+  /** Required parameters typed as strings; the simulated call fills each with "sim". */
+  requiredStrings: string[];
+}
+
+export type LastTurn =
+  | { kind: "user"; text: string }
+  | { kind: "tool_result"; text: string }
+  | { kind: "other" };
+
+export interface Conversation {
+  lastTurn: LastTurn;
+  firstTool: ToolOffer | null;
+  /** Characters of prompt text (messages and system), for a plausible input token count. */
+  promptChars: number;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(value: unknown): value is Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function lastOf(value: unknown): unknown {
+  return Array.isArray(value) && value.length > 0 ? value[value.length - 1] : undefined;
+}
+
+/** Sum of the lengths of every string inside a JSON value, without serialising it. */
+export function stringChars(value: unknown, depth = 0): number {
+  if (typeof value === "string") return value.length;
+  if (depth > 12 || typeof value !== "object" || value === null) return 0;
+  let total = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) total += stringChars(item, depth + 1);
+  } else {
+    for (const key in value) total += stringChars((value as Obj)[key], depth + 1);
+  }
+  return total;
+}
+
+/** Text of a message content in any format: a string, or the `text` of its parts/blocks. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const part of content) {
+    if (typeof part === "string") text += part;
+    else if (isObj(part) && typeof part.text === "string") text += part.text;
+  }
+  return text;
+}
+
+function requiredStrings(schema: unknown): string[] {
+  if (!isObj(schema) || !Array.isArray(schema.required)) return [];
+  const props = isObj(schema.properties) ? schema.properties : {};
+  const names: string[] = [];
+  for (const name of schema.required) {
+    if (typeof name !== "string") continue;
+    const prop = props[name];
+    const type = isObj(prop) ? prop.type : undefined;
+    const types = Array.isArray(type) ? type : [type];
+    if (types.some((t) => typeof t === "string" && t.toLowerCase() === "string")) names.push(name);
+  }
+  return names;
+}
+
+function offer(name: unknown, schema: unknown): ToolOffer | null {
+  return typeof name === "string" && name.length > 0 ? { name, requiredStrings: requiredStrings(schema) } : null;
+}
+
+function readOpenAI(body: Obj): Conversation {
+  const last = lastOf(body.messages);
+  let lastTurn: LastTurn = { kind: "other" };
+  if (isObj(last)) {
+    if (last.role === "tool" || last.role === "function") lastTurn = { kind: "tool_result", text: contentText(last.content) };
+    else if (last.role === "user") lastTurn = { kind: "user", text: contentText(last.content) };
+  }
+  const first = Array.isArray(body.tools) ? body.tools[0] : undefined;
+  const fn = isObj(first) && isObj(first.function) ? first.function : undefined;
+  return {
+    lastTurn,
+    firstTool: fn ? offer(fn.name, fn.parameters) : null,
+    promptChars: stringChars(body.messages),
+  };
+}
+
+function readAnthropic(body: Obj): Conversation {
+  const last = lastOf(body.messages);
+  let lastTurn: LastTurn = { kind: "other" };
+  if (isObj(last) && last.role === "user") {
+    const result = Array.isArray(last.content)
+      ? last.content.find((block): block is Obj => isObj(block) && block.type === "tool_result")
+      : undefined;
+    lastTurn = result
+      ? { kind: "tool_result", text: contentText(result.content) }
+      : { kind: "user", text: contentText(last.content) };
+  }
+  const first = Array.isArray(body.tools) ? body.tools[0] : undefined;
+  return {
+    lastTurn,
+    firstTool: isObj(first) ? offer(first.name, first.input_schema) : null,
+    promptChars: stringChars(body.messages) + stringChars(body.system),
+  };
+}
+
+function functionResponseText(response: unknown): string {
+  if (typeof response === "string") return response;
+  if (isObj(response)) {
+    for (const field of ["content", "result", "output"]) {
+      const value = response[field];
+      if (typeof value === "string") return value;
+    }
+  }
+  return JSON.stringify(response ?? null);
+}
+
+function readGemini(body: Obj): Conversation {
+  const last = lastOf(body.contents);
+  let lastTurn: LastTurn = { kind: "other" };
+  if (isObj(last) && Array.isArray(last.parts)) {
+    const result = last.parts.find((p): p is Obj => isObj(p) && isObj(p.functionResponse));
+    if (result) {
+      lastTurn = { kind: "tool_result", text: functionResponseText((result.functionResponse as Obj).response) };
+    } else if (last.role === undefined || last.role === "user") {
+      lastTurn = { kind: "user", text: contentText(last.parts) };
+    }
+  }
+  let firstTool: ToolOffer | null = null;
+  if (Array.isArray(body.tools)) {
+    for (const tool of body.tools) {
+      const decl = isObj(tool) && Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations[0] : undefined;
+      if (isObj(decl)) {
+        firstTool = offer(decl.name, decl.parameters ?? decl.parametersJsonSchema);
+        break;
+      }
+    }
+  }
+  return {
+    lastTurn,
+    firstTool,
+    promptChars: stringChars(body.contents) + stringChars(body.systemInstruction),
+  };
+}
+
+export function readConversation(format: WireFormat, body: unknown): Conversation {
+  if (!isObj(body)) return { lastTurn: { kind: "other" }, firstTool: null, promptChars: 0 };
+  if (format === "anthropic") return readAnthropic(body);
+  if (format === "gemini") return readGemini(body);
+  return readOpenAI(body);
+}

@@ -1,0 +1,272 @@
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readConversation } from "./conversation.js";
+import { ANY_KEY, FaultBook, InvalidFaultError, parseFault } from "./faults.js";
+import { composeAnswer } from "./reply.js";
+import { formatOfPath, matchRoute, modelList, readKey, type Route } from "./routes.js";
+import { Pacer, playStream } from "./stream.js";
+import type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
+import { anthropicWriter } from "./wire/anthropic.js";
+import { geminiChunks, geminiWriter } from "./wire/gemini.js";
+import { openaiWriter } from "./wire/openai.js";
+import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
+
+export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
+
+const WRITERS: Record<WireFormat, WireWriter> = { openai: openaiWriter, anthropic: anthropicWriter, gemini: geminiWriter };
+const DEFAULT_RECORD_LIMIT = 1000;
+const CONTROL_RECENT = 50;
+const SAFE_HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+function isObj(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      done = true;
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+    });
+    req.on("error", reject);
+    req.on("close", () => {
+      if (!done) reject(new Error("client closed the request before its body ended"));
+    });
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, payload: unknown, headers: OutgoingHttpHeaders = {}): void {
+  const text = typeof payload === "string" ? payload : JSON.stringify(payload);
+  headers["content-type"] ??= "application/json";
+  headers["content-length"] = Buffer.byteLength(text);
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+function looksLikeJson(text: string): boolean {
+  const first = text.trimStart()[0];
+  return first === "{" || first === "[";
+}
+
+/** Headers every upstream response carries, plus the fault's rate-limit hints and extras. */
+function responseHeaders(key: string | null, label: string, fault: FaultSpec | undefined): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = { "x-sim-label": label };
+  if (key !== null) headers["x-sim-key"] = SAFE_HEADER_VALUE.test(key) ? key : encodeURIComponent(key);
+  if (!fault) return headers;
+  if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
+  if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = String(fault.retryAfterMs);
+  if (fault.headers) for (const name in fault.headers) headers[name.toLowerCase()] = fault.headers[name];
+  return headers;
+}
+
+interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  route: Route;
+  model: string;
+  key: string | null;
+  stream: boolean;
+  body: unknown;
+  fault: FaultSpec | undefined;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const label = opts.label ?? "simulator";
+  const host = opts.host ?? "127.0.0.1";
+  const recordLimit = opts.recordLimit ?? DEFAULT_RECORD_LIMIT;
+  const faults = new FaultBook();
+  const requests: SimulatedRequest[] = [];
+  let received = 0;
+  let seq = 0;
+
+  function record(entry: SimulatedRequest): void {
+    received += 1;
+    if (recordLimit <= 0) return;
+    requests.push(entry);
+    if (requests.length > recordLimit) requests.splice(0, requests.length - recordLimit);
+  }
+
+  function chooseFault(req: IncomingMessage, key: string | null): FaultSpec | undefined {
+    const header = req.headers["x-sim-fault"];
+    if (typeof header === "string" && header.length > 0) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(header);
+      } catch {
+        throw new InvalidFaultError("x-sim-fault is not valid JSON");
+      }
+      return parseFault(parsed);
+    }
+    return faults.take(key) ?? opts.defaultFault;
+  }
+
+  async function answer(call: Call): Promise<void> {
+    const { req, res, route, fault } = call;
+    const writer = WRITERS[route.format];
+    // Only a faulted response needs timers that end when the client leaves.
+    const pacer = fault ? new Pacer(res) : undefined;
+    if (pacer && fault?.latencyMs) {
+      await pacer.sleep(fault.latencyMs);
+      if (pacer.closed) return;
+    }
+    if (fault?.reset) {
+      req.socket.resetAndDestroy();
+      return;
+    }
+    const headers = responseHeaders(call.key, label, fault);
+    if (fault?.status !== undefined && fault.status !== 200) {
+      const body = fault.body ?? writer.error(fault.status, defaultErrorMessage(fault.status));
+      if (typeof body === "string" && !looksLikeJson(body)) headers["content-type"] = "text/plain; charset=utf-8";
+      sendJson(res, fault.status, body, headers);
+      return;
+    }
+    if (fault?.body !== undefined) {
+      if (call.stream) headers["content-type"] = "text/event-stream";
+      sendJson(res, 200, fault.body, headers);
+      return;
+    }
+    if (route.kind === "models") {
+      sendJson(res, 200, modelList(route.format, label), headers);
+      return;
+    }
+    const conversation = readConversation(route.format, call.body);
+    if (route.kind === "count_tokens") {
+      sendJson(res, 200, { input_tokens: Math.max(1, Math.ceil(conversation.promptChars / 4)) }, headers);
+      return;
+    }
+    seq += 1;
+    const ctx: ReplyContext = {
+      id: route.format === "openai" ? `chatcmpl-sim-${seq}` : route.format === "anthropic" ? `msg_sim_${seq}` : `sim-${seq}`,
+      model: call.model,
+      created: Math.floor(Date.now() / 1000),
+      answer: composeAnswer(conversation, opts.replyText ?? `Hello from ${label} (key ${call.key ?? "none"})`),
+      includeUsage: isObj(call.body) && isObj(call.body.stream_options) && call.body.stream_options.include_usage === true,
+    };
+    if (!call.stream) {
+      sendJson(res, 200, writer.json(ctx), headers);
+      return;
+    }
+    if (route.format === "gemini" && !route.sse) {
+      const { content, final } = geminiChunks(ctx);
+      sendJson(res, 200, [...content, final], headers);
+      return;
+    }
+    headers["content-type"] = "text/event-stream";
+    headers["cache-control"] = "no-cache";
+    res.writeHead(200, headers);
+    await playStream(res, writer.stream(ctx, (fault?.reasoningOnlyMs ?? 0) > 0), fault, pacer);
+  }
+
+  async function control(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams | null): Promise<void> {
+    const method = req.method ?? "GET";
+    const text = method === "POST" ? await readBody(req) : "";
+    if (path === "/__sim/faults" && method === "POST") {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        throw new InvalidFaultError("body is not valid JSON");
+      }
+      if (!isObj(payload)) throw new InvalidFaultError("body must be {key, fault}");
+      const key = typeof payload.key === "string" && payload.key ? payload.key : ANY_KEY;
+      faults.add(key, parseFault(payload.fault));
+      sendJson(res, 200, { ok: true, key });
+    } else if (path === "/__sim/faults" && method === "DELETE") {
+      faults.clear(query?.get("key") ?? undefined);
+      sendJson(res, 200, { ok: true });
+    } else if (path === "/__sim/requests" && method === "GET") {
+      sendJson(res, 200, { count: received, requests: requests.slice(-CONTROL_RECENT) });
+    } else if (path === "/__sim/requests" && method === "DELETE") {
+      requests.length = 0;
+      received = 0;
+      sendJson(res, 200, { ok: true });
+    } else {
+      sendJson(res, 404, { error: { message: `Unknown simulator control route ${method} ${path}` } });
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? null : new URLSearchParams(url.slice(q + 1));
+    const method = req.method ?? "GET";
+    if (path.startsWith("/__sim/")) return control(req, res, path, query);
+    if (path === "/" && (method === "GET" || method === "HEAD")) {
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "x-sim-label": label });
+      res.end(method === "HEAD" ? undefined : `Switchyard simulator "${label}": a simulated LLM upstream, not a real provider.\n`);
+      return;
+    }
+    const route = matchRoute(method, path, query, req.headers);
+    if (!route) {
+      req.resume();
+      const format = formatOfPath(path);
+      sendJson(res, 404, WRITERS[format].error(404, `Unknown route ${method} ${path} (simulated upstream)`));
+      return;
+    }
+    const text = method === "POST" ? await readBody(req) : "";
+    let body: unknown = null;
+    let invalidJson = false;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+        invalidJson = true;
+      }
+    }
+    const key = readKey(req.headers, query);
+    const model = route.pathModel ?? (isObj(body) && typeof body.model === "string" ? body.model : "");
+    const stream = route.pathStream ?? (isObj(body) && body.stream === true);
+    record({ path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now() });
+    if (invalidJson) {
+      sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));
+      return;
+    }
+    const fault = chooseFault(req, key);
+    await answer({ req, res, route, model, key, stream, body, fault });
+  }
+
+  const server = createServer({ noDelay: true }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      const status = err instanceof InvalidFaultError ? 400 : 500;
+      const message = err instanceof Error ? err.message : String(err);
+      const url = req.url ?? "/";
+      const format = url.startsWith("/__sim/") ? "openai" : formatOfPath(url);
+      sendJson(res, status, WRITERS[format].error(status, message));
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  // Stalls are deliberate: only the client (or close()) ends them.
+  server.requestTimeout = 0;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    requests,
+    addFault: (key, fault) => faults.add(key, fault),
+    clearFaults: (key) => faults.clear(key),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

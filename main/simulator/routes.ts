@@ -1,0 +1,96 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { WireFormat } from "./types.js";
+
+export type RouteKind = "generate" | "count_tokens" | "models";
+
+export interface Route {
+  kind: RouteKind;
+  format: WireFormat;
+  /** Model named in the path (Gemini); else it comes from the body. */
+  pathModel?: string;
+  /** Streaming decided by the path (Gemini); else by the body's `stream`. */
+  pathStream?: boolean;
+  /** Gemini `alt=sse`: stream as SSE rather than a JSON array. */
+  sse?: boolean;
+}
+
+export const SIM_MODELS = ["sim-fast", "sim-smart", "sim-reasoner"] as const;
+
+const GEMINI_PREFIXES = ["/v1beta/models/", "/v1/models/"];
+
+function matchGemini(path: string, query: URLSearchParams | null): Route | null {
+  for (const prefix of GEMINI_PREFIXES) {
+    if (!path.startsWith(prefix)) continue;
+    const rest = path.slice(prefix.length);
+    const colon = rest.lastIndexOf(":");
+    if (colon <= 0) return null;
+    const action = rest.slice(colon + 1);
+    if (action !== "generateContent" && action !== "streamGenerateContent") return null;
+    const stream = action === "streamGenerateContent";
+    return {
+      kind: "generate",
+      format: "gemini",
+      pathModel: decodeURIComponent(rest.slice(0, colon)),
+      pathStream: stream,
+      sse: stream && query?.get("alt") === "sse",
+    };
+  }
+  return null;
+}
+
+/** The upstream API route a request addresses, or null (404). */
+export function matchRoute(method: string, path: string, query: URLSearchParams | null, headers: IncomingHttpHeaders): Route | null {
+  if (method === "POST") {
+    if (path === "/v1/chat/completions" || path === "/chat/completions") return { kind: "generate", format: "openai" };
+    if (path === "/v1/messages") return { kind: "generate", format: "anthropic" };
+    if (path === "/v1/messages/count_tokens") return { kind: "count_tokens", format: "anthropic" };
+    return matchGemini(path, query);
+  }
+  if (method === "GET") {
+    if (path === "/v1/models" || path === "/models") {
+      return { kind: "models", format: headers["anthropic-version"] !== undefined ? "anthropic" : "openai" };
+    }
+    if (path === "/v1beta/models") return { kind: "models", format: "gemini" };
+  }
+  return null;
+}
+
+/** Best guess of the caller's wire format for a path no route matched, so even a 404 speaks its format. */
+export function formatOfPath(path: string): WireFormat {
+  if (path.startsWith("/v1/messages")) return "anthropic";
+  if (path.startsWith("/v1beta/")) return "gemini";
+  return "openai";
+}
+
+/** API key from `Authorization: Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`, in that order. */
+export function readKey(headers: IncomingHttpHeaders, query: URLSearchParams | null): string | null {
+  const auth = headers.authorization;
+  if (auth && auth.length > 7 && auth.slice(0, 7).toLowerCase() === "bearer ") return auth.slice(7).trim();
+  const xApiKey = headers["x-api-key"];
+  if (typeof xApiKey === "string" && xApiKey) return xApiKey;
+  const goog = headers["x-goog-api-key"];
+  if (typeof goog === "string" && goog) return goog;
+  return query?.get("key") ?? null;
+}
+
+export function modelList(format: WireFormat, label: string): unknown {
+  if (format === "anthropic") {
+    const data = SIM_MODELS.map((id) => ({
+      type: "model",
+      id,
+      display_name: `${id} (${label}, simulated)`,
+      created_at: "2025-01-01T00:00:00Z",
+    }));
+    return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null };
+  }
+  if (format === "gemini") {
+    return {
+      models: SIM_MODELS.map((id) => ({
+        name: `models/${id}`,
+        displayName: `${id} (${label}, simulated)`,
+        supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
+      })),
+    };
+  }
+  return { object: "list", data: SIM_MODELS.map((id) => ({ id, object: "model", created: 1735689600, owned_by: label })) };
+}

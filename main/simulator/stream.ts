@@ -1,0 +1,146 @@
+import type { ServerResponse } from "node:http";
+import type { FaultSpec } from "./types.js";
+import type { StreamPlan } from "./wire/plan.js";
+
+/** Interval of reasoning frames during `reasoningOnlyMs` when no trickle is set. */
+const REASONING_EVERY_MS = 50;
+
+/** Timers for one response; every wait ends early when the response closes (client left, or close()). */
+export class Pacer {
+  closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(res: ServerResponse) {
+    res.once("close", () => {
+      this.closed = true;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      const wake = this.wake;
+      this.wake = undefined;
+      wake?.();
+    });
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.wake = undefined;
+        resolve();
+      }, ms);
+    });
+  }
+
+  /** Resolves only when the response closes: a stall that holds the socket open. */
+  untilClosed(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+}
+
+function isTimed(fault: FaultSpec): boolean {
+  return (
+    fault.resetAfterChunks !== undefined ||
+    fault.stallAfterChunks !== undefined ||
+    fault.stallBeforeContent === true ||
+    (fault.trickleMs ?? 0) > 0 ||
+    fault.pingEveryMs !== undefined ||
+    (fault.reasoningOnlyMs ?? 0) > 0
+  );
+}
+
+/** Ends the TCP connection once written bytes are flushed, leaving the chunked body unterminated. */
+function endAbruptly(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.end(() => socket.destroy());
+}
+
+function joinFrames(plan: StreamPlan): string {
+  let text = "";
+  for (const frame of plan.head) text += frame;
+  for (const frame of plan.open) text += frame;
+  for (const frame of plan.content) text += frame;
+  for (const frame of plan.tail) text += frame;
+  return text;
+}
+
+/**
+ * Writes a 200 SSE stream whose headers are already set. Without a stream fault the
+ * whole plan goes out in one write; otherwise frames are paced and cut as the fault says.
+ */
+export async function playStream(
+  res: ServerResponse,
+  plan: StreamPlan,
+  fault: FaultSpec | undefined,
+  pacer: Pacer | undefined,
+): Promise<void> {
+  if (fault?.emptyStream) {
+    res.end();
+    return;
+  }
+  if (!fault || !pacer || !isTimed(fault)) {
+    res.end(joinFrames(plan));
+    return;
+  }
+  res.flushHeaders();
+  const trickle = fault.trickleMs ?? 0;
+  const send = async (frame: string): Promise<void> => {
+    if (pacer.closed) return;
+    res.write(frame);
+    if (trickle > 0) await pacer.sleep(trickle);
+  };
+
+  for (const frame of plan.head) await send(frame);
+  const reasoningMs = fault.reasoningOnlyMs ?? 0;
+  if (plan.thinking && reasoningMs > 0) {
+    for (const frame of plan.thinking.start) await send(frame);
+    const until = Date.now() + reasoningMs;
+    const every = trickle > 0 ? trickle : REASONING_EVERY_MS;
+    while (!pacer.closed) {
+      res.write(plan.thinking.frame);
+      const left = until - Date.now();
+      if (left <= 0) break;
+      await pacer.sleep(Math.min(every, left));
+    }
+    for (const frame of plan.thinking.end) await send(frame);
+  }
+  for (const frame of plan.open) await send(frame);
+
+  if (fault.pingEveryMs !== undefined) {
+    const every = Math.max(1, fault.pingEveryMs);
+    while (!pacer.closed) {
+      res.write(plan.keepAlive);
+      await pacer.sleep(every);
+    }
+    return;
+  }
+  if (fault.stallBeforeContent) {
+    await pacer.untilClosed();
+    return;
+  }
+
+  const total = plan.content.length;
+  const resetAt = fault.resetAfterChunks === undefined ? -1 : Math.min(fault.resetAfterChunks, total);
+  const stallAt = fault.stallAfterChunks === undefined ? -1 : Math.min(fault.stallAfterChunks, total);
+  for (let i = 0; i <= total; i++) {
+    if (pacer.closed) return;
+    if (i === resetAt) {
+      endAbruptly(res);
+      return;
+    }
+    if (i === stallAt) {
+      await pacer.untilClosed();
+      return;
+    }
+    if (i < total) await send(plan.content[i] as string);
+  }
+  const last = plan.tail.length - 1;
+  for (let i = 0; i < last; i++) await send(plan.tail[i] as string);
+  if (!pacer.closed) res.end(last >= 0 ? plan.tail[last] : undefined);
+}

@@ -1,0 +1,82 @@
+/** Wire format of a simulated upstream call, decided by the route it arrived on. */
+export type WireFormat = "openai" | "anthropic" | "gemini";
+
+/**
+ * One programmed misbehaviour (R0.5). Fields combine: `latencyMs` delays the headers,
+ * then `reset` or `status` decide the response, else the stream fields shape a 200 SSE
+ * stream. Stream-only fields are ignored for JSON responses. "Chunks" count content
+ * frames (text deltas, tool-argument deltas), not lifecycle frames.
+ */
+export interface FaultSpec {
+  /** Respond with this HTTP status and an error body in the request's wire format. */
+  status?: number;
+  /** Seconds, sent as `Retry-After`. */
+  retryAfter?: number;
+  /** Sent as `retry-after-ms`. */
+  retryAfterMs?: number;
+  /** Extra response headers (e.g. `x-ratelimit-reset`, `anthropic-ratelimit-requests-reset`). */
+  headers?: Record<string, string>;
+  /**
+   * Raw body text instead of the default error body. Without `status` it is sent as a
+   * 200 (as SSE text when the request streams), which lets tests inject raw frames.
+   */
+  body?: string;
+  /** Wait before sending the response headers. */
+  latencyMs?: number;
+  /** Reset the connection without any response. */
+  reset?: boolean;
+  /** Stream: close the socket abruptly after N content chunks. */
+  resetAfterChunks?: number;
+  /** Stream: after N content chunks send nothing more, keeping the socket open until the client leaves. */
+  stallAfterChunks?: number;
+  /** Stream: send the lifecycle frames (message_start / role chunk), then nothing. */
+  stallBeforeContent?: boolean;
+  /** Stream: 200 and headers, then end with no events. */
+  emptyStream?: boolean;
+  /** Stream: delay between frames. */
+  trickleMs?: number;
+  /** Stream: after the lifecycle frames send only keep-alive frames at this interval, never content. */
+  pingEveryMs?: number;
+  /** Stream: send reasoning/thinking frames for this long before the content. */
+  reasoningOnlyMs?: number;
+  /** Apply to the next N matching requests, then drop it (default: until cleared). */
+  times?: number;
+}
+
+export interface SimulatorOptions {
+  /** 0 (default) picks an ephemeral port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Names this simulated provider in reply texts and the `x-sim-label` header. */
+  label?: string;
+  /** Fault applied when neither the request header nor a programmed fault applies. */
+  defaultFault?: FaultSpec;
+  /** Reply text instead of `Hello from <label> (key <key>)`. */
+  replyText?: string;
+  /** How many received requests `requests` keeps (default 1000). */
+  recordLimit?: number;
+}
+
+export interface SimulatedRequest {
+  path: string;
+  format: WireFormat;
+  model: string;
+  key: string | null;
+  stream: boolean;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  at: number;
+}
+
+export interface Simulator {
+  /** "http://127.0.0.1:<port>" */
+  url: string;
+  port: number;
+  /** Every upstream request received, in order (bounded to the last `recordLimit`). */
+  requests: SimulatedRequest[];
+  /** Program faults for requests presenting this API key ("*" = any key). Appended to a FIFO per key; `times` consumes. */
+  addFault(key: string, fault: FaultSpec): void;
+  clearFaults(key?: string): void;
+  close(): Promise<void>;
+}

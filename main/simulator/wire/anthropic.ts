@@ -1,0 +1,109 @@
+import { THINKING_TEXT, type ReplyContext, type StreamPlan, type WireWriter } from "./plan.js";
+
+export const ANTHROPIC_TOOL_USE_ID = "toolu_sim_1";
+const SIM_SIGNATURE = "c2ltdWxhdGVkLXNpZ25hdHVyZQ==";
+const PING = event("ping", { type: "ping" });
+
+function event(type: string, payload: unknown): string {
+  return `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+function errorType(status: number): string {
+  if (status === 400) return "invalid_request_error";
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 413) return "request_too_large";
+  if (status === 429) return "rate_limit_error";
+  if (status === 529 || status === 503) return "overloaded_error";
+  if (status >= 500) return "api_error";
+  return "invalid_request_error";
+}
+
+function stopReason(ctx: ReplyContext): string {
+  return ctx.answer.reply.kind === "tool" ? "tool_use" : "end_turn";
+}
+
+function blockDelta(index: number, delta: unknown): string {
+  return event("content_block_delta", { type: "content_block_delta", index, delta });
+}
+
+export const anthropicWriter: WireWriter = {
+  json(ctx) {
+    const reply = ctx.answer.reply;
+    const content =
+      reply.kind === "tool"
+        ? [{ type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: reply.input }]
+        : [{ type: "text", text: reply.text }];
+    return {
+      id: ctx.id,
+      type: "message",
+      role: "assistant",
+      model: ctx.model,
+      content,
+      stop_reason: stopReason(ctx),
+      stop_sequence: null,
+      usage: {
+        input_tokens: ctx.answer.usage.input,
+        output_tokens: ctx.answer.usage.output,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+    };
+  },
+
+  stream(ctx, withThinking): StreamPlan {
+    const reply = ctx.answer.reply;
+    const index = withThinking ? 1 : 0;
+    const messageStart = event("message_start", {
+      type: "message_start",
+      message: {
+        id: ctx.id,
+        type: "message",
+        role: "assistant",
+        model: ctx.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: ctx.answer.usage.input, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    });
+    const block =
+      reply.kind === "tool"
+        ? { type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: {} }
+        : { type: "text", text: "" };
+    const content =
+      reply.kind === "tool"
+        ? reply.argChunks.map((piece) => blockDelta(index, { type: "input_json_delta", partial_json: piece }))
+        : reply.chunks.map((piece) => blockDelta(index, { type: "text_delta", text: piece }));
+    return {
+      head: [messageStart],
+      thinking: withThinking
+        ? {
+            start: [event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } })],
+            frame: blockDelta(0, { type: "thinking_delta", thinking: THINKING_TEXT }),
+            end: [
+              blockDelta(0, { type: "signature_delta", signature: SIM_SIGNATURE }),
+              event("content_block_stop", { type: "content_block_stop", index: 0 }),
+            ],
+          }
+        : null,
+      open: [event("content_block_start", { type: "content_block_start", index, content_block: block }), PING],
+      content,
+      tail: [
+        event("content_block_stop", { type: "content_block_stop", index }),
+        event("message_delta", {
+          type: "message_delta",
+          delta: { stop_reason: stopReason(ctx), stop_sequence: null },
+          usage: { output_tokens: ctx.answer.usage.output },
+        }),
+        event("message_stop", { type: "message_stop" }),
+      ],
+      keepAlive: PING,
+    };
+  },
+
+  error(status, message) {
+    return { type: "error", error: { type: errorType(status), message } };
+  },
+};

@@ -1,0 +1,73 @@
+// Composition of the store: one SQLite connection, one set of prepared statements,
+// the repositories the engine, gateway and API depend on.
+import type { Clock } from "../engine/ports.js";
+import { createApiKeyRepo } from "./apiKeyRepo.js";
+import { createBreakerRepo } from "./breakerRepo.js";
+import { createComboRepo } from "./comboRepo.js";
+import { createConnectionRepo } from "./connectionRepo.js";
+import { openDatabase } from "./database.js";
+import { createProviderRepo } from "./providerRepo.js";
+import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
+import type { SecretCipher } from "./secrets.js";
+import { createSettingsRepo } from "./settingsRepo.js";
+import type { Store } from "./types.js";
+
+export interface CreateStoreOptions {
+  dbPath: string;
+  cipher: SecretCipher;
+  clock?: Clock;
+  /** Request-log rows kept (R15.1); defaults to DEFAULT_REQUEST_LOG_RETENTION. */
+  logRetention?: number;
+  /** Failures of background request-log flushes; defaults to a process warning. */
+  onLogError?: (err: Error) => void;
+}
+
+const systemClock: Clock = { now: () => Date.now() };
+
+function warnLogError(err: Error): void {
+  process.emitWarning(err, "SwitchyardRequestLog");
+}
+
+export function createStore(opts: CreateStoreOptions): Store {
+  const clock = opts.clock ?? systemClock;
+  const db = openDatabase(opts.dbPath);
+  try {
+    const logs = createRequestLogRepo(db, {
+      retention: opts.logRetention ?? DEFAULT_REQUEST_LOG_RETENTION,
+      onError: opts.onLogError ?? warnLogError,
+    });
+    return {
+      providers: createProviderRepo(db, clock),
+      connections: createConnectionRepo(db, clock, opts.cipher),
+      combos: createComboRepo(db, clock),
+      apiKeys: createApiKeyRepo(db, clock),
+      settings: createSettingsRepo(db, clock),
+      logs,
+      breakers: createBreakerRepo(db),
+      transaction: (fn) => db.transaction(fn)(),
+      close() {
+        if (!db.open) return;
+        try {
+          logs.close();
+        } finally {
+          db.close();
+        }
+      },
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+export type { Store } from "./types.js";
+export type {
+  ApiKeyRepo, ComboRepo, ConnectionInput, ConnectionRepo, ProviderInput, ProviderRepo, RequestLogRepo, SettingsRepo,
+} from "./types.js";
+export { type SecretCipher, SecretDecryptError, createFileKeyCipher } from "./secrets.js";
+export {
+  StoreConflictError, StoreError, StoreReferenceError, StoreSchemaTooNewError, type StoreEntity,
+} from "./errors.js";
+export { CURRENT_SCHEMA_VERSION } from "./migrations.js";
+export { DEFAULT_REQUEST_LOG_RETENTION } from "./requestLogRepo.js";
+export { hashApiKey } from "./apiKeyRepo.js";

@@ -1,0 +1,123 @@
+// Providers: one upstream service each. Deleting one takes its connections
+// (FK cascade) and its persisted breaker with it.
+import type Database from "better-sqlite3";
+import type { Provider } from "../../shared/types.js";
+import type { Clock } from "../engine/ports.js";
+import { StoreConflictError, isUniqueViolation } from "./errors.js";
+import { definedOnly, fromFlag, fromJson, toFlag, toJson } from "./rows.js";
+import type { ProviderInput, ProviderRepo } from "./types.js";
+
+interface ProviderRow {
+  id: string;
+  format: Provider["format"];
+  base_url: string;
+  category: Provider["category"];
+  models: string;
+  quota_families: string;
+  passthrough_models: number;
+  rate_limit_cooldown_seconds: number | null;
+  options: string;
+  created_at: number;
+  updated_at: number;
+}
+
+function toProvider(row: ProviderRow): Provider {
+  return {
+    id: row.id,
+    format: row.format,
+    baseUrl: row.base_url,
+    category: row.category,
+    models: fromJson(row.models),
+    quotaFamilies: fromJson(row.quota_families),
+    passthroughModels: fromFlag(row.passthrough_models),
+    rateLimitCooldownSeconds: row.rate_limit_cooldown_seconds,
+    options: fromJson(row.options),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toParams(p: Provider): Record<string, unknown> {
+  return {
+    id: p.id,
+    format: p.format,
+    base_url: p.baseUrl,
+    category: p.category,
+    models: toJson(p.models),
+    quota_families: toJson(p.quotaFamilies),
+    passthrough_models: toFlag(p.passthroughModels),
+    rate_limit_cooldown_seconds: p.rateLimitCooldownSeconds,
+    options: toJson(p.options),
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+export function createProviderRepo(db: Database.Database, clock: Clock): ProviderRepo {
+  const selectAll = db.prepare<[], ProviderRow>("SELECT * FROM providers ORDER BY created_at, id");
+  const selectOne = db.prepare<[string], ProviderRow>("SELECT * FROM providers WHERE id = ?");
+  const insert = db.prepare(
+    `INSERT INTO providers (id, format, base_url, category, models, quota_families, passthrough_models,
+       rate_limit_cooldown_seconds, options, created_at, updated_at)
+     VALUES (@id, @format, @base_url, @category, @models, @quota_families, @passthrough_models,
+       @rate_limit_cooldown_seconds, @options, @created_at, @updated_at)`,
+  );
+  const replace = db.prepare(
+    `UPDATE providers SET format = @format, base_url = @base_url, category = @category, models = @models,
+       quota_families = @quota_families, passthrough_models = @passthrough_models,
+       rate_limit_cooldown_seconds = @rate_limit_cooldown_seconds, options = @options, updated_at = @updated_at
+     WHERE id = @id`,
+  );
+  const remove = db.prepare<[string]>("DELETE FROM providers WHERE id = ?");
+  const removeBreaker = db.prepare<[string]>("DELETE FROM domain_circuit_breakers WHERE provider = ?");
+
+  const get = (id: string): Provider | null => {
+    const row = selectOne.get(id);
+    return row ? toProvider(row) : null;
+  };
+
+  const update = db.transaction((id: string, patch: Partial<ProviderInput>): Provider | null => {
+    const current = get(id);
+    if (!current) return null;
+    const changes = definedOnly(patch);
+    delete changes.id;
+    const next: Provider = { ...current, ...changes, id, updatedAt: clock.now() };
+    replace.run(toParams(next));
+    return next;
+  });
+
+  const del = db.transaction((id: string): boolean => {
+    removeBreaker.run(id);
+    return remove.run(id).changes > 0;
+  });
+
+  return {
+    list: () => selectAll.all().map(toProvider),
+    get,
+    create(input) {
+      const now = clock.now();
+      const provider: Provider = {
+        id: input.id,
+        format: input.format,
+        baseUrl: input.baseUrl,
+        category: input.category,
+        models: input.models ?? [],
+        quotaFamilies: input.quotaFamilies ?? {},
+        passthroughModels: input.passthroughModels ?? false,
+        rateLimitCooldownSeconds: input.rateLimitCooldownSeconds ?? null,
+        options: input.options ?? {},
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        insert.run(toParams(provider));
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new StoreConflictError("provider", input.id);
+        throw err;
+      }
+      return provider;
+    },
+    update: (id, patch) => update(id, patch),
+    delete: (id) => del(id),
+  };
+}

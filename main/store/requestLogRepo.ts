@@ -1,0 +1,201 @@
+// Request log (R15.1): appends are buffered in memory and written in one
+// transaction per batch, so the request path never waits on a per-entry fsync.
+// Each flush trims the table to the newest `retention` rows.
+import type Database from "better-sqlite3";
+import type { RequestLogEntry } from "../../shared/types.js";
+import { isUniqueViolation } from "./errors.js";
+import { fromFlag, fromJson, toFlag, toJson } from "./rows.js";
+import type { RequestLogRepo } from "./types.js";
+
+/** R15.1 bounded retention: rows kept when the caller does not say otherwise. */
+export const DEFAULT_REQUEST_LOG_RETENTION = 10_000;
+const FLUSH_BATCH_SIZE = 100;
+const FLUSH_DELAY_MS = 250;
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 1_000;
+
+export interface RequestLogOptions {
+  retention: number;
+  /** Receives failures of background flushes, which have no caller to throw to. */
+  onError: (err: Error) => void;
+}
+
+export interface BufferedRequestLog extends RequestLogRepo {
+  /** Flushes what is buffered and refuses later appends. */
+  close(): void;
+}
+
+interface RequestLogRow {
+  id: string;
+  time: number;
+  client_format: RequestLogEntry["clientFormat"];
+  model: string;
+  combo: string | null;
+  provider: string | null;
+  connection_id: string | null;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  stream: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  attempts: string;
+}
+
+function toEntry(row: RequestLogRow): RequestLogEntry {
+  return {
+    id: row.id,
+    time: row.time,
+    clientFormat: row.client_format,
+    model: row.model,
+    combo: row.combo,
+    provider: row.provider,
+    connectionId: row.connection_id,
+    status: row.status,
+    errorCode: row.error_code,
+    latencyMs: row.latency_ms,
+    ttfbMs: row.ttfb_ms,
+    stream: fromFlag(row.stream),
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    attempts: fromJson(row.attempts),
+  };
+}
+
+function toParams(e: RequestLogEntry): Record<string, unknown> {
+  return {
+    id: e.id,
+    time: e.time,
+    client_format: e.clientFormat,
+    model: e.model,
+    combo: e.combo,
+    provider: e.provider,
+    connection_id: e.connectionId,
+    status: e.status,
+    error_code: e.errorCode,
+    latency_ms: e.latencyMs,
+    ttfb_ms: e.ttfbMs,
+    stream: toFlag(e.stream),
+    input_tokens: e.inputTokens,
+    output_tokens: e.outputTokens,
+    attempts: toJson(e.attempts),
+  };
+}
+
+function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
+  return Math.min(MAX_LIST_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+export function createRequestLogRepo(db: Database.Database, options: RequestLogOptions): BufferedRequestLog {
+  const { retention, onError } = options;
+  if (!Number.isInteger(retention) || retention < 0) {
+    throw new RangeError(`request log retention must be a non-negative integer (got ${retention})`);
+  }
+
+  const insert = db.prepare(
+    `INSERT INTO request_log (id, time, client_format, model, combo, provider, connection_id, status, error_code,
+       latency_ms, ttfb_ms, stream, input_tokens, output_tokens, attempts)
+     VALUES (@id, @time, @client_format, @model, @combo, @provider, @connection_id, @status, @error_code,
+       @latency_ms, @ttfb_ms, @stream, @input_tokens, @output_tokens, @attempts)`,
+  );
+  // The first row beyond the retention bound, in list order; it and everything older goes.
+  const selectCutoff = db.prepare<[number], { time: number; seq: number }>(
+    "SELECT time, seq FROM request_log ORDER BY time DESC, seq DESC LIMIT 1 OFFSET ?",
+  );
+  const pruneFrom = db.prepare<[number, number, number]>(
+    "DELETE FROM request_log WHERE time < ? OR (time = ? AND seq <= ?)",
+  );
+  const select = db.prepare<[Record<string, unknown>], RequestLogRow>(
+    `SELECT id, time, client_format, model, combo, provider, connection_id, status, error_code, latency_ms,
+       ttfb_ms, stream, input_tokens, output_tokens, attempts
+     FROM request_log
+     WHERE (@provider IS NULL OR provider = @provider)
+       AND (@model IS NULL OR model = @model)
+       AND (@status IS NULL OR status = @status)
+     ORDER BY time DESC, seq DESC
+     LIMIT @limit`,
+  );
+
+  let buffer: RequestLogEntry[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  const writeBatch = db.transaction((batch: RequestLogEntry[]): string[] => {
+    const duplicates: string[] = [];
+    for (const entry of batch) {
+      try {
+        insert.run(toParams(entry));
+      } catch (err) {
+        // A constraint failure undoes only this statement; the rest of the batch still commits.
+        if (!isUniqueViolation(err)) throw err;
+        duplicates.push(entry.id);
+      }
+    }
+    const cutoff = selectCutoff.get(retention);
+    if (cutoff) pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq);
+    return duplicates;
+  });
+
+  const flush = (): void => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    if (buffer.length === 0) return;
+    // Taken out before writing: a batch that cannot be written is reported once, not retried forever.
+    const batch = buffer;
+    buffer = [];
+    const duplicates = writeBatch(batch);
+    if (duplicates.length > 0) {
+      onError(new Error(`request log: duplicate entry ids not stored: ${duplicates.join(", ")}`));
+    }
+  };
+
+  const flushInBackground = (): void => {
+    try {
+      flush();
+    } catch (err) {
+      onError(asError(err));
+    }
+  };
+
+  return {
+    append(entry) {
+      if (closed) {
+        onError(new Error(`request log is closed; entry ${entry.id} not stored`));
+        return;
+      }
+      buffer.push(entry);
+      if (buffer.length >= FLUSH_BATCH_SIZE) {
+        flushInBackground();
+      } else if (!timer) {
+        timer = setTimeout(flushInBackground, FLUSH_DELAY_MS);
+        // A pending log write must never keep a finished process alive.
+        timer.unref();
+      }
+    },
+    flush,
+    list(query) {
+      flush();
+      return select
+        .all({
+          provider: query.provider ?? null,
+          model: query.model ?? null,
+          status: query.status ?? null,
+          limit: clampLimit(query.limit),
+        })
+        .map(toEntry);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      flush();
+    },
+  };
+}

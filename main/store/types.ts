@@ -1,0 +1,91 @@
+// The store's public surface, used by main/app, main/api and main/gateway.
+// Implemented with better-sqlite3 (synchronous, prepared statements, WAL).
+import type {
+  ApiKeyInfo, AppSettings, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry,
+} from "../../shared/types.js";
+import type { BreakerStore, ConnectionRuntimeStore } from "../engine/ports.js";
+
+export type ProviderInput = Omit<Provider, "createdAt" | "updatedAt">;
+
+/** Everything a caller may set on a connection (runtime fields are written by the engine only). */
+export interface ConnectionInput {
+  id: string;
+  provider: string;
+  name: string;
+  priority: number;
+  weight: number;
+  active: boolean;
+  maxConcurrent: number | null;
+  rateLimitOverrides: Connection["rateLimitOverrides"];
+  providerSpecificData: Connection["providerSpecificData"];
+  disableCooling: boolean;
+}
+
+export interface ProviderRepo {
+  list(): Provider[];
+  get(id: string): Provider | null;
+  create(input: ProviderInput): Provider;
+  /** Partial update; returns the updated provider or null when absent. */
+  update(id: string, patch: Partial<ProviderInput>): Provider | null;
+  /** Deletes the provider and its connections. */
+  delete(id: string): boolean;
+}
+
+export interface ConnectionRepo extends ConnectionRuntimeStore {
+  list(filter?: { provider?: string }): Connection[];
+  get(id: string): Connection | null;
+  /** `secret` undefined = no secret; the store encrypts it at rest. */
+  create(input: ConnectionInput, secret?: string): Connection;
+  /** `secret`: undefined = keep, null = remove, string = replace (and reset terminal state). */
+  update(id: string, patch: Partial<Omit<ConnectionInput, "id" | "provider">>, secret?: string | null): Connection | null;
+  delete(id: string): boolean;
+  /** Decrypted secret, for the upstream call only. Never put it in a response or log. */
+  getSecret(id: string): string | null;
+  setRateLimitProtection(id: string, enabled: boolean | null): Connection | null;
+  updateRuntime(id: string, patch: Partial<ConnectionRuntime>): void;
+}
+
+export interface ComboRepo {
+  list(): Combo[];
+  get(name: string): Combo | null;
+  create(input: Omit<Combo, "createdAt" | "updatedAt">): Combo;
+  update(name: string, patch: Partial<Omit<Combo, "name" | "createdAt" | "updatedAt">>): Combo | null;
+  delete(name: string): boolean;
+}
+
+export interface ApiKeyRepo {
+  list(): ApiKeyInfo[];
+  /** Creates a key `sk-sy-…`; the plain key is returned once and only its SHA-256 is stored. */
+  create(input: { name: string; scopes: string[]; allowedConnections: string[] }): { info: ApiKeyInfo; key: string };
+  delete(id: string): boolean;
+  /** Looks a presented key up by its hash; updates lastUsedAt. */
+  verify(key: string): ApiKeyInfo | null;
+}
+
+/** Key/value documents: "settings" (AppSettings, partial) and "resilience" (raw patch document). */
+export interface SettingsRepo {
+  getDocument<T = unknown>(key: string): T | null;
+  setDocument(key: string, value: unknown): void;
+}
+
+export interface RequestLogRepo {
+  /** Buffered: written in batches off the hot path; `flush()` writes now. */
+  append(entry: RequestLogEntry): void;
+  flush(): void;
+  list(query: { limit?: number; provider?: string; model?: string; status?: number }): RequestLogEntry[];
+}
+
+export interface Store {
+  providers: ProviderRepo;
+  connections: ConnectionRepo;
+  combos: ComboRepo;
+  apiKeys: ApiKeyRepo;
+  settings: SettingsRepo;
+  logs: RequestLogRepo;
+  breakers: BreakerStore;
+  /** Runs fn in one SQLite transaction. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export type { AppSettings };

@@ -1,0 +1,90 @@
+// The only bridge between the sandboxed renderer and main (R0.1, R14.3). It exposes exactly
+// `window.switchyard = { invoke, onEvent }`: no ipcRenderer, no channel names, no Node.
+//
+// A sandboxed preload can `require` nothing but "electron" (and a few built-ins), and it must be
+// CommonJS; so shared/contract.ts is imported for TYPES only and the method list is written out
+// here. The `Record<ContractMethod, true>` annotation makes the compiler reject this list as soon
+// as it differs from the contract in either direction.
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from "electron";
+import type { ContractMethod, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from "../shared/contract.js";
+import type { IpcReply } from "../main/desktop/ipc.js";
+
+const INVOKE_CHANNEL: typeof IPC_INVOKE_CHANNEL = "switchyard:invoke";
+const EVENT_CHANNEL: typeof IPC_EVENT_CHANNEL = "switchyard:event";
+
+const CONTRACT_METHODS: Record<ContractMethod, true> = {
+  listProviders: true,
+  getProvider: true,
+  createProvider: true,
+  updateProvider: true,
+  replaceProvider: true,
+  deleteProvider: true,
+  listConnections: true,
+  getConnection: true,
+  createConnection: true,
+  updateConnection: true,
+  replaceConnection: true,
+  deleteConnection: true,
+  testConnection: true,
+  listCombos: true,
+  createCombo: true,
+  updateCombo: true,
+  deleteCombo: true,
+  listKeys: true,
+  createKey: true,
+  deleteKey: true,
+  getResilience: true,
+  patchResilience: true,
+  resetBreakers: true,
+  listCooldowns: true,
+  clearCooldowns: true,
+  listModelCooldowns: true,
+  clearModelCooldowns: true,
+  monitoringHealth: true,
+  setRateLimitProtection: true,
+  getSettings: true,
+  patchSettings: true,
+  listLogs: true,
+  exportConfig: true,
+  importConfig: true,
+  getClock: true,
+  advanceClock: true,
+};
+
+function failure(code: string, message: string): { error: { code: string; message: string } } {
+  return { error: { code, message } };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+const bridge = {
+  /** Rejects with a plain `{error:{code,message}}`: contextBridge drops custom fields of Errors. */
+  async invoke(method: unknown, input?: unknown): Promise<unknown> {
+    if (typeof method !== "string" || !Object.prototype.hasOwnProperty.call(CONTRACT_METHODS, method)) {
+      throw failure("unknown_method", `Unknown method: ${String(method).slice(0, 80)}`);
+    }
+    if (input !== undefined && !isPlainObject(input)) throw failure("invalid_request", `Input of ${method} must be a plain object`);
+    const reply = (await ipcRenderer.invoke(INVOKE_CHANNEL, method, input ?? {})) as IpcReply | undefined;
+    if (reply && reply.ok === true) return reply.value;
+    if (reply && reply.ok === false) throw { error: reply.error };
+    throw failure("ipc_error", "Malformed reply from the main process");
+  },
+
+  /** The listener gets the event payload only, never Electron's event object (it holds `sender`). */
+  onEvent(listener: unknown): () => void {
+    if (typeof listener !== "function") throw new TypeError("onEvent needs a function");
+    const forward = (_event: IpcRendererEvent, payload: unknown) => {
+      (listener as (payload: unknown) => void)(payload);
+    };
+    ipcRenderer.on(EVENT_CHANNEL, forward);
+    return () => {
+      ipcRenderer.removeListener(EVENT_CHANNEL, forward);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld("switchyard", bridge);

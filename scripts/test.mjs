@@ -1,0 +1,15 @@
+// `npm test`: install what is missing, build, then run every suite (unit, integration, e2e).
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { ensureDependencies, ensureChromium } from "./ensure.mjs";
+import { build } from "./build.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+ensureDependencies();
+const chromium = ensureChromium();
+build();
+const env = { ...process.env };
+if (chromium) env.SWITCHYARD_CHROMIUM = chromium;
+const r = spawnSync(path.join(root, "node_modules", ".bin", "vitest"), ["run", ...process.argv.slice(2)], { cwd: root, stdio: "inherit", env });
+process.exit(r.status ?? 1);

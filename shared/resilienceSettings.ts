@@ -1,0 +1,411 @@
+// The resilience settings document (R10): its type, every default number from the spec, the
+// documented ranges, and the normaliser that clamps a stored document and reports what it changed.
+// Env vars only seed defaults; a persisted value wins (R10.2), except RATE_LIMIT_AUTO_ENABLE.
+
+export type Category = "oauth" | "apikey" | "local";
+
+export interface BreakerProfileSettings {
+  /** null = derived from failureThreshold (D2). */
+  degradationThreshold: number | null;
+  failureThreshold: number;
+  resetTimeoutMs: number;
+  escalateAfter: number;
+  maxBackoffMultiplier: number;
+}
+
+export interface ProviderCooldownProfile {
+  failureThreshold: number;
+  failureWindowMs: number;
+  cooldownMs: number;
+}
+
+export interface ConnectionCooldownProfile {
+  baseCooldownMs: number;
+  maxBackoffSteps: number;
+  useUpstreamRetryHints: boolean;
+}
+
+export interface ResilienceSettings {
+  providerBreaker: Record<Category, BreakerProfileSettings>;
+  providerCooldown: Record<Category, ProviderCooldownProfile> & {
+    enabled: boolean;
+    minRetryCooldownMs: number;
+    maxRetryCooldownMs: number;
+  };
+  connectionCooldown: {
+    oauth: ConnectionCooldownProfile;
+    apikey: ConnectionCooldownProfile;
+    /** Absent = local providers use the apikey profile. */
+    local?: ConnectionCooldownProfile;
+    /** Global rate-limit reset hint in seconds (env OMNIROUTE_ROTATION_RATE_LIMIT_RESET_SECONDS); null = none. */
+    rateLimitResetSeconds: number | null;
+  };
+  modelLockout: {
+    enabled: boolean;
+    errorCodes: number[];
+    baseCooldownMs: number;
+    maxCooldownMs: number;
+    maxBackoffSteps: number;
+    useExponentialBackoff: boolean;
+  };
+  streamStallCooldown: { enabled: boolean };
+  requestQueue: {
+    maxWaitMs: number;
+    executionMaxWaitMs: number;
+    maxQueueDepth: number;
+    autoEnableApiKeyProviders: boolean;
+  };
+  comboCooldownWait: { enabled: boolean; maxWaitMs: number; maxAttempts: number; budgetMs: number };
+  streamRecovery: {
+    enabled: boolean;
+    midstreamEnabled: boolean;
+    contentStallTimeoutMs: number;
+    idleTimeoutMs: number;
+    attemptDeadlineMs: number;
+    throughputWatchdog: { enabled: boolean; warmupMs: number; windowMs: number; minBytesPerSec: number; minBytes: number };
+  };
+  p2cLatency: { weight: number };
+  quotaShareConcurrencyLimit: { enabled: boolean };
+  quotaPreflightCutoff: { enabled: boolean };
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+// Fixed numbers of the engine that are not operator settings.
+export const BREAKER_SAME_CONNECTION_DEDUPE_MS = 5_000; // D2
+export const BREAKER_DERIVED_DEGRADATION_RATIO = 0.6; // D2
+export const EXPIRED_RETRY_MAX = 3; // R4.6
+export const CONCURRENCY_LIMIT_COOLDOWN_MS = 1_000; // R4.5
+export const CONNECTION_COOLDOWN_CAP_MS = 1_800_000; // D4
+export const PARSED_RESET_CAP_MS = 30 * DAY; // D4
+export const USAGE_LIMIT_COOLDOWN_MS = HOUR; // D4 "usage limit reached" (oauth)
+export const WEEKLY_LIMIT_COOLDOWN_MS = DAY; // D4
+export const SESSION_LIMIT_COOLDOWN_MS = 5 * HOUR; // D4
+export const REQUEST_REJECTED_STEPS_MS: readonly number[] = [5 * MINUTE, 15 * MINUTE, 45 * MINUTE]; // D4
+export const REQUEST_REJECTED_MAX_COOLDOWN_MS = HOUR; // R4.7
+export const REQUEST_REJECTED_STREAK_RESET_MS = HOUR; // D4
+export const MODEL_LOCKOUT_DEFAULT_WINDOW_MS = 30 * MINUTE; // D5
+export const RESTATED_QUOTA_CLIENT_RETRY_AFTER_MS = MINUTE; // R12.2
+export const MODEL_ACCESS_DENIED_COOLDOWN_MS = 6 * HOUR; // R12.2
+export const OPERATOR_RULE_MAX_COOLDOWN_MS = 30 * DAY; // R12.4
+export const PROVIDER_RETRY_SECONDS_RANGE = { min: 1, max: 21_600 }; // R4.3
+
+export const DEFAULT_RESILIENCE_SETTINGS: ResilienceSettings = {
+  providerBreaker: {
+    oauth: { degradationThreshold: 5, failureThreshold: 8, resetTimeoutMs: 60_000, escalateAfter: 2, maxBackoffMultiplier: 8 }, // R2.2, D2
+    apikey: { degradationThreshold: 7, failureThreshold: 12, resetTimeoutMs: 30_000, escalateAfter: 3, maxBackoffMultiplier: 4 }, // R2.2, D2
+    local: { degradationThreshold: null, failureThreshold: 2, resetTimeoutMs: 15_000, escalateAfter: 3, maxBackoffMultiplier: 4 }, // R2.2, D2
+  },
+  providerCooldown: {
+    enabled: false, // R3.1
+    oauth: { failureThreshold: 10, failureWindowMs: 15 * MINUTE, cooldownMs: 5 * MINUTE }, // R3.1
+    apikey: { failureThreshold: 15, failureWindowMs: 30 * MINUTE, cooldownMs: 10 * MINUTE }, // R3.1
+    local: { failureThreshold: 2, failureWindowMs: 5 * MINUTE, cooldownMs: MINUTE }, // R3.1
+    minRetryCooldownMs: 3_000, // R3.2 (spec gives no number; matches the apikey base cooldown)
+    maxRetryCooldownMs: 2 * MINUTE, // R3.2 (spec gives no number)
+  },
+  connectionCooldown: {
+    oauth: { baseCooldownMs: 5_000, maxBackoffSteps: 8, useUpstreamRetryHints: false }, // R4.2, D4
+    apikey: { baseCooldownMs: 3_000, maxBackoffSteps: 5, useUpstreamRetryHints: true }, // R4.2, D4
+    rateLimitResetSeconds: null, // R4.3
+  },
+  modelLockout: {
+    enabled: false, // R5.1
+    errorCodes: [403, 404, 429, 502, 503, 504], // R5.1
+    baseCooldownMs: 120_000, // R5.1
+    maxCooldownMs: 1_800_000, // R5.1
+    maxBackoffSteps: 10, // R5.1
+    useExponentialBackoff: true, // R5.1
+  },
+  streamStallCooldown: { enabled: false }, // R4.8
+  requestQueue: {
+    maxWaitMs: 30_000, // R9.1
+    executionMaxWaitMs: 600_000, // R9.1
+    maxQueueDepth: 0, // R9.3
+    autoEnableApiKeyProviders: true, // R9.5
+  },
+  comboCooldownWait: { enabled: true, maxWaitMs: 90_000, maxAttempts: 5, budgetMs: 300_000 }, // D11
+  streamRecovery: {
+    enabled: true, // R13.7
+    midstreamEnabled: false, // R13.7
+    contentStallTimeoutMs: 120_000, // R13.7
+    idleTimeoutMs: 300_000, // R13.7
+    attemptDeadlineMs: 600_000, // R13.7
+    throughputWatchdog: { enabled: false, warmupMs: 30_000, windowMs: 30_000, minBytesPerSec: 4, minBytes: 1 }, // R13.5, D13
+  },
+  p2cLatency: { weight: 0 }, // R4.10
+  quotaShareConcurrencyLimit: { enabled: true }, // R8.2
+  quotaPreflightCutoff: { enabled: false }, // R10.2
+};
+
+/** A numeric range; `zeroMeansOff` allows 0 below `min` (e.g. a disabled watchdog). */
+export interface NumberRange {
+  min: number;
+  max: number;
+  integer?: boolean;
+  zeroMeansOff?: boolean;
+}
+
+const int = (min: number, max: number): NumberRange => ({ min, max, integer: true });
+
+const breakerRanges = {
+  degradationThreshold: int(1, 999), // D2 (then clamped to failureThreshold - 1)
+  failureThreshold: int(1, 1_000),
+  resetTimeoutMs: int(1_000, HOUR),
+  escalateAfter: int(0, 100),
+  maxBackoffMultiplier: int(1, 1_024),
+};
+const windowGateRanges = { failureThreshold: int(1, 10_000), failureWindowMs: int(1_000, DAY), cooldownMs: int(1_000, DAY) };
+const connectionCooldownRanges = { baseCooldownMs: int(100, HOUR), maxBackoffSteps: int(0, 20) };
+
+/** Ranges mirror the document's shape; numbers without an entry here are unbounded. */
+export const RESILIENCE_RANGES = {
+  providerBreaker: { oauth: breakerRanges, apikey: breakerRanges, local: breakerRanges },
+  providerCooldown: {
+    oauth: windowGateRanges,
+    apikey: windowGateRanges,
+    local: windowGateRanges,
+    minRetryCooldownMs: int(100, HOUR),
+    maxRetryCooldownMs: int(100, DAY),
+  },
+  connectionCooldown: {
+    oauth: connectionCooldownRanges,
+    apikey: connectionCooldownRanges,
+    local: connectionCooldownRanges,
+    rateLimitResetSeconds: int(PROVIDER_RETRY_SECONDS_RANGE.min, PROVIDER_RETRY_SECONDS_RANGE.max), // R4.3
+  },
+  modelLockout: { baseCooldownMs: int(5_000, 600_000), maxCooldownMs: int(5_000, HOUR), maxBackoffSteps: int(0, 20) }, // D5
+  requestQueue: { maxWaitMs: int(0, DAY), executionMaxWaitMs: int(1, DAY), maxQueueDepth: int(0, 100_000) }, // D9
+  comboCooldownWait: { maxWaitMs: int(0, 300_000), maxAttempts: int(0, 100), budgetMs: int(0, HOUR) }, // D11
+  streamRecovery: {
+    contentStallTimeoutMs: { ...int(1_000, HOUR), zeroMeansOff: true }, // R13.7
+    idleTimeoutMs: { ...int(1_000, HOUR), zeroMeansOff: true },
+    attemptDeadlineMs: int(1_000, DAY),
+    throughputWatchdog: { warmupMs: int(0, HOUR), windowMs: int(1_000, HOUR), minBytesPerSec: { min: 0, max: 1_000_000 }, minBytes: int(0, 1_000_000_000) },
+  },
+  p2cLatency: { weight: { min: 0, max: 20 } }, // R4.10
+} as const;
+
+export interface SettingsChange {
+  path: string;
+  from: unknown;
+  to: unknown;
+  reason: string;
+}
+
+export interface NormalizedResilience {
+  settings: ResilienceSettings;
+  changes: SettingsChange[];
+}
+
+export type Env = Record<string, string | undefined>;
+
+type Doc = Record<string, unknown>;
+
+const isPlainObject = (value: unknown): value is Doc =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Keys that may be absent from the defaults but are valid when present. */
+const OPTIONAL_SECTIONS: Record<string, unknown> = {
+  "connectionCooldown.local": DEFAULT_RESILIENCE_SETTINGS.connectionCooldown.apikey,
+};
+
+export function clampNumber(value: number, range: NumberRange | undefined): number {
+  if (!range) return value;
+  if (range.zeroMeansOff && value <= 0) return 0;
+  const rounded = range.integer ? Math.round(value) : value;
+  return Math.min(range.max, Math.max(range.min, rounded));
+}
+
+function rangeAt(path: string): NumberRange | undefined {
+  let node: unknown = RESILIENCE_RANGES;
+  for (const key of path.split(".")) {
+    if (!isPlainObject(node)) return undefined;
+    node = node[key];
+  }
+  return isPlainObject(node) && typeof node.min === "number" ? (node as unknown as NumberRange) : undefined;
+}
+
+function normalizeStatusCodes(raw: unknown, fallback: number[], path: string, changes: SettingsChange[]): number[] {
+  if (raw === undefined || raw === null) return [...fallback];
+  if (!Array.isArray(raw)) {
+    changes.push({ path, from: raw, to: fallback, reason: "expected an array of HTTP status codes" });
+    return [...fallback];
+  }
+  const kept = [...new Set(raw.filter((code): code is number => Number.isInteger(code) && code >= 100 && code <= 599))];
+  if (kept.length === 0) {
+    changes.push({ path, from: raw, to: fallback, reason: "no status code within 100-599; default restored" }); // D5
+    return [...fallback];
+  }
+  if (kept.length !== raw.length) changes.push({ path, from: raw, to: kept, reason: "codes outside 100-599 dropped" }); // D5
+  return kept;
+}
+
+function normalizeNode(raw: unknown, fallback: unknown, path: string, changes: SettingsChange[]): unknown {
+  if (Array.isArray(fallback)) return normalizeStatusCodes(raw, fallback as number[], path, changes);
+  if (isPlainObject(fallback)) {
+    let source: Doc = {};
+    if (isPlainObject(raw)) source = raw;
+    else if (raw !== undefined && raw !== null) changes.push({ path, from: raw, to: fallback, reason: "expected an object" });
+    const out: Doc = {};
+    for (const key of Object.keys(fallback)) out[key] = normalizeNode(source[key], fallback[key], join(path, key), changes);
+    for (const key of Object.keys(source)) {
+      if (key in fallback) continue;
+      const optional = OPTIONAL_SECTIONS[join(path, key)];
+      if (optional !== undefined && source[key] !== null) out[key] = normalizeNode(source[key], optional, join(path, key), changes);
+      else if (optional === undefined) changes.push({ path: join(path, key), from: source[key], to: undefined, reason: "unknown key dropped" });
+    }
+    return out;
+  }
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof fallback === "boolean") {
+    if (typeof raw === "boolean") return raw;
+    changes.push({ path, from: raw, to: fallback, reason: "expected a boolean" });
+    return fallback;
+  }
+  if (typeof raw !== "number" || !Number.isFinite(raw)) {
+    changes.push({ path, from: raw, to: fallback, reason: "expected a finite number" });
+    return fallback;
+  }
+  const clamped = clampNumber(raw, rangeAt(path));
+  if (clamped !== raw) changes.push({ path, from: raw, to: clamped, reason: describeRange(rangeAt(path)) });
+  return clamped;
+}
+
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+function describeRange(range: NumberRange | undefined): string {
+  if (!range) return "out of range";
+  const span = `${range.min}-${range.max}`;
+  return `clamped to ${range.zeroMeansOff ? `0 (off) or ${span}` : span}${range.integer ? " (integer)" : ""}`;
+}
+
+// Fields whose value depends on another field are fixed after the per-field clamp.
+function applyCrossFieldRules(s: ResilienceSettings, changes: SettingsChange[]): void {
+  const raise = (path: string, from: number, to: number, reason: string) => changes.push({ path, from, to, reason });
+  for (const category of ["oauth", "apikey", "local"] as const) {
+    const profile = s.providerBreaker[category];
+    if (profile.degradationThreshold !== null) {
+      const limit = Math.max(1, profile.failureThreshold - 1);
+      if (profile.degradationThreshold > limit) {
+        raise(`providerBreaker.${category}.degradationThreshold`, profile.degradationThreshold, limit, "must stay below failureThreshold"); // D2
+        profile.degradationThreshold = limit;
+      }
+    }
+  }
+  const pc = s.providerCooldown;
+  if (pc.maxRetryCooldownMs < pc.minRetryCooldownMs) {
+    raise("providerCooldown.maxRetryCooldownMs", pc.maxRetryCooldownMs, pc.minRetryCooldownMs, "must be >= minRetryCooldownMs");
+    pc.maxRetryCooldownMs = pc.minRetryCooldownMs;
+  }
+  const ml = s.modelLockout;
+  if (ml.maxCooldownMs < ml.baseCooldownMs) {
+    raise("modelLockout.maxCooldownMs", ml.maxCooldownMs, ml.baseCooldownMs, "must be >= baseCooldownMs"); // D5
+    ml.maxCooldownMs = ml.baseCooldownMs;
+  }
+  const cw = s.comboCooldownWait;
+  if (cw.budgetMs < cw.maxWaitMs) {
+    raise("comboCooldownWait.budgetMs", cw.budgetMs, cw.maxWaitMs, "must be >= maxWaitMs"); // D11
+    cw.budgetMs = cw.maxWaitMs;
+  }
+}
+
+function parseEnvBoolean(value: string | undefined): boolean | undefined {
+  const v = value?.trim().toLowerCase();
+  if (v === "true" || v === "1" || v === "on" || v === "yes") return true;
+  if (v === "false" || v === "0" || v === "off" || v === "no") return false;
+  return undefined;
+}
+
+function parseEnvNumber(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+const BREAKER_ENV_CATEGORY: Record<Category, string> = { oauth: "OAUTH", apikey: "API_KEY", local: "LOCAL" };
+
+/** [env var names (first set wins), document path, kind]. */
+function envBindings(): Array<[string[], string, "boolean" | "number"]> {
+  const out: Array<[string[], string, "boolean" | "number"]> = [
+    [["QUOTA_PREFLIGHT_CUTOFF_ENABLED"], "quotaPreflightCutoff.enabled", "boolean"],
+    [["PROVIDER_COOLDOWN_ENABLED"], "providerCooldown.enabled", "boolean"],
+    [["STREAM_RECOVERY_ENABLED"], "streamRecovery.enabled", "boolean"],
+    [["STREAM_RECOVERY_MIDSTREAM_ENABLED"], "streamRecovery.midstreamEnabled", "boolean"],
+    [["STREAM_THROUGHPUT_WATCHDOG_ENABLED"], "streamRecovery.throughputWatchdog.enabled", "boolean"],
+    [["STREAM_CONTENT_STALL_TIMEOUT_MS"], "streamRecovery.contentStallTimeoutMs", "number"],
+    [["OMNIROUTE_ROTATION_RATE_LIMIT_RESET_SECONDS"], "connectionCooldown.rateLimitResetSeconds", "number"],
+    [["RATE_LIMIT_MAX_WAIT_MS"], "requestQueue.maxWaitMs", "number"],
+    [["RATE_LIMIT_EXECUTION_MAX_WAIT_MS"], "requestQueue.executionMaxWaitMs", "number"],
+    [["RATE_LIMIT_MAX_QUEUE_DEPTH"], "requestQueue.maxQueueDepth", "number"],
+  ];
+  for (const [category, name] of Object.entries(BREAKER_ENV_CATEGORY)) {
+    const names = (suffix: string) => [`SWITCHYARD_CIRCUIT_BREAKER_${name}_${suffix}`, `OMNIROUTE_CIRCUIT_BREAKER_${name}_${suffix}`];
+    out.push([names("THRESHOLD"), `providerBreaker.${category}.failureThreshold`, "number"]);
+    out.push([names("DEGRADATION_THRESHOLD"), `providerBreaker.${category}.degradationThreshold`, "number"]);
+    out.push([names("RESET_MS"), `providerBreaker.${category}.resetTimeoutMs`, "number"]);
+  }
+  for (const [category, name] of [["oauth", "OAUTH"], ["apikey", "API_KEY"]] as const) {
+    const prefix = `OMNIROUTE_PROVIDER_BREAKER_${name}_`;
+    out.push([[`${prefix}FAILURE_THRESHOLD`], `providerCooldown.${category}.failureThreshold`, "number"]);
+    out.push([[`${prefix}FAILURE_WINDOW_MS`], `providerCooldown.${category}.failureWindowMs`, "number"]);
+    out.push([[`${prefix}COOLDOWN_MS`], `providerCooldown.${category}.cooldownMs`, "number"]);
+  }
+  return out;
+}
+
+function setPath(doc: Doc, path: string, value: unknown): void {
+  const keys = path.split(".");
+  let node = doc;
+  for (const key of keys.slice(0, -1)) node = node[key] as Doc;
+  node[keys[keys.length - 1]!] = value;
+}
+
+/** The defaults with env seeds applied: what an empty stored document normalises to (R10.2). */
+export function resilienceDefaults(env: Env, changes: SettingsChange[] = []): ResilienceSettings {
+  const defaults = structuredClone(DEFAULT_RESILIENCE_SETTINGS) as unknown as Doc;
+  for (const [names, path, kind] of envBindings()) {
+    const name = names.find((n) => env[n] !== undefined && env[n]!.trim() !== "");
+    if (!name) continue;
+    const parsed = kind === "boolean" ? parseEnvBoolean(env[name]) : parseEnvNumber(env[name]);
+    if (parsed === undefined) {
+      changes.push({ path: `env:${name}`, from: env[name], to: undefined, reason: `ignored: not a ${kind}` });
+      continue;
+    }
+    const value = typeof parsed === "number" ? clampNumber(parsed, rangeAt(path)) : parsed;
+    if (value !== parsed) changes.push({ path: `env:${name}`, from: parsed, to: value, reason: describeRange(rangeAt(path)) });
+    setPath(defaults, path, value);
+  }
+  return defaults as unknown as ResilienceSettings;
+}
+
+/** R10.1: clamps every number to its range, restores defaults for wrong types, reports each change. */
+export function normalizeResilienceSettings(raw: unknown, env: Env): NormalizedResilience {
+  const changes: SettingsChange[] = [];
+  const defaults = resilienceDefaults(env, changes);
+  const settings = normalizeNode(raw ?? {}, defaults, "", changes) as ResilienceSettings;
+  applyCrossFieldRules(settings, changes);
+  const forced = parseEnvBoolean(env.RATE_LIMIT_AUTO_ENABLE); // R9.5: the one env var that beats the stored value
+  if (forced !== undefined && forced !== settings.requestQueue.autoEnableApiKeyProviders) {
+    changes.push({ path: "requestQueue.autoEnableApiKeyProviders", from: settings.requestQueue.autoEnableApiKeyProviders, to: forced, reason: "RATE_LIMIT_AUTO_ENABLE overrides the stored value" });
+    settings.requestQueue.autoEnableApiKeyProviders = forced;
+  }
+  return { settings, changes };
+}
+
+/**
+ * R10.3 partial deep patch over the stored (raw) document: objects merge, arrays and scalars
+ * replace, and `null` removes the stored field so the env seed or default applies again.
+ */
+export function applyResiliencePatch(current: unknown, patch: unknown): Doc {
+  const base: Doc = isPlainObject(current) ? structuredClone(current) : {};
+  if (!isPlainObject(patch)) return base;
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete base[key];
+    else if (isPlainObject(value)) base[key] = applyResiliencePatch(base[key], value);
+    else base[key] = structuredClone(value);
+  }
+  return base;
+}

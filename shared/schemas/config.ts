@@ -1,0 +1,271 @@
+// Input schemas of the management contract (R14.3: main validates every payload, once, at the
+// adapter boundary). Shared so that the renderer can pre-validate forms with the same rules.
+// Entity bodies strip unknown keys (a GET object may be sent back with server-side fields);
+// the settings patch is strict, because a misspelt setting silently doing nothing is a trap.
+import { z } from "zod";
+import { APP_SETTINGS_LIMITS } from "../appSettings.js";
+
+/** Provider ids appear in `provider/model` addresses, so they never contain a slash. */
+export const PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Connection ids, combo names and aliases: URL-path safe, no slash. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** `provider/model`: a provider id, a slash, then any model name without whitespace. */
+export const PROVIDER_MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/\S+$/;
+
+/** R11.1: the routing strategies a combo may name. */
+export const COMBO_STRATEGIES = [
+  "priority", "weighted", "round-robin", "fill-first", "p2c", "random", "strict-random",
+  "least-used", "cost-optimized", "reset-aware", "reset-window", "headroom", "quota-weighted",
+  "lkgp", "context-optimized", "context-relay", "cache-optimized", "auto", "fusion", "pipeline",
+] as const;
+
+/** R4.3: per-provider and per-connection rate-limit retry delay, seconds. */
+const RETRY_DELAY_SECONDS = { min: 1, max: 21_600 };
+
+const providerId = z.string().regex(PROVIDER_ID_PATTERN, "must be letters, digits, '.', '_' or '-' (no '/')");
+const entityName = z.string().regex(NAME_PATTERN, "must be letters, digits, '.', '_', ':' or '-' (no '/')");
+const nonEmpty = z.string().trim().min(1, "must not be empty");
+const stringList = z.array(nonEmpty);
+const plainObject = z.record(z.string(), z.unknown());
+
+// ---------------------------------------------------------------- providers
+
+export const PROVIDER_FORMATS = ["openai", "anthropic", "gemini", "simulator"] as const;
+export const PROVIDER_CATEGORIES = ["apikey", "oauth", "local"] as const;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Empty only makes sense for the simulator, which may be served in-process. */
+const baseUrl = z.string().refine((value) => value === "" || isHttpUrl(value), "must be an http(s) URL");
+
+/** Every settable provider field, all optional and without defaults (a PATCH body). */
+export const providerPatchSchema = z.object({
+  format: z.enum(PROVIDER_FORMATS).optional(),
+  baseUrl: baseUrl.optional(),
+  category: z.enum(PROVIDER_CATEGORIES).optional(),
+  models: stringList.optional(),
+  quotaFamilies: z.record(nonEmpty, stringList).optional(),
+  passthroughModels: z.boolean().optional(),
+  rateLimitCooldownSeconds: z.number().int().min(RETRY_DELAY_SECONDS.min).max(RETRY_DELAY_SECONDS.max).nullable().optional(),
+  options: plainObject.optional(),
+});
+
+/** POST /api/providers and PUT /api/providers/:id: a whole provider. */
+export const providerCreateSchema = z
+  .object({ id: providerId, ...providerPatchSchema.shape, format: z.enum(PROVIDER_FORMATS) })
+  .superRefine((value, ctx) => {
+    if (value.format !== "simulator" && !value.baseUrl) {
+      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "is required (an http(s) URL)" });
+    }
+  });
+
+export type ProviderPatchBody = z.infer<typeof providerPatchSchema>;
+export type ProviderCreateBody = z.infer<typeof providerCreateSchema>;
+
+// ---------------------------------------------------------------- connections
+
+const rateLimitOverridesSchema = z.object({
+  maxConcurrent: z.number().int().min(1).nullable().optional(),
+  modelConcurrency: z.record(nonEmpty, z.number().int().min(1)).optional(),
+  maxWaitMs: z.number().int().min(0).optional(),
+  executionMaxWaitMs: z.number().int().min(0).optional(),
+});
+
+// Loose: providers keep their own extra per-connection data next to the known fields.
+const providerSpecificDataSchema = z.looseObject({
+  rotationOverrides: z
+    .object({
+      rateLimitResetSeconds: z.number().int().min(RETRY_DELAY_SECONDS.min).max(RETRY_DELAY_SECONDS.max).optional(),
+    })
+    .optional(),
+  lowPriorityMode: z.boolean().optional(),
+  autoLimitReset: z.boolean().optional(),
+  organizationUUID: z.string().optional(),
+});
+
+/** Every caller-settable connection field (runtime fields and rateLimitProtection are not). */
+export const connectionPatchSchema = z.object({
+  name: nonEmpty.max(200).optional(),
+  /** undefined = keep the secret, null = remove it, string = replace it. */
+  apiKey: z.string().min(1, "must not be empty").max(20_000).nullable().optional(),
+  priority: z.number().finite().optional(),
+  weight: z.number().finite().min(0).optional(),
+  active: z.boolean().optional(),
+  maxConcurrent: z.number().int().min(1).nullable().optional(),
+  rateLimitOverrides: rateLimitOverridesSchema.optional(),
+  providerSpecificData: providerSpecificDataSchema.optional(),
+  disableCooling: z.boolean().optional(),
+});
+
+export const connectionCreateSchema = connectionPatchSchema.extend({
+  id: entityName.optional(),
+  provider: providerId,
+});
+
+/** PUT /api/connections/:id: a whole connection; `provider` may be restated but not changed. */
+export const connectionReplaceSchema = connectionPatchSchema.extend({
+  provider: providerId.optional(),
+});
+
+export type ConnectionPatchBody = z.infer<typeof connectionPatchSchema>;
+export type ConnectionCreateBody = z.infer<typeof connectionCreateSchema>;
+
+export const listConnectionsQuerySchema = z.object({ provider: z.string().optional() });
+
+// ---------------------------------------------------------------- combos
+
+export const comboTargetSchema = z.object({
+  model: z.string().regex(PROVIDER_MODEL_PATTERN, "must be \"provider/model\""),
+  connectionId: entityName.optional(),
+  weight: z.number().finite().min(0).optional(),
+});
+
+// Loose: strategies read their own extra knobs from the combo config.
+const comboConfigSchema = z.looseObject({
+  comboCooldownWaitEnabled: z.boolean().optional(),
+  targetTimeoutMs: z.number().int().min(0).optional(),
+  quotaShare: z.boolean().optional(),
+});
+
+export const comboPatchSchema = z.object({
+  strategy: z.enum(COMBO_STRATEGIES).optional(),
+  targets: z.array(comboTargetSchema).min(1, "needs at least one target").max(100).optional(),
+  config: comboConfigSchema.optional(),
+});
+
+export const comboCreateSchema = comboPatchSchema.extend({
+  name: entityName,
+  targets: z.array(comboTargetSchema).min(1, "needs at least one target").max(100),
+});
+
+export type ComboPatchBody = z.infer<typeof comboPatchSchema>;
+export type ComboCreateBody = z.infer<typeof comboCreateSchema>;
+
+// ---------------------------------------------------------------- API keys
+
+const scope = z.string().regex(/^[A-Za-z0-9:*._-]{1,64}$/, "must be a scope name such as \"lease:exclusive\"");
+
+export const keyCreateSchema = z.object({
+  name: nonEmpty.max(100),
+  scopes: z.array(scope).max(32).optional(),
+  allowedConnections: z.array(entityName).max(1000).optional(),
+});
+
+export type KeyCreateBody = z.infer<typeof keyCreateSchema>;
+
+// ---------------------------------------------------------------- settings
+
+const L = APP_SETTINGS_LIMITS;
+const scopeEnum = z.enum(["model", "connection", "provider"]);
+
+/** R12.4: status and/or a plain case-insensitive substring (never a RegExp), AND-ed. */
+export const providerErrorRuleSchema = z
+  .object({
+    provider: nonEmpty,
+    status: z.number().int().min(L.ruleStatus.min).max(L.ruleStatus.max).optional(),
+    match: z.string().min(1, "must not be empty").max(L.ruleMatchMaxLength).optional(),
+    scope: scopeEnum.default("connection"),
+    reason: nonEmpty.optional(),
+    cooldownMs: z.number().int().min(L.ruleCooldownMs.min).max(L.ruleCooldownMs.max, "must be at most 30 days").optional(),
+  })
+  .refine((rule) => rule.status !== undefined || rule.match !== undefined, {
+    message: "a rule needs a status, a match, or both",
+    path: ["status"],
+  });
+
+export const providerErrorDefaultSchema = z.object({
+  cooldownMs: z
+    .number()
+    .int()
+    .min(L.defaultCooldownMs.min, "must be at least 1 minute")
+    .max(L.defaultCooldownMs.max, "must be at most 30 days"),
+  scope: scopeEnum.optional(),
+  reason: nonEmpty.optional(),
+});
+
+/**
+ * PATCH /api/settings: top-level keys replace the stored value, except `emergencyFallback`,
+ * whose two fields merge. Numbers out of their documented range are clamped afterwards by
+ * the normaliser (R10.1); wrong types and R12.4 violations are rejected here.
+ */
+export const settingsPatchSchema = z.strictObject({
+  sessionAffinityTtlMs: z.number().finite().optional(),
+  requireClientKey: z.boolean().optional(),
+  maxBodyMb: z.number().finite().optional(),
+  proxyEnabled: z.boolean().optional(),
+  providerErrorRules: z.array(providerErrorRuleSchema).max(L.providerErrorRulesMax, "at most 50 rules").optional(),
+  providerErrorDefaults: z.record(providerId, providerErrorDefaultSchema).optional(),
+  emergencyFallback: z
+    .strictObject({ enabled: z.boolean().optional(), model: nonEmpty.nullable().optional() })
+    .optional(),
+  aliases: z.record(entityName, nonEmpty).optional(),
+  requestLogRetention: z.number().int().optional(),
+});
+
+export type SettingsPatchBody = z.infer<typeof settingsPatchSchema>;
+
+// ---------------------------------------------------------------- logs, export, clock
+
+export const logsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  provider: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  status: z.coerce.number().int().min(100).max(599).optional(),
+});
+
+export const exportQuerySchema = z.object({
+  format: z.enum(["json", "yaml"]).default("json"),
+});
+
+export const advanceClockSchema = z.object({
+  advanceMs: z.number().int().min(0),
+});
+
+// ---------------------------------------------------------------- config documents (R0.4)
+
+/** What a secret looks like in an exported document: present, but never its value. */
+export const REDACTED_SECRET = "<redacted>";
+
+export const configProviderSchema = providerPatchSchema.extend({ id: providerId });
+
+export const configConnectionSchema = connectionPatchSchema.extend({
+  /** Absent: matched by provider + name, else created with a generated id. */
+  id: entityName.optional(),
+  provider: providerId,
+  /** A literal, `env:NAME`, or `<redacted>` (keep the stored secret). */
+  apiKey: z.string().min(1).max(20_000).nullable().optional(),
+  /** R9.5 switch; only a config document or POST /api/rate-limits may set it. */
+  rateLimitProtection: z.boolean().nullable().optional(),
+});
+
+export const configComboSchema = comboPatchSchema.extend({ name: entityName });
+
+export const configApiKeySchema = keyCreateSchema.extend({
+  /** `env:NAME` or a literal `sk-sy-…` key; absent = generated once, kept on later imports. */
+  key: z.string().min(1).optional(),
+});
+
+export const configDocumentSchema = z.strictObject({
+  version: z.literal(1).optional(),
+  providers: z.array(configProviderSchema).optional(),
+  connections: z.array(configConnectionSchema).optional(),
+  combos: z.array(configComboSchema).optional(),
+  apiKeys: z.array(configApiKeySchema).optional(),
+  settings: settingsPatchSchema.optional(),
+  resilience: plainObject.optional(),
+});
+
+export type ConfigDocumentInput = z.infer<typeof configDocumentSchema>;
+
+/** POST /api/config/import may wrap a YAML (or JSON) text instead of sending the document. */
+export const configImportTextSchema = z.strictObject({
+  format: z.enum(["json", "yaml"]),
+  text: z.string(),
+});

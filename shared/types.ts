@@ -1,0 +1,169 @@
+// Domain types shared by main, preload and renderer. No Node, Electron or DOM imports.
+
+export type WireFormat = "openai" | "anthropic" | "gemini";
+/** `simulator` is the built-in fake upstream: it speaks whichever wire format the client speaks. */
+export type ProviderFormat = WireFormat | "simulator";
+export type ProviderCategory = "apikey" | "oauth" | "local";
+
+export interface Provider {
+  id: string;
+  format: ProviderFormat;
+  baseUrl: string;
+  category: ProviderCategory;
+  models: string[];
+  /** family name -> model prefixes; a 429/403/402 locks the whole family (R5.2). */
+  quotaFamilies: Record<string, string[]>;
+  /** When true, any model name is forwarded even if not listed in `models`. */
+  passthroughModels: boolean;
+  /** Per-provider retry delay for rate-limit verdicts, 1–21 600 s (R4.3). */
+  rateLimitCooldownSeconds: number | null;
+  /** Free-form per-provider options (simulator faults, headers…). Never holds secrets. */
+  options: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** R4.1 / R4.6 */
+export type TestStatus = "active" | "unavailable" | "banned" | "expired" | "credits_exhausted";
+export const TERMINAL_TEST_STATUSES: readonly TestStatus[] = ["banned", "expired", "credits_exhausted"];
+
+export interface RateLimitOverrides {
+  maxConcurrent?: number | null;
+  modelConcurrency?: Record<string, number>;
+  maxWaitMs?: number;
+  executionMaxWaitMs?: number;
+}
+
+export interface ProviderSpecificData {
+  rotationOverrides?: { rateLimitResetSeconds?: number };
+  lowPriorityMode?: boolean;
+  autoLimitReset?: boolean;
+  organizationUUID?: string;
+  [key: string]: unknown;
+}
+
+/** Runtime (resilience) fields of a connection, persisted (R4.1). Instants are epoch ms. */
+export interface ConnectionRuntime {
+  testStatus: TestStatus;
+  rateLimitedUntil: number | null;
+  backoffLevel: number;
+  lastError: string | null;
+  lastErrorType: string | null;
+  errorCode: string | null;
+  lastErrorAt: number | null;
+  /** Consecutive 401s counted towards EXPIRED_RETRY_MAX (R4.6). */
+  authFailureCount: number;
+}
+
+/** A connection = one account / key of a provider. Never carries the secret. */
+export interface Connection extends ConnectionRuntime {
+  id: string;
+  provider: string;
+  name: string;
+  priority: number;
+  weight: number;
+  active: boolean;
+  hasSecret: boolean;
+  maxConcurrent: number | null;
+  rateLimitOverrides: RateLimitOverrides;
+  /** R9.5: only written by POST /api/rate-limits. */
+  rateLimitProtection: boolean | null;
+  providerSpecificData: ProviderSpecificData;
+  disableCooling: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ComboTarget {
+  model: string;
+  connectionId?: string;
+  weight?: number;
+}
+
+export interface Combo {
+  name: string;
+  strategy: string;
+  targets: ComboTarget[];
+  config: {
+    comboCooldownWaitEnabled?: boolean;
+    targetTimeoutMs?: number;
+    quotaShare?: boolean;
+    [key: string]: unknown;
+  };
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  /** First characters of the key, for recognition; never the whole key. */
+  prefix: string;
+  scopes: string[];
+  allowedConnections: string[];
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export type BreakerState = "CLOSED" | "DEGRADED" | "OPEN" | "HALF_OPEN";
+
+export interface AttemptRecord {
+  provider: string;
+  connectionId: string | null;
+  model: string;
+  status: number | null;
+  verdict: string | null;
+  latencyMs: number;
+}
+
+/** R15.1 */
+export interface RequestLogEntry {
+  id: string;
+  time: number;
+  clientFormat: WireFormat;
+  model: string;
+  combo: string | null;
+  provider: string | null;
+  connectionId: string | null;
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+  ttfbMs: number | null;
+  stream: boolean;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  attempts: AttemptRecord[];
+}
+
+/** General (non-resilience) settings, GET/PATCH /api/settings. */
+export interface ProviderErrorRule {
+  provider: string;
+  status?: number;
+  match?: string;
+  scope: "model" | "connection" | "provider";
+  reason?: string;
+  cooldownMs?: number;
+}
+
+export interface AppSettings {
+  sessionAffinityTtlMs: number;
+  requireClientKey: boolean;
+  maxBodyMb: number;
+  proxyEnabled: boolean;
+  providerErrorRules: ProviderErrorRule[];
+  providerErrorDefaults: Record<string, { cooldownMs: number; scope?: "model" | "connection" | "provider"; reason?: string }>;
+  emergencyFallback: { enabled: boolean; model: string | null };
+  aliases: Record<string, string>;
+  requestLogRetention: number;
+}
+
+/** Live events pushed to the UI (R15.2). */
+export type SwitchyardEvent =
+  | { type: "breaker"; provider: string; from: BreakerState; to: BreakerState; at: number }
+  | { type: "cooldown.set"; connectionId: string; provider: string; until: number | null; reason: string; at: number }
+  | { type: "cooldown.cleared"; connectionId: string; provider: string; at: number }
+  | { type: "lockout.set"; provider: string; connectionId: string; model: string; reason: string; expiresAt: number; at: number }
+  | { type: "lockout.cleared"; provider: string; connectionId: string | null; model: string | null; at: number }
+  | { type: "settings"; scope: "resilience" | "settings"; at: number }
+  | { type: "config"; entity: "provider" | "connection" | "combo" | "key"; id: string; action: "created" | "updated" | "deleted"; at: number }
+  | { type: "request"; entry: RequestLogEntry; at: number };
