@@ -91,6 +91,9 @@ export const RESTATED_QUOTA_CLIENT_RETRY_AFTER_MS = MINUTE; // R12.2
 export const MODEL_ACCESS_DENIED_COOLDOWN_MS = 6 * HOUR; // R12.2
 export const OPERATOR_RULE_MAX_COOLDOWN_MS = 30 * DAY; // R12.4
 export const PROVIDER_RETRY_SECONDS_RANGE = { min: 1, max: 21_600 }; // R4.3
+export const DAILY_QUOTA_MAX_COOLDOWN_MS = DAY; // D4 "until local midnight (<= 24 h)"
+export const LOCKOUT_HINT_CAP_MS = DAY; // R9.4
+export const BREAKER_TRIP_STATUSES: readonly number[] = [408, 500, 502, 503, 504]; // R2.3
 
 export const DEFAULT_RESILIENCE_SETTINGS: ResilienceSettings = {
   providerBreaker: {
@@ -160,7 +163,7 @@ const breakerRanges = {
 const windowGateRanges = { failureThreshold: int(1, 10_000), failureWindowMs: int(1_000, DAY), cooldownMs: int(1_000, DAY) };
 const connectionCooldownRanges = { baseCooldownMs: int(100, HOUR), maxBackoffSteps: int(0, 20) };
 
-/** Ranges mirror the document's shape; numbers without an entry here are unbounded. */
+/** Ranges mirror the document's shape: every number of the document has one (a test keeps it so). */
 export const RESILIENCE_RANGES = {
   providerBreaker: { oauth: breakerRanges, apikey: breakerRanges, local: breakerRanges },
   providerCooldown: {

@@ -63,11 +63,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const bus = createEventBus();
   const adminToken = loadAdminToken(home, env);
 
-  if (opts.config) applyConfigDocument(store, loadConfigFile(opts.config), env);
-
   let appSettings: AppSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
   const getAppSettings = () => appSettings;
   const resilience = createSettingsCache(store, env);
+  if (opts.config) {
+    applyConfigDocument(store, loadConfigFile(opts.config), env, { validateResilience: resilience.validate });
+    resilience.reload();
+    appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
+  }
   const engine = createResilienceEngine({
     clock,
     breakers: store.breakers,
@@ -84,8 +87,10 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const handlers = {
     ...createManagementHandlers({
       store, bus, clock, testConnection,
+      validateResilience: resilience.validate,
       onSettingsChanged: () => {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
+        resilience.reload();
       },
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),

@@ -19,14 +19,25 @@ export interface SettingsCache {
   get(): ResilienceSettings;
   raw(): Record<string, unknown>;
   save(raw: Record<string, unknown>): ResilienceSettings;
+  /** Re-reads the stored document (after a config import wrote it). */
+  reload(): void;
+  /** Throws a 400 ApiError naming the field when a resilience document has a wrong type. */
+  validate(doc: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** The normalised resilience document, recomputed only when it is saved (R10.3: live apply). */
 export function createSettingsCache(store: Store, env: NodeJS.ProcessEnv): SettingsCache {
-  let raw = (store.settings.getDocument<Record<string, unknown>>(RESILIENCE_KEY) ?? {}) as Record<string, unknown>;
-  let current = normalizeResilienceSettings(raw, env).settings;
+  let raw: Record<string, unknown> = {};
+  let current: ResilienceSettings;
+  const load = () => {
+    raw = store.settings.getDocument<Record<string, unknown>>(RESILIENCE_KEY) ?? {};
+    current = normalizeResilienceSettings(raw, env).settings;
+  };
+  load();
   return {
     get: () => current,
+    reload: load,
+    validate: (doc) => parse(resiliencePatchSchema, doc) as Record<string, unknown>,
     raw: () => raw,
     save(next) {
       const normalised = normalizeResilienceSettings(next, env).settings;

@@ -1,7 +1,6 @@
 // Provider circuit breaker (R2, D2): pure transitions over the persisted BreakerSnapshot.
 // Every function takes the instant `now` and returns a new snapshot; OPEN -> HALF_OPEN, the probe
 // timeout and stale DEGRADED are derived on read (refreshBreaker), never by a timer.
-import type { BreakerState } from "../../shared/types.js";
 import {
   BREAKER_DERIVED_DEGRADATION_RATIO,
   BREAKER_SAME_CONNECTION_DEDUPE_MS,
@@ -189,10 +188,6 @@ export function clearDegraded(s: BreakerSnapshot, profile: BreakerProfile, now: 
   if (current.state !== "CLOSED" && current.state !== "DEGRADED") return current;
   if (current.state === "CLOSED" && current.failureCount === 0) return current;
   return close(current, now);
-}
-
-export function isAdmitting(state: BreakerState): boolean {
-  return state === "CLOSED" || state === "DEGRADED";
 }
 
 export function sameSnapshot(a: BreakerSnapshot, b: BreakerSnapshot): boolean {

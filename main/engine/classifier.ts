@@ -4,7 +4,9 @@
 // provider rule -> classification by status -> per-provider operator default (R12.4).
 import type { AppSettings, Provider } from "../../shared/types.js";
 import {
+  BREAKER_TRIP_STATUSES,
   CONCURRENCY_LIMIT_COOLDOWN_MS,
+  DAILY_QUOTA_MAX_COOLDOWN_MS,
   EXPIRED_RETRY_MAX,
   SESSION_LIMIT_COOLDOWN_MS,
   USAGE_LIMIT_COOLDOWN_MS,
@@ -42,9 +44,6 @@ export interface ClassifyContext {
   /** The engine clock; needed for date-shaped hints and "until local midnight". */
   now?: number;
 }
-
-/** R2.3: the only statuses that count towards the provider breaker. */
-export const BREAKER_TRIP_STATUSES: readonly number[] = [408, 500, 502, 503, 504];
 
 const TIMEOUT_ERRORS = ["ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "TIMEOUT"];
 
@@ -111,7 +110,7 @@ function classifyTransport(code: string): Verdict {
 export function msUntilLocalMidnight(now: number): number {
   const today = new Date(now);
   const midnight = new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1).getTime();
-  return Math.min(Math.max(1, midnight - now), 86_400_000);
+  return Math.min(Math.max(1, midnight - now), DAILY_QUOTA_MAX_COOLDOWN_MS);
 }
 
 /** R4.5, D4: the 429 body decides between quota, concurrency and plain rate limit. */

@@ -3,7 +3,7 @@
 
 const includesAny = (text: string, phrases: readonly string[]): boolean => phrases.some((p) => text.includes(p));
 
-export const CONTEXT_OVERFLOW = [
+const CONTEXT_OVERFLOW = [
   "context_length_exceeded",
   "maximum context length",
   "context length",
@@ -18,7 +18,7 @@ export const CONTEXT_OVERFLOW = [
 const MODEL_MISSING = /\bmodel\b[^.\n]{0,120}?\b(does not exist|doesn't exist|is not available|not available|not found|is not supported|unsupported)\b/;
 const MODEL_MISSING_PHRASES = ["model_not_found", "unknown model", "invalid model", "no such model", "model not found"] as const;
 
-export const CONCURRENCY = [
+const CONCURRENCY = [
   "too many concurrent requests",
   "concurrency limit",
   "concurrent request limit",

@@ -2,13 +2,10 @@
 // one model fails -> model lockout"): a terminal state, a connection cooldown, a model lockout, a
 // provider cooldown, or only the error recorded. Pure: the facade carries the plan out.
 import type { Connection, ConnectionRuntime, Provider } from "../../shared/types.js";
-import { EXPIRED_RETRY_MAX, type ResilienceSettings } from "../../shared/resilienceSettings.js";
+import { EXPIRED_RETRY_MAX, LOCKOUT_HINT_CAP_MS, type ResilienceSettings } from "../../shared/resilienceSettings.js";
 import { activeCooldownUntil, chooseCooldown, isTerminal, type CooldownChoice } from "./connectionCooldown.js";
 import { resolveLockScope, type LockScope } from "./modelLockout.js";
 import type { Verdict } from "./ports.js";
-
-/** R9.4: a lockout driven by an upstream wait lasts at most a day. */
-const LOCK_HINT_CAP_MS = 86_400_000;
 
 export type ConnectionAction =
   | { kind: "none" }
@@ -51,7 +48,7 @@ function lockoutEnabledFor(settings: ResilienceSettings["modelLockout"], status:
 
 function upstreamWait(verdict: Verdict): number | undefined {
   const wait = verdict.cooldownMs ?? verdict.retryHintMs;
-  return wait === null ? undefined : Math.min(wait, LOCK_HINT_CAP_MS);
+  return wait === null ? undefined : Math.min(wait, LOCKOUT_HINT_CAP_MS);
 }
 
 export function planFailure(input: FailurePlanInput): FailurePlan {

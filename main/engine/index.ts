@@ -108,8 +108,9 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
     const cell = breakers.get(provider.id) ?? { snapshot: closedBreaker(provider.id, now), recent: new Map<string, number>() };
     const before = cell.snapshot;
     const after = change(before, profileOf(provider), cell);
-    if (!breakers.has(provider.id)) breakers.set(provider.id, cell);
     if (sameSnapshot(before, after)) return before;
+    // A provider gets a breaker row only once something happened to it; reads alone create none.
+    breakers.set(provider.id, cell);
     cell.snapshot = after;
     deps.breakers.save(after);
     if (before.state !== after.state) emit({ type: "breaker", provider: provider.id, from: before.state, to: after.state, at: now });
@@ -240,7 +241,8 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       updateBreaker(provider, (s, p) => recordBreakerSuccess(s, p, now));
       providerCooldowns.recordSuccess(provider.id, connection.id);
       const runtime = freshRuntime(connection);
-      const patch = successPatch(runtime);
+      // R4.6: only new credentials or an operator end a terminal state, not a request that was in flight.
+      const patch = isTerminal(runtime.testStatus) ? null : successPatch(runtime);
       if (patch) {
         writeRuntime(connection, patch);
         if (runtime.testStatus !== "active" || runtime.rateLimitedUntil !== null) {

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { AppSettings, AttemptRecord, Connection, Provider, RequestLogEntry, WireFormat } from "../../shared/types.js";
-import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../engine/ports.js";
+import type { AttemptContext, BreakerSnapshot, Clock, ResilienceEngine, Verdict } from "../engine/ports.js";
 import type { Store } from "../store/types.js";
 import {
   createStreamTranslator, errorBody, errorFrame, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamPath,
@@ -17,7 +17,7 @@ import { redactSecret } from "./redact.js";
 
 export interface PipelineDeps {
   store: Store;
-  engine: ResilienceEngine;
+  engine: ResilienceEngine & { breakerSnapshot(provider: Provider): BreakerSnapshot };
   upstream: UpstreamClient;
   clock: Clock;
   appSettings: () => AppSettings;
@@ -177,7 +177,12 @@ export function createPipeline(deps: PipelineDeps) {
         log(run, 200, { combo, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
         return { done: true };
       }
-      const translator = createStreamTranslator(upstreamFormat, call.format, { clientModel: run.model, requestId: run.id });
+      const streamOptions = call.body.stream_options as { include_usage?: unknown } | undefined;
+      const translator = createStreamTranslator(upstreamFormat, call.format, {
+        clientModel: run.model,
+        requestId: run.id,
+        includeUsage: call.format !== "openai" || streamOptions?.include_usage === true,
+      });
       const outcome = await relayStream({
         upstream: up,
         translator,
@@ -270,6 +275,14 @@ export function createPipeline(deps: PipelineDeps) {
     for (const target of targets) {
       const provider: Provider = target.provider;
       const targetName = `${provider.id}/${target.model}`;
+      // An OPEN breaker excludes the whole target before its connections are even considered;
+      // reading the snapshot refreshes it lazily and never consumes the HALF_OPEN probe.
+      const breaker = engine.breakerSnapshot(provider);
+      if (breaker.state === "OPEN") {
+        const remainingMs = Math.max(0, (breaker.openUntil ?? deps.clock.now()) - deps.clock.now());
+        run.exclusions.push({ target: targetName, reason: "circuit_open", remainingMs, provider: provider.id });
+        continue;
+      }
       const all = store.connections.list({ provider: provider.id });
       connectionCounts.set(provider.id, all.length);
       const { eligible, excluded } = engine.selectConnections(provider, target.model, all);

@@ -56,7 +56,7 @@ export function createApiKeyRepo(db: Database.Database, clock: Clock): ApiKeyRep
   return {
     list: () => selectAll.all().map(toInfo),
     create(input) {
-      const key = KEY_PREFIX + randomBytes(KEY_RANDOM_BYTES).toString("base64url");
+      const key = input.key ?? KEY_PREFIX + randomBytes(KEY_RANDOM_BYTES).toString("base64url");
       const info: ApiKeyInfo = {
         id: "key_" + randomBytes(ID_RANDOM_BYTES).toString("base64url"),
         name: input.name,

@@ -55,8 +55,11 @@ export interface ComboRepo {
 
 export interface ApiKeyRepo {
   list(): ApiKeyInfo[];
-  /** Creates a key `sk-sy-…`; the plain key is returned once and only its SHA-256 is stored. */
-  create(input: { name: string; scopes: string[]; allowedConnections: string[] }): { info: ApiKeyInfo; key: string };
+  /**
+   * Creates a key `sk-sy-…` (or registers `key` when a config file chose it); the plain key is
+   * returned once and only its SHA-256 is stored.
+   */
+  create(input: { name: string; scopes: string[]; allowedConnections: string[]; key?: string }): { info: ApiKeyInfo; key: string };
   delete(id: string): boolean;
   /** Looks a presented key up by its hash; updates lastUsedAt. */
   verify(key: string): ApiKeyInfo | null;

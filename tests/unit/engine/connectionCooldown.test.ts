@@ -184,6 +184,14 @@ describe("special reasons (R4.5–R4.9)", () => {
     expect(h.store.row("c1")).toMatchObject({ testStatus: "credits_exhausted", rateLimitedUntil: null });
   });
 
+  it("R4.6 a success from a request that was in flight never ends a terminal state", () => {
+    const h = harness();
+    const stale = h.store.row("c1");
+    fail(h, { status: 402 });
+    h.engine.recordSuccess({ provider: provider(), connection: stale, model: "m", probe: false });
+    expect(h.store.row("c1").testStatus).toBe("credits_exhausted");
+  });
+
   it("D4 a generic 400 and a context overflow leave the connection untouched; model-not-found too", () => {
     const h = harness();
     fail(h, { status: 400, bodyText: "bad field" });

@@ -3,6 +3,7 @@ import {
   applyResiliencePatch,
   DEFAULT_RESILIENCE_SETTINGS,
   normalizeResilienceSettings,
+  RESILIENCE_RANGES,
 } from "../../../shared/resilienceSettings.js";
 import {
   clearCooldownsBodySchema,
@@ -44,6 +45,23 @@ describe("resilience settings defaults", () => {
 });
 
 describe("normaliser clamps and reports (R10.1)", () => {
+  it("R10.1 every number of the document has a documented range", () => {
+    const missing: string[] = [];
+    const walk = (node: unknown, ranges: unknown, path: string) => {
+      if (typeof node === "number" || node === null) {
+        const r = ranges as { min?: number } | undefined;
+        if (typeof r?.min !== "number") missing.push(path);
+        return;
+      }
+      if (typeof node !== "object" || Array.isArray(node)) return;
+      for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+        walk(value, (ranges as Record<string, unknown> | undefined)?.[key], `${path}${path ? "." : ""}${key}`);
+      }
+    };
+    walk(DEFAULT_RESILIENCE_SETTINGS, RESILIENCE_RANGES, "");
+    expect(missing).toEqual([]);
+  });
+
   it.each([
     ["D5 model lockout base below 5 000", { modelLockout: { baseCooldownMs: 100 } }, "modelLockout.baseCooldownMs", 100, 5_000],
     ["D5 model lockout max above 3 600 000", { modelLockout: { maxCooldownMs: 9_000_000 } }, "modelLockout.maxCooldownMs", 9_000_000, 3_600_000],
