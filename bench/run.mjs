@@ -70,7 +70,8 @@ function readConfig() {
   return {
     requests: intEnv("BENCH_REQUESTS", 2000, 1),
     concurrency: intEnv("BENCH_CONCURRENCY", 16, 1),
-    warmup: intEnv("BENCH_WARMUP", 200, 0),
+    // V8 needs about a thousand calls per path before the figures settle; less makes the first scenario look slow.
+    warmup: intEnv("BENCH_WARMUP", 1000, 0),
     rounds: intEnv("BENCH_ROUNDS", 8, 1),
     largeKb: intEnv("BENCH_LARGE_KB", 76, 1),
     replyWords: intEnv("BENCH_REPLY_WORDS", 50, 0),
@@ -206,12 +207,12 @@ async function prepareScenario(name, cfg, targets) {
   return reqs;
 }
 
-/** `cfg.warmup` requests per target, so JIT, pools and caches are warm before timing; failures are returned. */
-async function warmUp(reqs, cfg, targets, phase) {
+/** `count` requests per target, so JIT, pools and caches are warm before timing; failures are returned. */
+async function warmUp(reqs, cfg, targets, phase, count) {
   const failures = [];
-  if (cfg.warmup === 0) return failures;
+  if (count === 0) return failures;
   for (const t of ORDER) {
-    const w = await runLoad(targets[t].pool, reqs[t], { concurrency: cfg.concurrency, timeoutMs: cfg.requestTimeoutMs, count: cfg.warmup });
+    const w = await runLoad(targets[t].pool, reqs[t], { concurrency: cfg.concurrency, timeoutMs: cfg.requestTimeoutMs, count });
     if (w.failed) failures.push({ target: t, phase, failed: w.failed, failures: w.failures });
   }
   assertAlive(targets);
@@ -222,7 +223,7 @@ async function measureScenario(name, reqs, cfg, targets, earlierFailures) {
   const scenario = SCENARIOS[name];
   const order = ORDER;
   const load = { concurrency: cfg.concurrency, timeoutMs: cfg.requestTimeoutMs };
-  const failures = [...earlierFailures, ...(await warmUp(reqs, cfg, targets, "warm-up"))];
+  const failures = [...earlierFailures, ...(await warmUp(reqs, cfg, targets, "warm-up", Math.ceil(cfg.warmup / 5)))];
 
   const before = Object.fromEntries(order.map((t) => [t, procStats(targets[t].proc.pid)]));
   const clientCpu0 = selfCpuMs();
@@ -286,7 +287,7 @@ function report(results, rss, cfg) {
   for (const [name, r] of Object.entries(results.scenarios)) {
     ratios.push([name, `x${fmt(r.ratios.throughput, 3)}`, `x${fmt(r.ratios.p50)}`, `x${fmt(r.ratios.p95)}`, `x${fmt(r.ratios.p99)}`, `x${fmt(r.ratios.cpuPerRequest)}`, fmt(r.addedLatencyMs.p50), fmt(r.addedLatencyMs.p99)]);
   }
-  console.log(`\n${cfg.requests} requests per target per scenario, concurrency ${cfg.concurrency}, ${cfg.rounds} alternating rounds, ${cfg.warmup} warm-up; ${results.machine.cpus} CPUs, Node ${process.versions.node}`);
+  console.log(`\n${cfg.requests} requests per target per scenario, concurrency ${cfg.concurrency}, ${cfg.rounds} alternating rounds, ${cfg.warmup} + ${Math.ceil(cfg.warmup / 5)} warm-up; ${results.machine.cpus} CPUs, Node ${process.versions.node}`);
   // The bench itself keeps about two CPUs busy, so only the load before it started says whether others were running.
   const before = results.loadAverage.start[0];
   console.log(`load average (1 min) before the run: ${before}${before > results.machine.cpus * 0.5 ? " (the machine was busy with other work: expect noisy figures)" : ""}\n`);
@@ -337,7 +338,7 @@ async function main() {
   process.stdout.write(`bench: checking and warming up ${cfg.scenarios.join(", ")}…\n`);
   for (const name of cfg.scenarios) {
     prepared[name] = await prepareScenario(name, cfg, targets);
-    firstWarmFailures[name] = await warmUp(prepared[name], cfg, targets, "first warm-up");
+    firstWarmFailures[name] = await warmUp(prepared[name], cfg, targets, "first warm-up", cfg.warmup);
   }
   const rssWarm = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
   for (const name of cfg.scenarios) {

@@ -35,6 +35,14 @@ export interface BuildOptions {
   quiet?: boolean;
 }
 
+/** Interval of keep-alive frames sent to a streaming client while no content has arrived yet. */
+const DEFAULT_STREAM_HEARTBEAT_MS = 15_000;
+
+function heartbeatMs(env: NodeJS.ProcessEnv): number {
+  const value = Number(env.SWITCHYARD_STREAM_HEARTBEAT_MS);
+  return Number.isFinite(value) && value >= 100 ? value : DEFAULT_STREAM_HEARTBEAT_MS;
+}
+
 export type Handler = (input: Record<string, unknown>) => unknown | Promise<unknown>;
 
 export interface SwitchyardApp {
@@ -100,7 +108,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     store, engine, upstream, clock, appSettings: getAppSettings, userAgent,
     streamBudgets: () => {
       const s = resilience.get().streamRecovery;
-      return { contentStallTimeoutMs: s.contentStallTimeoutMs, idleTimeoutMs: s.idleTimeoutMs, attemptDeadlineMs: s.attemptDeadlineMs };
+      return {
+        contentStallTimeoutMs: s.contentStallTimeoutMs,
+        idleTimeoutMs: s.idleTimeoutMs,
+        attemptDeadlineMs: s.attemptDeadlineMs,
+        throughput: s.throughputWatchdog,
+        recoveryEnabled: s.enabled,
+        heartbeatMs: heartbeatMs(env),
+      };
     },
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });

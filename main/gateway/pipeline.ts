@@ -10,10 +10,17 @@ import {
 } from "./formats/index.js";
 import { errorFromExclusions, errorFromVerdict, exclusionFromConnection, type Exclusion, type FinalError } from "./outcome.js";
 import { resolveModel, type Target } from "./resolve.js";
-import { relayStream, type StreamBudgets } from "./streaming/relay.js";
+import { relayStream, type StreamBudgets, type StreamFailureCode } from "./streaming/relay.js";
 import { readBodyText, transportErrorCode, type UpstreamClient, type UpstreamResponse } from "./upstream/client.js";
 import { buildUpstreamHeaders } from "./upstream/headers.js";
 import { redactSecret } from "./redact.js";
+
+export interface PipelineBudgets extends StreamBudgets {
+  /** R13.2: fail over on a stream failure before any client-visible content. */
+  recoveryEnabled: boolean;
+  /** Keep-alive frames to a waiting streaming client (Anthropic `ping`, SSE comments for OpenAI). */
+  heartbeatMs: number;
+}
 
 export interface PipelineDeps {
   store: Store;
@@ -21,7 +28,7 @@ export interface PipelineDeps {
   upstream: UpstreamClient;
   clock: Clock;
   appSettings: () => AppSettings;
-  streamBudgets: () => StreamBudgets;
+  streamBudgets: () => PipelineBudgets;
   userAgent: string;
 }
 
@@ -31,6 +38,16 @@ export interface ClientCall {
   headers: IncomingHttpHeaders;
   res: ServerResponse;
 }
+
+/** How each stream failure is presented to the classifier (R12.1 reasons stream_* / transport / timeout). */
+const STREAM_FAILURE_TRANSPORT: Record<StreamFailureCode, string> = {
+  STREAM_EARLY_EOF: "STREAM_EARLY_EOF",
+  stream_content_stall: "STREAM_CONTENT_STALL",
+  stream_idle_timeout: "STREAM_STALL",
+  stream_attempt_deadline: "ETIMEDOUT",
+  STREAM_THROUGHPUT_TOO_LOW: "STREAM_THROUGHPUT_TOO_LOW",
+  stream_transport_error: "ECONNRESET",
+};
 
 type AttemptResult = { done: true } | { done: false; verdict: Verdict };
 
@@ -46,10 +63,39 @@ class RequestRun {
 
   constructor(readonly call: ClientCall, readonly model: string) {}
 
+  private heartbeat: NodeJS.Timeout | null = null;
+
   get clientGone(): boolean {
     return this.abort.signal.aborted;
   }
+
+  /**
+   * While a streaming client waits for the first content (slow upstream, failover), commit the
+   * 200 stream and send keep-alive frames so proxies and clients do not time out (R13).
+   */
+  startHeartbeat(everyMs: number, headers: () => Record<string, string>): void {
+    const { res, format } = this.call;
+    const frame = format === "anthropic" ? 'event: ping\ndata: {"type":"ping"}\n\n' : ": keep-alive\n\n";
+    this.heartbeat = setInterval(() => {
+      if (res.writableEnded || this.clientGone) return this.stopHeartbeat();
+      if (!res.headersSent) res.writeHead(200, { ...headers(), ...SSE_HEADERS });
+      res.write(frame);
+    }, everyMs);
+    this.heartbeat.unref();
+  }
+
+  stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
 }
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+} as const;
 
 export function createPipeline(deps: PipelineDeps) {
   const { store, engine } = deps;
@@ -84,7 +130,12 @@ export function createPipeline(deps: PipelineDeps) {
 
   function sendError(run: RequestRun, err: FinalError, combo: string | null): void {
     const { res } = run.call;
-    if (res.headersSent) return;
+    if (res.headersSent) {
+      // Heartbeats already committed a 200 stream: the verdict goes out as an error event.
+      if (!res.writableEnded) res.end(errorFrame(run.call.format, err.code, err.message));
+      log(run, err.status, { errorCode: err.code, combo });
+      return;
+    }
     const headers: Record<string, string> = { ...baseHeaders(run), "content-type": "application/json", ...err.headers };
     if (err.retryAfterMs !== null && err.retryAfterMs !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
     if (err.noRetry) headers["x-should-retry"] = "false";
@@ -140,6 +191,7 @@ export function createPipeline(deps: PipelineDeps) {
         if (run.clientGone) {
           engine.recordNeutral(ctx);
           record(null, "client_abort");
+          log(run, 499, { combo, errorCode: "client_closed_request" });
           return { done: true };
         }
         return { done: false, verdict: fail(null, "", {}, transportErrorCode(err)) };
@@ -185,20 +237,20 @@ export function createPipeline(deps: PipelineDeps) {
       });
       const outcome = await relayStream({
         upstream: up,
+        upstreamFormat,
         translator,
         res: call.res,
         budgets,
         abortUpstream: () => attemptAbort.abort(),
         isClientGone: () => run.clientGone,
         commit: () => {
+          run.stopHeartbeat();
+          if (call.res.headersSent) return;
           call.res.writeHead(200, {
             ...successHeaders(),
             // This attempt is recorded when it ends; the count already includes it.
             "X-Switchyard-Attempts": String(run.attempts.length + 1),
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-cache",
-            connection: "keep-alive",
-            "x-accel-buffering": "no",
+            ...SSE_HEADERS,
           });
         },
         onFirstOutput: () => (run.ttfbMs = Date.now() - run.startedAt),
@@ -217,17 +269,16 @@ export function createPipeline(deps: PipelineDeps) {
           log(run, 499, { combo, errorCode: "client_closed_request" });
           return { done: true };
         case "failed_before_output": {
-          const transport = outcome.code === "STREAM_EARLY_EOF" ? "stream_early_eof" : outcome.code === "stream_transport_error" ? "ECONNRESET" : "stream_stall";
-          const verdict = fail(null, outcome.detail, {}, transport);
-          if (outcome.code === "STREAM_EARLY_EOF" && run.earlyEofRetries++ >= 1) {
+          const verdict = fail(null, outcome.detail, {}, STREAM_FAILURE_TRANSPORT[outcome.code]);
+          const eofSpent = outcome.code === "STREAM_EARLY_EOF" && run.earlyEofRetries++ >= 1;
+          if (!budgets.recoveryEnabled || eofSpent) {
             sendError(run, errorFromVerdict(verdict, null), combo);
             return { done: true };
           }
           return { done: false, verdict };
         }
         case "failed_after_output": {
-          const transport = outcome.code === "stream_transport_error" ? "ECONNRESET" : "stream_stall";
-          fail(null, outcome.detail, {}, transport);
+          fail(null, outcome.detail, {}, STREAM_FAILURE_TRANSPORT[outcome.code]);
           const code = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
           call.res.end(errorFrame(call.format, code, `Upstream stream failed after output began: ${outcome.detail}`));
           log(run, 200, { combo, errorCode: code, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
@@ -268,6 +319,15 @@ export function createPipeline(deps: PipelineDeps) {
       return;
     }
     const { targets, combo } = resolution;
+    if (isStreamRequest(call.format, call.body)) run.startHeartbeat(deps.streamBudgets().heartbeatMs, () => baseHeaders(run));
+    try {
+      await dispatch(run, targets, combo);
+    } finally {
+      run.stopHeartbeat();
+    }
+  }
+
+  async function dispatch(run: RequestRun, targets: Target[], combo: string | null): Promise<void> {
     let lastVerdict: Verdict | null = null;
     const tried = new Set<string>();
     const triedProviders = new Set<string>();
@@ -303,10 +363,14 @@ export function createPipeline(deps: PipelineDeps) {
         const result = await attempt(run, target, connection, admission.probe, combo);
         if (result.done) return;
         lastVerdict = result.verdict;
-        if (run.clientGone) return;
+        if (run.clientGone) break;
       }
+      if (run.clientGone) break;
     }
-    if (run.clientGone) return;
+    if (run.clientGone) {
+      log(run, 499, { combo, errorCode: "client_closed_request" });
+      return;
+    }
     if (lastVerdict) {
       sendError(run, errorFromVerdict(lastVerdict, earliestRecoveryMs(triedProviders)), combo);
       return;

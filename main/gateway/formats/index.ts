@@ -22,6 +22,7 @@ export { classifyEvent } from "./classify.js";
 export { errorBody, errorFrame } from "./errors.js";
 export { createStreamTranslator } from "./stream.js";
 export { estimateInputTokens } from "./tokens.js";
+export { isToolOrReasoningEvent, textDeltaBytes } from "./textBytes.js";
 
 function requestToHub(format: WireFormat, body: Record<string, unknown>, dropped: DroppedFields): HubRequest {
   switch (format) {

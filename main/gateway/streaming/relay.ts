@@ -3,7 +3,9 @@
 // fail over invisibly (R13.2, R13.7); after the first client-visible byte nothing is replayed.
 import type { ServerResponse } from "node:http";
 import { createParser } from "eventsource-parser";
-import type { OutFrame, StreamTranslator } from "../formats/index.js";
+import { isToolOrReasoningEvent, textDeltaBytes, type OutFrame, type StreamTranslator } from "../formats/index.js";
+import type { WireFormat } from "../../../shared/types.js";
+import { createThroughputWatchdog, type ThroughputSettings } from "./throughput.js";
 import type { UpstreamResponse } from "../upstream/client.js";
 
 export interface StreamBudgets {
@@ -13,6 +15,8 @@ export interface StreamBudgets {
   idleTimeoutMs: number;
   /** Hard limit on the whole attempt, independent of the watchdogs (R13.6). */
   attemptDeadlineMs: number;
+  /** Opt-in useful-output rate watchdog (R13.5). */
+  throughput: ThroughputSettings;
 }
 
 export type StreamOutcome =
@@ -23,12 +27,19 @@ export type StreamOutcome =
   /** The client already has bytes: the caller ends the stream with an error event. */
   | { kind: "failed_after_output"; code: StreamFailureCode; detail: string };
 
-export type StreamFailureCode = "STREAM_EARLY_EOF" | "stream_content_stall" | "stream_idle_timeout" | "stream_attempt_deadline" | "stream_transport_error";
+export type StreamFailureCode =
+  | "STREAM_EARLY_EOF"
+  | "stream_content_stall"
+  | "stream_idle_timeout"
+  | "stream_attempt_deadline"
+  | "STREAM_THROUGHPUT_TOO_LOW"
+  | "stream_transport_error";
 
 const PROGRESS_KINDS = new Set(["content", "reasoning", "tool"]);
 
 export interface RelayOptions {
   upstream: UpstreamResponse;
+  upstreamFormat: WireFormat;
   translator: StreamTranslator;
   res: ServerResponse;
   /** Aborts the upstream request; the relay calls it when a watchdog fires. */
@@ -63,6 +74,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   let lastProgressAt = startedAt;
   let lastByteAt = startedAt;
   let timer: NodeJS.Timeout | null = null;
+  const throughput = budgets.throughput.enabled ? createThroughputWatchdog(budgets.throughput, startedAt) : null;
 
   const fire = (code: StreamFailureCode) => {
     if (watchdog) return;
@@ -76,10 +88,14 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     if (budgets.attemptDeadlineMs > 0) deadlines.push([startedAt + budgets.attemptDeadlineMs, "stream_attempt_deadline"]);
     if (budgets.contentStallTimeoutMs > 0) deadlines.push([lastProgressAt + budgets.contentStallTimeoutMs, "stream_content_stall"]);
     if (budgets.idleTimeoutMs > 0) deadlines.push([lastByteAt + budgets.idleTimeoutMs, "stream_idle_timeout"]);
+    if (throughput) {
+      if (throughput.tooSlow(now)) return fire("STREAM_THROUGHPUT_TOO_LOW");
+      deadlines.push([throughput.nextCheckAt(now), "STREAM_THROUGHPUT_TOO_LOW"]);
+    }
     if (!deadlines.length) return;
     deadlines.sort((a, b) => a[0] - b[0]);
     const [when, code] = deadlines[0];
-    if (when <= now) return fire(code);
+    if (when <= now && code !== "STREAM_THROUGHPUT_TOO_LOW") return fire(code);
     timer = setTimeout(() => {
       timer = null;
       arm();
@@ -115,6 +131,11 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
       parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
       while (pending.length) {
         const evt = pending.shift()!;
+        if (throughput) {
+          const now = Date.now();
+          if (isToolOrReasoningEvent(opts.upstreamFormat, evt)) throughput.suspend(now);
+          else throughput.record(now, textDeltaBytes(opts.upstreamFormat, evt));
+        }
         const frames = translator.push(evt);
         if (frames.some((f) => PROGRESS_KINDS.has(f.kind))) lastProgressAt = Date.now();
         await write(frames);

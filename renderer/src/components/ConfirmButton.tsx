@@ -1,0 +1,38 @@
+// A destructive action asks once more in place (no window.confirm: it blocks the window and is
+// invisible to keyboard-only flows in some shells). The second button names what will happen.
+import { useState } from "react";
+
+export function ConfirmButton(props: { label: string; confirmLabel: string; onConfirm(): void | Promise<void>; disabled?: boolean; className?: string }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" className={props.className ?? "secondary small"} disabled={props.disabled} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  }
+  return (
+    <span className="nowrap" role="group" aria-label={props.confirmLabel}>
+      <button
+        type="button"
+        className="danger small"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          try {
+            await props.onConfirm();
+          } finally {
+            setBusy(false);
+            setAsking(false);
+          }
+        }}
+      >
+        {props.confirmLabel}
+      </button>{" "}
+      <button type="button" className="secondary small" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
