@@ -33,8 +33,9 @@ export function buildUpstreamHeaders(
     h.authorization = `Bearer ${secret}`;
   }
   if (provider.format === "simulator") {
-    // The simulator takes per-request fault programs from the client (R0.5).
-    const fault = first(clientHeaders["x-sim-fault"]);
+    // The simulator takes fault programs per request (a client header) or per provider
+    // (`options.fault` in its config); the request's own choice wins (R0.5).
+    const fault = first(clientHeaders["x-sim-fault"]) ?? (provider.options.fault ? JSON.stringify(provider.options.fault) : undefined);
     if (fault) h["x-sim-fault"] = fault;
   }
   return h;

@@ -1,12 +1,18 @@
-// First-run help: the two ways to add a provider and a connection (the API and a config file).
-export function EmptyProviders({ origin }: { origin: string }) {
+// First-run help: add a provider and a connection here, or through the API or a config file.
+export function EmptyProviders({ origin, onAdd }: { origin: string; onAdd(): void }) {
   const api = `${origin}/api`;
   return (
     <section className="empty" aria-labelledby="empty-title">
       <h2 id="empty-title">No providers yet</h2>
       <p>
         A <strong>provider</strong> is an upstream service (OpenAI, Anthropic, Gemini, a local server, or the built-in simulator). A{" "}
-        <strong>connection</strong> is one account or API key of it. Add both in either of two ways; this page updates by itself.
+        <strong>connection</strong> is one account or API key of it. Add both here, or with the API or a config file; this page updates
+        by itself.
+      </p>
+      <p>
+        <button type="button" onClick={onAdd}>
+          Add your first provider
+        </button>
       </p>
       <h3>With the management API</h3>
       <p>

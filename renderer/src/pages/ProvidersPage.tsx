@@ -1,14 +1,21 @@
-// Providers & connections (R14.2): every provider with its connections and their live status.
-// Refreshes itself on config, cooldown and breaker events; no polling.
-import { useEffect, useMemo } from "react";
+// Providers & connections (R14.2): every provider with its connections and their live status;
+// add, edit, test and delete both. Refreshes itself on config, cooldown and breaker events.
+import { useEffect, useMemo, useState } from "react";
 import type { BreakerState, Connection, Provider } from "../../../shared/types.js";
 import { Badge } from "../components/Badge.js";
+import { ConfirmButton } from "../components/ConfirmButton.js";
+import { errorText } from "../stores/liveResource.js";
+import { call } from "../transport.js";
 import { connectionStatus, type StatusTone } from "../format.js";
 import { useProviders, watchProviders } from "../stores/providers.js";
 import { useNow } from "../useNow.js";
 import { EmptyProviders } from "./EmptyProviders.js";
+import { ConnectionForm } from "./providers/ConnectionForm.js";
+import { ProviderForm } from "./providers/ProviderForm.js";
 
 const BREAKER_TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED: "warn", HALF_OPEN: "warn", OPEN: "bad" };
+
+type TestResult = { ok: boolean; latencyMs: number; error?: string };
 
 export function ProvidersPage() {
   useEffect(() => watchProviders(), []);
@@ -16,6 +23,8 @@ export function ProvidersPage() {
   const byProvider = useMemo(() => groupConnections(connections), [connections]);
   const anyCooling = connections.some((c) => c.rateLimitedUntil !== null && c.rateLimitedUntil > Date.now());
   const now = useNow(anyCooling ? 1_000 : null);
+  const [adding, setAdding] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
 
   return (
     <div className="page">
@@ -24,9 +33,14 @@ export function ProvidersPage() {
           <h1>Providers &amp; connections</h1>
           <p className="muted">Upstream services, and the accounts or keys Switchyard spreads requests over.</p>
         </div>
-        <button type="button" onClick={() => void reload()} disabled={status === "loading"}>
-          Refresh
-        </button>
+        <div className="toolbar">
+          <button type="button" onClick={() => setAdding(true)} disabled={adding}>
+            Add provider
+          </button>
+          <button type="button" className="secondary" onClick={() => void reload()} disabled={status === "loading"}>
+            Refresh
+          </button>
+        </div>
       </header>
 
       {error && (
@@ -34,18 +48,48 @@ export function ProvidersPage() {
           Could not load providers: {error}
         </p>
       )}
+      {notice && (
+        <p role="status" className="notice-ok">
+          {notice}
+        </p>
+      )}
+      {adding && (
+        <ProviderForm
+          provider={null}
+          onDone={(saved) => {
+            setAdding(false);
+            if (saved) setNotice(`Provider ${saved.id} added. Now add a connection (an account or key) to it.`);
+            void reload();
+          }}
+        />
+      )}
       {status === "loading" && providers.length === 0 && <p aria-live="polite">Loading…</p>}
-      {status === "ready" && providers.length === 0 && <EmptyProviders origin={window.location.origin} />}
+      {status === "ready" && providers.length === 0 && !adding && <EmptyProviders origin={window.location.origin} onAdd={() => setAdding(true)} />}
 
       {providers.map((provider) => (
-        <ProviderSection key={provider.id} provider={provider} breaker={breakers[provider.id] ?? null} connections={byProvider.get(provider.id) ?? []} now={now} />
+        <ProviderSection key={provider.id} provider={provider} breaker={breakers[provider.id] ?? null} connections={byProvider.get(provider.id) ?? []} now={now} onNotice={setNotice} />
       ))}
     </div>
   );
 }
 
-function ProviderSection({ provider, breaker, connections, now }: { provider: Provider; breaker: BreakerState | null; connections: Connection[]; now: number }) {
+function ProviderSection(props: { provider: Provider; breaker: BreakerState | null; connections: Connection[]; now: number; onNotice(text: string): void }) {
+  const { provider, breaker, connections, now } = props;
   const titleId = `provider-${provider.id}`;
+  const [mode, setMode] = useState<"view" | "edit" | "add-connection">("view");
+  const [failure, setFailure] = useState<string | null>(null);
+  const reload = useProviders((s) => s.reload);
+
+  async function remove() {
+    try {
+      await call("deleteProvider", { id: provider.id });
+      props.onNotice(`Provider ${provider.id} deleted.`);
+    } catch (err) {
+      setFailure(`Could not delete ${provider.id}: ${errorText(err)}`);
+    }
+    void reload();
+  }
+
   return (
     <section className="card" aria-labelledby={titleId}>
       <header className="card-header">
@@ -53,12 +97,25 @@ function ProviderSection({ provider, breaker, connections, now }: { provider: Pr
         <Badge tone="muted">{provider.format}</Badge>
         <Badge tone="muted">{provider.category}</Badge>
         {breaker && <Badge tone={BREAKER_TONES[breaker] ?? "muted"}>Breaker {breaker.toLowerCase().replace("_", "-")}</Badge>}
+        <span className="spacer" />
+        <button type="button" className="small" onClick={() => setMode("add-connection")}>
+          Add connection to {provider.id}
+        </button>
+        <button type="button" className="secondary small" onClick={() => setMode("edit")}>
+          Edit provider {provider.id}
+        </button>
+        <ConfirmButton label={`Delete provider ${provider.id}`} confirmLabel={`Delete ${provider.id} and its connections`} onConfirm={remove} />
       </header>
+      {failure && (
+        <p role="alert" className="error-banner">
+          {failure}
+        </p>
+      )}
       <dl className="facts">
         <div>
           <dt>Base URL</dt>
           <dd>
-            <code>{provider.baseUrl}</code>
+            <code>{provider.baseUrl || "(built in)"}</code>
           </dd>
         </div>
         <div>
@@ -66,10 +123,15 @@ function ProviderSection({ provider, breaker, connections, now }: { provider: Pr
           <dd>{provider.models.length > 0 ? provider.models.join(", ") : provider.passthroughModels ? "any (passthrough)" : "none listed"}</dd>
         </div>
       </dl>
+      {mode === "edit" && <ProviderForm provider={provider} onDone={(saved) => (setMode("view"), saved && props.onNotice(`Provider ${provider.id} saved.`), void reload())} />}
+      {mode === "add-connection" && <ConnectionForm provider={provider.id} connection={null} onDone={(saved) => (setMode("view"), saved && props.onNotice(`Connection added to ${provider.id}.`), void reload())} />}
       {connections.length === 0 ? (
-        <p className="muted">
-          No connections yet. Add one with <code>POST /api/connections</code> and <code>{`{"provider":"${provider.id}","name":…,"apiKey":…}`}</code>.
-        </p>
+        mode !== "add-connection" && (
+          <p className="muted">
+            No connections yet: use <strong>Add connection to {provider.id}</strong> with the account's API key. Requests to{" "}
+            <code>{provider.id}/&lt;model&gt;</code> need at least one.
+          </p>
+        )
       ) : (
         <div className="table-wrap">
           <table>
@@ -82,11 +144,12 @@ function ProviderSection({ provider, breaker, connections, now }: { provider: Pr
                 <th scope="col">Active</th>
                 <th scope="col">Key</th>
                 <th scope="col">Last error</th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
               {connections.map((connection) => (
-                <ConnectionRow key={connection.id} connection={connection} now={now} />
+                <ConnectionRow key={connection.id} connection={connection} now={now} onNotice={props.onNotice} />
               ))}
             </tbody>
           </table>
@@ -96,22 +159,75 @@ function ProviderSection({ provider, breaker, connections, now }: { provider: Pr
   );
 }
 
-function ConnectionRow({ connection, now }: { connection: Connection; now: number }) {
+function ConnectionRow({ connection, now, onNotice }: { connection: Connection; now: number; onNotice(text: string): void }) {
   const view = connectionStatus(connection, now);
   const lastError = [connection.lastErrorType, connection.lastError].filter(Boolean).join(": ");
+  const [editing, setEditing] = useState(false);
+  const [testing, setTesting] = useState(false);
+  const [test, setTest] = useState<TestResult | { ok: false; error: string; latencyMs: null } | null>(null);
+  const reload = useProviders((s) => s.reload);
+
+  async function runTest() {
+    setTesting(true);
+    try {
+      setTest(await call<TestResult>("testConnection", { id: connection.id }));
+    } catch (err) {
+      setTest({ ok: false, error: errorText(err), latencyMs: null });
+    } finally {
+      setTesting(false);
+    }
+  }
+
+  async function remove() {
+    try {
+      await call("deleteConnection", { id: connection.id });
+      onNotice(`Connection ${connection.name} deleted.`);
+    } catch (err) {
+      setTest({ ok: false, error: `Delete failed: ${errorText(err)}`, latencyMs: null });
+    }
+    void reload();
+  }
+
   return (
-    <tr>
-      <th scope="row">{connection.name}</th>
-      <td>
-        <Badge tone={view.tone}>{view.label}</Badge>
-      </td>
-      <td>{connection.priority}</td>
-      <td>{connection.active ? "Yes" : "No"}</td>
-      <td>{connection.hasSecret ? "Set" : "None"}</td>
-      <td className="last-error" title={lastError || undefined}>
-        {lastError || <span className="muted">—</span>}
-      </td>
-    </tr>
+    <>
+      <tr>
+        <th scope="row">{connection.name}</th>
+        <td>
+          <Badge tone={view.tone}>{view.label}</Badge>
+        </td>
+        <td>{connection.priority}</td>
+        <td>{connection.active ? "Yes" : "No"}</td>
+        <td>{connection.hasSecret ? "Set" : "None"}</td>
+        <td className="last-error" title={lastError || undefined}>
+          {lastError || <span className="muted">—</span>}
+        </td>
+        <td className="actions">
+          <button type="button" className="small" disabled={testing} onClick={() => void runTest()}>
+            {testing ? "Testing…" : `Test ${connection.name}`}
+          </button>
+          <button type="button" className="secondary small" onClick={() => setEditing((e) => !e)}>
+            Edit {connection.name}
+          </button>{" "}
+          <ConfirmButton label={`Delete ${connection.name}`} confirmLabel={`Delete ${connection.name} now`} onConfirm={remove} />
+        </td>
+      </tr>
+      {test && (
+        <tr>
+          <td colSpan={7}>
+            <p role="status" className={test.ok ? "notice-ok" : "error-banner"}>
+              {test.ok ? `Test of ${connection.name} passed in ${test.latencyMs} ms.` : `Test of ${connection.name} failed: ${test.error ?? "unknown error"}`}
+            </p>
+          </td>
+        </tr>
+      )}
+      {editing && (
+        <tr>
+          <td colSpan={7}>
+            <ConnectionForm provider={connection.provider} connection={connection} onDone={(saved) => (setEditing(false), saved && onNotice(`Connection ${connection.name} saved.`), void reload())} />
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
 

@@ -162,3 +162,26 @@ describe("request log (R15.1)", () => {
     await gw.api("POST", "/api/resilience/cooldowns", { all: true });
   });
 });
+
+describe("simulator provider kind (R0.5)", () => {
+  it("R0.5 a `simulator` provider speaks the client's format and takes faults per request (header) or per provider (options.fault)", async () => {
+    await gw.api("POST", "/api/providers", { id: "simk", format: "simulator", baseUrl: sim.url, category: "local", models: ["m1"] });
+    await gw.api("POST", "/api/connections", { id: "simk-1", provider: "simk", apiKey: "simk-a" });
+    await gw.api("POST", "/api/connections", { id: "simk-2", provider: "simk", apiKey: "simk-b", priority: 1 });
+    const anth = await gw.post("/v1/messages", msg("simk/m1"));
+    expect(anth.body.type).toBe("message");
+    expect(sim.requests.at(-1)?.format).toBe("anthropic");
+    const viaHeader = await gw.post("/v1/chat/completions", chat("simk/m1"), { "x-sim-fault": JSON.stringify({ status: 500 }) });
+    expect(viaHeader.status).toBe(500);
+    expect(viaHeader.headers.get("x-switchyard-attempts")).toBe("2");
+    await gw.api("POST", "/api/resilience/cooldowns", { all: true });
+    await gw.api("POST", "/api/resilience/reset", {});
+    await gw.api("PATCH", "/api/providers/simk", { options: { fault: { status: 502 } } });
+    const viaConfig = await gw.post("/v1/chat/completions", chat("simk/m1"));
+    expect(viaConfig.status).toBe(502);
+    await gw.api("PATCH", "/api/providers/simk", { options: {} });
+    await gw.api("POST", "/api/resilience/cooldowns", { all: true });
+    await gw.api("POST", "/api/resilience/reset", {});
+    expect((await gw.post("/v1/chat/completions", chat("simk/m1"))).status).toBe(200);
+  });
+});

@@ -1,0 +1,75 @@
+// Add or edit a connection (one account or key). The secret is write-only: the field always
+// starts empty, is sent only when typed, and the API answers with `hasSecret`, never the key.
+import { useState, type FormEvent } from "react";
+import type { Connection } from "../../../../shared/types.js";
+import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
+import { CheckboxField, TextField } from "../../components/Field.js";
+import { call } from "../../transport.js";
+
+export function ConnectionForm({ provider, connection, onDone }: { provider: string; connection: Connection | null; onDone(saved: boolean): void }) {
+  const [name, setName] = useState(connection?.name ?? "");
+  const [secret, setSecret] = useState("");
+  const [removeSecret, setRemoveSecret] = useState(false);
+  const [priority, setPriority] = useState(String(connection?.priority ?? 0));
+  const [weight, setWeight] = useState(String(connection?.weight ?? 1));
+  const [active, setActive] = useState(connection?.active ?? true);
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [saving, setSaving] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const body: Record<string, unknown> = { active };
+    if (name.trim() !== "") body.name = name.trim();
+    // Numbers go as typed: a non-number reaches the server's validation, which names the field.
+    body.priority = priority.trim() === "" ? 0 : Number(priority);
+    body.weight = weight.trim() === "" ? 1 : Number(weight);
+    if (removeSecret) body.apiKey = null;
+    else if (secret !== "") body.apiKey = secret;
+    setSaving(true);
+    try {
+      if (connection) await call("updateConnection", { id: connection.id, ...body });
+      else await call("createConnection", { provider, ...body });
+      setSecret("");
+      setErrors(NO_ERRORS);
+      onDone(true);
+    } catch (err) {
+      setErrors(formErrorsFrom(err));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const f = errors.fields;
+  const title = connection ? `Edit connection ${connection.name}` : `Add a connection to ${provider}`;
+  return (
+    <form className="subform" noValidate onSubmit={(e) => void submit(e)} aria-label={title}>
+      <h3>{title}</h3>
+      <div className="form-grid">
+        <TextField label="Connection name" value={name} onChange={setName} hint="e.g. Work key" error={f.name} />
+        <TextField
+          label="API key"
+          type="password"
+          autoComplete="off"
+          value={secret}
+          onChange={setSecret}
+          disabled={removeSecret}
+          hint={connection?.hasSecret ? "A key is stored and never shown; type a new one to replace it" : "Stored encrypted; never shown again"}
+          error={f.apiKey}
+        />
+        <TextField label="Priority" inputMode="numeric" value={priority} onChange={setPriority} hint="lower is tried first" error={f.priority} />
+        <TextField label="Weight" inputMode="decimal" value={weight} onChange={setWeight} hint="for weighted strategies" error={f.weight} />
+        <CheckboxField label="Active" checked={active} onChange={setActive} error={f.active} />
+        {connection?.hasSecret && <CheckboxField label="Remove the stored key" checked={removeSecret} onChange={setRemoveSecret} />}
+      </div>
+      <div className="form-actions">
+        <button type="submit" disabled={saving}>
+          {connection ? "Save connection" : "Add connection"}
+        </button>
+        <button type="button" className="secondary" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+      {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+    </form>
+  );
+}
