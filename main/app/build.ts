@@ -20,6 +20,7 @@ import { loadAdminToken, resolveHome } from "./home.js";
 import { createLogger } from "./logger.js";
 import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
 import { startDemo } from "./demo.js";
+import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
 
 export interface BuildOptions {
@@ -88,8 +89,10 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     emit: bus.emit,
   });
   const upstream = createUpstreamClient();
+  const builtinSimulator = createBuiltinSimulator();
+  const baseUrlFor = builtinSimulator.baseUrlFor;
   const userAgent = `switchyard/${VERSION}`;
-  const testConnection = createConnectionTester({ store, upstream, userAgent, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  const testConnection = createConnectionTester({ store, upstream, userAgent, baseUrlFor, onPassed: (provider) => engine.connectionTestPassed(provider) });
   const startedAt = Date.now();
 
   const handlers = {
@@ -105,7 +108,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   } as Partial<Record<ContractMethod, Handler>>;
 
   const pipeline = createPipeline({
-    store, engine, upstream, clock, appSettings: getAppSettings, userAgent,
+    store, engine, upstream, clock, appSettings: getAppSettings, userAgent, baseUrlFor,
     streamBudgets: () => {
       const s = resilience.get().streamRecovery;
       return {
@@ -121,7 +124,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const app = createGatewayApp({
     store, pipeline, upstream, appSettings: getAppSettings, version: VERSION, userAgent,
-    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
+    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR, baseUrlFor,
   });
 
   const server: Server = createServer(app);
@@ -155,6 +158,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
       await demo?.close();
+      await builtinSimulator.close();
       store.close();
     },
   };

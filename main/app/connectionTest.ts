@@ -17,6 +17,7 @@ export function createConnectionTester(deps: {
   upstream: UpstreamClient;
   userAgent: string;
   onPassed: (provider: Provider, connectionId: string) => void;
+  baseUrlFor: (provider: Provider) => Promise<string>;
 }) {
   return async (connectionId: string): Promise<ConnectionTestResult> => {
     const connection = deps.store.connections.get(connectionId);
@@ -32,7 +33,7 @@ export function createConnectionTester(deps: {
     const t0 = Date.now();
     try {
       const res = await deps.upstream.send({
-        url: provider.baseUrl.replace(/\/+$/, "") + upstreamPath(format, model, false),
+        url: (await deps.baseUrlFor(provider)).replace(/\/+$/, "") + upstreamPath(format, model, false),
         headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000), headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000,
       });
       const text = await readBodyText(res.body, 4096);

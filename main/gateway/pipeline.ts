@@ -30,6 +30,8 @@ export interface PipelineDeps {
   appSettings: () => AppSettings;
   streamBudgets: () => PipelineBudgets;
   userAgent: string;
+  /** Where a provider's requests go (a `simulator` provider without baseUrl uses the built-in one). */
+  baseUrlFor: (provider: Provider) => Promise<string>;
 }
 
 export interface ClientCall {
@@ -163,7 +165,7 @@ export function createPipeline(deps: PipelineDeps) {
     const upstreamFormat: WireFormat = provider.format === "simulator" ? call.format : provider.format;
     const stream = isStreamRequest(call.format, call.body);
     const { body, dropped } = translateRequest(call.format, upstreamFormat, call.body, model);
-    const url = provider.baseUrl.replace(/\/+$/, "") + upstreamPath(upstreamFormat, model, stream);
+    const url = (await deps.baseUrlFor(provider)).replace(/\/+$/, "") + upstreamPath(upstreamFormat, model, stream);
     const secret = store.connections.getSecret(connection.id);
     const headers = buildUpstreamHeaders(provider, upstreamFormat, call.format, secret, call.headers, deps.userAgent);
     const attemptAbort = new AbortController();

@@ -2,7 +2,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { AppSettings, WireFormat } from "../../shared/types.js";
+import type { AppSettings, Provider, WireFormat } from "../../shared/types.js";
 import type { Store } from "../store/types.js";
 import { errorBody, estimateInputTokens } from "./formats/index.js";
 import type { Pipeline } from "./pipeline.js";
@@ -21,6 +21,7 @@ export interface GatewayAppDeps {
   hostGuard: RequestHandler;
   apiRouter: express.Router;
   dashboardDir: string | null;
+  baseUrlFor: (provider: Provider) => Promise<string>;
 }
 
 function clientError(res: Response, format: WireFormat, status: number, code: string, message: string): void {
@@ -106,7 +107,7 @@ export function createGatewayApp(deps: GatewayAppDeps): express.Express {
       try {
         const headers = buildUpstreamHeaders(target.provider, "anthropic", "anthropic", deps.store.connections.getSecret(conn.id), req.headers, deps.userAgent);
         const up = await deps.upstream.send({
-          url: target.provider.baseUrl.replace(/\/+$/, "") + "/v1/messages/count_tokens",
+          url: (await deps.baseUrlFor(target.provider)).replace(/\/+$/, "") + "/v1/messages/count_tokens",
           headers, body: JSON.stringify({ ...body, model: target.model }), signal: AbortSignal.timeout(30_000), headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000,
         });
         const text = await readBodyText(up.body);

@@ -185,3 +185,20 @@ describe("simulator provider kind (R0.5)", () => {
     expect((await gw.post("/v1/chat/completions", chat("simk/m1"))).status).toBe(200);
   });
 });
+
+describe("built-in simulator (R0.5)", () => {
+  it("R0.5 a `simulator` provider without baseUrl is served by Switchyard's own simulator, faults included", async () => {
+    const p = await gw.api("POST", "/api/providers", { id: "builtin", format: "simulator", category: "local", models: ["sim-model"] });
+    expect(p.status).toBe(201);
+    await gw.api("POST", "/api/connections", { id: "builtin-1", provider: "builtin", name: "first" });
+    await gw.api("POST", "/api/connections", { id: "builtin-2", provider: "builtin", name: "second", priority: 1 });
+    const ok = await gw.post("/v1/messages", msg("builtin/sim-model", { stream: true }));
+    expect(ok.status).toBe(200);
+    expect(parseSse(ok.text).at(-1)?.event).toBe("message_stop");
+    const limited = await gw.post("/v1/chat/completions", chat("builtin/sim-model"), { "x-sim-fault": JSON.stringify({ status: 429, retryAfter: 9 }) });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("9");
+    expect((await gw.api("POST", "/api/connections/builtin-1/test")).body).toMatchObject({ ok: true, latencyMs: expect.any(Number) });
+    await gw.api("POST", "/api/resilience/cooldowns", { all: true });
+  });
+});

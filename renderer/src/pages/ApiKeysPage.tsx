@@ -1,0 +1,154 @@
+// API keys for clients (R1.7): the key is shown once, right after creation, with a copy button;
+// the list shows only a recognisable prefix because the server keeps nothing but a hash.
+import { useEffect, useState, type FormEvent } from "react";
+import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
+import { ConfirmButton } from "../components/ConfirmButton.js";
+import { TextField } from "../components/Field.js";
+import { errorText } from "../stores/liveResource.js";
+import { apiKeys, appSettings } from "../stores/resources.js";
+import { call } from "../transport.js";
+
+interface CreatedKey {
+  id: string;
+  key: string;
+  name: string;
+}
+
+export function ApiKeysPage() {
+  useEffect(() => apiKeys.watch(), []);
+  useEffect(() => appSettings.watch(), []);
+  const { data, error, reload } = apiKeys.use();
+  const requireKey = appSettings.use((s) => s.data?.requireClientKey);
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState("");
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [copy, setCopy] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const list = data ?? [];
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    setCopy(null);
+    try {
+      const body: Record<string, unknown> = { name: name.trim() };
+      const scopeList = scopes.split(/[\s,]+/).filter(Boolean);
+      if (scopeList.length > 0) body.scopes = scopeList;
+      setCreated(await call<CreatedKey>("createKey", body));
+      setErrors(NO_ERRORS);
+      setName("");
+      setScopes("");
+    } catch (err) {
+      setErrors(formErrorsFrom(err));
+    }
+    void reload();
+  }
+
+  async function copyKey(key: string) {
+    try {
+      await navigator.clipboard.writeText(key);
+      setCopy("Copied to the clipboard.");
+    } catch {
+      setCopy("The browser refused clipboard access: select the key and copy it by hand.");
+    }
+  }
+
+  async function remove(id: string, keyName: string) {
+    try {
+      await call("deleteKey", { id });
+      setFailure(null);
+    } catch (err) {
+      setFailure(`Could not delete ${keyName}: ${errorText(err)}`);
+    }
+    void reload();
+  }
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>API keys</h1>
+          <p className="muted">
+            Keys that clients present as <code>Authorization: Bearer sk-sy-…</code> or <code>x-api-key</code>.{" "}
+            {requireKey === false && "Loopback clients need no key right now (requireClientKey is off)."}
+            {requireKey === true && "A key is required on every client request."}
+          </p>
+        </div>
+      </header>
+
+      {created && (
+        <section className="card" aria-labelledby="new-key-title">
+          <h2 id="new-key-title">Key “{created.name}” created</h2>
+          <p>
+            <strong>Copy it now: it is shown only this once.</strong> Switchyard stores only its hash.
+          </p>
+          <div className="secret-once">
+            <code aria-label="The new API key">{created.key}</code>
+            <button type="button" onClick={() => void copyKey(created.key)}>
+              Copy key
+            </button>
+            <button type="button" className="secondary" onClick={() => (setCreated(null), setCopy(null))}>
+              I have saved it
+            </button>
+          </div>
+          {copy && <p role="status">{copy}</p>}
+        </section>
+      )}
+
+      <section className="card" aria-labelledby="create-key-title">
+        <h2 id="create-key-title">Create a key</h2>
+        <form noValidate onSubmit={(e) => void create(e)} aria-labelledby="create-key-title">
+          <div className="form-grid">
+            <TextField label="Key name" value={name} onChange={setName} hint="who or what uses it, e.g. laptop aider" error={errors.fields.name} />
+            <TextField label="Scopes" value={scopes} onChange={setScopes} hint='optional, comma-separated, e.g. "lease:exclusive"' error={errors.fields.scopes ?? errors.fields["scopes.0"]} />
+          </div>
+          <div className="form-actions">
+            <button type="submit">Create key</button>
+          </div>
+          {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+        </form>
+      </section>
+
+      {error && <p role="alert" className="error-banner">Could not load keys: {error}</p>}
+      {failure && <p role="alert" className="error-banner">{failure}</p>}
+      <section className="card" aria-labelledby="keys-title">
+        <h2 id="keys-title">Keys</h2>
+        {data && list.length === 0 ? (
+          <p className="muted">No keys yet. Create one above for each client, so you can revoke one without touching the others.</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <caption className="visually-hidden">Client API keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Starts with</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((key) => (
+                  <tr key={key.id}>
+                    <th scope="row">{key.name}</th>
+                    <td>
+                      <code>{key.prefix}…</code>
+                    </td>
+                    <td>{key.scopes.length > 0 ? key.scopes.join(", ") : <span className="muted">—</span>}</td>
+                    <td className="nowrap">{new Date(key.createdAt).toLocaleString()}</td>
+                    <td className="nowrap">{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : <span className="muted">never</span>}</td>
+                    <td className="actions">
+                      <ConfirmButton label={`Delete key ${key.name}`} confirmLabel={`Revoke ${key.name} now`} onConfirm={() => remove(key.id, key.name)} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+// Create or edit a combo (R11.1): name, strategy (the 20 of the shared list), ordered targets and
+// whether it waits for a cooling target. Server validation errors land next to their field.
+import { useState, type FormEvent } from "react";
+import { COMBO_STRATEGIES } from "../../../../shared/schemas/config.js";
+import type { Combo, Connection } from "../../../../shared/types.js";
+import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
+import { CheckboxField, SelectField, TextField } from "../../components/Field.js";
+import { call } from "../../transport.js";
+import { newTargetDraft, toTargets, type TargetDraft } from "./targets.js";
+import { TargetList } from "./TargetList.js";
+
+export function ComboForm({ combo, connections, onDone }: { combo: Combo | null; connections: Connection[]; onDone(saved: Combo | null): void }) {
+  const [name, setName] = useState(combo?.name ?? "");
+  const [strategy, setStrategy] = useState(combo?.strategy ?? "priority");
+  const [targets, setTargets] = useState<TargetDraft[]>(() => (combo ? combo.targets.map(newTargetDraft) : [newTargetDraft()]));
+  const [waitForCooling, setWaitForCooling] = useState(combo?.config.comboCooldownWaitEnabled !== false);
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [saving, setSaving] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const body = { strategy, targets: toTargets(targets), config: { ...(combo?.config ?? {}), comboCooldownWaitEnabled: waitForCooling } };
+    setSaving(true);
+    try {
+      const saved = combo ? await call<Combo>("updateCombo", { name: combo.name, ...body }) : await call<Combo>("createCombo", { name: name.trim(), ...body });
+      setErrors(NO_ERRORS);
+      onDone(saved);
+    } catch (err) {
+      setErrors(formErrorsFrom(err));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const targetErrors = scopeErrors({ fields: errors.fields, general: null }, "targets").fields;
+  const title = combo ? `Edit combo ${combo.name}` : "New combo";
+  return (
+    <form className="subform" noValidate onSubmit={(e) => void submit(e)} aria-label={title}>
+      <h3>{title}</h3>
+      <div className="form-grid">
+        {!combo && <TextField label="Combo name" value={name} onChange={setName} hint="clients request it as the model name" error={errors.fields.name} />}
+        <SelectField label="Strategy" value={strategy} onChange={setStrategy} options={COMBO_STRATEGIES} error={errors.fields.strategy} />
+        <CheckboxField label="Wait for a cooling target" checked={waitForCooling} onChange={setWaitForCooling} hint="instead of failing at once (R11.4)" />
+      </div>
+      <TargetList targets={targets} onChange={(t) => (setTargets(t), setErrors(NO_ERRORS))} connections={connections} errors={targetErrors} />
+      {targetErrors._ && <p className="field-error">{targetErrors._}</p>}
+      <div className="form-actions">
+        <button type="submit" disabled={saving}>
+          {combo ? "Save combo" : "Create combo"}
+        </button>
+        <button type="button" className="secondary" onClick={() => onDone(null)}>
+          Cancel
+        </button>
+      </div>
+      {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+    </form>
+  );
+}
