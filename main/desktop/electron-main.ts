@@ -1,16 +1,16 @@
 // Electron entry (R0.1, R14): one instance, the app core from main/app, a sandboxed window on
 // the dashboard served by that core, the IPC adapter, and a tray that outlives the window.
 // Runs only inside Electron; the headless entry is main/cli.ts.
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, safeStorage, session, shell, Tray, type MenuItemConstructorOptions } from "electron";
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, safeStorage, session, shell, Tray } from "electron";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BreakerState } from "../../shared/types.js";
 import { buildApp, type SwitchyardApp } from "../app/build.js";
 import { createSenderPolicy, forwardEvents, originOf, registerIpc } from "./ipc.js";
 import { parseDesktopArgs } from "./options.js";
 import { safeStorageCipher } from "./safeStorageCipher.js";
-import { isAppUrl, isExternalHttpUrl, withContentSecurityPolicy } from "./security.js";
-import { breakersFromHealth, buildTrayMenuTemplate, TRAY_ICON_FILES, trayStateFromBreakers, trayStatusLine, type TrayAction, type TrayMenuItem } from "./trayMenu.js";
+import { isAllowedPermission, isAppUrl, isExternalHttpUrl, withContentSecurityPolicy } from "./security.js";
+import { createTrayController } from "./trayController.js";
+import { TRAY_ICON_FILES, toNativeMenu } from "./trayMenu.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // dist/main/desktop -> dist/preload and <root>/assets, the same inside app.asar.
@@ -90,25 +90,33 @@ async function start(): Promise<void> {
   cleanups.push(registerIpc(ipcMain, core.handlers, createSenderPolicy({ appOrigin, mainFrame })));
   cleanups.push(forwardEvents(core.bus, () => (win && !win.isDestroyed() ? win.webContents : null)));
 
-  const breakers: Record<string, BreakerState> = breakersFromHealth(await readHealth(core));
   tray = new Tray(trayIcon("healthy"));
   tray.on("click", () => showWindow());
-  const refreshTray = () => {
-    if (!tray || tray.isDestroyed()) return;
-    const state = trayStateFromBreakers(breakers);
-    tray.setImage(trayIcon(state.health));
-    tray.setToolTip(`Switchyard — ${trayStatusLine(state)}`);
-    tray.setContextMenu(Menu.buildFromTemplate(toElectronMenu(buildTrayMenuTemplate(state))));
-  };
-  refreshTray();
-  cleanups.push(
-    core.bus.subscribe((event) => {
-      if (event.type === "breaker") breakers[event.provider] = event.to;
-      else if (event.type === "config" && event.entity === "provider" && event.action === "deleted") delete breakers[event.id];
-      else return;
-      refreshTray();
-    }),
-  );
+  // The tray acts through core.handlers: the same validated handlers as IPC and HTTP.
+  const trayController = createTrayController({
+    handlers: core.handlers,
+    bus: core.bus,
+    endpoint: `${core.url}/v1`,
+    effects: {
+      render({ health, tooltip, menu }) {
+        if (!tray || tray.isDestroyed()) return;
+        tray.setImage(trayIcon(health));
+        tray.setToolTip(tooltip);
+        tray.setContextMenu(Menu.buildFromTemplate(toNativeMenu(menu, (action) => void trayController.run(action))));
+      },
+      showWindow: () => showWindow(),
+      quit: () => app.quit(),
+      copyText: (text) => clipboard.writeText(text),
+      notify(title, body) {
+        if (!Notification.isSupported()) return;
+        const notification = new Notification({ title, body, icon: path.join(ASSETS_DIR, "icon.png") });
+        notification.on("click", () => showWindow());
+        notification.show();
+      },
+    },
+  });
+  cleanups.push(() => trayController.dispose());
+  await trayController.start();
 
   if (!options.hidden) showWindow();
 
@@ -154,43 +162,16 @@ async function start(): Promise<void> {
     win.show();
     win.focus();
   }
-
-  function runTrayAction(action: TrayAction): void {
-    if (action === "open-dashboard") showWindow();
-    else app.quit();
-  }
-
-  function toElectronMenu(items: TrayMenuItem[]): MenuItemConstructorOptions[] {
-    return items.map((item) => {
-      if (item.type === "separator") return { type: "separator" };
-      const id = item.id;
-      return {
-        id,
-        label: item.label,
-        enabled: item.enabled,
-        click: id === "status" ? undefined : () => runTrayAction(id),
-      };
-    });
-  }
 }
 
-/** CSP as a header too (it also covers responses the meta tag cannot), and no permissions at all. */
+/** CSP as a header too (it also covers responses the meta tag cannot), and no permission but writing the clipboard. */
 function hardenSession(appOrigin: string): void {
   const ses = session.defaultSession;
   ses.webRequest.onHeadersReceived({ urls: [`${appOrigin}/*`] }, (details, callback) => {
     callback({ responseHeaders: withContentSecurityPolicy(details.responseHeaders) });
   });
-  ses.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  ses.setPermissionCheckHandler(() => false);
-}
-
-async function readHealth(core: SwitchyardApp): Promise<unknown> {
-  try {
-    return await core.handlers.monitoringHealth?.({});
-  } catch {
-    // The tray starts "healthy" and is corrected by the next breaker event.
-    return null;
-  }
+  ses.setPermissionRequestHandler((contents, permission, callback, details) => callback(isAllowedPermission(permission, details.requestingUrl ?? contents.getURL(), appOrigin)));
+  ses.setPermissionCheckHandler((_contents, permission, requestingOrigin) => isAllowedPermission(permission, requestingOrigin, appOrigin));
 }
 
 function trayIcon(health: keyof typeof TRAY_ICON_FILES): Electron.NativeImage {

@@ -3,7 +3,7 @@ import { originOf } from "./ipc.js";
 
 /** Same policy as the meta tag of renderer/index.html; main also sends it as a response header. */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
+  "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 /** Navigation is allowed only within the dashboard's own origin. */
 export function isAppUrl(url: string, appOrigin: string): boolean {
@@ -28,4 +28,12 @@ export function withContentSecurityPolicy(headers: Record<string, string[]> | un
   }
   out["Content-Security-Policy"] = [CONTENT_SECURITY_POLICY];
   return out;
+}
+
+/**
+ * The one web permission the window may use: writing the clipboard ("Copy key" on the API keys
+ * page), and only for the dashboard's own origin. Camera, notifications, reading the clipboard… no.
+ */
+export function isAllowedPermission(permission: string, requestingUrl: string, appOrigin: string): boolean {
+  return permission === "clipboard-sanitized-write" && isAppUrl(requestingUrl, appOrigin);
 }

@@ -11,10 +11,26 @@ export interface TrayState {
   degradedProviders: string[];
 }
 
-export type TrayAction = "open-dashboard" | "quit";
+/** What the menu shows besides health; null = not known yet (the toggle is then disabled). */
+export interface TraySwitches {
+  proxyEnabled: boolean | null;
+  modelLockoutEnabled: boolean | null;
+  /** The OpenAI-style base URL clients point at. */
+  endpoint: string;
+}
+
+export type TrayAction =
+  | "open-dashboard"
+  | "toggle-proxy"
+  | "toggle-model-lockout"
+  | "reset-cooldowns"
+  | "reset-breakers"
+  | "copy-endpoint"
+  | "quit";
 
 export type TrayMenuItem =
   | { type: "normal"; id: TrayAction | "status"; label: string; enabled: boolean }
+  | { type: "checkbox"; id: TrayAction; label: string; checked: boolean; enabled: boolean }
   | { type: "separator" };
 
 export const TRAY_ICON_FILES: Record<TrayHealth, string> = {
@@ -42,14 +58,48 @@ export function trayStatusLine(state: TrayState): string {
   return "All providers healthy";
 }
 
-export function buildTrayMenuTemplate(state: TrayState): TrayMenuItem[] {
+export function trayTooltip(state: TrayState, switches: TraySwitches): string {
+  const proxy = switches.proxyEnabled === false ? " · proxy off" : "";
+  return `Switchyard — ${trayStatusLine(state)}${proxy}`;
+}
+
+export function buildTrayMenuTemplate(state: TrayState, switches: TraySwitches): TrayMenuItem[] {
   return [
     { type: "normal", id: "status", label: trayStatusLine(state), enabled: false },
     { type: "separator" },
     { type: "normal", id: "open-dashboard", label: "Open dashboard", enabled: true },
     { type: "separator" },
+    { type: "checkbox", id: "toggle-proxy", label: "Proxy enabled", checked: switches.proxyEnabled === true, enabled: switches.proxyEnabled !== null },
+    { type: "checkbox", id: "toggle-model-lockout", label: "Model lockout", checked: switches.modelLockoutEnabled === true, enabled: switches.modelLockoutEnabled !== null },
+    { type: "separator" },
+    { type: "normal", id: "reset-cooldowns", label: "Reset all cooldowns", enabled: true },
+    { type: "normal", id: "reset-breakers", label: "Reset breakers", enabled: true },
+    { type: "separator" },
+    { type: "normal", id: "copy-endpoint", label: `Copy endpoint URL (${switches.endpoint})`, enabled: true },
+    { type: "separator" },
     { type: "normal", id: "quit", label: "Quit Switchyard", enabled: true },
   ];
+}
+
+/** Electron's MenuItemConstructorOptions, structurally: what Menu.buildFromTemplate accepts. */
+export interface NativeMenuItem {
+  type: "normal" | "checkbox" | "separator";
+  id?: string;
+  label?: string;
+  enabled?: boolean;
+  checked?: boolean;
+  click?: () => void;
+}
+
+/** The template as Electron menu items, each actionable item calling `run` with its id. */
+export function toNativeMenu(items: readonly TrayMenuItem[], run: (action: TrayAction) => void): NativeMenuItem[] {
+  return items.map((item): NativeMenuItem => {
+    if (item.type === "separator") return { type: "separator" };
+    const id = item.id;
+    const click = id === "status" ? undefined : () => run(id);
+    if (item.type === "checkbox") return { type: "checkbox", id, label: item.label, checked: item.checked, enabled: item.enabled, click };
+    return { type: "normal", id, label: item.label, enabled: item.enabled, click };
+  });
 }
 
 /** Reads breaker states from a monitoringHealth result (R2.6), ignoring anything malformed. */

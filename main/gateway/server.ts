@@ -86,6 +86,9 @@ export function createGatewayApp(deps: GatewayAppDeps): express.Express {
 
   // Claude Code sends HEAD / first; any status is fine as long as it answers at once.
   app.head("/", (_req, res) => void res.status(200).end());
+  // Claude Code probes HEAD /api/hello for connectivity (without the nonessential-traffic switch);
+  // it carries no admin token and must not be answered 401 by the management guard.
+  app.head("/api/hello", (_req, res) => void res.status(200).end());
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
 
   for (const [route, format] of [["/v1/chat/completions", "openai"], ["/v1/messages", "anthropic"]] as const) {

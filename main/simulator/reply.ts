@@ -14,7 +14,7 @@ export interface Answer {
   usage: Usage;
 }
 
-export const TOOL_TRIGGER = /use tool/i;
+export const TOOL_TRIGGER = /\buse tool\b/i;
 const TOOL_RESULT_PREVIEW = 40;
 const MIN_CHUNKS = 3;
 

@@ -124,7 +124,10 @@ export function adjustments(sent: Record<string, unknown>, before: unknown, afte
 /** A value as the user reads it: durations get their human form next to the raw number. */
 export function describeValue(value: unknown, kind: SettingKind): string {
   if (Array.isArray(value)) return value.join(", ");
-  if (typeof value === "number") return kind === "ms" && value > 0 ? `${formatNumber(value)} ms (${formatRemaining(value)})` : formatNumber(value);
+  if (typeof value === "number") {
+    if (kind !== "ms") return formatNumber(value);
+    return value >= 1_000 ? `${formatNumber(value)} ms (${formatRemaining(value)})` : `${formatNumber(value)} ms`;
+  }
   if (value === null) return "derived";
   return String(value);
 }

@@ -149,7 +149,7 @@ describe("headless dashboard in Chromium", () => {
   it("R14.2 fits a 1024 px window without horizontal scrolling, with no script or CSP errors", async () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024);
     mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, "providers.png"), fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, "providers-first-run.png"), fullPage: true });
     expect(pageProblems).toEqual([]);
   }, 30_000);
 

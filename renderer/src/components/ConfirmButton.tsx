@@ -2,12 +2,20 @@
 // invisible to keyboard-only flows in some shells). The second button names what will happen.
 import { useState } from "react";
 
-export function ConfirmButton(props: { label: string; confirmLabel: string; onConfirm(): void | Promise<void>; disabled?: boolean; className?: string }) {
+export function ConfirmButton(props: {
+  label: string;
+  /** Longer accessible name when the visible label relies on its row for context ("Delete" → "Delete Key A"). */
+  ariaLabel?: string;
+  confirmLabel: string;
+  onConfirm(): void | Promise<void>;
+  disabled?: boolean;
+  className?: string;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   if (!asking) {
     return (
-      <button type="button" className={props.className ?? "secondary small"} disabled={props.disabled} onClick={() => setAsking(true)}>
+      <button type="button" className={props.className ?? "secondary small"} aria-label={props.ariaLabel} disabled={props.disabled} onClick={() => setAsking(true)}>
         {props.label}
       </button>
     );

@@ -98,13 +98,13 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
         <Badge tone="muted">{provider.category}</Badge>
         {breaker && <Badge tone={BREAKER_TONES[breaker] ?? "muted"}>Breaker {breaker.toLowerCase().replace("_", "-")}</Badge>}
         <span className="spacer" />
-        <button type="button" className="small" onClick={() => setMode("add-connection")}>
-          Add connection to {provider.id}
+        <button type="button" className="small" aria-label={`Add connection to ${provider.id}`} onClick={() => setMode("add-connection")}>
+          Add connection
         </button>
-        <button type="button" className="secondary small" onClick={() => setMode("edit")}>
-          Edit provider {provider.id}
+        <button type="button" className="secondary small" aria-label={`Edit provider ${provider.id}`} onClick={() => setMode("edit")}>
+          Edit
         </button>
-        <ConfirmButton label={`Delete provider ${provider.id}`} confirmLabel={`Delete ${provider.id} and its connections`} onConfirm={remove} />
+        <ConfirmButton label="Delete" ariaLabel={`Delete provider ${provider.id}`} confirmLabel={`Delete ${provider.id} and its connections`} onConfirm={remove} />
       </header>
       {failure && (
         <p role="alert" className="error-banner">
@@ -202,13 +202,13 @@ function ConnectionRow({ connection, now, onNotice }: { connection: Connection; 
           {lastError || <span className="muted">—</span>}
         </td>
         <td className="actions">
-          <button type="button" className="small" disabled={testing} onClick={() => void runTest()}>
-            {testing ? "Testing…" : `Test ${connection.name}`}
+          <button type="button" className="small" aria-label={`Test ${connection.name}`} disabled={testing} onClick={() => void runTest()}>
+            {testing ? "Testing…" : "Test"}
           </button>
-          <button type="button" className="secondary small" onClick={() => setEditing((e) => !e)}>
-            Edit {connection.name}
+          <button type="button" className="secondary small" aria-label={`Edit ${connection.name}`} aria-expanded={editing} onClick={() => setEditing((e) => !e)}>
+            Edit
           </button>{" "}
-          <ConfirmButton label={`Delete ${connection.name}`} confirmLabel={`Delete ${connection.name} now`} onConfirm={remove} />
+          <ConfirmButton label="Delete" ariaLabel={`Delete ${connection.name}`} confirmLabel={`Delete ${connection.name} now`} onConfirm={remove} />
         </td>
       </tr>
       {test && (

@@ -202,3 +202,13 @@ describe("built-in simulator (R0.5)", () => {
     await gw.api("POST", "/api/resilience/cooldowns", { all: true });
   });
 });
+
+describe("Claude Code connectivity probes", () => {
+  it("R1.2 HEAD / and HEAD /api/hello answer 200 at once without credentials", async () => {
+    for (const route of ["/", "/api/hello"]) {
+      const r = await fetch(gw.url + route, { method: "HEAD" });
+      expect(r.status, route).toBe(200);
+    }
+    expect((await fetch(gw.url + "/api/hello")).status).toBe(401);
+  });
+});

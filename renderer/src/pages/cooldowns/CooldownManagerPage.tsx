@@ -133,8 +133,7 @@ export function CooldownManagerPage() {
                   <th scope="col">Status</th>
                   <th scope="col">Time left</th>
                   <th scope="col" className="num">Backoff</th>
-                  <th scope="col">Last error</th>
-                  <th scope="col">Model lockouts</th>
+                  <th scope="col">Last error · lockouts</th>
                   <th scope="col">Action</th>
                 </tr>
               </thead>
@@ -169,19 +168,26 @@ function CooldownTableRow(props: { row: CooldownRow; left: number | null; select
       <td>
         <Badge tone={status.tone}>{terminal ? TERMINAL_LABELS[row.testStatus] ?? row.testStatus : status.label}</Badge>
       </td>
-      <td className="nowrap">{left === null ? <span className="muted">{terminal ? "until new credentials" : "—"}</span> : <span aria-label={`${formatRemaining(left)} left`}>{formatRemaining(left)}</span>}</td>
-      <td className="num">{row.backoffLevel}</td>
-      <td>{row.lastErrorType ?? <span className="muted">—</span>}</td>
-      <td>{row.lockouts.length === 0 ? <span className="muted">—</span> : row.lockouts.map((l) => `${l.model} (${l.reason})`).join(", ")}</td>
-      <td className="actions">
-        <button type="button" className="small" disabled={terminal || props.busy} aria-describedby={terminal ? explainId : undefined} onClick={props.onClear}>
-          Clear {row.name}
-        </button>
-        {terminal && (
-          <p id={explainId} className="field-hint">
+      <td className={terminal ? undefined : "nowrap"}>
+        {left !== null ? (
+          formatRemaining(left)
+        ) : terminal ? (
+          <span id={explainId} className="field-hint">
             Not a cooldown: replace the key on the Providers page.
-          </p>
+          </span>
+        ) : (
+          <span className="muted">—</span>
         )}
+      </td>
+      <td className="num">{row.backoffLevel}</td>
+      <td>
+        {row.lastErrorType ?? <span className="muted">—</span>}
+        {row.lockouts.length > 0 && <span className="field-hint"> · {row.lockouts.map((l) => `${l.model} locked (${l.reason})`).join(", ")}</span>}
+      </td>
+      <td className="actions">
+        <button type="button" className="small" aria-label={`Clear ${row.name}`} disabled={terminal || props.busy} aria-describedby={terminal ? explainId : undefined} onClick={props.onClear}>
+          Clear
+        </button>
       </td>
     </tr>
   );

@@ -1,0 +1,154 @@
+// The tray's behaviour (R14.1): it keeps the health, proxy and model-lockout state from the same
+// contract handlers the window uses (so every action is validated by the same schemas), rebuilds
+// the menu on every relevant event, runs the menu's actions, and raises a desktop notification
+// when a provider's breaker opens. Electron is reached only through the injected view/effects,
+// so this file runs, and is tested, under plain Node.
+import type { BreakerState, SwitchyardEvent } from "../../shared/types.js";
+import type { ContractHandlers } from "./ipc.js";
+import {
+  breakersFromHealth, buildTrayMenuTemplate, trayStateFromBreakers, trayTooltip,
+  type TrayAction, type TrayHealth, type TrayMenuItem, type TraySwitches,
+} from "./trayMenu.js";
+
+export interface TrayRender {
+  health: TrayHealth;
+  tooltip: string;
+  menu: TrayMenuItem[];
+}
+
+export interface TrayEffects {
+  render(view: TrayRender): void;
+  showWindow(): void;
+  quit(): void;
+  copyText(text: string): void;
+  notify(title: string, body: string): void;
+}
+
+export interface TrayControllerDeps {
+  handlers: ContractHandlers;
+  bus: { subscribe(listener: (event: SwitchyardEvent) => void): () => void };
+  /** The base URL clients are given (OpenAI style, ending in /v1). */
+  endpoint: string;
+  effects: TrayEffects;
+}
+
+export interface TrayController {
+  /** Reads the current state, renders once, and starts following events. */
+  start(): Promise<void>;
+  run(action: TrayAction): Promise<void>;
+  dispose(): void;
+}
+
+const ACTION_NAMES: Record<TrayAction, string> = {
+  "open-dashboard": "open the dashboard",
+  "toggle-proxy": "switch the proxy",
+  "toggle-model-lockout": "switch model lockout",
+  "reset-cooldowns": "reset the cooldowns",
+  "reset-breakers": "reset the breakers",
+  "copy-endpoint": "copy the endpoint URL",
+  quit: "quit",
+};
+
+export function createTrayController(deps: TrayControllerDeps): TrayController {
+  const { handlers, effects } = deps;
+  const breakers: Record<string, BreakerState> = {};
+  const switches: TraySwitches = { proxyEnabled: null, modelLockoutEnabled: null, endpoint: deps.endpoint };
+  let unsubscribe: (() => void) | null = null;
+
+  async function invoke(method: string, input: Record<string, unknown> = {}): Promise<unknown> {
+    const handler = handlers[method];
+    if (!handler) throw new Error(`${method} is not available`);
+    return await handler(input);
+  }
+
+  function render(): void {
+    const state = trayStateFromBreakers(breakers);
+    effects.render({ health: state.health, tooltip: trayTooltip(state, switches), menu: buildTrayMenuTemplate(state, switches) });
+  }
+
+  // A failed read leaves the last known value (or "unknown", which disables the toggle).
+  async function readHealth(): Promise<void> {
+    const next = breakersFromHealth(await invoke("monitoringHealth").catch(() => null));
+    for (const key of Object.keys(breakers)) if (!(key in next)) delete breakers[key];
+    Object.assign(breakers, next);
+  }
+
+  async function readSettings(): Promise<void> {
+    const settings = (await invoke("getSettings").catch(() => null)) as { proxyEnabled?: unknown } | null;
+    if (typeof settings?.proxyEnabled === "boolean") switches.proxyEnabled = settings.proxyEnabled;
+  }
+
+  async function readResilience(): Promise<void> {
+    const doc = (await invoke("getResilience").catch(() => null)) as { modelLockout?: { enabled?: unknown } } | null;
+    if (typeof doc?.modelLockout?.enabled === "boolean") switches.modelLockoutEnabled = doc.modelLockout.enabled;
+  }
+
+  function onEvent(event: SwitchyardEvent): void {
+    if (event.type === "breaker") {
+      breakers[event.provider] = event.to;
+      if (event.to === "OPEN" && event.from !== "OPEN") {
+        effects.notify(
+          `${event.provider} is failing`,
+          `Switchyard stopped sending requests to ${event.provider} after repeated upstream errors and will probe it again shortly.`,
+        );
+      }
+      render();
+    } else if (event.type === "settings") {
+      void (event.scope === "settings" ? readSettings() : readResilience()).then(render);
+    } else if (event.type === "config" && event.entity === "provider") {
+      void readHealth().then(render);
+    }
+  }
+
+  async function perform(action: TrayAction): Promise<void> {
+    switch (action) {
+      case "open-dashboard":
+        return effects.showWindow();
+      case "quit":
+        return effects.quit();
+      case "copy-endpoint":
+        return effects.copyText(deps.endpoint);
+      case "toggle-proxy": {
+        const saved = (await invoke("patchSettings", { proxyEnabled: !(switches.proxyEnabled ?? true) })) as { proxyEnabled?: boolean };
+        if (typeof saved?.proxyEnabled === "boolean") switches.proxyEnabled = saved.proxyEnabled;
+        return render();
+      }
+      case "toggle-model-lockout": {
+        const saved = (await invoke("patchResilience", { modelLockout: { enabled: !(switches.modelLockoutEnabled ?? false) } })) as { modelLockout?: { enabled?: boolean } };
+        if (typeof saved?.modelLockout?.enabled === "boolean") switches.modelLockoutEnabled = saved.modelLockout.enabled;
+        return render();
+      }
+      case "reset-cooldowns": {
+        const r = (await invoke("clearCooldowns", { all: true })) as { cleared?: number; skippedTerminal?: number; lockoutsCleared?: number };
+        const skipped = r.skippedTerminal ? `; ${r.skippedTerminal} banned/expired/out-of-credit left as they are` : "";
+        return effects.notify("Cooldowns reset", `${r.cleared ?? 0} connection(s) back in routing, ${r.lockoutsCleared ?? 0} model lockout(s) cleared${skipped}.`);
+      }
+      case "reset-breakers": {
+        const r = (await invoke("resetBreakers", {})) as { resetCount?: number };
+        await readHealth();
+        render();
+        return effects.notify("Breakers reset", `${r.resetCount ?? 0} provider breaker(s) closed.`);
+      }
+    }
+  }
+
+  return {
+    async start() {
+      await Promise.all([readHealth(), readSettings(), readResilience()]);
+      render();
+      unsubscribe ??= deps.bus.subscribe(onEvent);
+    },
+    async run(action) {
+      try {
+        await perform(action);
+      } catch (err) {
+        // The tray has no window to show an error in; the notification is the only place.
+        effects.notify("Switchyard", `Could not ${ACTION_NAMES[action]}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    },
+    dispose() {
+      unsubscribe?.();
+      unsubscribe = null;
+    },
+  };
+}
