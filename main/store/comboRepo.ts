@@ -2,6 +2,7 @@
 import type Database from "better-sqlite3";
 import type { Combo } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
+import { cachedRead, type WriteEpoch } from "./readCache.js";
 import { StoreConflictError, isUniqueViolation } from "./errors.js";
 import { definedOnly, fromJson, toJson } from "./rows.js";
 import type { ComboRepo } from "./types.js";
@@ -37,9 +38,8 @@ function toParams(c: Combo): Record<string, unknown> {
   };
 }
 
-export function createComboRepo(db: Database.Database, clock: Clock): ComboRepo {
+export function createComboRepo(db: Database.Database, clock: Clock, epoch: WriteEpoch): ComboRepo {
   const selectAll = db.prepare<[], ComboRow>("SELECT * FROM combos ORDER BY created_at, name");
-  const selectOne = db.prepare<[string], ComboRow>("SELECT * FROM combos WHERE name = ?");
   const insert = db.prepare(
     `INSERT INTO combos (name, strategy, targets, config, created_at, updated_at)
      VALUES (@name, @strategy, @targets, @config, @created_at, @updated_at)`,
@@ -49,10 +49,12 @@ export function createComboRepo(db: Database.Database, clock: Clock): ComboRepo 
   );
   const remove = db.prepare<[string]>("DELETE FROM combos WHERE name = ?");
 
-  const get = (name: string): Combo | null => {
-    const row = selectOne.get(name);
-    return row ? toCombo(row) : null;
-  };
+  // resolveModel asks for a combo by name on every request; combos change only by operator edits.
+  const all = cachedRead(epoch, () => {
+    const list = selectAll.all().map(toCombo);
+    return { list, byName: new Map(list.map((c) => [c.name, c])) };
+  });
+  const get = (name: string): Combo | null => all().byName.get(name) ?? null;
 
   const update = db.transaction((name: string, patch: Partial<Omit<Combo, "name" | "createdAt" | "updatedAt">>) => {
     const current = get(name);
@@ -62,11 +64,12 @@ export function createComboRepo(db: Database.Database, clock: Clock): ComboRepo 
     delete changes.createdAt;
     const next: Combo = { ...current, ...changes, updatedAt: clock.now() };
     replace.run(toParams(next));
+    epoch.bump();
     return next;
   });
 
   return {
-    list: () => selectAll.all().map(toCombo),
+    list: () => [...all().list],
     get,
     create(input) {
       const now = clock.now();
@@ -80,6 +83,7 @@ export function createComboRepo(db: Database.Database, clock: Clock): ComboRepo 
       };
       try {
         insert.run(toParams(combo));
+        epoch.bump();
       } catch (err) {
         if (isUniqueViolation(err)) throw new StoreConflictError("combo", input.name);
         throw err;
@@ -87,6 +91,10 @@ export function createComboRepo(db: Database.Database, clock: Clock): ComboRepo 
       return combo;
     },
     update: (name, patch) => update(name, patch),
-    delete: (name) => remove.run(name).changes > 0,
+    delete: (name) => {
+      const removed = remove.run(name).changes > 0;
+      epoch.bump();
+      return removed;
+    },
   };
 }

@@ -3,6 +3,7 @@
 import type Database from "better-sqlite3";
 import type { Connection, ConnectionRuntime } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
+import { cachedRead, type WriteEpoch } from "./readCache.js";
 import { StoreConflictError, StoreReferenceError, isForeignKeyViolation, isUniqueViolation } from "./errors.js";
 import { definedOnly, fromFlag, fromJson, fromNullableFlag, toFlag, toJson, toNullableFlag } from "./rows.js";
 import type { SecretCipher } from "./secrets.js";
@@ -111,12 +112,8 @@ function runtimeParams(id: string, patch: Partial<ConnectionRuntime>): Record<st
   return params;
 }
 
-export function createConnectionRepo(db: Database.Database, clock: Clock, cipher: SecretCipher): ConnectionRepo {
+export function createConnectionRepo(db: Database.Database, clock: Clock, cipher: SecretCipher, epoch: WriteEpoch): ConnectionRepo {
   const selectAll = db.prepare<[], ConnectionRow>(`SELECT ${COLUMNS} FROM connections ${ORDER}`);
-  const selectByProvider = db.prepare<[string], ConnectionRow>(
-    `SELECT ${COLUMNS} FROM connections WHERE provider = ? ${ORDER}`,
-  );
-  const selectOne = db.prepare<[string], ConnectionRow>(`SELECT ${COLUMNS} FROM connections WHERE id = ?`);
   const selectSecret = db.prepare<[string], { secret: string | null }>("SELECT secret FROM connections WHERE id = ?");
   const providerExists = db.prepare<[string], { found: number }>("SELECT 1 AS found FROM providers WHERE id = ?");
   const insert = db.prepare(
@@ -148,9 +145,18 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
   const updateRuntime = db.prepare(runtimeUpdateSql());
   const remove = db.prepare<[string]>("DELETE FROM connections WHERE id = ?");
 
-  const get = (id: string): Connection | null => {
-    const row = selectOne.get(id);
-    return row ? toConnection(row) : null;
+  const all = cachedRead(epoch, () => {
+    const list = selectAll.all().map(toConnection);
+    return { list, byId: new Map(list.map((c) => [c.id, c])) };
+  });
+  const get = (id: string): Connection | null => all().byId.get(id) ?? null;
+  /** Runs a write and retires the cached rows it may have changed. */
+  const write = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } finally {
+      epoch.bump();
+    }
   };
 
   const create = (input: ConnectionInput, secret?: string): Connection => {
@@ -166,11 +172,13 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
       disableCooling: input.disableCooling ?? false,
     };
     try {
-      insert.run({
-        ...configParams(input.id, config, clock.now()),
-        provider: input.provider,
-        secret: secret === undefined ? null : cipher.encrypt(secret),
-      });
+      write(() =>
+        insert.run({
+          ...configParams(input.id, config, clock.now()),
+          provider: input.provider,
+          secret: secret === undefined ? null : cipher.encrypt(secret),
+        }),
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw new StoreConflictError("connection", input.id);
       if (isForeignKeyViolation(err)) throw new StoreReferenceError(input.provider);
@@ -186,34 +194,35 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
       const changes = definedOnly(patch) as Partial<ConnectionInput>;
       delete changes.id;
       delete changes.provider;
-      updateConfig.run(configParams(id, { ...current, ...changes }, clock.now()));
-      if (secret === null) updateSecret.run(null, id);
-      if (typeof secret === "string") {
-        updateSecret.run(cipher.encrypt(secret), id);
-        resetRuntime.run(id);
-      }
+      write(() => {
+        updateConfig.run(configParams(id, { ...current, ...changes }, clock.now()));
+        if (secret === null) updateSecret.run(null, id);
+        if (typeof secret === "string") {
+          updateSecret.run(cipher.encrypt(secret), id);
+          resetRuntime.run(id);
+        }
+      });
       return get(id);
     },
   );
 
   return {
-    list: (filter) =>
-      (filter?.provider === undefined ? selectAll.all() : selectByProvider.all(filter.provider)).map(toConnection),
+    list: (filter) => (filter?.provider === undefined ? [...all().list] : all().list.filter((c) => c.provider === filter.provider)),
     get,
     create,
     update: (id, patch, secret) => update(id, patch, secret),
-    delete: (id) => remove.run(id).changes > 0,
+    delete: (id) => write(() => remove.run(id).changes > 0),
     getSecret(id) {
       const row = selectSecret.get(id);
       return row?.secret == null ? null : cipher.decrypt(row.secret);
     },
     setRateLimitProtection(id, enabled) {
-      if (updateProtection.run(toNullableFlag(enabled), clock.now(), id).changes === 0) return null;
+      if (write(() => updateProtection.run(toNullableFlag(enabled), clock.now(), id)).changes === 0) return null;
       return get(id);
     },
     // Runtime writes leave updatedAt alone: it records operator edits, not traffic outcomes.
     updateRuntime(id, patch) {
-      updateRuntime.run(runtimeParams(id, patch));
+      write(() => updateRuntime.run(runtimeParams(id, patch)));
     },
   };
 }

@@ -10,6 +10,7 @@ import { createProviderRepo } from "./providerRepo.js";
 import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
 import type { SecretCipher } from "./secrets.js";
 import { createSettingsRepo } from "./settingsRepo.js";
+import { createWriteEpoch } from "./readCache.js";
 import type { Store } from "./types.js";
 
 export interface CreateStoreOptions {
@@ -31,20 +32,27 @@ function warnLogError(err: Error): void {
 export function createStore(opts: CreateStoreOptions): Store {
   const clock = opts.clock ?? systemClock;
   const db = openDatabase(opts.dbPath);
+  const epoch = createWriteEpoch();
   try {
     const logs = createRequestLogRepo(db, {
       retention: opts.logRetention ?? DEFAULT_REQUEST_LOG_RETENTION,
       onError: opts.onLogError ?? warnLogError,
     });
     return {
-      providers: createProviderRepo(db, clock),
-      connections: createConnectionRepo(db, clock, opts.cipher),
-      combos: createComboRepo(db, clock),
+      providers: createProviderRepo(db, clock, epoch),
+      connections: createConnectionRepo(db, clock, opts.cipher, epoch),
+      combos: createComboRepo(db, clock, epoch),
       apiKeys: createApiKeyRepo(db, clock),
       settings: createSettingsRepo(db, clock),
       logs,
       breakers: createBreakerRepo(db),
-      transaction: (fn) => db.transaction(fn)(),
+      transaction: (fn) => {
+        try {
+          return db.transaction(fn)();
+        } finally {
+          epoch.bump();
+        }
+      },
       close() {
         if (!db.open) return;
         try {

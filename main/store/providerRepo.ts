@@ -3,6 +3,7 @@
 import type Database from "better-sqlite3";
 import type { Provider } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
+import { cachedRead, type WriteEpoch } from "./readCache.js";
 import { StoreConflictError, isUniqueViolation } from "./errors.js";
 import { definedOnly, fromFlag, fromJson, toFlag, toJson } from "./rows.js";
 import type { ProviderInput, ProviderRepo } from "./types.js";
@@ -53,9 +54,8 @@ function toParams(p: Provider): Record<string, unknown> {
   };
 }
 
-export function createProviderRepo(db: Database.Database, clock: Clock): ProviderRepo {
+export function createProviderRepo(db: Database.Database, clock: Clock, epoch: WriteEpoch): ProviderRepo {
   const selectAll = db.prepare<[], ProviderRow>("SELECT * FROM providers ORDER BY created_at, id");
-  const selectOne = db.prepare<[string], ProviderRow>("SELECT * FROM providers WHERE id = ?");
   const insert = db.prepare(
     `INSERT INTO providers (id, format, base_url, category, models, quota_families, passthrough_models,
        rate_limit_cooldown_seconds, options, created_at, updated_at)
@@ -71,10 +71,11 @@ export function createProviderRepo(db: Database.Database, clock: Clock): Provide
   const remove = db.prepare<[string]>("DELETE FROM providers WHERE id = ?");
   const removeBreaker = db.prepare<[string]>("DELETE FROM domain_circuit_breakers WHERE provider = ?");
 
-  const get = (id: string): Provider | null => {
-    const row = selectOne.get(id);
-    return row ? toProvider(row) : null;
-  };
+  const all = cachedRead(epoch, () => {
+    const list = selectAll.all().map(toProvider);
+    return { list, byId: new Map(list.map((p) => [p.id, p])) };
+  });
+  const get = (id: string): Provider | null => all().byId.get(id) ?? null;
 
   const update = db.transaction((id: string, patch: Partial<ProviderInput>): Provider | null => {
     const current = get(id);
@@ -83,16 +84,19 @@ export function createProviderRepo(db: Database.Database, clock: Clock): Provide
     delete changes.id;
     const next: Provider = { ...current, ...changes, id, updatedAt: clock.now() };
     replace.run(toParams(next));
+    epoch.bump();
     return next;
   });
 
   const del = db.transaction((id: string): boolean => {
     removeBreaker.run(id);
-    return remove.run(id).changes > 0;
+    const removed = remove.run(id).changes > 0;
+    epoch.bump();
+    return removed;
   });
 
   return {
-    list: () => selectAll.all().map(toProvider),
+    list: () => [...all().list],
     get,
     create(input) {
       const now = clock.now();
@@ -111,6 +115,7 @@ export function createProviderRepo(db: Database.Database, clock: Clock): Provide
       };
       try {
         insert.run(toParams(provider));
+        epoch.bump();
       } catch (err) {
         if (isUniqueViolation(err)) throw new StoreConflictError("provider", input.id);
         throw err;

@@ -153,6 +153,31 @@ describe("headless dashboard in Chromium", () => {
     expect(pageProblems).toEqual([]);
   }, 30_000);
 
+  it("R14.2 light and dark themes follow prefers-color-scheme", async () => {
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: "light" });
+    expect(await background()).toBe("rgb(246, 247, 249)");
+    await page.emulateMedia({ colorScheme: "dark" });
+    expect(await background()).toBe("rgb(20, 23, 27)");
+    await page.screenshot({ path: path.join(ARTIFACTS, "providers-dark.png"), fullPage: true });
+    await page.emulateMedia({ colorScheme: "light" });
+  }, 30_000);
+
+  it("R14.2 every page is one sidebar link away, each with its own heading", async () => {
+    const links = page.getByRole("navigation", { name: "Main" }).getByRole("link");
+    expect(await links.allInnerTexts()).toEqual([
+      "Providers & connections", "Combos", "API keys", "Cooldown Manager", "Model Cooldowns", "Resilience settings", "Request log", "Health",
+    ]);
+    // Backwards, so that every click changes the page (Providers is the current one).
+    for (const name of (await links.allInnerTexts()).reverse()) {
+      await links.filter({ hasText: name }).click();
+      await page.getByRole("heading", { name, level: 1 }).waitFor();
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+      expect(page.url()).not.toContain(server.token);
+    }
+    expect(pageProblems).toEqual([]);
+  }, 30_000);
+
   it("API.md without a token the page tells the user to open the printed Dashboard URL", async () => {
     const context = await browser.newContext();
     const fresh = await context.newPage();

@@ -177,15 +177,15 @@ export async function layoutAndLabelProblems(page: Page): Promise<string[]> {
       const r = el.getBoundingClientRect();
       return r.width > 0 && r.height > 0;
     };
-    for (const control of document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>("input, select, textarea")) {
+    for (const control of Array.from(document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>("input, select, textarea"))) {
       if (!visible(control)) continue;
-      const labels = [...(control.labels ?? [])].filter((l) => visible(l) && (l.textContent ?? "").trim() !== "");
+      const labels = Array.from(control.labels ?? []).filter((l) => visible(l) && (l.textContent ?? "").trim() !== "");
       if (labels.length === 0) problems.push(`unlabelled ${control.tagName.toLowerCase()} ${control.outerHTML.slice(0, 80)}`);
     }
-    for (const wrap of document.querySelectorAll(".table-wrap")) {
+    for (const wrap of Array.from(document.querySelectorAll(".table-wrap"))) {
       if (wrap.scrollWidth > wrap.clientWidth + 1) problems.push(`table scrolls sideways (${wrap.scrollWidth} > ${wrap.clientWidth}): ${wrap.querySelector("caption")?.textContent ?? ""}`);
     }
-    for (const button of document.querySelectorAll("button")) {
+    for (const button of Array.from(document.querySelectorAll("button"))) {
       const name = (button.getAttribute("aria-label") ?? button.textContent ?? "").trim();
       if (name === "") problems.push(`button without a name: ${button.outerHTML.slice(0, 80)}`);
     }

@@ -87,6 +87,16 @@ describe("Electron app", () => {
     expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   });
 
+  it.skipIf(!hasElectron)("R14.2 the resilience pages load over IPC and change settings through it", async () => {
+    await page.getByRole("link", { name: "Cooldown Manager" }).click();
+    await page.getByRole("heading", { name: "Every connection is in routing" }).waitFor({ timeout: 10_000 });
+    await page.getByRole("link", { name: "Model Cooldowns" }).click();
+    const card = page.getByRole("region", { name: "Model lockout settings" });
+    await card.getByLabel("Base cooldown", { exact: true }).fill("1");
+    await card.getByRole("button", { name: "Save model lockout settings" }).click();
+    await card.getByText("you entered 1 ms, saved 5,000 ms (5 s)").waitFor({ timeout: 10_000 });
+  });
+
   it.skipIf(!hasElectron)("R0.1 navigation away from the app origin is blocked", async () => {
     const before = page.url();
     await page.evaluate(() => {

@@ -17,6 +17,13 @@ const MODEL_FIELD = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/;
  * (OpenAI) or message_start's message.model (Anthropic), as content is still empty there.
  */
 function rewriteModel(data: string, model: string): string {
+  // Fast path for the compact JSON every upstream sends: `"model":"<id>"` with no escapes.
+  const at = data.indexOf('"model":"');
+  if (at !== -1) {
+    const start = at + 9;
+    const end = data.indexOf('"', start);
+    if (end !== -1 && data.lastIndexOf("\\", end) < start) return data.slice(0, start - 1) + JSON.stringify(model) + data.slice(end + 1);
+  }
   return data.replace(MODEL_FIELD, (_match, prefix: string) => `${prefix}${JSON.stringify(model)}`);
 }
 

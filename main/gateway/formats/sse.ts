@@ -3,6 +3,8 @@
 
 export function sseFrame(data: string, event?: string): string {
   const head = event === undefined ? "" : `event: ${event}\n`;
+  // Nearly every frame is single-line JSON: skip the split/map/join for it.
+  if (!data.includes("\n")) return `${head}data: ${data}\n\n`;
   const body = data
     .split("\n")
     .map((line) => `data: ${line}`)

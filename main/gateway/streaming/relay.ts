@@ -103,22 +103,29 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     timer.unref?.();
   };
 
-  const write = async (frames: OutFrame[]) => {
+  // Frames of one upstream chunk are gathered and written once: one syscall per chunk, not per frame.
+  let out = "";
+  const collect = (frames: OutFrame[]) => {
     for (const f of frames) {
       if (f.kind === "done") sawTerminalFrame = true;
-      if (!committed) {
-        held.push(f);
-        if (!PROGRESS_KINDS.has(f.kind)) continue;
-        committed = true;
-        opts.commit();
-        opts.onFirstOutput?.();
-        const out = held.map((h) => h.text).join("");
-        held = [];
-        if (!res.write(out)) await waitDrain(res);
+      if (committed) {
+        out += f.text;
         continue;
       }
-      if (!res.write(f.text)) await waitDrain(res);
+      held.push(f);
+      if (!PROGRESS_KINDS.has(f.kind)) continue;
+      committed = true;
+      opts.commit();
+      opts.onFirstOutput?.();
+      out += held.map((h) => h.text).join("");
+      held = [];
     }
+  };
+  const flush = async () => {
+    if (!out) return;
+    const text = out;
+    out = "";
+    if (!res.write(text)) await waitDrain(res);
   };
 
   const pending: Array<{ event?: string; data: string }> = [];
@@ -138,12 +145,14 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
         }
         const frames = translator.push(evt);
         if (frames.some((f) => PROGRESS_KINDS.has(f.kind))) lastProgressAt = Date.now();
-        await write(frames);
-        if (opts.isClientGone()) return { kind: "client_gone" };
+        collect(frames);
       }
+      await flush();
+      if (opts.isClientGone()) return { kind: "client_gone" };
     }
     parser.feed(decoder.decode());
-    for (const evt of pending.splice(0)) await write(translator.push(evt));
+    for (const evt of pending.splice(0)) collect(translator.push(evt));
+    await flush();
     if (watchdog) throw new Error(watchdog);
   } catch (err) {
     if (opts.isClientGone()) return { kind: "client_gone" };

@@ -137,7 +137,10 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
             {saving ? "Saving…" : `Save ${title.toLowerCase()}`}
           </button>
           {Object.keys(edits).length > 0 && (
-            <button type="button" className="secondary" onClick={() => (setEdits({}), setErrors(NO_ERRORS))}>
+            <button type="button" className="secondary" onClick={() => {
+                setEdits({});
+                setErrors(NO_ERRORS);
+              }}>
               Discard changes
             </button>
           )}

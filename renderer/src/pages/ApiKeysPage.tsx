@@ -87,7 +87,10 @@ export function ApiKeysPage() {
             <button type="button" onClick={() => void copyKey(created.key)}>
               Copy key
             </button>
-            <button type="button" className="secondary" onClick={() => (setCreated(null), setCopy(null))}>
+            <button type="button" className="secondary" onClick={() => {
+                setCreated(null);
+                setCopy(null);
+              }}>
               I have saved it
             </button>
           </div>

@@ -80,6 +80,12 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
   const [failure, setFailure] = useState<string | null>(null);
   const reload = useProviders((s) => s.reload);
 
+  const finish = (notice: string | null) => {
+    setMode("view");
+    if (notice) props.onNotice(notice);
+    void reload();
+  };
+
   async function remove() {
     try {
       await call("deleteProvider", { id: provider.id });
@@ -123,8 +129,8 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
           <dd>{provider.models.length > 0 ? provider.models.join(", ") : provider.passthroughModels ? "any (passthrough)" : "none listed"}</dd>
         </div>
       </dl>
-      {mode === "edit" && <ProviderForm provider={provider} onDone={(saved) => (setMode("view"), saved && props.onNotice(`Provider ${provider.id} saved.`), void reload())} />}
-      {mode === "add-connection" && <ConnectionForm provider={provider.id} connection={null} onDone={(saved) => (setMode("view"), saved && props.onNotice(`Connection added to ${provider.id}.`), void reload())} />}
+      {mode === "edit" && <ProviderForm provider={provider} onDone={(saved) => finish(saved ? `Provider ${provider.id} saved.` : null)} />}
+      {mode === "add-connection" && <ConnectionForm provider={provider.id} connection={null} onDone={(saved) => finish(saved ? `Connection added to ${provider.id}.` : null)} />}
       {connections.length === 0 ? (
         mode !== "add-connection" && (
           <p className="muted">
@@ -178,6 +184,12 @@ function ConnectionRow({ connection, now, onNotice }: { connection: Connection; 
     }
   }
 
+  const finishEdit = (saved: boolean) => {
+    setEditing(false);
+    if (saved) onNotice(`Connection ${connection.name} saved.`);
+    void reload();
+  };
+
   async function remove() {
     try {
       await call("deleteConnection", { id: connection.id });
@@ -223,7 +235,7 @@ function ConnectionRow({ connection, now, onNotice }: { connection: Connection; 
       {editing && (
         <tr>
           <td colSpan={7}>
-            <ConnectionForm provider={connection.provider} connection={connection} onDone={(saved) => (setEditing(false), saved && onNotice(`Connection ${connection.name} saved.`), void reload())} />
+            <ConnectionForm provider={connection.provider} connection={connection} onDone={finishEdit} />
           </td>
         </tr>
       )}

@@ -49,7 +49,10 @@ export function RequestLogPage() {
         </datalist>
         <div className="form-actions">
           <button type="submit">Apply filters</button>
-          <button type="button" className="secondary" disabled={!filtered} onClick={() => (setDraft(NO_FILTERS), void setFilters(NO_FILTERS))}>
+          <button type="button" className="secondary" disabled={!filtered} onClick={() => {
+              setDraft(NO_FILTERS);
+              void setFilters(NO_FILTERS);
+            }}>
             Clear filters
           </button>
         </div>
@@ -111,7 +114,7 @@ function LogRow({ entry, connection }: { entry: RequestLogEntry; connection: str
       </td>
       <td className="num">{entry.latencyMs} ms</td>
       <td className="num">{entry.ttfbMs === null ? "—" : `${entry.ttfbMs} ms`}</td>
-      <td className="last-error" title={verdicts || undefined}>
+      <td className="last-error log-attempts" title={verdicts || undefined}>
         {entry.attempts.length} {verdicts && <span className="muted">· {verdicts}</span>}
       </td>
     </tr>

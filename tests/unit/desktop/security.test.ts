@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CONTENT_SECURITY_POLICY, isAppUrl, isExternalHttpUrl, withContentSecurityPolicy } from "../../../main/desktop/security.js";
+import { CONTENT_SECURITY_POLICY, isAllowedPermission, isAppUrl, isExternalHttpUrl, withContentSecurityPolicy } from "../../../main/desktop/security.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -13,6 +13,18 @@ describe("desktop security rules", () => {
     expect(meta?.[1]).toBe(CONTENT_SECURITY_POLICY);
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-eval/);
+    expect(CONTENT_SECURITY_POLICY).toContain("object-src 'none'");
+    expect(CONTENT_SECURITY_POLICY).toContain("base-uri 'none'");
+  });
+
+  it("R0.1 grants the window only clipboard writing, and only for the app origin", () => {
+    const origin = "http://127.0.0.1:8642";
+    expect(isAllowedPermission("clipboard-sanitized-write", "http://127.0.0.1:8642/#/keys", origin)).toBe(true);
+    expect(isAllowedPermission("clipboard-sanitized-write", origin, origin)).toBe(true);
+    expect(isAllowedPermission("clipboard-sanitized-write", "https://evil.example/", origin)).toBe(false);
+    for (const permission of ["clipboard-read", "notifications", "media", "geolocation", "openExternal", "fullscreen"]) {
+      expect(isAllowedPermission(permission, origin, origin)).toBe(false);
+    }
   });
 
   it("R0.1 allows navigation only within the app origin", () => {

@@ -1,6 +1,6 @@
 // R14.1: the tray icon follows provider health and the menu is built from pure state.
-import { describe, expect, it } from "vitest";
-import { breakersFromHealth, buildTrayMenuTemplate, TRAY_ICON_FILES, trayStateFromBreakers, trayStatusLine } from "../../../main/desktop/trayMenu.js";
+import { describe, expect, it, vi } from "vitest";
+import { breakersFromHealth, buildTrayMenuTemplate, toNativeMenu, TRAY_ICON_FILES, trayStateFromBreakers, trayStatusLine, trayTooltip } from "../../../main/desktop/trayMenu.js";
 
 describe("tray state", () => {
   it("R14.1 is healthy with no breakers or only CLOSED ones", () => {
@@ -28,23 +28,55 @@ describe("tray state", () => {
   });
 });
 
+const SWITCHES = { proxyEnabled: true, modelLockoutEnabled: false, endpoint: "http://127.0.0.1:8642/v1" };
+
 describe("buildTrayMenuTemplate", () => {
-  it("R14.1 lists the status (disabled), Open dashboard and Quit", () => {
-    const template = buildTrayMenuTemplate(trayStateFromBreakers({ sim: "DEGRADED" }));
+  it("R14.1 lists status, Open dashboard, the two toggles, the resets, Copy endpoint URL and Quit", () => {
+    const template = buildTrayMenuTemplate(trayStateFromBreakers({ sim: "DEGRADED" }), SWITCHES);
     expect(template).toEqual([
       { type: "normal", id: "status", label: "Degraded: sim", enabled: false },
       { type: "separator" },
       { type: "normal", id: "open-dashboard", label: "Open dashboard", enabled: true },
       { type: "separator" },
+      { type: "checkbox", id: "toggle-proxy", label: "Proxy enabled", checked: true, enabled: true },
+      { type: "checkbox", id: "toggle-model-lockout", label: "Model lockout", checked: false, enabled: true },
+      { type: "separator" },
+      { type: "normal", id: "reset-cooldowns", label: "Reset all cooldowns", enabled: true },
+      { type: "normal", id: "reset-breakers", label: "Reset breakers", enabled: true },
+      { type: "separator" },
+      { type: "normal", id: "copy-endpoint", label: "Copy endpoint URL (http://127.0.0.1:8642/v1)", enabled: true },
+      { type: "separator" },
       { type: "normal", id: "quit", label: "Quit Switchyard", enabled: true },
     ]);
   });
 
-  it("R14.1 reflects live state: the status line changes with the breakers", () => {
-    const healthy = buildTrayMenuTemplate(trayStateFromBreakers({ sim: "CLOSED" }));
-    const open = buildTrayMenuTemplate(trayStateFromBreakers({ sim: "OPEN" }));
+  it("R14.1 reflects live state: status line and toggles follow the state it is built from", () => {
+    const healthy = buildTrayMenuTemplate(trayStateFromBreakers({ sim: "CLOSED" }), SWITCHES);
+    const open = buildTrayMenuTemplate(trayStateFromBreakers({ sim: "OPEN" }), { ...SWITCHES, proxyEnabled: false, modelLockoutEnabled: true });
     expect(healthy[0]).toMatchObject({ label: "All providers healthy" });
     expect(open[0]).toMatchObject({ label: "Circuit open: sim" });
+    expect(open.filter((i) => i.type === "checkbox")).toMatchObject([{ checked: false }, { checked: true }]);
+  });
+
+  it("R14.1 a toggle whose state is not known yet is shown disabled, never guessed", () => {
+    const template = buildTrayMenuTemplate(trayStateFromBreakers({}), { ...SWITCHES, proxyEnabled: null, modelLockoutEnabled: null });
+    expect(template.filter((i) => i.type === "checkbox")).toMatchObject([{ enabled: false, checked: false }, { enabled: false, checked: false }]);
+  });
+
+  it("R14.1 the tooltip says when the proxy is off", () => {
+    const state = trayStateFromBreakers({ a: "OPEN" });
+    expect(trayTooltip(state, SWITCHES)).toBe("Switchyard — Circuit open: a");
+    expect(trayTooltip(state, { ...SWITCHES, proxyEnabled: false })).toBe("Switchyard — Circuit open: a · proxy off");
+  });
+
+  it("R14.1 native menu items call the action of their id; the status line and separators do nothing", () => {
+    const run = vi.fn();
+    const items = toNativeMenu(buildTrayMenuTemplate(trayStateFromBreakers({}), SWITCHES), run);
+    expect(items[0]).toMatchObject({ type: "normal", label: "All providers healthy", enabled: false, click: undefined });
+    expect(items[1]).toEqual({ type: "separator" });
+    expect(items.find((i) => i.id === "toggle-proxy")).toMatchObject({ type: "checkbox", checked: true });
+    for (const item of items) item.click?.();
+    expect(run.mock.calls.map(([id]) => id)).toEqual(["open-dashboard", "toggle-proxy", "toggle-model-lockout", "reset-cooldowns", "reset-breakers", "copy-endpoint", "quit"]);
   });
 });
 

@@ -42,7 +42,10 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
         <SelectField label="Strategy" value={strategy} onChange={setStrategy} options={COMBO_STRATEGIES} error={errors.fields.strategy} />
         <CheckboxField label="Wait for a cooling target" checked={waitForCooling} onChange={setWaitForCooling} hint="instead of failing at once (R11.4)" />
       </div>
-      <TargetList targets={targets} onChange={(t) => (setTargets(t), setErrors(NO_ERRORS))} connections={connections} errors={targetErrors} />
+      <TargetList targets={targets} onChange={(t) => {
+          setTargets(t);
+          setErrors(NO_ERRORS);
+        }} connections={connections} errors={targetErrors} />
       {targetErrors._ && <p className="field-error">{targetErrors._}</p>}
       <div className="form-actions">
         <button type="submit" disabled={saving}>

@@ -1,0 +1,176 @@
+// R14.1 / R15.2: the tray follows live state through events, its actions go through the contract
+// handlers (so they are validated like any IPC or HTTP call), and a breaker opening raises a
+// desktop notification. Runs under plain Node with fake handlers, bus and Electron effects.
+import { describe, expect, it, vi } from "vitest";
+import type { SwitchyardEvent } from "../../../shared/types.js";
+import { createTrayController, type TrayRender } from "../../../main/desktop/trayController.js";
+import type { ContractHandlers } from "../../../main/desktop/ipc.js";
+
+function setup(overrides: Record<string, (input: Record<string, unknown>) => unknown> = {}) {
+  const state = { proxyEnabled: true, lockout: false, breakers: [{ provider: "sim", state: "CLOSED" }] as Array<{ provider: string; state: string }> };
+  const calls: Array<[string, Record<string, unknown>]> = [];
+  const record = (name: string, fn: (input: Record<string, unknown>) => unknown) => (input: Record<string, unknown>) => {
+    calls.push([name, input]);
+    return fn(input);
+  };
+  const handlers: ContractHandlers = {
+    monitoringHealth: record("monitoringHealth", () => ({ ok: true, providerBreakers: state.breakers })),
+    getSettings: record("getSettings", () => ({ proxyEnabled: state.proxyEnabled })),
+    getResilience: record("getResilience", () => ({ modelLockout: { enabled: state.lockout } })),
+    patchSettings: record("patchSettings", (input) => {
+      state.proxyEnabled = input.proxyEnabled as boolean;
+      return { proxyEnabled: state.proxyEnabled };
+    }),
+    patchResilience: record("patchResilience", (input) => {
+      state.lockout = (input.modelLockout as { enabled: boolean }).enabled;
+      return { modelLockout: { enabled: state.lockout } };
+    }),
+    clearCooldowns: record("clearCooldowns", () => ({ ok: true, cleared: 2, unchanged: 0, skippedTerminal: 1, lockoutsCleared: 3 })),
+    resetBreakers: record("resetBreakers", () => {
+      state.breakers = state.breakers.map((b) => ({ ...b, state: "CLOSED" }));
+      return { ok: true, resetCount: 1 };
+    }),
+    ...Object.fromEntries(Object.entries(overrides).map(([name, fn]) => [name, record(name, fn)])),
+  };
+  const listeners = new Set<(event: SwitchyardEvent) => void>();
+  const bus = {
+    subscribe: vi.fn((listener: (event: SwitchyardEvent) => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    }),
+  };
+  const renders: TrayRender[] = [];
+  const effects = {
+    render: vi.fn((view: TrayRender) => void renders.push(view)),
+    showWindow: vi.fn(),
+    quit: vi.fn(),
+    copyText: vi.fn(),
+    notify: vi.fn(),
+  };
+  const controller = createTrayController({ handlers, bus, endpoint: "http://127.0.0.1:8642/v1", effects });
+  const emit = (event: SwitchyardEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+  const last = () => renders[renders.length - 1]!;
+  const item = (id: string) => last().menu.find((i) => i.type !== "separator" && i.id === id) as { checked?: boolean; label: string; enabled: boolean };
+  return { state, calls, handlers, bus, listeners, effects, controller, emit, last, item, renders };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("tray controller", () => {
+  it("R14.1 starts from the current health, proxy and model-lockout state", async () => {
+    const t = setup();
+    t.state.breakers = [{ provider: "sim", state: "DEGRADED" }];
+    await t.controller.start();
+    expect(t.last().health).toBe("degraded");
+    expect(t.last().tooltip).toBe("Switchyard — Degraded: sim");
+    expect(t.item("toggle-proxy")).toMatchObject({ checked: true, enabled: true });
+    expect(t.item("toggle-model-lockout")).toMatchObject({ checked: false, enabled: true });
+    expect(t.bus.subscribe).toHaveBeenCalledTimes(1);
+  });
+
+  it("R14.1 the icon and menu are rebuilt on breaker events; R14 an opening breaker notifies once", async () => {
+    const t = setup();
+    await t.controller.start();
+    t.emit({ type: "breaker", provider: "sim", from: "CLOSED", to: "OPEN", at: 1 });
+    expect(t.last()).toMatchObject({ health: "open", tooltip: "Switchyard — Circuit open: sim" });
+    expect(t.effects.notify).toHaveBeenCalledTimes(1);
+    expect(t.effects.notify.mock.calls[0]![0]).toBe("sim is failing");
+    t.emit({ type: "breaker", provider: "sim", from: "OPEN", to: "HALF_OPEN", at: 2 });
+    t.emit({ type: "breaker", provider: "sim", from: "HALF_OPEN", to: "CLOSED", at: 3 });
+    expect(t.last().health).toBe("healthy");
+    expect(t.effects.notify).toHaveBeenCalledTimes(1);
+  });
+
+  it("R10.3 settings changed elsewhere (dashboard, API) re-read the toggles", async () => {
+    const t = setup();
+    await t.controller.start();
+    t.state.proxyEnabled = false;
+    t.emit({ type: "settings", scope: "settings", at: 1 });
+    await flush();
+    expect(t.item("toggle-proxy").checked).toBe(false);
+    expect(t.last().tooltip).toContain("proxy off");
+    t.state.lockout = true;
+    t.emit({ type: "settings", scope: "resilience", at: 2 });
+    await flush();
+    expect(t.item("toggle-model-lockout").checked).toBe(true);
+  });
+
+  it("R14.1 a provider added or removed re-reads the breakers", async () => {
+    const t = setup();
+    await t.controller.start();
+    t.state.breakers = [{ provider: "other", state: "OPEN" }];
+    t.emit({ type: "config", entity: "provider", id: "other", action: "created", at: 1 });
+    await flush();
+    expect(t.last().tooltip).toBe("Switchyard — Circuit open: other");
+  });
+
+  it("R14.1 Proxy on/off patches settings.proxyEnabled; Model lockout on/off patches the resilience document", async () => {
+    const t = setup();
+    await t.controller.start();
+    await t.controller.run("toggle-proxy");
+    expect(t.calls).toContainEqual(["patchSettings", { proxyEnabled: false }]);
+    expect(t.item("toggle-proxy").checked).toBe(false);
+    await t.controller.run("toggle-model-lockout");
+    expect(t.calls).toContainEqual(["patchResilience", { modelLockout: { enabled: true } }]);
+    expect(t.item("toggle-model-lockout").checked).toBe(true);
+  });
+
+  it("R14.1 Reset all cooldowns and Reset breakers call the contract and report the counts", async () => {
+    const t = setup();
+    t.state.breakers = [{ provider: "sim", state: "OPEN" }];
+    await t.controller.start();
+    await t.controller.run("reset-cooldowns");
+    expect(t.calls).toContainEqual(["clearCooldowns", { all: true }]);
+    expect(t.effects.notify).toHaveBeenLastCalledWith("Cooldowns reset", "2 connection(s) back in routing, 3 model lockout(s) cleared; 1 banned/expired/out-of-credit left as they are.");
+    await t.controller.run("reset-breakers");
+    expect(t.calls).toContainEqual(["resetBreakers", {}]);
+    expect(t.last().health).toBe("healthy");
+    expect(t.effects.notify).toHaveBeenLastCalledWith("Breakers reset", "1 provider breaker(s) closed.");
+  });
+
+  it("R14.1 Open dashboard, Copy endpoint URL and Quit reach the shell", async () => {
+    const t = setup();
+    await t.controller.start();
+    await t.controller.run("open-dashboard");
+    await t.controller.run("copy-endpoint");
+    await t.controller.run("quit");
+    expect(t.effects.showWindow).toHaveBeenCalledTimes(1);
+    expect(t.effects.copyText).toHaveBeenCalledWith("http://127.0.0.1:8642/v1");
+    expect(t.effects.quit).toHaveBeenCalledTimes(1);
+  });
+
+  it("R14.1 a failing action is reported in a notification, not swallowed", async () => {
+    const t = setup({
+      patchSettings: () => {
+        throw Object.assign(new Error("proxyEnabled: expected boolean"), { status: 400, code: "invalid_request" });
+      },
+    });
+    await t.controller.start();
+    await t.controller.run("toggle-proxy");
+    expect(t.effects.notify).toHaveBeenLastCalledWith("Switchyard", "Could not switch the proxy: proxyEnabled: expected boolean");
+    expect(t.item("toggle-proxy").checked).toBe(true);
+  });
+
+  it("R14.1 unreadable state leaves the toggles disabled instead of guessing", async () => {
+    const t = setup({
+      getSettings: () => {
+        throw new Error("store closed");
+      },
+    });
+    await t.controller.start();
+    expect(t.item("toggle-proxy")).toMatchObject({ enabled: false });
+    expect(t.item("toggle-model-lockout")).toMatchObject({ enabled: true });
+  });
+
+  it("R14.1 dispose stops following events", async () => {
+    const t = setup();
+    await t.controller.start();
+    t.controller.dispose();
+    expect(t.listeners.size).toBe(0);
+    const rendered = t.renders.length;
+    t.emit({ type: "breaker", provider: "sim", from: "CLOSED", to: "OPEN", at: 1 });
+    expect(t.renders.length).toBe(rendered);
+  });
+});
