@@ -39,6 +39,8 @@ export interface ClientCall {
   body: Record<string, unknown>;
   headers: IncomingHttpHeaders;
   res: ServerResponse;
+  /** R1.7: a client key limited to these connections (null = any). */
+  allowedConnections?: Set<string> | null;
 }
 
 /** How each stream failure is presented to the classifier (R12.1 reasons stream_* / transport / timeout). */
@@ -345,7 +347,8 @@ export function createPipeline(deps: PipelineDeps) {
         run.exclusions.push({ target: targetName, reason: "circuit_open", remainingMs, provider: provider.id });
         continue;
       }
-      const all = store.connections.list({ provider: provider.id });
+      const allowed = run.call.allowedConnections;
+      const all = store.connections.list({ provider: provider.id }).filter((c) => !allowed || allowed.has(c.id));
       connectionCounts.set(provider.id, all.length);
       const { eligible, excluded } = engine.selectConnections(provider, target.model, all);
       for (const e of excluded) {

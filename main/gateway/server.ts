@@ -62,7 +62,11 @@ function clientAuth(format: WireFormat, deps: GatewayAppDeps): RequestHandler {
     if (!settings.proxyEnabled) return clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)");
     if (!settings.requireClientKey) return next();
     const key = presentedKey(req);
-    if (key && deps.store.apiKeys.verify(key)) return next();
+    const info = key ? deps.store.apiKeys.verify(key) : null;
+    if (info) {
+      res.locals.allowedConnections = info.allowedConnections.length ? new Set(info.allowedConnections) : null;
+      return next();
+    }
     clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (Authorization: Bearer sk-sy-… or x-api-key)");
   };
 }
@@ -93,7 +97,7 @@ export function createGatewayApp(deps: GatewayAppDeps): express.Express {
 
   for (const [route, format] of [["/v1/chat/completions", "openai"], ["/v1/messages", "anthropic"]] as const) {
     app.post(route, clientAuth(format, deps), clientJson(format, deps.appSettings), validateGenerate(format), (req, res) =>
-      deps.pipeline.handle({ format, body: req.body as Record<string, unknown>, headers: req.headers, res }),
+      deps.pipeline.handle({ format, body: req.body as Record<string, unknown>, headers: req.headers, res, allowedConnections: res.locals.allowedConnections ?? null }),
     );
   }
 

@@ -12,7 +12,7 @@ const SECRET = "sk-live-VERY-SECRET-value-0123456789";
 beforeAll(async () => {
   sim = await startSim();
   gw = await startGateway();
-  await addProvider(gw, "oai", sim, "openai", [SECRET]);
+  await addProvider(gw, "oai", sim, "openai", [SECRET, "second-key"]);
 });
 
 afterAll(async () => {
@@ -62,7 +62,7 @@ describe("guards", () => {
     expect(noModel.body.error.type).toBe("invalid_request_error");
   });
 
-  it("R1.7 with requireClientKey on, only a valid Switchyard key passes (Bearer or x-api-key)", async () => {
+  it("R1.7 with requireClientKey on, only a valid Switchyard key passes (Bearer or x-api-key), limited to its allowedConnections", async () => {
     const key = await gw.api("POST", "/api/keys", { name: "ci" });
     expect(key.status).toBe(201);
     expect(key.body.key).toMatch(/^sk-sy-/);
@@ -74,6 +74,9 @@ describe("guards", () => {
     expect(bearer.status).toBe(200);
     const xkey = await gw.post("/v1/messages", { model: "oai/m1", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }, { "x-api-key": key.body.key });
     expect(xkey.status).not.toBe(401);
+    const limited = await gw.api("POST", "/api/keys", { name: "only-c2", allowedConnections: ["oai-c2"] });
+    const viaLimited = await gw.post("/v1/chat/completions", { model: "oai/m1", messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${limited.body.key}` });
+    expect(viaLimited.headers.get("x-omniroute-selected-connection-id")).toBe("oai-c2");
     await gw.api("PATCH", "/api/settings", { requireClientKey: false });
   });
 
