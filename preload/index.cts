@@ -35,6 +35,7 @@ const CONTRACT_METHODS: Record<ContractMethod, true> = {
   deleteKey: true,
   getResilience: true,
   patchResilience: true,
+  getResilienceSources: true,
   resetBreakers: true,
   listCooldowns: true,
   clearCooldowns: true,

@@ -41,6 +41,8 @@ export const CONTRACT = {
 
   getResilience: { verb: "GET", path: "/api/resilience", input: "none" },
   patchResilience: { verb: "PATCH", path: "/api/resilience", input: "body" },
+  /** Where each resilience value comes from: the saved document and the env-seeded defaults (R10.2). */
+  getResilienceSources: { verb: "GET", path: "/api/resilience/sources", input: "none" },
   resetBreakers: { verb: "POST", path: "/api/resilience/reset", input: "body" },
   listCooldowns: { verb: "GET", path: "/api/resilience/cooldowns", input: "query" },
   clearCooldowns: { verb: "POST", path: "/api/resilience/cooldowns", input: "body" },

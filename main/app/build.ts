@@ -108,7 +108,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   } as Partial<Record<ContractMethod, Handler>>;
 
   const pipeline = createPipeline({
-    store, engine, upstream, clock, appSettings: getAppSettings, userAgent, baseUrlFor,
+    store, engine, upstream, clock, appSettings: getAppSettings, userAgent, baseUrlFor, emit: bus.emit,
     streamBudgets: () => {
       const s = resilience.get().streamRecovery;
       return {

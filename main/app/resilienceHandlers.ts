@@ -2,7 +2,7 @@
 // model lockouts, monitoring health, queue protection, and the test clock.
 import { z } from "zod";
 import {
-  applyResiliencePatch, normalizeResilienceSettings, type ResilienceSettings,
+  applyResiliencePatch, normalizeResilienceSettings, resilienceDefaults, type ResilienceSettings,
 } from "../../shared/resilienceSettings.js";
 import {
   clearCooldownsBodySchema as clearCooldownsSchema, clearModelCooldownsBodySchema as clearModelCooldownsSchema, resetBreakersBodySchema as resetBreakersSchema, resiliencePatchSchema,
@@ -21,6 +21,8 @@ export interface SettingsCache {
   save(raw: Record<string, unknown>): ResilienceSettings;
   /** Re-reads the stored document (after a config import wrote it). */
   reload(): void;
+  /** The saved document and the defaults as seeded by the environment, for per-field provenance. */
+  sources(): { stored: Record<string, unknown>; envDefaults: ResilienceSettings };
   /** Throws a 400 ApiError naming the field when a resilience document has a wrong type. */
   validate(doc: Record<string, unknown>): Record<string, unknown>;
 }
@@ -37,6 +39,7 @@ export function createSettingsCache(store: Store, env: NodeJS.ProcessEnv): Setti
   return {
     get: () => current,
     reload: load,
+    sources: () => ({ stored: raw, envDefaults: resilienceDefaults(env) }),
     validate: (doc) => parse(resiliencePatchSchema, doc) as Record<string, unknown>,
     raw: () => raw,
     save(next) {
@@ -69,6 +72,7 @@ export function createResilienceHandlers(deps: {
   const { store, engine, settings, clock } = deps;
   const handlers = {
     getResilience: () => settings.get(),
+    getResilienceSources: () => settings.sources(),
     patchResilience: (input: Record<string, unknown>) => {
       const patch = parse(resiliencePatchSchema, input) as Record<string, unknown>;
       const next = settings.save(applyResiliencePatch(settings.raw(), patch));

@@ -2,7 +2,7 @@
 // target and each eligible connection ask the engine, call upstream, tell the engine what happened.
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { AppSettings, AttemptRecord, Connection, Provider, RequestLogEntry, WireFormat } from "../../shared/types.js";
+import type { AppSettings, AttemptRecord, Connection, Provider, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import type { AttemptContext, BreakerSnapshot, Clock, ResilienceEngine, Verdict } from "../engine/ports.js";
 import type { Store } from "../store/types.js";
 import {
@@ -32,6 +32,8 @@ export interface PipelineDeps {
   userAgent: string;
   /** Where a provider's requests go (a `simulator` provider without baseUrl uses the built-in one). */
   baseUrlFor: (provider: Provider) => Promise<string>;
+  /** Live events for the dashboard (R15.2): one `request` event per finished request. */
+  emit: (event: SwitchyardEvent) => void;
 }
 
 export interface ClientCall {
@@ -112,7 +114,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (run.logged) return;
     run.logged = true;
     const last = run.attempts[run.attempts.length - 1];
-    store.logs.append({
+    const entry: RequestLogEntry = {
       id: run.id,
       time: run.startedAt,
       clientFormat: run.call.format,
@@ -129,7 +131,9 @@ export function createPipeline(deps: PipelineDeps) {
       outputTokens: null,
       attempts: run.attempts,
       ...extra,
-    });
+    };
+    store.logs.append(entry);
+    deps.emit({ type: "request", entry, at: deps.clock.now() });
   }
 
   function sendError(run: RequestRun, err: FinalError, combo: string | null): void {

@@ -64,7 +64,7 @@ export function parseDraft(draft: DraftValue, kind: SettingKind): Parsed {
   if (kind === "codes") {
     const tokens = text === "" ? [] : text.split(/[\s,;]+/).filter(Boolean);
     const codes = tokens.map(Number);
-    const bad = tokens.find((t, i) => !Number.isInteger(codes[i]));
+    const bad = tokens.find((token) => !Number.isInteger(Number(token)));
     return bad === undefined ? { ok: true, value: codes } : { ok: false, error: `"${bad}" is not a status code` };
   }
   if (text === "") return kind === "nullableInt" ? { ok: true, value: null } : { ok: false, error: "enter a number" };
@@ -90,6 +90,15 @@ export function buildPatch(values: Record<string, unknown>): Record<string, unkn
 
 export function isBuiltInDefault(path: string, value: unknown): boolean {
   return sameValue(getAt(DEFAULT_RESILIENCE_SETTINGS, path), value);
+}
+
+/** R10.2 provenance of one value: saved in the dashboard, seeded by an env var, or built in. */
+export type ValueSource = "saved" | "env" | "default";
+
+export function valueSource(path: string, sources: { stored: unknown; envDefaults: unknown } | null, value: unknown): ValueSource {
+  if (!sources) return isBuiltInDefault(path, value) ? "default" : "saved";
+  if (getAt(sources.stored, path) !== undefined) return "saved";
+  return sameValue(getAt(sources.envDefaults, path), getAt(DEFAULT_RESILIENCE_SETTINGS, path)) ? "default" : "env";
 }
 
 export function sameValue(a: unknown, b: unknown): boolean {

@@ -4,6 +4,9 @@
 // the settings patch is strict, because a misspelt setting silently doing nothing is a trap.
 import { z } from "zod";
 import { APP_SETTINGS_LIMITS } from "../appSettings.js";
+import { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../catalog.js";
+
+export { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS };
 
 /** Provider ids appear in `provider/model` addresses, so they never contain a slash. */
 export const PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -11,13 +14,6 @@ export const PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /** `provider/model`: a provider id, a slash, then any model name without whitespace. */
 export const PROVIDER_MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/\S+$/;
-
-/** R11.1: the routing strategies a combo may name. */
-export const COMBO_STRATEGIES = [
-  "priority", "weighted", "round-robin", "fill-first", "p2c", "random", "strict-random",
-  "least-used", "cost-optimized", "reset-aware", "reset-window", "headroom", "quota-weighted",
-  "lkgp", "context-optimized", "context-relay", "cache-optimized", "auto", "fusion", "pipeline",
-] as const;
 
 /** R4.3: per-provider and per-connection rate-limit retry delay, seconds. */
 const RETRY_DELAY_SECONDS = { min: 1, max: 21_600 };
@@ -30,8 +26,6 @@ const plainObject = z.record(z.string(), z.unknown());
 
 // ---------------------------------------------------------------- providers
 
-export const PROVIDER_FORMATS = ["openai", "anthropic", "gemini", "simulator"] as const;
-export const PROVIDER_CATEGORIES = ["apikey", "oauth", "local"] as const;
 
 function isHttpUrl(value: string): boolean {
   try {

@@ -1,6 +1,6 @@
 // R5 / R10 / R14.2 in Chromium: a model lockout caused by the simulator appears in Model
 // Cooldowns and is re-enabled; the Model Lockout settings card reports what the normaliser
-// clamped; the Resilience settings page marks custom values and resets them to the default.
+// clamped; the Resilience settings page marks saved values and resets them to the default.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addSimProvider, api, chat, layoutAndLabelProblems, openPage, screenshot, startHarness, type Harness } from "./harness.js";
 
@@ -103,7 +103,7 @@ describe("Model Cooldowns and resilience settings", () => {
     expect(await card.getByLabel("Max cooldown", { exact: true }).inputValue()).toBe("1800000");
   }, 30_000);
 
-  it("R10 Resilience settings: a clamped p2c weight is reported, marked custom, and reset to the default", async () => {
+  it("R10 Resilience settings: a clamped p2c weight is reported, marked saved, and reset to the default", async () => {
     const { page, server } = h;
     await openPage(h, "Resilience settings", "Resilience settings");
     for (const title of ["Provider circuit breakers", "Connection cooldown", "Request queue", "Combo cooldown wait", "Stream recovery and watchdogs", "Latency-aware balancing"]) {
@@ -113,7 +113,7 @@ describe("Model Cooldowns and resilience settings", () => {
     await card.getByLabel("p2c latency weight", { exact: true }).fill("50");
     await card.getByRole("button", { name: "Save latency-aware balancing" }).click();
     await card.getByText("p2c latency weight: you entered 50, saved 20").waitFor();
-    await card.getByText("custom").waitFor();
+    await card.getByText("saved", { exact: true }).waitFor();
     expect((await api<{ p2cLatency: { weight: number } }>(server, "GET", "/api/resilience")).p2cLatency.weight).toBe(20);
 
     const queue = page.getByRole("region", { name: "Request queue" });

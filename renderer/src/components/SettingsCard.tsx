@@ -5,13 +5,21 @@ import { useState, type FormEvent } from "react";
 import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import {
-  adjustments, buildPatch, describeValue, getAt, isBuiltInDefault, parseDraft, rangeHint, toDraft,
+  adjustments, buildPatch, describeValue, getAt, parseDraft, rangeHint, toDraft, valueSource,
   type Adjustment, type DraftValue, type SettingField,
 } from "../settingsForm.js";
-import { resilienceSettings } from "../stores/resources.js";
+import { resilienceSettings, resilienceSources } from "../stores/resources.js";
 import { call } from "../transport.js";
 import { Badge } from "./Badge.js";
 import { Field } from "./Field.js";
+
+const SOURCE_TITLES = {
+  default: "The built-in default",
+  env: "Seeded by an environment variable; saving a value here overrides it",
+  saved: "Saved in the dashboard; it wins over environment variables (Reset returns to the env or built-in default)",
+} as const;
+
+const SOURCE_TONES = { default: "muted", env: "ok", saved: "warn" } as const;
 
 interface Props {
   title: string;
@@ -23,6 +31,7 @@ interface Props {
 
 export function SettingsCard({ title, description, fields, level = 2 }: Props) {
   const settings = resilienceSettings.use((s) => s.data);
+  const sources = resilienceSources.use((s) => s.data);
   const loadError = resilienceSettings.use((s) => s.error);
   const [edits, setEdits] = useState<Record<string, DraftValue>>({});
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
@@ -90,15 +99,15 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
           {fields.map((field) => {
             const stored = getAt(settings, field.path);
             const draft = edits[field.path] ?? toDraft(stored, field.kind);
-            const isDefault = isBuiltInDefault(field.path, stored);
+            const source = valueSource(field.path, sources, stored);
             const text = [rangeHint(field), field.help].filter(Boolean).join(" · ");
             const hint = (
               <>
                 {text && `${text} · `}
-                <span title={isDefault ? "The built-in default" : "Differs from the built-in default: saved here, or seeded by an environment variable"}>
-                  <Badge tone={isDefault ? "muted" : "warn"}>{isDefault ? "default" : "custom"}</Badge>
+                <span title={SOURCE_TITLES[source]}>
+                  <Badge tone={SOURCE_TONES[source]}>{source}</Badge>
                 </span>
-                {!isDefault && (
+                {source === "saved" && (
                   <>
                     {" "}
                     <button type="button" className="secondary small" aria-label={`Reset ${field.label} to default`} disabled={saving} onClick={() => void save({ [field.path]: null })}>

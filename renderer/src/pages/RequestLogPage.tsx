@@ -81,8 +81,7 @@ export function RequestLogPage() {
                 <th scope="col">Model</th>
                 <th scope="col">Served by</th>
                 <th scope="col">Status</th>
-                <th scope="col" className="num">Latency</th>
-                <th scope="col" className="num">TTFB</th>
+                <th scope="col" className="num">Latency (first byte)</th>
                 <th scope="col">Attempts</th>
               </tr>
             </thead>
@@ -104,18 +103,20 @@ function LogRow({ entry, connection }: { entry: RequestLogEntry; connection: str
   return (
     <tr>
       <td className="nowrap">{new Date(entry.time).toLocaleTimeString()}</td>
-      <th scope="row">
+      <th scope="row" className="nowrap">
         {entry.model}
         {entry.combo && entry.combo !== entry.model && <span className="muted"> (combo {entry.combo})</span>}
       </th>
       <td>{entry.provider ? `${entry.provider}${connection ? ` · ${connection}` : ""}` : <span className="muted">—</span>}</td>
-      <td className="nowrap">
+      <td>
         <Badge tone={tone}>{entry.status}</Badge> {entry.errorCode && <code>{entry.errorCode}</code>}
       </td>
-      <td className="num">{entry.latencyMs} ms</td>
-      <td className="num">{entry.ttfbMs === null ? "—" : `${entry.ttfbMs} ms`}</td>
+      <td className="num nowrap">
+        {entry.latencyMs} ms{entry.ttfbMs !== null && <span className="muted"> ({entry.ttfbMs} ms)</span>}
+      </td>
       <td className="last-error log-attempts" title={verdicts || undefined}>
-        {entry.attempts.length} {verdicts && <span className="muted">· {verdicts}</span>}
+        {entry.attempts.length}
+        {entry.attempts.length > 1 && <span className="muted"> · {entry.attempts.map((a) => a.status ?? "—").join(" → ")}</span>}
       </td>
     </tr>
   );

@@ -68,6 +68,17 @@ export const resilienceSettings = createLiveResource(
   (e) => e.type === "settings" && e.scope === "resilience",
 );
 
+/** GET /api/resilience/sources: the saved document and the env-seeded defaults (R10.2). */
+export interface ResilienceSources {
+  stored: Record<string, unknown>;
+  envDefaults: ResilienceSettings;
+}
+
+export const resilienceSources = createLiveResource(
+  () => call<ResilienceSources>("getResilienceSources"),
+  (e) => e.type === "settings" && e.scope === "resilience",
+);
+
 export const appSettings = createLiveResource(
   () => call<AppSettings>("getSettings"),
   (e) => e.type === "settings" && e.scope === "settings",

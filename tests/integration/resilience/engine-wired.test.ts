@@ -160,7 +160,7 @@ describe("settings (R10)", () => {
 });
 
 describe("events (R15.2)", () => {
-  it("R15.2 /api/events streams a cooldown.set event when a connection starts cooling", async () => {
+  it("R15.2 /api/events streams a cooldown.set event when a connection starts cooling, and a request event per request", async () => {
     const controller = new AbortController();
     const res = await fetch(gw.url + "/api/events", { headers: { authorization: `Bearer ${gw.token}` }, signal: controller.signal });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
@@ -175,8 +175,33 @@ describe("events (R15.2)", () => {
       if (done) break;
       text += new TextDecoder().decode(value);
     }
+    while (!text.includes("event: request") && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
     controller.abort();
     expect(text).toContain("event: cooldown.set");
+    // Every finished request is pushed too, so the log and charts update live.
+    expect(text).toMatch(/event: request\ndata: \{"type":"request","entry":\{[^\n]*"model":"three\/m1"/);
     await clearAll();
+  });
+});
+
+describe("settings provenance (R10.2)", () => {
+  it("R10.2 env vars seed defaults only; GET /api/resilience/sources tells saved values from env-seeded ones", async () => {
+    const envGw = await startGateway({ env: { STREAM_CONTENT_STALL_TIMEOUT_MS: "45000", PROVIDER_COOLDOWN_ENABLED: "true" } });
+    try {
+      expect((await envGw.api("GET", "/api/resilience")).body.streamRecovery.contentStallTimeoutMs).toBe(45_000);
+      await envGw.api("PATCH", "/api/resilience", { providerCooldown: { enabled: false } });
+      const sources = (await envGw.api("GET", "/api/resilience/sources")).body;
+      expect(sources.stored).toEqual({ providerCooldown: { enabled: false } });
+      expect(sources.envDefaults.streamRecovery.contentStallTimeoutMs).toBe(45_000);
+      expect(sources.envDefaults.providerCooldown.enabled).toBe(true);
+      // The saved false wins over the env's true.
+      expect((await envGw.api("GET", "/api/resilience")).body.providerCooldown.enabled).toBe(false);
+    } finally {
+      await envGw.close();
+    }
   });
 });

@@ -1,8 +1,8 @@
 // R10.1 / R5.1 / D5: what the settings cards send, and how they report the normaliser's changes.
 import { describe, expect, it } from "vitest";
-import { normalizeResilienceSettings } from "../../../shared/resilienceSettings.js";
+import { DEFAULT_RESILIENCE_SETTINGS, normalizeResilienceSettings } from "../../../shared/resilienceSettings.js";
 import {
-  adjustments, buildPatch, describeValue, getAt, isBuiltInDefault, parseDraft, rangeHint, toDraft,
+  adjustments, buildPatch, describeValue, getAt, isBuiltInDefault, parseDraft, rangeHint, toDraft, valueSource,
 } from "../../../renderer/src/settingsForm.js";
 
 describe("settings form rules", () => {
@@ -63,5 +63,23 @@ describe("settings form rules", () => {
     expect(describeValue(20, "int")).toBe("20");
     expect(describeValue([429, 503], "codes")).toBe("429, 503");
     expect(describeValue(null, "nullableInt")).toBe("derived");
+  });
+});
+
+describe("valueSource (R10.2 env-vs-saved precedence shown per field)", () => {
+  const envDefaults = structuredClone(DEFAULT_RESILIENCE_SETTINGS);
+  envDefaults.streamRecovery.contentStallTimeoutMs = 45_000;
+
+  it("R10.2 a field present in the saved document is `saved`, whatever the env says", () => {
+    const sources = { stored: { streamRecovery: { contentStallTimeoutMs: 9_000 } }, envDefaults };
+    expect(valueSource("streamRecovery.contentStallTimeoutMs", sources, 9_000)).toBe("saved");
+  });
+
+  it("R10.2 an unsaved field whose env-seeded default differs from the built-in one is `env`", () => {
+    expect(valueSource("streamRecovery.contentStallTimeoutMs", { stored: {}, envDefaults }, 45_000)).toBe("env");
+  });
+
+  it("R10.2 an unsaved field with the built-in default is `default`", () => {
+    expect(valueSource("p2cLatency.weight", { stored: {}, envDefaults }, 0)).toBe("default");
   });
 });

@@ -1,7 +1,7 @@
 // Create or edit a combo (R11.1): name, strategy (the 20 of the shared list), ordered targets and
 // whether it waits for a cooling target. Server validation errors land next to their field.
 import { useState, type FormEvent } from "react";
-import { COMBO_STRATEGIES } from "../../../../shared/schemas/config.js";
+import { COMBO_STRATEGIES } from "../../../../shared/catalog.js";
 import type { Combo, Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, SelectField, TextField } from "../../components/Field.js";

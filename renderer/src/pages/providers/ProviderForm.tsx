@@ -1,7 +1,7 @@
 // Add or edit a provider (API.md "Providers"). The server validates; its message for a field is
 // shown under that field. Formats and categories come from the shared schema lists.
 import { useState, type FormEvent } from "react";
-import { PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../../../../shared/schemas/config.js";
+import { PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../../../../shared/catalog.js";
 import type { Provider } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { SelectField, TextField } from "../../components/Field.js";
