@@ -369,7 +369,14 @@ export function createPipeline(deps: PipelineDeps) {
         }
         tried.add(connection.id + "\u0000" + target.model);
         triedProviders.add(provider.id);
-        const result = await attempt(run, target, connection, admission.probe, combo);
+        let result: AttemptResult;
+        try {
+          result = await attempt(run, target, connection, admission.probe, combo);
+        } catch (err) {
+          // An attempt that broke inside Switchyard must not hold the HALF_OPEN probe slot.
+          engine.recordNeutral({ provider, connection, model: target.model, probe: admission.probe });
+          throw err;
+        }
         if (result.done) return;
         lastVerdict = result.verdict;
         if (run.clientGone) break;
