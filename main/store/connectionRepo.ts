@@ -150,6 +150,7 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
     return { list, byId: new Map(list.map((c) => [c.id, c])) };
   });
   const get = (id: string): Connection | null => all().byId.get(id) ?? null;
+  const decrypted = cachedRead(epoch, () => new Map<string, string | null>());
   /** Runs a write and retires the cached rows it may have changed. */
   const write = <T>(fn: () => T): T => {
     try {
@@ -213,8 +214,14 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
     update: (id, patch, secret) => update(id, patch, secret),
     delete: (id) => write(() => remove.run(id).changes > 0),
     getSecret(id) {
+      // Decrypting on every upstream call showed in profiles; the plaintext is in this process for
+      // each call anyway, and the memo is dropped on every write (a new key, a deleted connection).
+      const memo = decrypted();
+      if (memo.has(id)) return memo.get(id)!;
       const row = selectSecret.get(id);
-      return row?.secret == null ? null : cipher.decrypt(row.secret);
+      const secret = row?.secret == null ? null : cipher.decrypt(row.secret);
+      memo.set(id, secret);
+      return secret;
     },
     setRateLimitProtection(id, enabled) {
       if (write(() => updateProtection.run(toNullableFlag(enabled), clock.now(), id)).changes === 0) return null;

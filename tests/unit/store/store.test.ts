@@ -30,6 +30,32 @@ describe("store", () => {
     expect(h.store.combos.list()).toEqual([]);
   });
 
+  it("R0.4 a write read back inside a transaction that then rolls back is never served from memory", () => {
+    h.store.providers.create(providerInput("p0"));
+    expect(() =>
+      h.store.transaction(() => {
+        h.store.providers.update("p0", { baseUrl: "http://127.0.0.1:9/changed" });
+        h.store.connections.create(connectionInput("c1", "p0"), "k");
+        expect(h.store.providers.get("p0")?.baseUrl).toBe("http://127.0.0.1:9/changed");
+        expect(h.store.connections.list().map((c) => c.id)).toEqual(["c1"]);
+        throw new Error("rolled back");
+      }),
+    ).toThrow("rolled back");
+    expect(h.store.providers.get("p0")?.baseUrl).toBe(providerInput("p0").baseUrl);
+    expect(h.store.connections.list()).toEqual([]);
+    expect(h.store.connections.getSecret("c1")).toBeNull();
+  });
+
+  it("R4.1 runtime updates are visible to the next read (the in-memory rows follow every write)", () => {
+    h.store.providers.create(providerInput("p1"));
+    h.store.connections.create(connectionInput("c1", "p1"), "k");
+    expect(h.store.connections.get("c1")?.rateLimitedUntil).toBeNull();
+    h.store.connections.updateRuntime("c1", { rateLimitedUntil: 123, backoffLevel: 2 });
+    expect(h.store.connections.list({ provider: "p1" })[0]).toMatchObject({ rateLimitedUntil: 123, backoffLevel: 2 });
+    h.store.providers.delete("p1");
+    expect(h.store.connections.get("c1")).toBeNull();
+  });
+
   it("R0.3 close is idempotent", () => {
     h.store.close();
     expect(() => h.store.close()).not.toThrow();
