@@ -1,6 +1,7 @@
 // Contract methods served by the engine: resilience settings, breakers, Cooldown Manager,
 // model lockouts, monitoring health, queue protection, and the test clock.
 import { z } from "zod";
+import type { MonitoringHealth } from "../../shared/apiTypes.js";
 import {
   applyResiliencePatch, normalizeResilienceSettings, resilienceDefaults, type ResilienceSettings,
 } from "../../shared/resilienceSettings.js";
@@ -93,7 +94,7 @@ export function createResilienceHandlers(deps: {
     },
     listModelCooldowns: () => engine.listModelCooldowns(),
     clearModelCooldowns: (input: Record<string, unknown>) => engine.clearModelCooldowns(parse(clearModelCooldownsSchema, input)),
-    monitoringHealth: () => ({
+    monitoringHealth: (): MonitoringHealth => ({
       ok: true,
       uptimeMs: Date.now() - deps.startedAt,
       ...engine.monitoringHealth(store.providers.list()),

@@ -1,32 +1,10 @@
 // Cooldown Manager (R6, D6): one view of every connection out of routing for a temporary reason
 // or in a terminal state, and the operator's "clear" over it. Terminal states are listed, never
 // cleared here. Rows carry runtime fields only, never a credential.
-import type { Connection, ConnectionRuntime, Provider, TestStatus } from "../../shared/types.js";
+import type { ClearCooldownsResult, CooldownRow, CooldownRowStatus } from "../../shared/apiTypes.js";
+import type { Connection, ConnectionRuntime, Provider } from "../../shared/types.js";
 import { activeCooldownUntil, isTerminal, successPatch } from "./connectionCooldown.js";
 import type { LockoutEntry } from "./modelLockout.js";
-
-export type CooldownRowStatus = "terminal" | "cooling_down" | "model_locked" | "unavailable";
-
-export interface CooldownRow {
-  connectionId: string;
-  provider: string;
-  name: string;
-  status: CooldownRowStatus;
-  testStatus: TestStatus;
-  remainingMs: number | null;
-  rateLimitedUntil: number | null;
-  backoffLevel: number;
-  lastErrorType: string | null;
-  lockouts: Array<{ model: string; reason: string; remainingMs: number }>;
-}
-
-export interface ClearCooldownsResult {
-  ok: true;
-  cleared: number;
-  unchanged: number;
-  skippedTerminal: number;
-  lockoutsCleared: number;
-}
 
 export type ClearCooldownsRequest = { connectionIds?: string[]; all?: true; provider?: string };
 

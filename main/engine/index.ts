@@ -1,7 +1,8 @@
 // The resilience engine facade: the gateway asks "whom next?" (admitProvider, selectConnections)
 // and reports "what happened" (recordFailure/Success/Neutral); the API reads and resets state.
 // Breakers persist through the BreakerStore; lockouts, streaks and window gates live in memory.
-import type { AppSettings, BreakerState, Connection, ConnectionRuntime, Provider } from "../../shared/types.js";
+import type { ClearCooldownsResult, CooldownRow, ModelLockoutItem, ProviderBreakerRow, ResilienceHealth } from "../../shared/apiTypes.js";
+import type { AppSettings, Connection, ConnectionRuntime, Provider } from "../../shared/types.js";
 import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import {
   admitBreaker,
@@ -19,15 +20,9 @@ import {
 } from "./breaker.js";
 import { classifyUpstreamFailure } from "./classifier.js";
 import { activeCooldownUntil, cooldownPatch, errorFields, isTerminal, successPatch, terminalPatch } from "./connectionCooldown.js";
-import {
-  clearCooldownRows,
-  listCooldownRows,
-  type ClearCooldownsRequest,
-  type ClearCooldownsResult,
-  type CooldownRow,
-} from "./cooldownManager.js";
+import { clearCooldownRows, listCooldownRows, type ClearCooldownsRequest } from "./cooldownManager.js";
 import { planFailure, type FailurePlan } from "./failurePolicy.js";
-import { familyOf, ModelLockouts, type LockoutEntry, type ModelLockoutItem } from "./modelLockout.js";
+import { familyOf, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
 import type {
   AttemptContext,
   BreakerSnapshot,
@@ -51,25 +46,11 @@ export interface ResilienceEngineDeps {
   emit: EventSink;
 }
 
-export interface ProviderBreakerRow {
-  provider: string;
-  state: BreakerState;
-  failureCount: number;
-  retryAfterMs: number;
-  lastFailureKind: string | null;
-}
-
-export interface MonitoringHealth {
-  providerBreakers: ProviderBreakerRow[];
-  circuitBreakers: { open: number; halfOpen: number; degraded: number; closed: number; total: number };
-  lockouts: number;
-}
-
 export type ClearModelCooldownsRequest = { all: true } | { provider: string; model: string; connectionId?: string | null };
 
 /** What the management API and the tray call (R2.6, R5.5, R6, D5, D6). */
 export interface ResilienceAdmin {
-  monitoringHealth(providers: Provider[]): MonitoringHealth;
+  monitoringHealth(providers: Provider[]): ResilienceHealth;
   resetBreakers(provider?: string): { ok: true; resetCount: number };
   listCooldowns(providers: Provider[], connections: Connection[], filter?: { provider?: string }): { items: CooldownRow[] };
   clearCooldowns(body: ClearCooldownsRequest, connections: Connection[]): ClearCooldownsResult;
@@ -366,6 +347,5 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
   return engine;
 }
 
-export type { ClearCooldownsRequest, ClearCooldownsResult, CooldownRow } from "./cooldownManager.js";
-export type { ModelLockoutItem } from "./modelLockout.js";
+export type { ClearCooldownsRequest } from "./cooldownManager.js";
 export { classifyUpstreamFailure } from "./classifier.js";

@@ -1,6 +1,7 @@
 // Model lockout (R5, D5): provider + connection + model (or quota family) leaves rotation for an
 // escalating time. In memory only (R5.4). Expiry is lazy; an entry is forgotten once its
 // escalation window has passed, so memory stays bounded by what failed recently.
+import type { ModelLockoutItem } from "../../shared/apiTypes.js";
 import { MODEL_LOCKOUT_DEFAULT_WINDOW_MS, type ResilienceSettings } from "../../shared/resilienceSettings.js";
 
 export type LockScope = "family" | "model";
@@ -21,16 +22,6 @@ export interface LockoutEntry extends LockTarget {
   lastCooldownMs: number;
   /** After this instant a new failure starts a fresh escalation (D5 window). */
   forgetAt: number;
-}
-
-export interface ModelLockoutItem {
-  provider: string;
-  connectionId: string;
-  model: string;
-  reason: string;
-  remainingMs: number;
-  expiresAt: number;
-  failureCount: number;
 }
 
 /** R5.2: 429/403/402 lock the quota family, everything else the model; an explicit scope wins. */

@@ -1,22 +1,17 @@
 // R14.2 / R11.1 / R1.7 in Chromium: a provider and a connection are added through the forms and
 // tested (the key is never shown back); a combo is created in the UI, reordered with the keyboard
 // buttons and by dragging, and then serves a request; an API key is created and shown once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Combo } from "../../shared/types.js";
-import { addSimProvider, api, chat, layoutAndLabelProblems, openPage, screenshot, startHarness, type Harness } from "./harness.js";
+import { addSimProvider, api, chat, layoutAndLabelProblems, openPage, screenshot, useHarness } from "./harness.js";
 
 const SECRET = "sk-ui-secret-0123456789";
 
 describe("providers, combos and API keys", () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness();
+  const h = useHarness(async (h) => {
     await addSimProvider(h.server, h.sim, "sim-b", [{ id: "b-1", name: "Backup key", key: "kb1" }]);
     await openPage(h, "Providers & connections", "Providers & connections");
-  }, 60_000);
-
-  afterAll(async () => h?.close());
+  });
 
   it("R14.2 adds a provider through the form; a server validation error lands next to its field", async () => {
     const { page } = h;

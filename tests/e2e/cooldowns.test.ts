@@ -1,23 +1,18 @@
 // R6 / D6 / R12.4 / R14.2 in Chromium: connections rate-limited and exhausted by the simulator
 // appear in the Cooldown Manager with live countdowns; the user clears one, a selection and a
 // provider; terminal states cannot be cleared; the cooldown rules and error rules are edited.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addSimProvider, api, chat, layoutAndLabelProblems, openPage, screenshot, startHarness, type Harness } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { addSimProvider, api, chat, layoutAndLabelProblems, openPage, screenshot, useHarness } from "./harness.js";
 
 describe("Cooldown Manager", () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness();
+  const h = useHarness(async (h) => {
     await addSimProvider(h.server, h.sim, "sim", [
       { id: "c-a", name: "Key A", key: "ka" },
       { id: "c-b", name: "Key B", key: "kb" },
       { id: "c-c", name: "Key C", key: "kc" },
     ]);
     await openPage(h, "Cooldown Manager", "Cooldown Manager");
-  }, 60_000);
-
-  afterAll(async () => h?.close());
+  });
 
   it("R6.1 shows the empty state first, then rate-limited and terminal connections live, without a reload", async () => {
     const { page, server, sim } = h;

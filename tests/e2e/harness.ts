@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { startSimulator, type Simulator } from "../../main/simulator/index.js";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -118,7 +119,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export interface HarnessOptions {
+  /** Serve with --test-clock (default true); the dashboard suite runs the server as a user starts it. */
+  testClock?: boolean;
+  /**
+   * Count Chromium's "status of 400 (Bad Request)" console lines as problems (default false:
+   * most suites provoke validation errors on purpose).
+   */
+  strictConsole?: boolean;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const { testClock = true, strictConsole = false } = options;
   for (const [what, file] of [["the headless CLI", CLI], ["the dashboard bundle", DASHBOARD_HTML]] as const) {
     if (!existsSync(file)) throw new Error(`${what} is not built (${path.relative(root, file)} missing): run \`npm run build\` first`);
   }
@@ -126,16 +138,18 @@ export async function startHarness(): Promise<Harness> {
   if (!executablePath) throw new Error("No Chromium found: set SWITCHYARD_CHROMIUM or install Debian's chromium (npm test does)");
   const home = mkdtempSync(path.join(tmpdir(), "switchyard-e2e-"));
   const [server, sim, browser] = await Promise.all([
-    startServer(home, ["--test-clock"]),
+    startServer(home, testClock ? ["--test-clock"] : []),
     startSimulator(),
     chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS }),
   ]);
   const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
   const page = await context.newPage();
   const problems: string[] = [];
+  // CSP violations and script errors surface here; the dashboard must produce none.
   page.on("console", (msg) => {
-    // Chromium logs every 400 answer; the suites provoke validation errors on purpose.
-    if (msg.type() === "error" && !msg.text().includes("status of 400 (Bad Request)")) problems.push(`console: ${msg.text()}`);
+    if (msg.type() !== "error") return;
+    if (!strictConsole && msg.text().includes("status of 400 (Bad Request)")) return;
+    problems.push(`console: ${msg.text()}`);
   });
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   return {
@@ -153,6 +167,21 @@ export async function startHarness(): Promise<Harness> {
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One harness for a describe block: started (then `setup` run on it) before the suite's first
+ * test, closed after its last. The returned object is filled in by beforeAll, so tests read it
+ * only inside their bodies; that keeps every suite's `h.page` / `h.server` usage unchanged.
+ */
+export function useHarness(setup: (h: Harness) => Promise<void>, options?: HarnessOptions): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await startHarness(options));
+    await setup(h);
+  }, 60_000);
+  afterAll(async () => h.close?.());
+  return h;
 }
 
 /** Opens the dashboard (token in the fragment) on a page of the sidebar, by its link text. */

@@ -1,26 +1,21 @@
 // R5 / R10 / R14.2 in Chromium: a model lockout caused by the simulator appears in Model
 // Cooldowns and is re-enabled; the Model Lockout settings card reports what the normaliser
 // clamped; the Resilience settings page marks saved values and resets them to the default.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addSimProvider, api, chat, layoutAndLabelProblems, openPage, screenshot, startHarness, type Harness } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { addSimProvider, api, chat, layoutAndLabelProblems, openPage, screenshot, useHarness } from "./harness.js";
 
 interface Lockouts {
   items: Array<{ provider: string; connectionId: string; model: string; reason: string }>;
 }
 
 describe("Model Cooldowns and resilience settings", () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness();
+  const h = useHarness(async (h) => {
     await addSimProvider(h.server, h.sim, "sim", [
       { id: "c-a", name: "Key A", key: "ka" },
       { id: "c-b", name: "Key B", key: "kb" },
     ]);
     await openPage(h, "Model Cooldowns", "Model Cooldowns");
-  }, 60_000);
-
-  afterAll(async () => h?.close());
+  });
 
   it("R5.1 says model lockout is off, and the settings card turns it on", async () => {
     const { page, server } = h;

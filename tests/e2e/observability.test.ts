@@ -1,14 +1,11 @@
 // R15.1 / R2.6 / R14.2 in Chromium: the request log lists real traffic, filters it by provider,
 // model and status and grows live; the Health page shows a provider breaker opened by simulator
 // failures, with charts of the last hour, and resets it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addSimProvider, chat, layoutAndLabelProblems, openPage, screenshot, startHarness, type Harness } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { addSimProvider, chat, layoutAndLabelProblems, openPage, screenshot, useHarness } from "./harness.js";
 
 describe("request log and health", () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness();
+  const h = useHarness(async (h) => {
     const { server, sim } = h;
     await addSimProvider(server, sim, "sim", [{ id: "s-1", name: "Main key", key: "ks" }]);
     await addSimProvider(server, sim, "sim-b", [{ id: "b-1", name: "Backup key", key: "kb" }]);
@@ -22,9 +19,7 @@ describe("request log and health", () => {
     sim.addFault("kb", { status: 400, times: 1 });
     expect((await chat(server, "sim-b/m1")).status).toBe(400);
     await openPage(h, "Request log", "Request log");
-  }, 60_000);
-
-  afterAll(async () => h?.close());
+  });
 
   const modelsShown = () => h.page.getByRole("table").getByRole("rowheader").allInnerTexts();
 

@@ -3,6 +3,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
+import { DataTable } from "../components/DataTable.js";
 import { TextField } from "../components/Field.js";
 import { errorText } from "../stores/liveResource.js";
 import { apiKeys, appSettings } from "../stores/resources.js";
@@ -119,37 +120,22 @@ export function ApiKeysPage() {
         {data && list.length === 0 ? (
           <p className="muted">No keys yet. Create one above for each client, so you can revoke one without touching the others.</p>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Client API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Starts with</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((key) => (
-                  <tr key={key.id}>
-                    <th scope="row">{key.name}</th>
-                    <td>
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td>{key.scopes.length > 0 ? key.scopes.join(", ") : <span className="muted">—</span>}</td>
-                    <td className="nowrap">{new Date(key.createdAt).toLocaleString()}</td>
-                    <td className="nowrap">{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : <span className="muted">never</span>}</td>
-                    <td className="actions">
-                      <ConfirmButton label={`Delete key ${key.name}`} confirmLabel={`Revoke ${key.name} now`} onConfirm={() => remove(key.id, key.name)} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Client API keys" columns={["Name", "Starts with", "Scopes", "Created", "Last used", "Action"]}>
+            {list.map((key) => (
+              <tr key={key.id}>
+                <th scope="row">{key.name}</th>
+                <td>
+                  <code>{key.prefix}…</code>
+                </td>
+                <td>{key.scopes.length > 0 ? key.scopes.join(", ") : <span className="muted">—</span>}</td>
+                <td className="nowrap">{new Date(key.createdAt).toLocaleString()}</td>
+                <td className="nowrap">{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : <span className="muted">never</span>}</td>
+                <td className="actions">
+                  <ConfirmButton label={`Delete key ${key.name}`} confirmLabel={`Revoke ${key.name} now`} onConfirm={() => remove(key.id, key.name)} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </div>

@@ -2,22 +2,22 @@
 // reorder and delete; the list follows config events.
 import { useEffect, useMemo, useState } from "react";
 import type { Combo } from "../../../shared/types.js";
+import { ActionMessage, type ActionOutcome } from "../components/ActionMessage.js";
 import { Badge } from "../components/Badge.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
 import { errorText } from "../stores/liveResource.js";
-import { useProviders, watchProviders } from "../stores/providers.js";
+import { providerLists, useProviderLists } from "../stores/providers.js";
 import { combos } from "../stores/resources.js";
 import { call } from "../transport.js";
 import { ComboForm } from "./combos/ComboForm.js";
 
 export function CombosPage() {
   useEffect(() => combos.watch(), []);
-  useEffect(() => watchProviders(), []);
+  useEffect(() => providerLists.watch(), []);
   const { data, error, reload } = combos.use();
-  const providers = useProviders((s) => s.providers);
-  const connections = useProviders((s) => s.connections);
+  const { providers, connections } = useProviderLists();
   const [editing, setEditing] = useState<Combo | "new" | null>(null);
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [notice, setNotice] = useState<ActionOutcome | null>(null);
   const models = useMemo(() => providers.flatMap((p) => p.models.map((m) => `${p.id}/${m}`)), [providers]);
   const list = data ?? [];
 
@@ -53,11 +53,7 @@ export function CombosPage() {
           <option key={m} value={m} />
         ))}
       </datalist>
-      {notice && (
-        <p role={notice.ok ? "status" : "alert"} className={notice.ok ? "notice-ok" : "error-banner"}>
-          {notice.text}
-        </p>
-      )}
+      <ActionMessage outcome={notice} />
       {error && <p role="alert" className="error-banner">Could not load combos: {error}</p>}
       {editing === "new" && <ComboForm combo={null} connections={connections} onDone={done("created")} />}
       {data && list.length === 0 && editing !== "new" && (

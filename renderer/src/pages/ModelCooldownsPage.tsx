@@ -2,13 +2,16 @@
 // count; re-enable one or all. Below, the Model Lockout settings card (R5.1) with its ranges and
 // an inline report of what the normaliser clamped.
 import { useEffect, useState } from "react";
+import type { ModelLockoutItem } from "../../../shared/apiTypes.js";
+import { ActionMessage, type ActionOutcome } from "../components/ActionMessage.js";
+import { DataTable } from "../components/DataTable.js";
 import { SettingsCard } from "../components/SettingsCard.js";
 import { remainingAt, useCountdowns } from "../countdown.js";
 import { formatRemaining } from "../format.js";
 import type { SettingField } from "../settingsForm.js";
 import { errorText } from "../stores/liveResource.js";
-import { useProviders, watchProviders } from "../stores/providers.js";
-import { modelCooldowns, resilienceSettings, type ModelLockoutRow } from "../stores/resources.js";
+import { providerLists, useProviderLists } from "../stores/providers.js";
+import { modelCooldowns, resilienceSettings } from "../stores/resources.js";
 import { call } from "../transport.js";
 
 const LOCKOUT_FIELDS: readonly SettingField[] = [
@@ -23,13 +26,13 @@ const LOCKOUT_FIELDS: readonly SettingField[] = [
 export function ModelCooldownsPage() {
   useEffect(() => modelCooldowns.watch(), []);
   useEffect(() => resilienceSettings.watch(), []);
-  useEffect(() => watchProviders(), []);
+  useEffect(() => providerLists.watch(), []);
   const { data, error, loadedAt, reload } = modelCooldowns.use();
   const enabled = resilienceSettings.use((s) => s.data?.modelLockout.enabled);
-  const connectionNames = useProviders((s) => s.connections);
+  const connectionNames = useProviderLists().connections;
   const rows = data ?? [];
   const now = useCountdowns(rows.map((r) => r.remainingMs), loadedAt, reload);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<ActionOutcome | null>(null);
   const nameOf = (id: string) => connectionNames.find((c) => c.id === id)?.name ?? id;
 
   async function reenable(body: Record<string, unknown>, what: string) {
@@ -54,11 +57,7 @@ export function ModelCooldownsPage() {
           Re-enable all
         </button>
       </header>
-      {message && (
-        <p role={message.ok ? "status" : "alert"} className={message.ok ? "notice-ok" : "error-banner"}>
-          {message.text}
-        </p>
-      )}
+      <ActionMessage outcome={message} />
       {error && (
         <p role="alert" className="error-banner">
           Could not load model cooldowns: {error}
@@ -80,27 +79,11 @@ export function ModelCooldownsPage() {
       {rows.length > 0 && (
         <section className="card" aria-labelledby="lockouts-title">
           <h2 id="lockouts-title">Active lockouts</h2>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Active model lockouts, longest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Model</th>
-                  <th scope="col">Provider</th>
-                  <th scope="col">Connection</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Time left</th>
-                  <th scope="col" className="num">Failures</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <LockoutRow key={`${row.provider}/${row.connectionId}/${row.model}`} row={row} connection={nameOf(row.connectionId)} left={remainingAt(row.remainingMs, loadedAt, now)} onReenable={() => void reenable({ provider: row.provider, model: row.model, connection: row.connectionId }, `${row.model} on ${nameOf(row.connectionId)}`)} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Active model lockouts, longest first" columns={["Model", "Provider", "Connection", "Reason", "Time left", { label: "Failures", numeric: true }, "Action"]}>
+            {rows.map((row) => (
+              <LockoutRow key={`${row.provider}/${row.connectionId}/${row.model}`} row={row} connection={nameOf(row.connectionId)} left={remainingAt(row.remainingMs, loadedAt, now)} onReenable={() => void reenable({ provider: row.provider, model: row.model, connection: row.connectionId }, `${row.model} on ${nameOf(row.connectionId)}`)} />
+            ))}
+          </DataTable>
         </section>
       )}
       <SettingsCard title="Model lockout settings" description="Which upstream errors lock a model, and for how long: base × 2^(failures − 1), capped at the max (R5.1, D5)." fields={LOCKOUT_FIELDS} />
@@ -108,7 +91,7 @@ export function ModelCooldownsPage() {
   );
 }
 
-function LockoutRow({ row, connection, left, onReenable }: { row: ModelLockoutRow; connection: string; left: number; onReenable(): void }) {
+function LockoutRow({ row, connection, left, onReenable }: { row: ModelLockoutItem; connection: string; left: number; onReenable(): void }) {
   return (
     <tr>
       <th scope="row">{row.model}</th>

@@ -4,10 +4,11 @@ import { useEffect, useMemo, useState } from "react";
 import type { BreakerState, Connection, Provider } from "../../../shared/types.js";
 import { Badge } from "../components/Badge.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
+import { DataTable } from "../components/DataTable.js";
 import { errorText } from "../stores/liveResource.js";
 import { call } from "../transport.js";
 import { connectionStatus, type StatusTone } from "../format.js";
-import { useProviders, watchProviders } from "../stores/providers.js";
+import { providerLists, useProviderLists } from "../stores/providers.js";
 import { useNow } from "../useNow.js";
 import { EmptyProviders } from "./EmptyProviders.js";
 import { ConnectionForm } from "./providers/ConnectionForm.js";
@@ -18,8 +19,9 @@ const BREAKER_TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED
 type TestResult = { ok: boolean; latencyMs: number; error?: string };
 
 export function ProvidersPage() {
-  useEffect(() => watchProviders(), []);
-  const { providers, connections, breakers, status, error, reload } = useProviders();
+  useEffect(() => providerLists.watch(), []);
+  const { providers, connections, breakers } = useProviderLists();
+  const { status, error, reload } = providerLists.use();
   const byProvider = useMemo(() => groupConnections(connections), [connections]);
   const anyCooling = connections.some((c) => c.rateLimitedUntil !== null && c.rateLimitedUntil > Date.now());
   const now = useNow(anyCooling ? 1_000 : null);
@@ -78,7 +80,7 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
   const titleId = `provider-${provider.id}`;
   const [mode, setMode] = useState<"view" | "edit" | "add-connection">("view");
   const [failure, setFailure] = useState<string | null>(null);
-  const reload = useProviders((s) => s.reload);
+  const reload = providerLists.use((s) => s.reload);
 
   const finish = (notice: string | null) => {
     setMode("view");
@@ -139,27 +141,11 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
           </p>
         )
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Connections of {provider.id}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Priority</th>
-                <th scope="col">Active</th>
-                <th scope="col">Key</th>
-                <th scope="col">Last error</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {connections.map((connection) => (
-                <ConnectionRow key={connection.id} connection={connection} now={now} onNotice={props.onNotice} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption={`Connections of ${provider.id}`} columns={["Name", "Status", "Priority", "Active", "Key", "Last error", "Actions"]}>
+          {connections.map((connection) => (
+            <ConnectionRow key={connection.id} connection={connection} now={now} onNotice={props.onNotice} />
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -171,7 +157,7 @@ function ConnectionRow({ connection, now, onNotice }: { connection: Connection; 
   const [editing, setEditing] = useState(false);
   const [testing, setTesting] = useState(false);
   const [test, setTest] = useState<TestResult | { ok: false; error: string; latencyMs: null } | null>(null);
-  const reload = useProviders((s) => s.reload);
+  const reload = providerLists.use((s) => s.reload);
 
   async function runTest() {
     setTesting(true);

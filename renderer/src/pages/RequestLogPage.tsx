@@ -3,16 +3,16 @@
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import { Badge } from "../components/Badge.js";
+import { DataTable } from "../components/DataTable.js";
 import { SelectField, TextField } from "../components/Field.js";
-import { useProviders, watchProviders } from "../stores/providers.js";
+import { providerLists, useProviderLists } from "../stores/providers.js";
 import { NO_FILTERS, useRequestLog, watchRequestLog, type LogFilters } from "../stores/requestLog.js";
 
 export function RequestLogPage() {
   useEffect(() => watchRequestLog(), []);
-  useEffect(() => watchProviders(), []);
+  useEffect(() => providerLists.watch(), []);
   const { entries, filters, status, error, setFilters } = useRequestLog();
-  const providers = useProviders((s) => s.providers);
-  const connections = useProviders((s) => s.connections);
+  const { providers, connections } = useProviderLists();
   const [draft, setDraft] = useState<LogFilters>(filters);
   const models = useMemo(() => [...new Set(entries.map((e) => e.model))].sort(), [entries]);
   const filtered = filters.provider || filters.model || filters.status;
@@ -72,26 +72,11 @@ export function RequestLogPage() {
         </section>
       )}
       {entries.length > 0 && (
-        <div className="card table-wrap">
-          <table>
-            <caption className="visually-hidden">Requests, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Model</th>
-                <th scope="col">Served by</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="num">Latency (first byte)</th>
-                <th scope="col">Attempts</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <LogRow key={entry.id} entry={entry} connection={connectionName(entry.connectionId)} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable className="card" caption="Requests, newest first" columns={["Time", "Model", "Served by", "Status", { label: "Latency (first byte)", numeric: true }, "Attempts"]}>
+          {entries.map((entry) => (
+            <LogRow key={entry.id} entry={entry} connection={connectionName(entry.connectionId)} />
+          ))}
+        </DataTable>
       )}
     </div>
   );

@@ -1,62 +1,34 @@
-// Providers & connections concern: the lists, their breaker states, and a reload that collapses
-// bursts of events into one fetch while never leaving the view older than the last event.
-import { create } from "zustand";
+// Providers & connections concern: the lists and their breaker states, one live resource so the
+// reload and event handling are the same as every other page's.
 import type { BreakerState, Connection, Provider } from "../../../shared/types.js";
 import { isRecord } from "../callError.js";
 import { call, ContractCallError } from "../transport.js";
-import { affectsProviders, onLiveEvent, useLiveEvents } from "./liveEvents.js";
+import { affectsProviders } from "./liveEvents.js";
+import { createLiveResource } from "./liveResource.js";
 
-export type LoadStatus = "idle" | "loading" | "ready" | "error";
-
-interface ProvidersState {
+export interface ProviderLists {
   providers: Provider[];
   connections: Connection[];
   /** provider id -> breaker state; empty when health could not be read. */
   breakers: Record<string, BreakerState>;
-  status: LoadStatus;
-  error: string | null;
-  reload(): Promise<void>;
 }
 
-let inFlight: Promise<void> | null = null;
-let again = false;
+export const providerLists = createLiveResource(async (): Promise<ProviderLists> => {
+  const [providers, connections, breakers] = await Promise.all([
+    call<Provider[]>("listProviders"),
+    call<Connection[]>("listConnections"),
+    readBreakers(),
+  ]);
+  return { providers, connections, breakers };
+}, affectsProviders);
 
-export const useProviders = create<ProvidersState>()((set) => ({
-  providers: [],
-  connections: [],
-  breakers: {},
-  status: "idle",
-  error: null,
-  reload() {
-    if (inFlight) {
-      // A change arrived while fetching: fetch once more afterwards instead of racing.
-      again = true;
-      return inFlight;
-    }
-    inFlight = (async () => {
-      try {
-        do {
-          again = false;
-          set((s) => ({ status: s.status === "ready" ? "ready" : "loading" }));
-          try {
-            const [providers, connections, breakers] = await Promise.all([
-              call<Provider[]>("listProviders"),
-              call<Connection[]>("listConnections"),
-              readBreakers(),
-            ]);
-            set({ providers, connections, breakers, status: "ready", error: null });
-          } catch (err) {
-            set({ status: "error", error: err instanceof Error ? err.message : String(err) });
-          }
-        } while (again);
-      } finally {
-        // Cleared in the same microtask as the last `again` check, so no event can slip between.
-        inFlight = null;
-      }
-    })();
-    return inFlight;
-  },
-}));
+// One shared value, so selectors and memo dependencies see the same arrays until the first load.
+const NONE: ProviderLists = { providers: [], connections: [], breakers: {} };
+
+/** The lists, empty until the first load arrives. */
+export function useProviderLists(): ProviderLists {
+  return providerLists.use((s) => s.data) ?? NONE;
+}
 
 /** Breaker states are a bonus on this page: a failing health call must not hide the lists. */
 async function readBreakers(): Promise<Record<string, BreakerState>> {
@@ -74,21 +46,4 @@ async function readBreakers(): Promise<Record<string, BreakerState>> {
     if (err instanceof ContractCallError && err.status === 401) throw err;
     return {};
   }
-}
-
-/** Keeps the store fresh while a page shows it: reload on relevant events and after reconnects. */
-export function watchProviders(): () => void {
-  const { reload } = useProviders.getState();
-  void reload();
-  const offEvent = onLiveEvent((event) => {
-    if (affectsProviders(event)) void reload();
-  });
-  // Events sent before the stream (re)opened are lost, including while the first fetch ran.
-  const offReopen = useLiveEvents.subscribe((state, previous) => {
-    if (state.openCount > previous.openCount) void reload();
-  });
-  return () => {
-    offEvent();
-    offReopen();
-  };
 }

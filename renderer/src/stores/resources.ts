@@ -1,54 +1,10 @@
 // The backend reads the pages show, each with the events that make it stale (R15.2: pushed
-// changes, never polling). Shapes follow API.md; the engine owns their exact computation.
+// changes, never polling). Response shapes live in shared/apiTypes.ts; the engine owns their computation.
+import type { CooldownRow, ModelLockoutItem, MonitoringHealth } from "../../../shared/apiTypes.js";
 import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
-import type { ApiKeyInfo, AppSettings, BreakerState, Combo, SwitchyardEvent } from "../../../shared/types.js";
+import type { ApiKeyInfo, AppSettings, Combo, SwitchyardEvent } from "../../../shared/types.js";
 import { call } from "../transport.js";
 import { createLiveResource } from "./liveResource.js";
-
-export type CooldownRowStatus = "cooling_down" | "model_locked" | "terminal" | "unavailable";
-
-/** GET /api/resilience/cooldowns item (R6.1). */
-export interface CooldownRow {
-  connectionId: string;
-  provider: string;
-  name: string;
-  status: CooldownRowStatus;
-  testStatus: string;
-  remainingMs: number | null;
-  rateLimitedUntil: number | null;
-  backoffLevel: number;
-  lastErrorType: string | null;
-  lockouts: Array<{ model: string; reason: string; remainingMs: number }>;
-}
-
-/** POST /api/resilience/cooldowns result (R6.2). */
-export interface ClearCooldownsResult {
-  ok: boolean;
-  cleared: number;
-  unchanged: number;
-  skippedTerminal: number;
-  lockoutsCleared: number;
-}
-
-/** GET /api/resilience/model-cooldowns item (R5.5, D5). */
-export interface ModelLockoutRow {
-  provider: string;
-  connectionId: string;
-  model: string;
-  reason: string;
-  remainingMs: number;
-  expiresAt: number;
-  failureCount: number;
-}
-
-/** GET /api/monitoring/health (R2.6). */
-export interface MonitoringHealth {
-  ok: boolean;
-  uptimeMs: number;
-  providerBreakers: Array<{ provider: string; state: BreakerState; failureCount: number; retryAfterMs: number; lastFailureKind: string | null }>;
-  circuitBreakers: { open: number; halfOpen: number; degraded: number; closed: number; total: number };
-  lockouts: number;
-}
 
 const isCooldownEvent = (e: SwitchyardEvent) => e.type.startsWith("cooldown.") || e.type.startsWith("lockout.");
 const isConfig = (e: SwitchyardEvent, entity?: string) => e.type === "config" && (entity === undefined || e.entity === entity);
@@ -59,7 +15,7 @@ export const cooldowns = createLiveResource(
 );
 
 export const modelCooldowns = createLiveResource(
-  async () => (await call<{ items: ModelLockoutRow[] }>("listModelCooldowns")).items,
+  async () => (await call<{ items: ModelLockoutItem[] }>("listModelCooldowns")).items,
   (e) => e.type.startsWith("lockout.") || e.type === "breaker" || isConfig(e, "connection") || isConfig(e, "provider"),
 );
 

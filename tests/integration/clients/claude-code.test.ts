@@ -89,6 +89,19 @@ function runClaude(args: string[], model: string, cwd: string): Promise<ClaudeRu
   });
 }
 
+/** A prompt that makes the simulated model call Glob, with only Glob offered, in a fresh directory. */
+function runGlobRoundTrip(model: string): Promise<ClaudeRun> {
+  // The simulator calls the first offered tool with every required string set to "sim";
+  // offering only Glob makes that `Glob {pattern: "sim"}`, which finds the file below.
+  const cwd = tempDir("switchyard-cc-cwd-");
+  writeFileSync(path.join(cwd, "sim"), "a file for the simulated model to find\n");
+  return runClaude(
+    ["-p", "Please use tool Glob to look around", "--output-format", "json", "--tools", "Glob", "--allowedTools", "Glob", "--max-turns", "3"],
+    model,
+    cwd,
+  );
+}
+
 function parseResult(run: ClaudeRun): Json {
   expect(run.timedOut, run.stderr).toBe(false);
   expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
@@ -162,15 +175,7 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
   });
 
   it("R1.4 a tool round trip completes: the upstream's tool call runs in Claude Code and its result reaches the upstream", { timeout: RUN_TIMEOUT_MS + 30_000 }, async () => {
-    // The simulator calls the first offered tool with every required string set to "sim";
-    // offering only Glob makes that `Glob {pattern: "sim"}`, which finds the file below.
-    const cwd = tempDir("switchyard-cc-cwd-");
-    writeFileSync(path.join(cwd, "sim"), "a file for the simulated model to find\n");
-    const run = await runClaude(
-      ["-p", "Please use tool Glob to look around", "--output-format", "json", "--tools", "Glob", "--allowedTools", "Glob", "--max-turns", "3"],
-      CLAUDE_NAME,
-      cwd,
-    );
+    const run = await runGlobRoundTrip(CLAUDE_NAME);
     const result = parseResult(run);
     expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 2 });
     expect(result.result).toMatch(/^Tool result received: sim/);
@@ -200,13 +205,7 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
   });
 
   it("R1.4 the same tool round trip against a Gemini-format upstream pairs the call and its result by name", { timeout: RUN_TIMEOUT_MS + 30_000 }, async () => {
-    const cwd = tempDir("switchyard-cc-cwd-");
-    writeFileSync(path.join(cwd, "sim"), "a file for the simulated model to find\n");
-    const run = await runClaude(
-      ["-p", "Please use tool Glob to look around", "--output-format", "json", "--tools", "Glob", "--allowedTools", "Glob", "--max-turns", "3"],
-      CLAUDE_NAME_ON_GEMINI,
-      cwd,
-    );
+    const run = await runGlobRoundTrip(CLAUDE_NAME_ON_GEMINI);
     const result = parseResult(run);
     expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 2 });
     expect(result.result).toMatch(/^Tool result received: sim/);

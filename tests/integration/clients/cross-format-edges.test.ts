@@ -3,22 +3,14 @@
 // upstream failures reaching each SDK as its own typed error.
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
-  anthropicTurn, ANTHROPIC_TOOL, FORMATS, lastUpstreamRequest, OPENAI_TOOL, startCrossFormatRig, TOOL_NAME, UPSTREAMS,
-  type CrossFormatRig, type Json, type UpstreamFormat,
+  anthropicTurn, ANTHROPIC_TOOL, FORMATS, lastUpstreamRequest, OPENAI_TOOL, useCrossFormatRig, TOOL_NAME, UPSTREAMS,
+  type Json, type UpstreamFormat,
 } from "../../fixtures/clients/crossFormat.js";
 import { addProvider, parseSse } from "../harness.js";
 
-let rig: CrossFormatRig;
-
-beforeAll(async () => {
-  rig = await startCrossFormatRig();
-});
-
-afterAll(async () => {
-  await rig?.close();
-});
+const rig = useCrossFormatRig();
 
 describe("R1.4 reasoning crosses formats inside the stream grammar", () => {
   for (const format of FORMATS) {

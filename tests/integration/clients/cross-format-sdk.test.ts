@@ -2,22 +2,14 @@
 // upstream format, each with a full tool round trip, streaming and not (issue 4; R1.2, R1.4).
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  anthropicTurn, FORMATS, lastUpstreamRequest, OPENAI_TOOL, ANTHROPIC_TOOL, PROMPT, startCrossFormatRig, TOOL_NAME, TOOL_OUTPUT, UPSTREAMS,
-  type CrossFormatRig, type Json, type Upstream, type UpstreamFormat,
+  anthropicTurn, FORMATS, lastUpstreamRequest, OPENAI_TOOL, ANTHROPIC_TOOL, PROMPT, useCrossFormatRig, TOOL_NAME, TOOL_OUTPUT, UPSTREAMS,
+  type Json, type Upstream, type UpstreamFormat,
 } from "../../fixtures/clients/crossFormat.js";
 import { parseSse } from "../harness.js";
 
-let rig: CrossFormatRig;
-
-beforeAll(async () => {
-  rig = await startCrossFormatRig();
-});
-
-afterAll(async () => {
-  await rig?.close();
-});
+const rig = useCrossFormatRig();
 
 /** The tool call and the tool result as the upstream received them, in its own format. */
 function upstreamToolRoundTrip(up: Upstream): { callId: string | null; resultId: string | null; callName: string; callInput: unknown; resultText: string } {

@@ -2,12 +2,14 @@
 // level and last error; clear one, a selection, or all of a provider, and see what the server did.
 // Terminal states are listed but cannot be cleared here (R4.6), and the page says why.
 import { useEffect, useMemo, useState } from "react";
+import type { ClearCooldownsResult, CooldownRow } from "../../../../shared/apiTypes.js";
 import { Badge } from "../../components/Badge.js";
+import { DataTable } from "../../components/DataTable.js";
 import { SettingsCard } from "../../components/SettingsCard.js";
 import { remainingAt, useCountdowns } from "../../countdown.js";
 import { formatRemaining, type StatusTone } from "../../format.js";
 import { errorText } from "../../stores/liveResource.js";
-import { cooldowns, resilienceSettings, type ClearCooldownsResult, type CooldownRow } from "../../stores/resources.js";
+import { cooldowns, resilienceSettings } from "../../stores/resources.js";
 import { call } from "../../transport.js";
 import type { SettingField } from "../../settingsForm.js";
 import { ErrorRulesCard } from "./ErrorRulesCard.js";
@@ -124,26 +126,11 @@ export function CooldownManagerPage() {
               Clear all of {provider}
             </button>
           </header>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Connections of {provider} out of routing</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Connection</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Time left</th>
-                  <th scope="col" className="num">Backoff</th>
-                  <th scope="col">Last error · lockouts</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((row) => (
-                  <CooldownTableRow key={row.connectionId} row={row} left={row.remainingMs === null ? null : remainingAt(row.remainingMs, loadedAt, now)} selected={selected.has(row.connectionId)} busy={busy} onToggle={toggle} onClear={() => void clear(row.name, { connectionIds: [row.connectionId] })} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption={`Connections of ${provider} out of routing`} columns={["Connection", "Status", "Time left", { label: "Backoff", numeric: true }, "Last error · lockouts", "Action"]}>
+            {list.map((row) => (
+              <CooldownTableRow key={row.connectionId} row={row} left={row.remainingMs === null ? null : remainingAt(row.remainingMs, loadedAt, now)} selected={selected.has(row.connectionId)} busy={busy} onToggle={toggle} onClear={() => void clear(row.name, { connectionIds: [row.connectionId] })} />
+            ))}
+          </DataTable>
         </section>
       ))}
 

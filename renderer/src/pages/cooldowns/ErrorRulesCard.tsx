@@ -5,10 +5,11 @@ import { useEffect, useState, type FormEvent } from "react";
 import { ERROR_RULE_SCOPES } from "../../../../shared/appSettings.js";
 import type { AppSettings, ProviderErrorRule } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
+import { DataTable } from "../../components/DataTable.js";
 import { DurationChoice } from "../../components/DurationChoice.js";
 import { DEFAULT_DURATION, describeDuration, durationMs, type DurationDraft } from "../../durations.js";
 import { SelectField, TextField } from "../../components/Field.js";
-import { useProviders, watchProviders } from "../../stores/providers.js";
+import { providerLists } from "../../stores/providers.js";
 import { appSettings } from "../../stores/resources.js";
 import { call } from "../../transport.js";
 
@@ -17,10 +18,10 @@ const SCOPE_OPTIONS = ERROR_RULE_SCOPES.map((s) => ({ value: s, label: s === "co
 
 export function ErrorRulesCard() {
   useEffect(() => appSettings.watch(), []);
-  useEffect(() => watchProviders(), []);
+  useEffect(() => providerLists.watch(), []);
   const settings = appSettings.use((s) => s.data);
   const loadError = appSettings.use((s) => s.error);
-  const providerIds = useProviders((s) => s.providers.map((p) => p.id).join("\n"));
+  const providerIds = providerLists.use((s) => (s.data?.providers ?? []).map((p) => p.id).join("\n"));
 
   return (
     <section className="card" aria-labelledby="error-rules-title">
@@ -50,28 +51,40 @@ async function patchSettings(patch: Partial<AppSettings>): Promise<void> {
   appSettings.use.setState({ data: saved, loadedAt: Date.now() });
 }
 
+/**
+ * Both sections save the same way: patch, then show the notice, or the server's errors placed on
+ * this section's fields by `place` (each section names its fields differently).
+ */
+function useSettingsSave() {
+  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  async function saveSettings(patch: Partial<AppSettings>, message: string, place: (all: FormErrors) => FormErrors): Promise<boolean> {
+    setNotice(null);
+    try {
+      await patchSettings(patch);
+      setErrors(NO_ERRORS);
+      setNotice(message);
+      return true;
+    } catch (err) {
+      setErrors(place(formErrorsFrom(err)));
+      return false;
+    }
+  }
+
+  return { errors, setErrors, notice, saveSettings };
+}
+
 const EMPTY_RULE = { provider: "", status: "", match: "", scope: "connection" as Scope, reason: "", duration: DEFAULT_DURATION };
 
 function RulesSection({ settings }: { settings: AppSettings }) {
   const rules = settings.providerErrorRules;
   const [draft, setDraft] = useState(EMPTY_RULE);
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { errors, setErrors, notice, saveSettings } = useSettingsSave();
   const set = (change: Partial<typeof EMPTY_RULE>) => setDraft((d) => ({ ...d, ...change }));
 
-  async function save(next: ProviderErrorRule[], message: string, scopeIndex: number | null) {
-    setNotice(null);
-    try {
-      await patchSettings({ providerErrorRules: next });
-      setErrors(NO_ERRORS);
-      setNotice(message);
-      return true;
-    } catch (err) {
-      const all = formErrorsFrom(err);
-      setErrors(scopeIndex === null ? all : scopeErrors(all, `providerErrorRules.${scopeIndex}`));
-      return false;
-    }
-  }
+  const save = (next: ProviderErrorRule[], message: string, scopeIndex: number | null) =>
+    saveSettings({ providerErrorRules: next }, message, (all) => (scopeIndex === null ? all : scopeErrors(all, `providerErrorRules.${scopeIndex}`)));
 
   async function add(event: FormEvent) {
     event.preventDefault();
@@ -96,41 +109,24 @@ function RulesSection({ settings }: { settings: AppSettings }) {
       {rules.length === 0 ? (
         <p className="muted">No operator rules: built-in rules and the per-provider defaults below decide. Add one to override them for a provider.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Operator error rules, first match wins</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Status</th>
-                <th scope="col">Body contains</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Cooldown</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.map((rule, index) => (
-                <tr key={`${index}-${rule.provider}-${rule.status ?? ""}-${rule.match ?? ""}`}>
-                  <td>{index + 1}</td>
-                  <th scope="row">{rule.provider}</th>
-                  <td>{rule.status ?? <span className="muted">any</span>}</td>
-                  <td>{rule.match ? <code>{rule.match}</code> : <span className="muted">any</span>}</td>
-                  <td>{rule.scope}</td>
-                  <td>{rule.reason ?? <span className="muted">—</span>}</td>
-                  <td>{describeDuration(rule.cooldownMs)}</td>
-                  <td className="actions">
-                    <button type="button" className="secondary small" onClick={() => void save(rules.filter((_, i) => i !== index), `Rule ${index + 1} removed.`, null)}>
-                      Remove rule {index + 1}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Operator error rules, first match wins" columns={["#", "Provider", "Status", "Body contains", "Scope", "Reason", "Cooldown", "Action"]}>
+          {rules.map((rule, index) => (
+            <tr key={`${index}-${rule.provider}-${rule.status ?? ""}-${rule.match ?? ""}`}>
+              <td>{index + 1}</td>
+              <th scope="row">{rule.provider}</th>
+              <td>{rule.status ?? <span className="muted">any</span>}</td>
+              <td>{rule.match ? <code>{rule.match}</code> : <span className="muted">any</span>}</td>
+              <td>{rule.scope}</td>
+              <td>{rule.reason ?? <span className="muted">—</span>}</td>
+              <td>{describeDuration(rule.cooldownMs)}</td>
+              <td className="actions">
+                <button type="button" className="secondary small" onClick={() => void save(rules.filter((_, i) => i !== index), `Rule ${index + 1} removed.`, null)}>
+                  Remove rule {index + 1}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <form className="subform" noValidate onSubmit={(e) => void add(e)} aria-label="Add an error rule">
         <p className="muted">A rule needs a status, a body text, or both (both must match). Matching is a plain, case-insensitive substring.</p>
@@ -157,25 +153,15 @@ const EMPTY_DEFAULT = { provider: "", scope: "connection" as Scope, reason: "", 
 function DefaultsSection({ settings }: { settings: AppSettings }) {
   const defaults = settings.providerErrorDefaults;
   const [draft, setDraft] = useState(EMPTY_DEFAULT);
-  const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { errors, setErrors, notice, saveSettings } = useSettingsSave();
   const set = (change: Partial<typeof EMPTY_DEFAULT>) => setDraft((d) => ({ ...d, ...change }));
 
-  async function save(next: AppSettings["providerErrorDefaults"], message: string, provider: string | null) {
-    setNotice(null);
-    try {
-      await patchSettings({ providerErrorDefaults: next });
-      setErrors(NO_ERRORS);
-      setNotice(message);
-      return true;
-    } catch (err) {
-      const all = formErrorsFrom(err);
+  const save = (next: AppSettings["providerErrorDefaults"], message: string, provider: string | null) =>
+    saveSettings({ providerErrorDefaults: next }, message, (all) => {
       const scoped = provider === null ? all : scopeErrors(all, `providerErrorDefaults.${provider}`);
       // A bad provider name is reported on the map key itself.
-      setErrors(scoped.fields._ ? { fields: { ...scoped.fields, provider: scoped.fields._ }, general: scoped.general } : scoped);
-      return false;
-    }
-  }
+      return scoped.fields._ ? { fields: { ...scoped.fields, provider: scoped.fields._ }, general: scoped.general } : scoped;
+    });
 
   async function add(event: FormEvent) {
     event.preventDefault();
@@ -199,39 +185,25 @@ function DefaultsSection({ settings }: { settings: AppSettings }) {
       {entries.length === 0 ? (
         <p className="muted">No per-provider defaults.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Per-provider default cooldowns</caption>
-            <thead>
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Cooldown</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map(([provider, entry]) => (
-                <tr key={provider}>
-                  <th scope="row">{provider}</th>
-                  <td>{describeDuration(entry.cooldownMs)}</td>
-                  <td>{entry.scope ?? "connection"}</td>
-                  <td>{entry.reason ?? <span className="muted">—</span>}</td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      className="secondary small"
-                      onClick={() => void save(Object.fromEntries(entries.filter(([p]) => p !== provider)), `Default for ${provider} removed.`, null)}
-                    >
-                      Remove default for {provider}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Per-provider default cooldowns" columns={["Provider", "Cooldown", "Scope", "Reason", "Action"]}>
+          {entries.map(([provider, entry]) => (
+            <tr key={provider}>
+              <th scope="row">{provider}</th>
+              <td>{describeDuration(entry.cooldownMs)}</td>
+              <td>{entry.scope ?? "connection"}</td>
+              <td>{entry.reason ?? <span className="muted">—</span>}</td>
+              <td className="actions">
+                <button
+                  type="button"
+                  className="secondary small"
+                  onClick={() => void save(Object.fromEntries(entries.filter(([p]) => p !== provider)), `Default for ${provider} removed.`, null)}
+                >
+                  Remove default for {provider}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <form className="subform" noValidate onSubmit={(e) => void add(e)} aria-label="Set a per-provider default">
         <div className="form-grid">

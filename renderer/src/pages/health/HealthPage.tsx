@@ -3,7 +3,9 @@
 // request log and extended live by `request` events.
 import { useEffect, useMemo, useState } from "react";
 import type { BreakerState, RequestLogEntry } from "../../../../shared/types.js";
+import { ActionMessage, type ActionOutcome } from "../../components/ActionMessage.js";
 import { Badge } from "../../components/Badge.js";
+import { DataTable } from "../../components/DataTable.js";
 import { remainingAt, useCountdowns } from "../../countdown.js";
 import { formatRemaining, type StatusTone } from "../../format.js";
 import { onLiveEvent } from "../../stores/liveEvents.js";
@@ -39,7 +41,7 @@ export function HealthPage() {
   // The charts move on with time even when no request arrives.
   const minute = useNow(60_000);
   const { series } = useMemo(() => providerSeries(logs ?? [], minute), [logs, minute]);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<ActionOutcome | null>(null);
 
   async function reset(provider?: string) {
     try {
@@ -63,11 +65,7 @@ export function HealthPage() {
           Reset all breakers
         </button>
       </header>
-      {message && (
-        <p role={message.ok ? "status" : "alert"} className={message.ok ? "notice-ok" : "error-banner"}>
-          {message.text}
-        </p>
-      )}
+      <ActionMessage outcome={message} />
       {error && <p role="alert" className="error-banner">Could not load health: {error}</p>}
       {counts && (
         <p>
@@ -83,39 +81,24 @@ export function HealthPage() {
             No providers yet. Add one on the <a href="#/providers">Providers</a> page; its breaker appears here.
           </p>
         ) : (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Circuit breaker of each provider</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Provider</th>
-                  <th scope="col">State</th>
-                  <th scope="col" className="num">Failures</th>
-                  <th scope="col">Probe in</th>
-                  <th scope="col">Last failure</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {breakers.map((b) => (
-                  <tr key={b.provider}>
-                    <th scope="row">{b.provider}</th>
-                    <td>
-                      <Badge tone={TONES[b.state] ?? "muted"}>{LABELS[b.state] ?? b.state}</Badge>
-                    </td>
-                    <td className="num">{b.failureCount}</td>
-                    <td className="nowrap">{b.state === "OPEN" ? formatRemaining(remainingAt(b.retryAfterMs, loadedAt, now)) : <span className="muted">—</span>}</td>
-                    <td>{b.lastFailureKind ?? <span className="muted">—</span>}</td>
-                    <td className="actions">
-                      <button type="button" className="secondary small" disabled={b.state === "CLOSED" && b.failureCount === 0} onClick={() => void reset(b.provider)}>
-                        Reset {b.provider}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Circuit breaker of each provider" columns={["Provider", "State", { label: "Failures", numeric: true }, "Probe in", "Last failure", "Action"]}>
+            {breakers.map((b) => (
+              <tr key={b.provider}>
+                <th scope="row">{b.provider}</th>
+                <td>
+                  <Badge tone={TONES[b.state] ?? "muted"}>{LABELS[b.state] ?? b.state}</Badge>
+                </td>
+                <td className="num">{b.failureCount}</td>
+                <td className="nowrap">{b.state === "OPEN" ? formatRemaining(remainingAt(b.retryAfterMs, loadedAt, now)) : <span className="muted">—</span>}</td>
+                <td>{b.lastFailureKind ?? <span className="muted">—</span>}</td>
+                <td className="actions">
+                  <button type="button" className="secondary small" disabled={b.state === "CLOSED" && b.failureCount === 0} onClick={() => void reset(b.provider)}>
+                    Reset {b.provider}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
       <section aria-labelledby="charts-title">
