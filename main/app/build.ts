@@ -73,12 +73,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const adminToken = loadAdminToken(home, env);
 
   let appSettings: AppSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
+  store.logs.setRetention(appSettings.requestLogRetention);
   const getAppSettings = () => appSettings;
   const resilience = createSettingsCache(store, env);
   if (opts.config) {
     applyConfigDocument(store, loadConfigFile(opts.config), env, { validateResilience: resilience.validate });
     resilience.reload();
     appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
+    store.logs.setRetention(appSettings.requestLogRetention);
   }
   const engine = createResilienceEngine({
     clock,
@@ -101,6 +103,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       validateResilience: resilience.validate,
       onSettingsChanged: () => {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
+        store.logs.setRetention(appSettings.requestLogRetention);
         resilience.reload();
       },
     }),

@@ -93,10 +93,14 @@ function asError(err: unknown): Error {
 }
 
 export function createRequestLogRepo(db: Database.Database, options: RequestLogOptions): BufferedRequestLog {
-  const { retention, onError } = options;
-  if (!Number.isInteger(retention) || retention < 0) {
-    throw new RangeError(`request log retention must be a non-negative integer (got ${retention})`);
-  }
+  const { onError } = options;
+  const checkRetention = (value: number): number => {
+    if (!Number.isInteger(value) || value < 0) {
+      throw new RangeError(`request log retention must be a non-negative integer (got ${value})`);
+    }
+    return value;
+  };
+  let retention = checkRetention(options.retention);
 
   const insert = db.prepare(
     `INSERT INTO request_log (id, time, client_format, model, combo, provider, connection_id, status, error_code,
@@ -166,6 +170,9 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   };
 
   return {
+    setRetention(value) {
+      retention = checkRetention(value);
+    },
     append(entry) {
       if (closed) {
         onError(new Error(`request log is closed; entry ${entry.id} not stored`));

@@ -76,6 +76,8 @@ export interface RequestLogRepo {
   append(entry: RequestLogEntry): void;
   flush(): void;
   list(query: { limit?: number; provider?: string; model?: string; status?: number }): RequestLogEntry[];
+  /** Rows kept from the next flush on (setting requestLogRetention, R15.1). */
+  setRetention(rows: number): void;
 }
 
 export interface Store {

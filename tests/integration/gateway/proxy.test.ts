@@ -149,6 +149,15 @@ describe("failover within a provider (R11.3)", () => {
 });
 
 describe("request log (R15.1)", () => {
+  it("R15.1 retention is bounded by the requestLogRetention setting, applied live", async () => {
+    const patched = await gw.api("PATCH", "/api/settings", { requestLogRetention: 100 });
+    expect(patched.body.requestLogRetention).toBe(100);
+    for (let i = 0; i < 120; i++) await gw.post("/v1/chat/completions", chat("oai/m1"));
+    const logs = await gw.api("GET", "/api/logs?limit=1000");
+    expect(logs.body.length).toBe(100);
+    await gw.api("PATCH", "/api/settings", { requestLogRetention: 10_000 });
+  });
+
   it("R15.1 each request is logged once with attempts and verdicts, newest first", async () => {
     sim.addFault("oai-k1", { status: 503, times: 1 });
     await gw.post("/v1/chat/completions", chat("oai/m2"));
