@@ -9,6 +9,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 ensureDependencies();
 const chromium = ensureChromium();
 build();
+// The build type-checks main and preload; the renderer (bundled by Vite) and the tests are checked here.
+for (const project of ["tsconfig.renderer.json", "tsconfig.tests.json"]) {
+  const tsc = spawnSync(path.join(root, "node_modules", ".bin", "tsc"), ["-p", project, "--noEmit"], { cwd: root, stdio: "inherit" });
+  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+}
 const env = { ...process.env };
 if (chromium) env.SWITCHYARD_CHROMIUM = chromium;
 const r = spawnSync(path.join(root, "node_modules", ".bin", "vitest"), ["run", ...process.argv.slice(2)], { cwd: root, stdio: "inherit", env });
