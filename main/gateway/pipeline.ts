@@ -187,6 +187,25 @@ export function createPipeline(deps: PipelineDeps) {
       return verdict;
     };
     const budgets = deps.streamBudgets();
+    // R13.6: one hard deadline for the whole attempt, JSON bodies included (the stream relay
+    // keeps its own, which reports the failure in the stream's terms).
+    let deadlineHit = false;
+    const deadline = budgets.attemptDeadlineMs > 0
+      ? setTimeout(() => {
+          deadlineHit = true;
+          attemptAbort.abort();
+        }, budgets.attemptDeadlineMs)
+      : null;
+    deadline?.unref();
+    const transportFailure = (err: unknown): AttemptResult => {
+      if (run.clientGone) {
+        engine.recordNeutral(ctx);
+        record(null, "client_abort");
+        log(run, 499, { combo, errorCode: "client_closed_request" });
+        return { done: true };
+      }
+      return { done: false, verdict: fail(null, "", {}, deadlineHit ? "ETIMEDOUT" : transportErrorCode(err)) };
+    };
     try {
       let up: UpstreamResponse;
       try {
@@ -196,13 +215,7 @@ export function createPipeline(deps: PipelineDeps) {
           bodyTimeoutMs: budgets.idleTimeoutMs || 300_000,
         });
       } catch (err) {
-        if (run.clientGone) {
-          engine.recordNeutral(ctx);
-          record(null, "client_abort");
-          log(run, 499, { combo, errorCode: "client_closed_request" });
-          return { done: true };
-        }
-        return { done: false, verdict: fail(null, "", {}, transportErrorCode(err)) };
+        return transportFailure(err);
       }
       if (up.status >= 400) {
         const text = redactSecret(await readBodyText(up.body).catch(() => ""), secret);
@@ -220,7 +233,13 @@ export function createPipeline(deps: PipelineDeps) {
       });
       const isSse = String(up.headers["content-type"] ?? "").includes("text/event-stream");
       if (!stream || !isSse) {
-        const text = await readBodyText(up.body, 256 * 1024 * 1024);
+        let text: string;
+        try {
+          text = await readBodyText(up.body, 256 * 1024 * 1024);
+        } catch (err) {
+          // A reset or a deadline while the JSON body arrives: nothing reached the client yet.
+          return transportFailure(err);
+        }
         let json: unknown;
         try {
           json = JSON.parse(text);
@@ -292,8 +311,11 @@ export function createPipeline(deps: PipelineDeps) {
           log(run, 200, { combo, errorCode: code, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
           return { done: true };
         }
+        default:
+          return outcome satisfies never;
       }
     } finally {
+      if (deadline) clearTimeout(deadline);
       run.abort.signal.removeEventListener("abort", onClientAbort);
     }
   }

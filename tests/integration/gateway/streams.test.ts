@@ -145,3 +145,22 @@ describe("heartbeats and disconnects", () => {
     expect(health.providerBreakers.find((b: { provider: string }) => b.provider === "oai")?.failureCount ?? 0).toBe(0);
   });
 });
+
+describe("attempt deadline (R13.6)", () => {
+  it("R13.6 a JSON attempt that outlives attemptDeadlineMs is abandoned and fails over", async () => {
+    await gw.api("PATCH", "/api/resilience", { streamRecovery: { attemptDeadlineMs: 1_000 } });
+    try {
+      sim.addFault("s-1", { latencyMs: 2_500, times: 1 });
+      const t0 = Date.now();
+      const r = await gw.post("/v1/chat/completions", { model: "oai/m1", messages: [{ role: "user", content: "hi" }] });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-switchyard-attempts")).toBe("2");
+      expect(r.body.choices[0].message.content).toContain("s-2");
+      expect(Date.now() - t0).toBeLessThan(2_400);
+      const logs = (await gw.api("GET", "/api/logs?limit=1")).body;
+      expect(logs[0].attempts[0]).toMatchObject({ connectionId: "oai-c1", status: null, verdict: "timeout" });
+    } finally {
+      await gw.api("PATCH", "/api/resilience", { streamRecovery: { attemptDeadlineMs: 600_000 } });
+    }
+  });
+});
