@@ -42,6 +42,7 @@ const CONTRACT_METHODS: Record<ContractMethod, true> = {
   listModelCooldowns: true,
   clearModelCooldowns: true,
   monitoringHealth: true,
+  requestStats: true,
   setRateLimitProtection: true,
   getSettings: true,
   patchSettings: true,

@@ -63,3 +63,37 @@ export interface MonitoringHealth extends ResilienceHealth {
   /** Always empty for now; kept so clients reading it see an array. */
   queues: unknown[];
 }
+
+/** One time bucket of one provider in GET /api/monitoring/stats. */
+export interface RequestStatsBucket {
+  /** Epoch ms at which the bucket starts; it covers [start, start + bucketMs). */
+  start: number;
+  requests: number;
+  /** Requests answered with status >= 400 or recorded with an error code (a stream that failed after its 200). */
+  errors: number;
+  latencyMsSum: number;
+  /** latencyMsSum / requests, rounded; null when the bucket had no request. */
+  meanLatencyMs: number | null;
+}
+
+/** GET /api/monitoring/stats (R14.2, R15.1): the request log aggregated per provider and time bucket. */
+export interface RequestStats {
+  windowMs: number;
+  bucketMs: number;
+  /**
+   * Start of the first bucket. Buckets are aligned to multiples of bucketMs, so the same bucket
+   * has the same bounds in every answer; the last one is the current, still open bucket.
+   */
+  since: number;
+  /** The engine clock's "now" when the answer was computed; the window ends here. */
+  until: number;
+  /**
+   * Providers with at least one request in the window, sorted by name, each with all
+   * windowMs / bucketMs buckets, oldest first (empty buckets included).
+   */
+  providers: Array<{
+    /** `"(none)"` (NO_PROVIDER, shared/schemas/monitoring.ts) gathers the requests that never reached a provider. */
+    provider: string;
+    buckets: RequestStatsBucket[];
+  }>;
+}

@@ -49,6 +49,8 @@ export const CONTRACT = {
   listModelCooldowns: { verb: "GET", path: "/api/resilience/model-cooldowns", input: "none" },
   clearModelCooldowns: { verb: "DELETE", path: "/api/resilience/model-cooldowns", input: "body" },
   monitoringHealth: { verb: "GET", path: "/api/monitoring/health", input: "none" },
+  /** Requests, errors and latency per provider in time buckets, aggregated over the whole log (R14.2). */
+  requestStats: { verb: "GET", path: "/api/monitoring/stats", input: "query" },
   setRateLimitProtection: { verb: "POST", path: "/api/rate-limits", input: "body" },
 
   getSettings: { verb: "GET", path: "/api/settings", input: "none" },

@@ -18,6 +18,7 @@ import { createConnectionTester } from "./connectionTest.js";
 import { createEventBus, type EventBus } from "./eventBus.js";
 import { loadAdminToken, resolveHome } from "./home.js";
 import { createLogger } from "./logger.js";
+import { createMonitoringHandlers } from "./monitoringHandlers.js";
 import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
 import { startDemo } from "./demo.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
@@ -108,6 +109,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       },
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
+    ...createMonitoringHandlers({ store, clock }),
   } as Partial<Record<ContractMethod, Handler>>;
 
   const pipeline = createPipeline({

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import type { RequestLogEntry } from "../../shared/types.js";
 import { isUniqueViolation } from "./errors.js";
 import { fromFlag, fromJson, toFlag, toJson } from "./rows.js";
-import type { RequestLogRepo } from "./types.js";
+import type { RequestLogRepo, RequestStatsRow } from "./types.js";
 
 /** R15.1 bounded retention: rows kept when the caller does not say otherwise. */
 export const DEFAULT_REQUEST_LOG_RETENTION = 10_000;
@@ -126,6 +126,21 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
      LIMIT @limit`,
   );
 
+  // One pass over the time range; the range is served by the request_log_newest (time, seq) index,
+  // so a large retention costs only the rows in the window. CAST keeps the bucket index an integer
+  // whatever type the bound numbers get.
+  const selectStats = db.prepare<[{ since: number; until: number; bucketMs: number }], RequestStatsRow>(
+    `SELECT @since + CAST((time - @since) / @bucketMs AS INTEGER) * @bucketMs AS bucketStart,
+       provider,
+       COUNT(*) AS requests,
+       SUM(CASE WHEN status >= 400 OR error_code IS NOT NULL THEN 1 ELSE 0 END) AS errors,
+       SUM(latency_ms) AS latencyMsSum
+     FROM request_log
+     WHERE time >= @since AND time < @until
+     GROUP BY bucketStart, provider
+     ORDER BY bucketStart, provider`,
+  );
+
   let buffer: RequestLogEntry[] = [];
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -198,6 +213,17 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
           limit: clampLimit(query.limit),
         })
         .map(toEntry);
+    },
+    stats({ since, bucketMs, until }) {
+      if (!Number.isInteger(bucketMs) || bucketMs <= 0) {
+        throw new RangeError(`request stats bucketMs must be a positive integer (got ${bucketMs})`);
+      }
+      if (!Number.isFinite(since) || (until !== undefined && !Number.isFinite(until))) {
+        throw new RangeError("request stats since and until must be finite numbers");
+      }
+      // Buffered appends are requests already answered; a chart without them would lag behind the log.
+      flush();
+      return selectStats.all({ since, bucketMs, until: until ?? Number.MAX_SAFE_INTEGER });
     },
     close() {
       if (closed) return;

@@ -76,8 +76,25 @@ export interface RequestLogRepo {
   append(entry: RequestLogEntry): void;
   flush(): void;
   list(query: { limit?: number; provider?: string; model?: string; status?: number }): RequestLogEntry[];
+  /**
+   * Requests per provider and time bucket, over every stored row from `since` (inclusive) to
+   * `until` (exclusive; no upper bound when absent). Buckets start at `since + k * bucketMs`;
+   * only non-empty ones are returned, ordered by bucket then provider. Flushes first.
+   */
+  stats(query: { since: number; bucketMs: number; until?: number }): RequestStatsRow[];
   /** Rows kept from the next flush on (setting requestLogRetention, R15.1). */
   setRetention(rows: number): void;
+}
+
+/** One provider's requests in one time bucket (R14.2). */
+export interface RequestStatsRow {
+  bucketStart: number;
+  /** null: requests that never reached a provider. */
+  provider: string | null;
+  requests: number;
+  /** Status >= 400, or an error code recorded on a 200 (a stream that failed after output). */
+  errors: number;
+  latencyMsSum: number;
 }
 
 export interface Store {

@@ -6,6 +6,7 @@ import { create, type StoreApi, type UseBoundStore } from "zustand";
 import type { SwitchyardEvent } from "../../../shared/types.js";
 import { ContractCallError } from "../callError.js";
 import { onLiveEvent, useLiveEvents } from "./liveEvents.js";
+import { createThrottle } from "./throttle.js";
 
 export type LoadStatus = "idle" | "loading" | "ready" | "error";
 
@@ -29,9 +30,23 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export function createLiveResource<T>(load: () => Promise<T>, affects: (event: SwitchyardEvent) => boolean): LiveResource<T> {
+export interface LiveResourceOptions {
+  /**
+   * Least time between two loads caused by events (0: none). For reads that every request makes
+   * stale: a burst of traffic then costs one load per interval, not one per request.
+   */
+  minReloadIntervalMs?: number;
+}
+
+export function createLiveResource<T>(
+  load: () => Promise<T>,
+  affects: (event: SwitchyardEvent) => boolean,
+  options: LiveResourceOptions = {},
+): LiveResource<T> {
   let inFlight: Promise<void> | null = null;
   let again = false;
+  const minReloadIntervalMs = options.minReloadIntervalMs ?? 0;
+  const throttle = createThrottle(() => void use.getState().reload(), minReloadIntervalMs);
 
   const use = create<ResourceState<T>>()((set) => ({
     data: null,
@@ -49,6 +64,7 @@ export function createLiveResource<T>(load: () => Promise<T>, affects: (event: S
           do {
             again = false;
             set((s) => ({ status: s.status === "ready" ? "ready" : "loading" }));
+            throttle.ran();
             try {
               const data = await load();
               set({ data, status: "ready", error: null, loadedAt: Date.now() });
@@ -73,7 +89,9 @@ export function createLiveResource<T>(load: () => Promise<T>, affects: (event: S
     const { reload } = use.getState();
     if (watchers === 1) {
       const offEvent = onLiveEvent((event) => {
-        if (affects(event)) void reload();
+        if (!affects(event)) return;
+        if (minReloadIntervalMs > 0) throttle.request();
+        else void reload();
       });
       // Events sent before the stream (re)opened are lost, so a reopen means "reload".
       const offReopen = useLiveEvents.subscribe((state, previous) => {
@@ -82,6 +100,7 @@ export function createLiveResource<T>(load: () => Promise<T>, affects: (event: S
       stop = () => {
         offEvent();
         offReopen();
+        throttle.cancel();
       };
     }
     void reload();

@@ -1,6 +1,6 @@
 // The backend reads the pages show, each with the events that make it stale (R15.2: pushed
 // changes, never polling). Response shapes live in shared/apiTypes.ts; the engine owns their computation.
-import type { CooldownRow, ModelLockoutItem, MonitoringHealth } from "../../../shared/apiTypes.js";
+import type { CooldownRow, ModelLockoutItem, MonitoringHealth, RequestStats } from "../../../shared/apiTypes.js";
 import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import type { ApiKeyInfo, AppSettings, Combo, SwitchyardEvent } from "../../../shared/types.js";
 import { call } from "../transport.js";
@@ -47,4 +47,17 @@ export const apiKeys = createLiveResource(() => call<ApiKeyInfo[]>("listKeys"), 
 export const health = createLiveResource(
   () => call<MonitoringHealth>("monitoringHealth"),
   (e) => e.type === "breaker" || e.type.startsWith("lockout.") || isConfig(e, "provider"),
+);
+
+/** The Health charts' window: the last hour in 5-minute buckets (R14.2). */
+export const HEALTH_STATS_QUERY = { windowMs: 3_600_000, bucketMs: 300_000 } as const;
+
+/**
+ * Aggregated by the backend over the whole request log (R15.1). Every request makes it stale, so
+ * a burst of traffic is collapsed into at most one load per second.
+ */
+export const requestStats = createLiveResource(
+  () => call<RequestStats>("requestStats", { ...HEALTH_STATS_QUERY }),
+  (e) => e.type === "request",
+  { minReloadIntervalMs: 1_000 },
 );

@@ -1,15 +1,17 @@
 // Pure rules behind the dashboard pages: durations of the error rules card (R6.3), form error
 // placement (R10.1), combo target order (R11.1), the request log's live filter (R15.1/R15.2),
-// the health charts' buckets (R14.2) and countdowns (R6.1).
-import { describe, expect, it } from "vitest";
+// the health charts' series and reload throttle (R14.2) and countdowns (R6.1).
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { RequestStats, RequestStatsBucket } from "../../../shared/apiTypes.js";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import { formErrorsFrom, scopeErrors, stripPath } from "../../../renderer/src/apiErrors.js";
 import { ContractCallError } from "../../../renderer/src/callError.js";
 import { remainingAt } from "../../../renderer/src/countdown.js";
 import { describeDuration, durationMs } from "../../../renderer/src/durations.js";
-import { niceMax, providerOfEntry, providerSeries } from "../../../renderer/src/pages/health/metrics.js";
+import { niceMax, seriesFromStats } from "../../../renderer/src/pages/health/metrics.js";
 import { moveItem, providerOf, toTargets } from "../../../renderer/src/pages/combos/targets.js";
 import { matchesFilters, NO_FILTERS, prependEntry } from "../../../renderer/src/stores/requestLog.js";
+import { createThrottle } from "../../../renderer/src/stores/throttle.js";
 
 function entry(over: Partial<RequestLogEntry>): RequestLogEntry {
   return {
@@ -81,15 +83,28 @@ describe("request log", () => {
 });
 
 describe("health charts", () => {
-  it("R14.2 buckets requests, errors and mean latency per provider over the last hour", () => {
-    const end = 10 * 3_600_000;
-    const entries = [
-      entry({ id: "1", time: end - 1_000, latencyMs: 100 }),
-      entry({ id: "2", time: end - 2_000, latencyMs: 300, status: 503 }),
-      entry({ id: "3", time: end - 3_599_000, provider: "b", latencyMs: 50 }),
-      entry({ id: "4", time: end - 3_700_000, provider: "old" }),
-    ];
-    const { series } = providerSeries(entries, end);
+  const HOUR = 3_600_000;
+  const BUCKET = 300_000;
+  /** Stats as GET /api/monitoring/stats answers at `until`: 12 aligned buckets, the last one current. */
+  function stats(until: number, providers: Record<string, Record<number, Partial<RequestStatsBucket>>>): RequestStats {
+    const since = Math.floor(until / BUCKET) * BUCKET - 11 * BUCKET;
+    return {
+      windowMs: HOUR, bucketMs: BUCKET, since, until,
+      providers: Object.entries(providers).map(([provider, filled]) => ({
+        provider,
+        buckets: Array.from({ length: 12 }, (_, i) => ({
+          start: since + i * BUCKET, requests: 0, errors: 0, latencyMsSum: 0, meanLatencyMs: null, ...filled[i],
+        })),
+      })),
+    };
+  }
+
+  it("R14.2 turns the backend's buckets into per-provider series of requests, errors and mean latency", () => {
+    const until = 10 * HOUR + 60_000;
+    const series = seriesFromStats(stats(until, {
+      b: { 0: { requests: 1, latencyMsSum: 50, meanLatencyMs: 50 } },
+      sim: { 11: { requests: 2, errors: 1, latencyMsSum: 400, meanLatencyMs: 200 } },
+    }), 0);
     expect(series.map((s) => s.provider)).toEqual(["b", "sim"]);
     const sim = series[1]!;
     expect(sim.requests).toHaveLength(12);
@@ -100,16 +115,61 @@ describe("health charts", () => {
     expect(series[0]!.requests[0]).toBe(1);
   });
 
-  it("R14.2 the window ends at the newest entry when the engine clock runs ahead", () => {
-    const { end } = providerSeries([entry({ time: 5_000_000 })], 1_000);
-    expect(end).toBe(5_000_000);
+  it("R14.2 slides the window by whole buckets as local time passes, dropping providers left without requests", () => {
+    const until = 10 * HOUR + 60_000;
+    const data = stats(until, {
+      b: { 0: { requests: 1, latencyMsSum: 50, meanLatencyMs: 50 } },
+      sim: { 11: { requests: 2, errors: 1, latencyMsSum: 400, meanLatencyMs: 200 } },
+    });
+    // Still inside the current bucket: nothing moves.
+    expect(seriesFromStats(data, 3 * 60_000).map((s) => s.requests[11])).toEqual([0, 2]);
+    // One boundary later the oldest bucket (b's only request) is gone and an empty one is current.
+    const later = seriesFromStats(data, 5 * 60_000);
+    expect(later.map((s) => s.provider)).toEqual(["sim"]);
+    expect(later[0]!.requests.slice(10)).toEqual([2, 0]);
+    expect(later[0]!.latency.slice(10)).toEqual([200, null]);
+    // A clock read before the data arrived does not move the window backwards.
+    expect(seriesFromStats(data, -10 * 60_000).map((s) => s.requests[11])).toEqual([0, 2]);
+    expect(seriesFromStats(data, 2 * HOUR)).toEqual([]);
   });
 
-  it("R14.2 names the provider of a request that never reached one", () => {
-    expect(providerOfEntry(entry({ provider: null, attempts: [{ provider: "x", connectionId: null, model: "m", status: 500, verdict: null, latencyMs: 1 }] }))).toBe("x");
-    expect(providerOfEntry(entry({ provider: null, model: "flaky/m1" }))).toBe("flaky");
-    expect(providerOfEntry(entry({ provider: null, model: "fast" }))).toBe("unrouted");
+  it("R14.2 rounds the chart axis up to 1, 2 or 5 times a power of ten", () => {
     expect([0, 1, 3, 7, 12, 180, 1_001].map(niceMax)).toEqual([1, 1, 5, 10, 20, 200, 2_000]);
+  });
+});
+
+describe("health chart reloads", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("R14.2 a burst of request events reloads the stats at most once per second, and the last event is never dropped", () => {
+    vi.useFakeTimers({ now: 0 });
+    let runs = 0;
+    const throttle = createThrottle(() => (runs += 1), 1_000);
+    throttle.request();
+    expect(runs).toBe(1);
+    for (let i = 0; i < 50; i++) {
+      vi.advanceTimersByTime(10);
+      throttle.request();
+    }
+    expect(runs).toBe(1);
+    vi.advanceTimersByTime(499);
+    expect(runs).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(runs).toBe(2);
+    // A load made for another reason (the first one, a stream reopen) starts the interval too.
+    vi.advanceTimersByTime(5_000);
+    throttle.ran();
+    throttle.request();
+    expect(runs).toBe(2);
+    vi.advanceTimersByTime(1_000);
+    expect(runs).toBe(3);
+    throttle.request();
+    throttle.cancel();
+    vi.advanceTimersByTime(5_000);
+    expect(runs).toBe(3);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

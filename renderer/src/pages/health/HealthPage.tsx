@@ -1,46 +1,33 @@
 // Health (R2.6, R14.2): every provider's circuit breaker with a live retry countdown and a reset,
-// and per-provider charts of requests, errors and latency over the last hour, computed from the
-// request log and extended live by `request` events.
+// and per-provider charts of requests, errors and latency over the last hour, aggregated by the
+// backend over the whole request log and reloaded (throttled) on `request` events.
 import { useEffect, useMemo, useState } from "react";
-import type { BreakerState, RequestLogEntry } from "../../../../shared/types.js";
+import type { BreakerState } from "../../../../shared/types.js";
 import { ActionMessage, type ActionOutcome } from "../../components/ActionMessage.js";
 import { Badge } from "../../components/Badge.js";
 import { DataTable } from "../../components/DataTable.js";
 import { remainingAt, useCountdowns } from "../../countdown.js";
 import { formatRemaining, type StatusTone } from "../../format.js";
-import { onLiveEvent } from "../../stores/liveEvents.js";
-import { createLiveResource, errorText } from "../../stores/liveResource.js";
-import { prependEntry } from "../../stores/requestLog.js";
-import { health } from "../../stores/resources.js";
+import { errorText } from "../../stores/liveResource.js";
+import { health, requestStats } from "../../stores/resources.js";
 import { call } from "../../transport.js";
 import { useNow } from "../../useNow.js";
 import { LineChart, SERIES_COLORS } from "./LineChart.js";
-import { providerSeries } from "./metrics.js";
+import { seriesFromStats } from "./metrics.js";
 
-const LOG_WINDOW_ENTRIES = 1_000; // the most GET /api/logs returns in one page
 const TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED: "warn", HALF_OPEN: "warn", OPEN: "bad" };
 const LABELS: Record<BreakerState, string> = { CLOSED: "Closed", DEGRADED: "Degraded", HALF_OPEN: "Half-open", OPEN: "Open" };
 
-// Requests arrive as events, so the log is read once and then only extended.
-const recentLogs = createLiveResource(() => call<RequestLogEntry[]>("listLogs", { limit: LOG_WINDOW_ENTRIES }), () => false);
-
 export function HealthPage() {
   useEffect(() => health.watch(), []);
-  useEffect(() => recentLogs.watch(), []);
-  useEffect(
-    () =>
-      onLiveEvent((event) => {
-        if (event.type === "request") recentLogs.use.setState((s) => ({ data: prependEntry(s.data ?? [], event.entry, LOG_WINDOW_ENTRIES) }));
-      }),
-    [],
-  );
+  useEffect(() => requestStats.watch(), []);
   const { data, error, loadedAt, reload } = health.use();
-  const logs = recentLogs.use((s) => s.data);
+  const stats = requestStats.use();
   const breakers = data?.providerBreakers ?? [];
   const now = useCountdowns(breakers.map((b) => (b.state === "OPEN" ? b.retryAfterMs : null)), loadedAt, reload);
-  // The charts move on with time even when no request arrives.
+  // The charts move on with time even when no request arrives (and so nothing is reloaded).
   const minute = useNow(60_000);
-  const { series } = useMemo(() => providerSeries(logs ?? [], minute), [logs, minute]);
+  const series = useMemo(() => (stats.data ? seriesFromStats(stats.data, minute - stats.loadedAt) : []), [stats.data, stats.loadedAt, minute]);
   const [message, setMessage] = useState<ActionOutcome | null>(null);
 
   async function reset(provider?: string) {
@@ -67,6 +54,7 @@ export function HealthPage() {
       </header>
       <ActionMessage outcome={message} />
       {error && <p role="alert" className="error-banner">Could not load health: {error}</p>}
+      {stats.error && <p role="alert" className="error-banner">Could not load the request charts: {stats.error}</p>}
       {counts && (
         <p>
           <Badge tone={counts.open > 0 ? "bad" : "muted"}>{counts.open} open</Badge> <Badge tone={counts.halfOpen > 0 ? "warn" : "muted"}>{counts.halfOpen} half-open</Badge>{" "}

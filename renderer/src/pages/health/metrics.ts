@@ -1,9 +1,7 @@
-// Per-provider request, error and latency series over the last hour, computed in the page from
-// the request log (R14.2 Health charts). Pure, so the bucketing is unit-tested.
-import type { RequestLogEntry } from "../../../../shared/types.js";
-
-export const WINDOW_MS = 3_600_000;
-export const BUCKET_MS = 300_000;
+// Per-provider request, error and latency series for the Health charts (R14.2), read from
+// GET /api/monitoring/stats, which the backend aggregates over the whole request log. Pure, so
+// the sliding of the window is unit-tested.
+import type { RequestStats } from "../../../../shared/apiTypes.js";
 
 export interface ProviderSeries {
   provider: string;
@@ -13,46 +11,32 @@ export interface ProviderSeries {
   latency: Array<number | null>;
 }
 
-/** Which provider a request counts for: the one that answered, else the last one tried, else its address. */
-export function providerOfEntry(entry: RequestLogEntry): string {
-  if (entry.provider) return entry.provider;
-  const last = entry.attempts[entry.attempts.length - 1];
-  if (last?.provider) return last.provider;
-  const slash = entry.model.indexOf("/");
-  return slash > 0 ? entry.model.slice(0, slash) : "unrouted";
-}
-
 /**
- * Buckets the entries of the hour ending at `end` (oldest bucket first). `end` is the later of
- * now and the newest entry: the engine clock may run ahead of this machine's (the test clock).
+ * The series as of `elapsedMs` (local time) after the stats were computed. The backend aligns
+ * buckets to multiples of bucketMs, so once a boundary has passed the window slides by whole
+ * buckets here: the oldest fall out and empty ones come in, which is exact because a request in
+ * between would have reloaded the stats. Providers left without any request are dropped.
  */
-export function providerSeries(entries: readonly RequestLogEntry[], now: number, windowMs = WINDOW_MS, bucketMs = BUCKET_MS): { end: number; series: ProviderSeries[] } {
-  const end = Math.max(now, ...entries.map((e) => e.time));
-  const start = end - windowMs;
-  const count = Math.ceil(windowMs / bucketMs);
-  const byProvider = new Map<string, { requests: number[]; errors: number[]; latencySum: number[] }>();
-  for (const entry of entries) {
-    if (entry.time <= start || entry.time > end) continue;
-    const index = Math.min(count - 1, Math.floor((entry.time - start - 1) / bucketMs));
-    const key = providerOfEntry(entry);
-    let row = byProvider.get(key);
-    if (!row) {
-      row = { requests: new Array(count).fill(0), errors: new Array(count).fill(0), latencySum: new Array(count).fill(0) };
-      byProvider.set(key, row);
+export function seriesFromStats(stats: RequestStats, elapsedMs: number): ProviderSeries[] {
+  const { bucketMs } = stats;
+  const count = Math.max(1, Math.round(stats.windowMs / bucketMs));
+  const now = stats.until + Math.max(0, elapsedMs);
+  const since = Math.floor(now / bucketMs) * bucketMs - (count - 1) * bucketMs;
+  const series: ProviderSeries[] = [];
+  for (const { provider, buckets } of stats.providers) {
+    const requests = new Array<number>(count).fill(0);
+    const errors = new Array<number>(count).fill(0);
+    const latency = new Array<number | null>(count).fill(null);
+    for (const bucket of buckets) {
+      const index = Math.round((bucket.start - since) / bucketMs);
+      if (index < 0 || index >= count) continue;
+      requests[index] = bucket.requests;
+      errors[index] = bucket.errors;
+      latency[index] = bucket.meanLatencyMs;
     }
-    row.requests[index]! += 1;
-    if (entry.status >= 400) row.errors[index]! += 1;
-    row.latencySum[index]! += entry.latencyMs;
+    if (requests.some((n) => n > 0)) series.push({ provider, requests, errors, latency });
   }
-  const series = [...byProvider.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([provider, row]) => ({
-      provider,
-      requests: row.requests,
-      errors: row.errors,
-      latency: row.requests.map((n, i) => (n === 0 ? null : Math.round(row.latencySum[i]! / n))),
-    }));
-  return { end, series };
+  return series;
 }
 
 /** A round axis maximum at or above `max` (1, 2, 5 × 10^n), at least 1. */
