@@ -102,8 +102,7 @@ const CODE_BY_REASON: Record<string, string> = {
 export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | null): FinalError {
   const rateLimited = verdict.reason === "rate_limit" || verdict.reason === "concurrency_limited" || verdict.reason === "quota_exhausted";
   // A restated 429 (R12.2) tells the client a fixed wait that is not an internal cooldown.
-  const hint = verdict.clientRetryAfterMs ?? verdict.retryHintMs;
-  const retryAfterMs = rateLimited || verdict.status >= 500 ? verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? hint : null;
+  const retryAfterMs = rateLimited || verdict.status >= 500 ? verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? verdict.retryHintMs : null;
   const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
   return {
     status: verdict.status,

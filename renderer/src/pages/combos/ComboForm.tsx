@@ -1,6 +1,7 @@
 // Create or edit a combo (R11.1): name, strategy (the 20 of the shared list), ordered targets and
 // whether it waits for a cooling target. Server validation errors land next to their field.
 import { useState, type FormEvent } from "react";
+import { FormFooter } from "../../components/FormFooter.js";
 import { COMBO_STRATEGIES } from "../../../../shared/catalog.js";
 import type { Combo, Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
@@ -47,15 +48,7 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
           setErrors(NO_ERRORS);
         }} connections={connections} errors={targetErrors} />
       {targetErrors._ && <p className="field-error">{targetErrors._}</p>}
-      <div className="form-actions">
-        <button type="submit" disabled={saving}>
-          {combo ? "Save combo" : "Create combo"}
-        </button>
-        <button type="button" className="secondary" onClick={() => onDone(null)}>
-          Cancel
-        </button>
-      </div>
-      {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+      <FormFooter submitLabel={combo ? "Save combo" : "Create combo"} saving={saving} onCancel={() => onDone(null)} error={errors.general} />
     </form>
   );
 }

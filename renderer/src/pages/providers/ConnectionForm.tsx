@@ -1,6 +1,7 @@
 // Add or edit a connection (one account or key). The secret is write-only: the field always
 // starts empty, is sent only when typed, and the API answers with `hasSecret`, never the key.
 import { useState, type FormEvent } from "react";
+import { FormFooter } from "../../components/FormFooter.js";
 import type { Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, TextField } from "../../components/Field.js";
@@ -61,15 +62,7 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
         <CheckboxField label="Active" checked={active} onChange={setActive} error={f.active} />
         {connection?.hasSecret && <CheckboxField label="Remove the stored key" checked={removeSecret} onChange={setRemoveSecret} />}
       </div>
-      <div className="form-actions">
-        <button type="submit" disabled={saving}>
-          {connection ? "Save connection" : "Add connection"}
-        </button>
-        <button type="button" className="secondary" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-      {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+      <FormFooter submitLabel={connection ? "Save connection" : "Add connection"} saving={saving} onCancel={() => onDone(false)} error={errors.general} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 // Add or edit a provider (API.md "Providers"). The server validates; its message for a field is
 // shown under that field. Formats and categories come from the shared schema lists.
 import { useState, type FormEvent } from "react";
+import { FormFooter } from "../../components/FormFooter.js";
 import { PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../../../../shared/catalog.js";
 import type { Provider } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
@@ -66,15 +67,7 @@ export function ProviderForm({ provider, onDone }: { provider: Provider | null; 
         <TextField label="Models" value={models} onChange={setModels} hint="comma-separated model names" error={f.models} />
         <TextField label="Rate-limit retry delay (s)" inputMode="numeric" value={retrySeconds} onChange={setRetrySeconds} hint="1–21,600 s; empty = none" error={f.rateLimitCooldownSeconds} />
       </div>
-      <div className="form-actions">
-        <button type="submit" disabled={saving}>
-          {provider ? "Save provider" : "Add provider"}
-        </button>
-        <button type="button" className="secondary" onClick={() => onDone(null)}>
-          Cancel
-        </button>
-      </div>
-      {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+      <FormFooter submitLabel={provider ? "Save provider" : "Add provider"} saving={saving} onCancel={() => onDone(null)} error={errors.general} />
     </form>
   );
 }
