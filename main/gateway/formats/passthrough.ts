@@ -1,13 +1,14 @@
 // Same-format streams: every frame is the upstream event re-serialised (same event name,
-// same data string), except the model id, which becomes the id the client asked for.
+// same data string), except the model id, which becomes the id the client asked for. What a
+// format needs to know about its own stream (usage, the model field, closing frames) comes
+// from its adapter's PassthroughTracker.
 
-import type { WireFormat } from "../../../shared/types.js";
-import { classifyParsed } from "./classify.js";
+import type { PassthroughTracker, WireAdapter } from "./adapter.js";
 import { emptyUsage, mergeUsage, type HubUsage } from "./hub.js";
-import { sseFrame, sseJson } from "./sse.js";
+import { sseFrame } from "./sse.js";
 import { isProgressKind, type OutFrame, type StreamTranslator, type TranslateContext, type UpstreamEvent } from "./types.js";
-import { mergeAnthropicRawUsage, summariseUsage, usageFromAnthropic, usageFromGemini, usageFromOpenai } from "./usage.js";
-import { asNumber, asRecord, asString, parseJson } from "./values.js";
+import { summariseUsage } from "./usage.js";
+import { asRecord, parseJson, type JsonObject } from "./values.js";
 
 const MODEL_FIELD = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/;
 
@@ -31,47 +32,31 @@ export class PassthroughTranslator implements StreamTranslator {
   private started = false;
   private completed = false;
   private content = false;
-  private sawMessageDelta = false;
-  private readonly openBlocks = new Set<number>();
   private total: HubUsage = emptyUsage();
-  private anthropicUsage: Record<string, unknown> = {};
+  private readonly tracker: PassthroughTracker;
 
   constructor(
-    private readonly format: WireFormat,
+    private readonly adapter: WireAdapter,
     private readonly ctx: TranslateContext,
-  ) {}
+  ) {
+    this.tracker = adapter.passthroughTracker();
+  }
 
   push(evt: UpstreamEvent): OutFrame[] {
     const isDone = evt.data.trim() === "[DONE]";
-    const parsed = isDone ? undefined : parseJson(evt.data);
-    const kind = classifyParsed(this.format, evt, parsed);
+    const payload = isDone ? undefined : asRecord(parseJson(evt.data));
+    const kind = this.adapter.classify(evt, payload);
     if (isProgressKind(kind)) this.content = true;
     if (kind === "error" || kind === "done") this.completed = true;
     this.started = true;
-    const data = this.track(evt, asRecord(parsed)) ? rewriteModel(evt.data, this.ctx.clientModel) : evt.data;
+    const data = payload && this.track(evt, payload) ? rewriteModel(evt.data, this.ctx.clientModel) : evt.data;
     return [{ text: sseFrame(data, evt.event), kind }];
   }
 
   end(): OutFrame[] {
     if (this.completed || !this.started) return [];
     this.completed = true;
-    if (this.format === "openai") return [{ text: sseFrame("[DONE]"), kind: "done" }];
-    if (this.format === "gemini") return [];
-    const frames: OutFrame[] = [...this.openBlocks].map((index) => ({
-      text: sseJson({ type: "content_block_stop", index }, "content_block_stop"),
-      kind: "lifecycle" as const,
-    }));
-    if (!this.sawMessageDelta) {
-      frames.push({
-        text: sseJson(
-          { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: this.total.outputTokens ?? 0 } },
-          "message_delta",
-        ),
-        kind: "usage",
-      });
-    }
-    frames.push({ text: sseJson({ type: "message_stop" }, "message_stop"), kind: "done" });
-    return frames;
+    return this.tracker.closing(this.total);
   }
 
   usage(): ReturnType<StreamTranslator["usage"]> {
@@ -82,46 +67,10 @@ export class PassthroughTranslator implements StreamTranslator {
     return this.content;
   }
 
-  /** Updates stream state; returns whether this event carries the model id to rewrite. */
-  private track(evt: UpstreamEvent, payload: Record<string, unknown> | undefined): boolean {
-    if (!payload) return false;
-    if (this.format === "openai") {
-      this.addUsage(usageFromOpenai(payload["usage"]));
-      return typeof payload["model"] === "string";
-    }
-    if (this.format === "gemini") {
-      this.addUsage(usageFromGemini(payload["usageMetadata"]));
-      return false;
-    }
-    const index = asNumber(payload["index"]) ?? 0;
-    switch (asString(payload["type"]) ?? evt.event) {
-      case "message_start": {
-        const message = asRecord(payload["message"]);
-        this.addAnthropicUsage(message?.["usage"]);
-        return typeof message?.["model"] === "string";
-      }
-      case "content_block_start":
-        this.openBlocks.add(index);
-        return false;
-      case "content_block_stop":
-        this.openBlocks.delete(index);
-        return false;
-      case "message_delta":
-        this.sawMessageDelta = true;
-        this.addAnthropicUsage(payload["usage"]);
-        return false;
-      default:
-        return false;
-    }
-  }
-
-  private addAnthropicUsage(raw: unknown): void {
-    if (asRecord(raw) === undefined) return;
-    this.anthropicUsage = mergeAnthropicRawUsage(this.anthropicUsage, raw);
-    this.addUsage(usageFromAnthropic(this.anthropicUsage));
-  }
-
-  private addUsage(usage: HubUsage | undefined): void {
+  /** Updates the usage total; returns whether this event carries the model id to rewrite. */
+  private track(evt: UpstreamEvent, payload: JsonObject): boolean {
+    const { usage, carriesModel } = this.tracker.track(evt, payload);
     if (usage) this.total = mergeUsage(this.total, usage);
+    return carriesModel;
   }
 }

@@ -2,55 +2,20 @@
 // translator per stream holds all per-stream state, so concurrent streams never share any.
 
 import type { WireFormat } from "../../../shared/types.js";
-import { AnthropicStreamDecoder } from "./anthropic/stream-decode.js";
-import { AnthropicStreamEncoder } from "./anthropic/stream-encode.js";
-import { GeminiStreamDecoder } from "./gemini/stream-decode.js";
-import { GeminiStreamEncoder } from "./gemini/stream-encode.js";
-import { emptyUsage, mergeUsage, type HubStreamEvent, type HubUsage } from "./hub.js";
-import { OpenaiStreamDecoder } from "./openai/stream-decode.js";
-import { OpenaiStreamEncoder } from "./openai/stream-encode.js";
+import type { StreamDecoder, StreamEncoder } from "./adapter.js";
+import { adapterFor } from "./adapters.js";
+import { emptyUsage, mergeUsage, type HubUsage } from "./hub.js";
 import { PassthroughTranslator } from "./passthrough.js";
 import { isProgressKind, type OutFrame, type StreamTranslator, type TranslateContext, type UpstreamEvent } from "./types.js";
 import { summariseUsage } from "./usage.js";
-
-interface Decoder {
-  decode(evt: UpstreamEvent): HubStreamEvent[];
-}
-
-interface Encoder {
-  encode(event: HubStreamEvent): OutFrame[];
-  end(): OutFrame[];
-}
-
-function decoderFor(format: WireFormat, ctx: TranslateContext): Decoder {
-  switch (format) {
-    case "openai":
-      return new OpenaiStreamDecoder(ctx.requestId);
-    case "anthropic":
-      return new AnthropicStreamDecoder();
-    case "gemini":
-      return new GeminiStreamDecoder(ctx.requestId);
-  }
-}
-
-function encoderFor(format: WireFormat, upstream: WireFormat, ctx: TranslateContext): Encoder {
-  switch (format) {
-    case "openai":
-      return new OpenaiStreamEncoder(ctx);
-    case "anthropic":
-      return new AnthropicStreamEncoder(ctx, upstream === "gemini" ? "gemini" : "openai");
-    case "gemini":
-      return new GeminiStreamEncoder(ctx);
-  }
-}
 
 class TranslatingStream implements StreamTranslator {
   private total: HubUsage = emptyUsage();
   private content = false;
 
   constructor(
-    private readonly decoder: Decoder,
-    private readonly encoder: Encoder,
+    private readonly decoder: StreamDecoder,
+    private readonly encoder: StreamEncoder,
   ) {}
 
   push(evt: UpstreamEvent): OutFrame[] {
@@ -82,6 +47,7 @@ class TranslatingStream implements StreamTranslator {
 }
 
 export function createStreamTranslator(from: WireFormat, to: WireFormat, ctx: TranslateContext): StreamTranslator {
-  if (from === to) return new PassthroughTranslator(from, ctx);
-  return new TranslatingStream(decoderFor(from, ctx), encoderFor(to, from, ctx));
+  const upstream = adapterFor(from);
+  if (from === to) return new PassthroughTranslator(upstream, ctx);
+  return new TranslatingStream(upstream.streamDecoder(ctx), adapterFor(to).streamEncoder(ctx, upstream));
 }

@@ -4,9 +4,9 @@ import { emptyUsage, type HubResponse } from "../hub.js";
 import { finishFromAnthropic, finishToAnthropic } from "../finish.js";
 import { messageId } from "../ids.js";
 import { markerSignature } from "../reasoning.js";
-import { usageFromAnthropic, usageToAnthropic } from "../usage.js";
 import { argumentsToObject, asRecord, asString, DroppedFields, type JsonObject } from "../values.js";
 import { anthropicAssistantParts } from "./request-in.js";
+import { usageFromAnthropic, usageToAnthropic } from "./usage.js";
 
 export function anthropicResponseToHub(body: unknown): HubResponse {
   const record = asRecord(body) ?? {};

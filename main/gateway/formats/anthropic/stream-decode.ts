@@ -2,8 +2,8 @@
 
 import { finishFromAnthropic } from "../finish.js";
 import type { HubStreamEvent, HubUsage } from "../hub.js";
-import { mergeAnthropicRawUsage, usageFromAnthropic } from "../usage.js";
 import { asNumber, asRecord, asString, parseJson, type JsonObject } from "../values.js";
+import { mergeAnthropicRawUsage, usageFromAnthropic } from "./usage.js";
 
 export class AnthropicStreamDecoder {
   /** Block type per index: deltas say which block they belong to, not what it is. */

@@ -7,7 +7,7 @@ import { messageId } from "../ids.js";
 import { markerSignature } from "../reasoning.js";
 import { sseJson } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
-import { usageToAnthropic } from "../usage.js";
+import { usageToAnthropic } from "./usage.js";
 
 type BlockKind = "text" | "thinking" | "tool";
 

@@ -3,8 +3,8 @@
 import { emptyUsage, type HubAssistantPart, type HubResponse } from "../hub.js";
 import { finishFromGemini, finishToGemini } from "../finish.js";
 import { syntheticToolId } from "../ids.js";
-import { usageFromGemini, usageToGemini } from "../usage.js";
 import { argumentsToObject, asArray, asRecord, asString, isRecord, type JsonObject } from "../values.js";
+import { usageFromGemini, usageToGemini } from "./usage.js";
 
 /**
  * Parts of one response chunk. `position` counts function calls already seen in this

@@ -3,9 +3,9 @@
 
 import { finishFromGemini } from "../finish.js";
 import type { HubStreamEvent } from "../hub.js";
-import { usageFromGemini } from "../usage.js";
 import { asNumber, asRecord, asString, parseJson } from "../values.js";
 import { geminiAssistantParts, geminiCandidate } from "./response.js";
+import { usageFromGemini } from "./usage.js";
 
 export class GeminiStreamDecoder {
   private started = false;

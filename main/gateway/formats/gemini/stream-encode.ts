@@ -5,8 +5,8 @@ import { finishToGemini } from "../finish.js";
 import { emptyUsage, mergeUsage, type HubFinish, type HubStreamEvent, type HubUsage } from "../hub.js";
 import { sseJson } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
-import { usageToGemini } from "../usage.js";
 import { argumentsToObject } from "../values.js";
+import { usageToGemini } from "./usage.js";
 
 interface PendingCall {
   id: string;

@@ -3,9 +3,9 @@
 import { emptyUsage, type HubResponse } from "../hub.js";
 import { finishFromOpenai, finishToOpenai } from "../finish.js";
 import { messageId, syntheticToolId } from "../ids.js";
-import { usageFromOpenai, usageToOpenai } from "../usage.js";
 import { asArray, asRecord } from "../values.js";
 import { openaiAssistantParts } from "./request.js";
+import { usageFromOpenai, usageToOpenai } from "./usage.js";
 
 export function openaiResponseToHub(body: unknown, requestId: string): HubResponse {
   const record = asRecord(body) ?? {};

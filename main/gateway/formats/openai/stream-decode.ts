@@ -3,8 +3,8 @@
 import { finishFromOpenai } from "../finish.js";
 import type { HubStreamEvent } from "../hub.js";
 import { syntheticToolId } from "../ids.js";
-import { usageFromOpenai } from "../usage.js";
 import { asArray, asNumber, asRecord, asString, parseJson } from "../values.js";
+import { usageFromOpenai } from "./usage.js";
 
 export class OpenaiStreamDecoder {
   private started = false;

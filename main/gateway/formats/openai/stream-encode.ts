@@ -6,7 +6,7 @@ import { emptyUsage, mergeUsage, type HubStreamEvent, type HubUsage } from "../h
 import { messageId } from "../ids.js";
 import { sseFrame, sseJson } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
-import { usageToOpenai } from "../usage.js";
+import { usageToOpenai } from "./usage.js";
 
 export class OpenaiStreamEncoder {
   private started = false;

@@ -1,0 +1,82 @@
+// What each wire format knows about itself. Everything that differs between OpenAI, Anthropic
+// and Gemini lives behind this interface, one module per format, so the rest of the gateway
+// asks the adapter instead of switching on the format name.
+
+import type { Provider, WireFormat } from "../../../shared/types.js";
+import type { HubRequest, HubResponse, HubStreamEvent, HubUsage, ReasoningOrigin } from "./hub.js";
+import type { FrameKind, OutFrame, TranslateContext, UpstreamEvent } from "./types.js";
+import type { DroppedFields, JsonObject } from "./values.js";
+
+/** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
+export type ClientHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+export interface StreamDecoder {
+  decode(evt: UpstreamEvent): HubStreamEvent[];
+}
+
+export interface StreamEncoder {
+  encode(event: HubStreamEvent): OutFrame[];
+  end(): OutFrame[];
+}
+
+/** Per-stream bookkeeping of a same-format relay, which forwards frames untranslated. */
+export interface PassthroughTracker {
+  /** Reads one parsed upstream event: the usage it reports and whether it carries the model id. */
+  track(evt: UpstreamEvent, payload: JsonObject): { usage: HubUsage | undefined; carriesModel: boolean };
+  /** Frames that close a stream the upstream ended without closing; `usage` is the total seen. */
+  closing(usage: HubUsage): OutFrame[];
+}
+
+/**
+ * What a provider's format decides about its upstream calls. Real wire formats call upstream in
+ * their own format; the simulator answers in whatever format the client speaks.
+ */
+export interface ProviderAdapter {
+  upstreamFormatFor(clientFormat: WireFormat): WireFormat;
+  /** Headers this kind of provider takes beyond auth (the simulator's fault programs). */
+  extraHeaders(provider: Provider, clientHeaders: ClientHeaders): Record<string, string>;
+}
+
+export interface WireAdapter extends ProviderAdapter {
+  readonly format: WireFormat;
+
+  /** Path appended to the provider baseUrl. */
+  path(model: string, stream: boolean): string;
+  /** Credentials and version headers for an upstream of this format; `clientFormat` decides what may pass through. */
+  authHeaders(secret: string | null, clientHeaders: ClientHeaders, clientFormat: WireFormat): Record<string, string>;
+  isStreamRequest(body: Record<string, unknown>): boolean;
+  /** Whether a translated stream to this client ends with a usage report (TranslateContext.includeUsage). */
+  wantsStreamUsage(body: Record<string, unknown>): boolean;
+  /** Same-format request: the client's body with the upstream model id put where this format keeps it. */
+  withUpstreamModel(body: Record<string, unknown>, model: string): Record<string, unknown>;
+  toHub(body: Record<string, unknown>, dropped: DroppedFields): HubRequest;
+  fromHub(hub: HubRequest, model: string, dropped: DroppedFields): Record<string, unknown>;
+
+  responseToHub(body: unknown, requestId: string): HubResponse;
+  hubToResponse(hub: HubResponse, clientModel: string, requestId: string): Record<string, unknown>;
+  /** Same-format response: the upstream body with the model id the client asked for. */
+  withClientModel(body: unknown, clientModel: string): Record<string, unknown>;
+  /** Token usage of a JSON response body. */
+  usage(body: unknown): HubUsage | undefined;
+
+  streamDecoder(ctx: TranslateContext): StreamDecoder;
+  /** `upstream` is the format the hub events were decoded from. */
+  streamEncoder(ctx: TranslateContext, upstream: WireAdapter): StreamEncoder;
+  /** How this format's reasoning is marked when relayed into Anthropic thinking blocks; null for Anthropic's own. */
+  readonly reasoningMarker: Exclude<ReasoningOrigin, "anthropic"> | null;
+  passthroughTracker(): PassthroughTracker;
+
+  /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
+  classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;
+  /** UTF-8 bytes of text deltas in one upstream event, for the throughput watchdog (R13.5). */
+  textDeltaBytes(evt: UpstreamEvent): number;
+  /** Tool-call or reasoning activity, which suspends the throughput watchdog while it lasts. */
+  isToolOrReasoningEvent(evt: UpstreamEvent): boolean;
+
+  /** Error body in this format (R1.5): the standard type for the status, Switchyard's code beside it. */
+  errorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown>;
+  /** A mid-stream error event in this format. */
+  errorFrame(code: string, message: string): string;
+  /** Keep-alive frame sent while a streaming client waits for the first content (R13). */
+  readonly heartbeatFrame: string;
+}

@@ -1,0 +1,27 @@
+// Anthropic error bodies (R1.5): the standard Anthropic type for the status, Switchyard's verdict in `code`.
+
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return "authentication_error";
+    case 402:
+      return "billing_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 503:
+    case 529:
+      return "overloaded_error";
+    default:
+      return status >= 500 ? "api_error" : "invalid_request_error";
+  }
+}
+
+export function anthropicErrorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown> {
+  return { type: "error", error: { type: anthropicErrorType(status), message, code, ...extra } };
+}

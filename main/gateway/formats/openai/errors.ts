@@ -1,0 +1,14 @@
+// OpenAI error bodies (R1.5): the SDK's standard type for the status, Switchyard's verdict in `code`.
+
+export function openaiErrorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+export function openaiErrorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown> {
+  return { error: { message, type: openaiErrorType(status), code, ...extra } };
+}
