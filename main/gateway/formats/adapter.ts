@@ -10,6 +10,12 @@ import type { DroppedFields, JsonObject } from "./values.js";
 /** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
 export type ClientHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
+/** The first value of a client header that may have been sent more than once. */
+export function firstHeader(headers: ClientHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export interface StreamDecoder {
   decode(evt: UpstreamEvent): HubStreamEvent[];
 }

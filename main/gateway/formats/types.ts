@@ -4,8 +4,8 @@ export interface TranslateContext {
   clientModel: string;
   requestId: string;
   /**
-   * OpenAI clients only: emit the trailing usage chunk (`choices: []`). Pass the client's
-   * `stream_options.include_usage`; when omitted the chunk is sent, since the SDKs accept it.
+   * OpenAI clients only: emit the trailing usage chunk (`choices: []`). Pass the client
+   * adapter's `wantsStreamUsage(body)`; when omitted the chunk is sent, since the SDKs accept it.
    */
   includeUsage?: boolean;
 }

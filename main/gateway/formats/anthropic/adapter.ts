@@ -1,6 +1,6 @@
 // The Anthropic Messages wire format.
 
-import type { WireAdapter } from "../adapter.js";
+import { firstHeader, type WireAdapter } from "../adapter.js";
 import { statusForCode } from "../errors.js";
 import { sseJson } from "../sse.js";
 import { asRecord } from "../values.js";
@@ -16,10 +16,6 @@ import { usageFromAnthropic } from "./usage.js";
 
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
-function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
 export const anthropicAdapter: WireAdapter = {
   format: "anthropic",
   upstreamFormatFor: () => "anthropic",
@@ -31,7 +27,7 @@ export const anthropicAdapter: WireAdapter = {
   authHeaders: (secret, clientHeaders, clientFormat) => {
     const fromAnthropicClient = clientFormat === "anthropic";
     const headers: Record<string, string> = {
-      "anthropic-version": (fromAnthropicClient && first(clientHeaders["anthropic-version"])) || DEFAULT_ANTHROPIC_VERSION,
+      "anthropic-version": (fromAnthropicClient && firstHeader(clientHeaders, "anthropic-version")) || DEFAULT_ANTHROPIC_VERSION,
     };
     const beta = fromAnthropicClient ? clientHeaders["anthropic-beta"] : undefined;
     if (beta) headers["anthropic-beta"] = Array.isArray(beta) ? beta.join(",") : beta;

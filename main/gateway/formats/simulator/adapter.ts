@@ -2,14 +2,13 @@
 // format the client speaks, so traffic to it is never translated. It takes fault programs per
 // request (the client's x-sim-fault header) or per provider (`options.fault` in its config).
 
-import type { ProviderAdapter } from "../adapter.js";
+import { firstHeader, type ProviderAdapter } from "../adapter.js";
 
 export const simulatorAdapter: ProviderAdapter = {
   upstreamFormatFor: (clientFormat) => clientFormat,
   extraHeaders: (provider, clientHeaders): Record<string, string> => {
-    const requested = clientHeaders["x-sim-fault"];
     // The request's own choice wins over the provider's standing fault.
-    const fault = (Array.isArray(requested) ? requested[0] : requested) ?? (provider.options.fault ? JSON.stringify(provider.options.fault) : undefined);
+    const fault = firstHeader(clientHeaders, "x-sim-fault") ?? (provider.options.fault ? JSON.stringify(provider.options.fault) : undefined);
     return fault ? { "x-sim-fault": fault } : {};
   },
 };
