@@ -57,7 +57,8 @@ describe("providers, combos and API keys", () => {
     await edit.getByLabel("Priority").fill("3");
     await edit.getByRole("button", { name: "Save connection" }).click();
     await page.getByText("Connection UI key saved.").waitFor();
-    expect((await row.getByRole("cell").allInnerTexts())[1]).toBe("3");
+    // The message shows as soon as the save answers; the table re-renders from the refreshed list after it.
+    await expect.poll(async () => (await row.getByRole("cell").allInnerTexts())[1]).toBe("3");
 
     expect(await page.content()).not.toContain(SECRET);
     const listed = JSON.stringify(await api(server, "GET", "/api/connections"));
