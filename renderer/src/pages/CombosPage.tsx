@@ -5,6 +5,7 @@ import type { Combo } from "../../../shared/types.js";
 import { ActionMessage, type ActionOutcome } from "../components/ActionMessage.js";
 import { Badge } from "../components/Badge.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
+import { StrategyNotActiveYet } from "../components/NotActiveYet.js";
 import { errorText } from "../stores/liveResource.js";
 import { providerLists, useProviderLists } from "../stores/providers.js";
 import { combos } from "../stores/resources.js";
@@ -73,6 +74,7 @@ export function CombosPage() {
           <header className="card-header">
             <h2 id={`combo-${combo.name}`}>{combo.name}</h2>
             <Badge tone="muted">{combo.strategy}</Badge>
+            <StrategyNotActiveYet strategy={combo.strategy} />
             {combo.config.comboCooldownWaitEnabled === false && <Badge tone="muted">no cooldown wait</Badge>}
             <span className="spacer" />
             <button type="button" className="secondary small" onClick={() => setEditing(combo)}>
