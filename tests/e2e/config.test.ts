@@ -74,7 +74,7 @@ describe("providers, combos and API keys", () => {
     await page.getByText(/^Test of UI key failed: upstream answered 401/).waitFor({ timeout: 10_000 });
   }, 30_000);
 
-  it("R11.1 creates a combo in the UI with the 20 strategies, reorders its targets, and a request uses it", async () => {
+  it("R11.1 creates a priority combo in the UI (the select lists all 20 stored strategy names), reorders its targets, and a request uses it", async () => {
     const { page, server } = h;
     await openPage(h, "Combos", "Combos");
     await page.getByRole("heading", { name: "No combos yet" }).waitFor();

@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from "react";
 import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
+import { inactiveReason } from "../inactiveSettings.js";
 import {
   adjustments, buildPatch, describeValue, getAt, parseDraft, rangeHint, toDraft, valueSource,
   type Adjustment, type DraftValue, type SettingField,
@@ -12,6 +13,7 @@ import { resilienceSettings, resilienceSources } from "../stores/resources.js";
 import { call } from "../transport.js";
 import { Badge } from "./Badge.js";
 import { Field } from "./Field.js";
+import { NotActiveYet } from "./NotActiveYet.js";
 
 const SOURCE_TITLES = {
   default: "The built-in default",
@@ -90,19 +92,32 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
 
   const labelOf = (path: string) => fields.find((f) => f.path === path)?.label ?? path;
   const kindOf = (path: string) => fields.find((f) => f.path === path)?.kind ?? "int";
+  const inactive = fields.map((f) => inactiveReason(`resilience.${f.path}`));
+  // A card whose every field waits for the same feature says so once, at its title.
+  const first = inactive[0] ?? null;
+  const cardInactive = first !== null && inactive.every((r) => r === first) ? first : null;
   return (
     <section className="card" aria-labelledby={headingId}>
-      <Heading id={headingId}>{title}</Heading>
+      <div className="card-header">
+        <Heading id={headingId}>{title}</Heading>
+        {cardInactive && <NotActiveYet reason={cardInactive} />}
+      </div>
       {description && <p className="muted">{description}</p>}
       <form noValidate onSubmit={submit} aria-labelledby={headingId}>
         <div className="form-grid">
-          {fields.map((field) => {
+          {fields.map((field, index) => {
             const stored = getAt(settings, field.path);
+            const fieldInactive = cardInactive === null ? inactive[index] : null;
             const draft = edits[field.path] ?? toDraft(stored, field.kind);
             const source = valueSource(field.path, sources, stored);
             const text = [rangeHint(field), field.help].filter(Boolean).join(" · ");
             const hint = (
               <>
+                {fieldInactive && (
+                  <>
+                    <NotActiveYet reason={fieldInactive} />{" "}
+                  </>
+                )}
                 {text && `${text} · `}
                 <span title={SOURCE_TITLES[source]}>
                   <Badge tone={SOURCE_TONES[source]}>{source}</Badge>

@@ -5,6 +5,7 @@ import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
 import { DataTable } from "../components/DataTable.js";
 import { TextField } from "../components/Field.js";
+import { NotActiveYetFor } from "../components/NotActiveYet.js";
 import { errorText } from "../stores/liveResource.js";
 import { apiKeys, appSettings } from "../stores/resources.js";
 import { call } from "../transport.js";
@@ -104,7 +105,7 @@ export function ApiKeysPage() {
         <form noValidate onSubmit={(e) => void create(e)} aria-labelledby="create-key-title">
           <div className="form-grid">
             <TextField label="Key name" value={name} onChange={setName} hint="who or what uses it, e.g. laptop aider" error={errors.fields.name} />
-            <TextField label="Scopes" value={scopes} onChange={setScopes} hint='optional, comma-separated, e.g. "lease:exclusive"' error={errors.fields.scopes ?? errors.fields["scopes.0"]} />
+            <TextField label="Scopes" value={scopes} onChange={setScopes} hint={<><NotActiveYetFor setting="key.scopes" /> optional, comma-separated, e.g. &quot;lease:exclusive&quot;</>} error={errors.fields.scopes ?? errors.fields["scopes.0"]} />
           </div>
           <div className="form-actions">
             <button type="submit">Create key</button>

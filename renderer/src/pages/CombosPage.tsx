@@ -1,10 +1,12 @@
-// Combos (R11.1): named models that spread over ordered targets with a strategy. Create, edit,
-// reorder and delete; the list follows config events.
+// Combos (R11.1): named models that spread over ordered targets with a strategy (only priority
+// is followed so far; the others are marked). Create, edit, reorder and delete; the list follows
+// config events.
 import { useEffect, useMemo, useState } from "react";
 import type { Combo } from "../../../shared/types.js";
 import { ActionMessage, type ActionOutcome } from "../components/ActionMessage.js";
 import { Badge } from "../components/Badge.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
+import { StrategyNotActiveYet } from "../components/NotActiveYet.js";
 import { errorText } from "../stores/liveResource.js";
 import { providerLists, useProviderLists } from "../stores/providers.js";
 import { combos } from "../stores/resources.js";
@@ -42,7 +44,7 @@ export function CombosPage() {
       <header className="page-header">
         <div>
           <h1>Combos</h1>
-          <p className="muted">A combo is a model name that clients request; Switchyard routes it to one of its targets with the chosen strategy.</p>
+          <p className="muted">A combo is a model name that clients request; Switchyard routes it to its targets, failing over from one to the next.</p>
         </div>
         <button type="button" disabled={editing === "new"} onClick={() => setEditing("new")}>
           New combo
@@ -61,7 +63,7 @@ export function CombosPage() {
           <h2 id="no-combos">No combos yet</h2>
           <p>
             Create one to give clients a single model name — say <code>fast</code> — that fails over between providers: list its targets
-            (<code>provider/model</code>) in the order to try them and pick a strategy such as <em>priority</em> or <em>round-robin</em>.
+            (<code>provider/model</code>) in the order to try them.
           </p>
           <button type="button" onClick={() => setEditing("new")}>
             Create your first combo
@@ -73,6 +75,7 @@ export function CombosPage() {
           <header className="card-header">
             <h2 id={`combo-${combo.name}`}>{combo.name}</h2>
             <Badge tone="muted">{combo.strategy}</Badge>
+            <StrategyNotActiveYet strategy={combo.strategy} />
             {combo.config.comboCooldownWaitEnabled === false && <Badge tone="muted">no cooldown wait</Badge>}
             <span className="spacer" />
             <button type="button" className="secondary small" onClick={() => setEditing(combo)}>

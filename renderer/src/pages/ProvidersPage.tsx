@@ -1,15 +1,18 @@
 // Providers & connections (R14.2): every provider with its connections and their live status;
 // add, edit, test and delete both. Refreshes itself on config, cooldown and breaker events.
+// A cooldown's time left comes from the server's remainingMs (the Cooldown Manager's rows), never
+// from rateLimitedUntil against the browser's clock: under --test-clock the two clocks differ.
 import { useEffect, useMemo, useState } from "react";
 import type { BreakerState, Connection, Provider } from "../../../shared/types.js";
 import { Badge } from "../components/Badge.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
 import { DataTable } from "../components/DataTable.js";
+import { remainingAt, useCountdowns } from "../countdown.js";
 import { errorText } from "../stores/liveResource.js";
+import { cooldowns } from "../stores/resources.js";
 import { call } from "../transport.js";
 import { connectionStatus, type StatusTone } from "../format.js";
 import { providerLists, useProviderLists } from "../stores/providers.js";
-import { useNow } from "../useNow.js";
 import { EmptyProviders } from "./EmptyProviders.js";
 import { ConnectionForm } from "./providers/ConnectionForm.js";
 import { ProviderForm } from "./providers/ProviderForm.js";
@@ -23,8 +26,14 @@ export function ProvidersPage() {
   const { providers, connections, breakers } = useProviderLists();
   const { status, error, reload } = providerLists.use();
   const byProvider = useMemo(() => groupConnections(connections), [connections]);
-  const anyCooling = connections.some((c) => c.rateLimitedUntil !== null && c.rateLimitedUntil > Date.now());
-  const now = useNow(anyCooling ? 1_000 : null);
+  useEffect(() => cooldowns.watch(), []);
+  const cooling = cooldowns.use();
+  const coolingMs = useMemo(() => new Map((cooling.data ?? []).filter((r) => r.status === "cooling_down").map((r) => [r.connectionId, r.remainingMs])), [cooling.data]);
+  const now = useCountdowns([...coolingMs.values()], cooling.loadedAt, cooling.reload);
+  const coolingLeft = (id: string) => {
+    const remaining = coolingMs.get(id);
+    return remaining === undefined || remaining === null ? 0 : remainingAt(remaining, cooling.loadedAt, now);
+  };
   const [adding, setAdding] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -39,7 +48,7 @@ export function ProvidersPage() {
           <button type="button" onClick={() => setAdding(true)} disabled={adding}>
             Add provider
           </button>
-          <button type="button" className="secondary" onClick={() => void reload()} disabled={status === "loading"}>
+          <button type="button" className="secondary" onClick={() => void Promise.all([reload(), cooling.reload()])} disabled={status === "loading"}>
             Refresh
           </button>
         </div>
@@ -69,14 +78,14 @@ export function ProvidersPage() {
       {status === "ready" && providers.length === 0 && !adding && <EmptyProviders origin={window.location.origin} onAdd={() => setAdding(true)} />}
 
       {providers.map((provider) => (
-        <ProviderSection key={provider.id} provider={provider} breaker={breakers[provider.id] ?? null} connections={byProvider.get(provider.id) ?? []} now={now} onNotice={setNotice} />
+        <ProviderSection key={provider.id} provider={provider} breaker={breakers[provider.id] ?? null} connections={byProvider.get(provider.id) ?? []} coolingLeft={coolingLeft} onNotice={setNotice} />
       ))}
     </div>
   );
 }
 
-function ProviderSection(props: { provider: Provider; breaker: BreakerState | null; connections: Connection[]; now: number; onNotice(text: string): void }) {
-  const { provider, breaker, connections, now } = props;
+function ProviderSection(props: { provider: Provider; breaker: BreakerState | null; connections: Connection[]; coolingLeft(id: string): number; onNotice(text: string): void }) {
+  const { provider, breaker, connections, coolingLeft } = props;
   const titleId = `provider-${provider.id}`;
   const [mode, setMode] = useState<"view" | "edit" | "add-connection">("view");
   const [failure, setFailure] = useState<string | null>(null);
@@ -143,7 +152,7 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
       ) : (
         <DataTable caption={`Connections of ${provider.id}`} columns={["Name", "Status", "Priority", "Active", "Key", "Last error", "Actions"]}>
           {connections.map((connection) => (
-            <ConnectionRow key={connection.id} connection={connection} now={now} onNotice={props.onNotice} />
+            <ConnectionRow key={connection.id} connection={connection} coolingMs={coolingLeft(connection.id)} onNotice={props.onNotice} />
           ))}
         </DataTable>
       )}
@@ -151,8 +160,9 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
   );
 }
 
-function ConnectionRow({ connection, now, onNotice }: { connection: Connection; now: number; onNotice(text: string): void }) {
-  const view = connectionStatus(connection, now);
+function ConnectionRow({ connection, coolingMs, onNotice }: { connection: Connection; coolingMs: number; onNotice(text: string): void }) {
+  // connectionStatus takes the time left as rateLimitedUntil - now: the server's time left on a zero origin.
+  const view = connectionStatus({ ...connection, rateLimitedUntil: coolingMs > 0 ? coolingMs : null }, 0);
   const lastError = [connection.lastErrorType, connection.lastError].filter(Boolean).join(": ");
   const [editing, setEditing] = useState(false);
   const [testing, setTesting] = useState(false);

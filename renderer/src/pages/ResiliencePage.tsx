@@ -40,7 +40,7 @@ const SECTIONS: ReadonlyArray<{ title: string; description: string; fields: Sett
   },
   {
     title: "Request queue",
-    description: "Requests wait in a local queue per connection before they are sent (R9).",
+    description: "How long and how many requests may wait in a local queue per connection before they are sent (R9).",
     fields: [
       { path: "requestQueue.maxWaitMs", label: "Max wait in queue", kind: "ms", help: "0 = no budget" },
       { path: "requestQueue.executionMaxWaitMs", label: "Max execution time", kind: "ms" },

@@ -14,7 +14,11 @@ export interface ResourceState<T> {
   data: T | null;
   status: LoadStatus;
   error: string | null;
-  /** Local Date.now() when `data` arrived; countdowns subtract the time elapsed since then. */
+  /**
+   * Local Date.now() when `data` arrived; countdowns subtract the time elapsed since then. It is
+   * browser time, so only ever compare it with browser time, never with an instant the server sent
+   * (under --test-clock the server's clock runs ahead).
+   */
   loadedAt: number;
   reload(): Promise<void>;
 }

@@ -163,7 +163,7 @@ describe("listing and re-enabling (R5.5, D5)", () => {
     expect(restarted.engine.listModelCooldowns().items).toEqual([]);
   });
 
-  it("R9.4 lockModel locks the exact model for the given duration", () => {
+  it("engine.lockModel locks the exact model for the given duration, up to 24 h", () => {
     const h = harness();
     h.engine.lockModel({ provider: provider(), connectionId: "c1", model: "gemini-x", durationMs: 86_399_000, reason: "rate_limit" });
     expect(h.engine.listModelCooldowns().items[0]).toMatchObject({ model: "gemini-x", remainingMs: 86_399_000 });

@@ -66,11 +66,11 @@ describe("normaliser clamps and reports (R10.1)", () => {
     ["D5 model lockout base below 5 000", { modelLockout: { baseCooldownMs: 100 } }, "modelLockout.baseCooldownMs", 100, 5_000],
     ["D5 model lockout max above 3 600 000", { modelLockout: { maxCooldownMs: 9_000_000 } }, "modelLockout.maxCooldownMs", 9_000_000, 3_600_000],
     ["D5 model lockout steps above 20", { modelLockout: { maxBackoffSteps: 50 } }, "modelLockout.maxBackoffSteps", 50, 20],
-    ["D9 queue depth above 100 000", { requestQueue: { maxQueueDepth: 1e9 } }, "requestQueue.maxQueueDepth", 1e9, 100_000],
-    ["D9 execution wait below 1 ms", { requestQueue: { executionMaxWaitMs: 0 } }, "requestQueue.executionMaxWaitMs", 0, 1],
-    ["D9 queue wait above 24 h", { requestQueue: { maxWaitMs: 90_000_000 } }, "requestQueue.maxWaitMs", 90_000_000, 86_400_000],
-    ["D11 combo wait above 300 000", { comboCooldownWait: { maxWaitMs: 400_000, budgetMs: 500_000 } }, "comboCooldownWait.maxWaitMs", 400_000, 300_000],
-    ["R4.10 p2c weight above 20", { p2cLatency: { weight: 35 } }, "p2cLatency.weight", 35, 20],
+    ["settings: requestQueue.maxQueueDepth above 100 000 is clamped to the D9 range", { requestQueue: { maxQueueDepth: 1e9 } }, "requestQueue.maxQueueDepth", 1e9, 100_000],
+    ["settings: requestQueue.executionMaxWaitMs below 1 ms is clamped to the D9 range", { requestQueue: { executionMaxWaitMs: 0 } }, "requestQueue.executionMaxWaitMs", 0, 1],
+    ["settings: requestQueue.maxWaitMs above 24 h is clamped to the D9 range", { requestQueue: { maxWaitMs: 90_000_000 } }, "requestQueue.maxWaitMs", 90_000_000, 86_400_000],
+    ["settings: comboCooldownWait.maxWaitMs above 300 000 is clamped to the D11 range", { comboCooldownWait: { maxWaitMs: 400_000, budgetMs: 500_000 } }, "comboCooldownWait.maxWaitMs", 400_000, 300_000],
+    ["settings: p2cLatency.weight above 20 is clamped to the R4.10 range", { p2cLatency: { weight: 35 } }, "p2cLatency.weight", 35, 20],
     ["R13.7 content stall 500 ms raised to 1 000", { streamRecovery: { contentStallTimeoutMs: 500 } }, "streamRecovery.contentStallTimeoutMs", 500, 1_000],
     ["R4.2 apikey backoff steps negative", { connectionCooldown: { apikey: { maxBackoffSteps: -3 } } }, "connectionCooldown.apikey.maxBackoffSteps", -3, 0],
   ])("%s", (_name, raw, path, from, to) => {
@@ -106,7 +106,7 @@ describe("normaliser clamps and reports (R10.1)", () => {
     expect(changes).toContainEqual(expect.objectContaining({ path: "providerBreaker.oauth.degradationThreshold", to: 7 }));
   });
 
-  it("D11 budgetMs is raised to maxWaitMs", () => {
+  it("settings: comboCooldownWait.budgetMs is raised to maxWaitMs (the D11 rule for the stored values)", () => {
     const { settings } = normalizeResilienceSettings({ comboCooldownWait: { maxWaitMs: 100_000, budgetMs: 10_000 } }, {});
     expect(settings.comboCooldownWait.budgetMs).toBe(100_000);
   });
@@ -154,7 +154,7 @@ describe("env precedence (R10.2)", () => {
     expect(s.streamRecovery.contentStallTimeoutMs).toBe(90_000);
   });
 
-  it("R9.5 RATE_LIMIT_AUTO_ENABLE beats the persisted value (the one exception)", () => {
+  it("R10.2 RATE_LIMIT_AUTO_ENABLE beats the persisted requestQueue.autoEnableApiKeyProviders (the one exception)", () => {
     const off = normalizeResilienceSettings({ requestQueue: { autoEnableApiKeyProviders: true } }, { RATE_LIMIT_AUTO_ENABLE: "off" });
     expect(off.settings.requestQueue.autoEnableApiKeyProviders).toBe(false);
     expect(off.changes).toContainEqual(expect.objectContaining({ path: "requestQueue.autoEnableApiKeyProviders", to: false }));
@@ -162,7 +162,7 @@ describe("env precedence (R10.2)", () => {
     expect(on.settings.requestQueue.autoEnableApiKeyProviders).toBe(true);
   });
 
-  it("R9.2 queue env vars are defaults below the persisted setting", () => {
+  it("R10.2 the RATE_LIMIT_* queue env vars seed requestQueue defaults below the persisted setting", () => {
     const env = { RATE_LIMIT_MAX_WAIT_MS: "5000", RATE_LIMIT_EXECUTION_MAX_WAIT_MS: "70000", RATE_LIMIT_MAX_QUEUE_DEPTH: "12" };
     expect(normalizeResilienceSettings({}, env).settings.requestQueue).toMatchObject({ maxWaitMs: 5_000, executionMaxWaitMs: 70_000, maxQueueDepth: 12 });
     expect(normalizeResilienceSettings({ requestQueue: { maxQueueDepth: 3 } }, env).settings.requestQueue.maxQueueDepth).toBe(3);

@@ -194,7 +194,7 @@ describe("connection repository", () => {
     expect(s.getSecret("c1")).toBeNull();
   });
 
-  it("R7.1 deleting a connection removes its session pins", () => {
+  it("store: deleting a connection removes its rows in session_account_affinity", () => {
     h.store.connections.create(connectionInput("c1", "openai"));
     h.store.connections.create(connectionInput("c2", "openai"));
     const writer = new Database(h.dbPath);

@@ -1,11 +1,14 @@
-// Create or edit a combo (R11.1): name, strategy (the 20 of the shared list), ordered targets and
-// whether it waits for a cooling target. Server validation errors land next to their field.
+// Create or edit a combo (R11.1): name, strategy (the 20 of the shared list, all stored, only
+// priority followed so far), ordered targets and whether it waits for a cooling target. Server
+// validation errors land next to their field.
 import { useState, type FormEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
 import { COMBO_STRATEGIES } from "../../../../shared/catalog.js";
 import type { Combo, Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, SelectField, TextField } from "../../components/Field.js";
+import { NotActiveYet, NotActiveYetFor } from "../../components/NotActiveYet.js";
+import { strategyInactiveReason } from "../../inactiveSettings.js";
 import { call } from "../../transport.js";
 import { newTargetDraft, toTargets, type TargetDraft } from "./targets.js";
 import { TargetList } from "./TargetList.js";
@@ -40,8 +43,8 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
       <h3>{title}</h3>
       <div className="form-grid">
         {!combo && <TextField label="Combo name" value={name} onChange={setName} hint="clients request it as the model name" error={errors.fields.name} />}
-        <SelectField label="Strategy" value={strategy} onChange={setStrategy} options={COMBO_STRATEGIES} error={errors.fields.strategy} />
-        <CheckboxField label="Wait for a cooling target" checked={waitForCooling} onChange={setWaitForCooling} hint="instead of failing at once (R11.4)" />
+        <SelectField label="Strategy" value={strategy} onChange={setStrategy} options={STRATEGY_OPTIONS} hint={<StrategyHint strategy={strategy} />} error={errors.fields.strategy} />
+        <CheckboxField label="Wait for a cooling target" checked={waitForCooling} onChange={setWaitForCooling} hint={<><NotActiveYetFor setting="combo.config.comboCooldownWaitEnabled" /> instead of failing at once (R11.4)</>} />
       </div>
       <TargetList targets={targets} onChange={(t) => {
           setTargets(t);
@@ -50,5 +53,17 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
       {targetErrors._ && <p className="field-error">{targetErrors._}</p>}
       <FormFooter submitLabel={combo ? "Save combo" : "Create combo"} saving={saving} onCancel={() => onDone(null)} error={errors.general} />
     </form>
+  );
+}
+
+const STRATEGY_OPTIONS = COMBO_STRATEGIES.map((value) => ({ value, label: strategyInactiveReason(value) === null ? value : `${value} (not active yet)` }));
+
+function StrategyHint({ strategy }: { strategy: string }) {
+  const reason = strategyInactiveReason(strategy);
+  if (reason === null) return <>tries the targets in order</>;
+  return (
+    <>
+      <NotActiveYet reason={reason} /> saved as {strategy}; requests try the targets in order, as with priority
+    </>
   );
 }

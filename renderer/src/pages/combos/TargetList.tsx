@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { Connection } from "../../../../shared/types.js";
 import { Field, TextField } from "../../components/Field.js";
+import { NotActiveYetFor } from "../../components/NotActiveYet.js";
 import { moveItem, newTargetDraft, providerOf, type TargetDraft } from "./targets.js";
 
 interface Props {
@@ -95,7 +96,7 @@ export function TargetList({ targets, onChange, connections, errors }: Props) {
                   </select>
                 )}
               </Field>
-              <TextField label={`Target ${index + 1} weight`} inputMode="decimal" size={5} value={target.weight} onChange={(weight) => update(index, { weight })} hint="weighted only" error={errors[`${index}.weight`]} />
+              <TextField label={`Target ${index + 1} weight`} inputMode="decimal" size={5} value={target.weight} onChange={(weight) => update(index, { weight })} hint={<><NotActiveYetFor setting="combo.targets.weight" /> weighted only</>} error={errors[`${index}.weight`]} />
               <span className="nowrap">
                 <button type="button" className="secondary small" data-move={`${target.key}-up`} disabled={index === 0} onClick={() => move(index, index - 1, "up")}>
                   Move {name} up

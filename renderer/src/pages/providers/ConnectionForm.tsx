@@ -5,6 +5,7 @@ import { FormFooter } from "../../components/FormFooter.js";
 import type { Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, TextField } from "../../components/Field.js";
+import { NotActiveYetFor } from "../../components/NotActiveYet.js";
 import { call } from "../../transport.js";
 
 export function ConnectionForm({ provider, connection, onDone }: { provider: string; connection: Connection | null; onDone(saved: boolean): void }) {
@@ -58,7 +59,7 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
           error={f.apiKey}
         />
         <TextField label="Priority" inputMode="numeric" value={priority} onChange={setPriority} hint="lower is tried first" error={f.priority} />
-        <TextField label="Weight" inputMode="decimal" value={weight} onChange={setWeight} hint="for weighted strategies" error={f.weight} />
+        <TextField label="Weight" inputMode="decimal" value={weight} onChange={setWeight} hint={<><NotActiveYetFor setting="connection.weight" /> for weighted strategies</>} error={f.weight} />
         <CheckboxField label="Active" checked={active} onChange={setActive} error={f.active} />
         {connection?.hasSecret && <CheckboxField label="Remove the stored key" checked={removeSecret} onChange={setRemoveSecret} />}
       </div>
