@@ -4,8 +4,11 @@ import type { ContractMethod } from "../../shared/contract.js";
 import type { SwitchyardEvent } from "../../shared/types.js";
 
 export interface SwitchyardBridge {
-  /** Resolves with the method's output; rejects with a `ContractError`-shaped plain object. */
-  invoke(method: ContractMethod, input?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Resolves with the method's output; rejects with a `ContractError`-shaped plain object. Untyped
+   * like fetch: the IPC transport is where an answer gets its method's type.
+   */
+  invoke(method: ContractMethod, input: object): Promise<unknown>;
   /** Registers a listener for pushed events; returns the function that removes it. */
   onEvent(listener: (event: SwitchyardEvent) => void): () => void;
 }

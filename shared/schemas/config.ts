@@ -205,7 +205,7 @@ export const settingsPatchSchema = z.strictObject({
 
 export type SettingsPatchBody = z.infer<typeof settingsPatchSchema>;
 
-// ---------------------------------------------------------------- logs, export, clock
+// ---------------------------------------------------------------- logs, export
 
 export const logsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -218,9 +218,6 @@ export const exportQuerySchema = z.object({
   format: z.enum(["json", "yaml"]).default("json"),
 });
 
-export const advanceClockSchema = z.object({
-  advanceMs: z.number().int().min(0),
-});
 
 // ---------------------------------------------------------------- config documents (R0.4)
 
@@ -263,3 +260,33 @@ export const configImportTextSchema = z.strictObject({
   format: z.enum(["json", "yaml"]),
   text: z.string(),
 });
+
+/**
+ * POST /api/config/import: a wrapped text, or the document itself. The document is checked by
+ * the import (configDocumentSchema), which `--config` files go through as well.
+ */
+export const configImportSchema = z.union([
+  configImportTextSchema.transform((wrapped) => ({ kind: "text" as const, ...wrapped })),
+  plainObject.transform((document) => ({ kind: "document" as const, document })),
+]);
+
+// ---------------------------------------------------------------- contract inputs with path parameters
+
+/** The HTTP adapter fills path parameters from the URL; an IPC caller must name them. */
+const pathParam = z.string().min(1, "is required");
+
+/** Methods that take no input: anything sent is ignored. */
+export const noInputSchema = z.object({});
+export const byIdSchema = z.object({ id: pathParam });
+export const byNameSchema = z.object({ name: pathParam });
+
+export const providerUpdateSchema = providerPatchSchema.extend({ id: pathParam });
+
+/**
+ * R9.5: `rateLimitProtection` is accepted here only so that the handler can refuse a change to it
+ * (400 naming the field) instead of dropping it silently; echoing the stored value is allowed.
+ */
+export const connectionUpdateSchema = connectionPatchSchema.extend({ id: pathParam, rateLimitProtection: z.unknown().optional() });
+export const connectionReplaceByIdSchema = connectionReplaceSchema.extend({ id: pathParam, rateLimitProtection: z.unknown().optional() });
+
+export const comboUpdateSchema = comboPatchSchema.extend({ name: pathParam });

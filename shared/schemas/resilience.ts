@@ -110,3 +110,22 @@ export type ClearModelCooldownsBody = { all: true } | { provider: string; model:
 export const resetBreakersBodySchema = closedObject({ provider: shortId.optional() });
 
 export type ResetBreakersBody = z.infer<typeof resetBreakersBodySchema>;
+
+/**
+ * GET /api/resilience/cooldowns: an optional provider filter. Anything but a non-empty string
+ * (a repeated query parameter, say) means "no filter", as it always has.
+ */
+export const listCooldownsQuerySchema = z.object({
+  provider: z
+    .unknown()
+    .optional()
+    .transform((value) => (typeof value === "string" && value !== "" ? value : undefined)),
+});
+
+/** POST /api/rate-limits (R9.5): `enabled: null` returns the connection to the automatic rule. */
+export const rateLimitProtectionBodySchema = z
+  .object({ connectionId: z.string().min(1).max(ID_MAX), enabled: z.boolean().nullable() })
+  .strict();
+
+/** POST /api/debug/clock: moves the test clock forward, at most a year at a time. */
+export const advanceClockBodySchema = z.object({ advanceMs: z.number().finite().min(0).max(365 * 24 * 3_600_000) }).strict();

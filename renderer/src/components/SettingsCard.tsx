@@ -45,7 +45,7 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
     setSaving(true);
     setResult(null);
     try {
-      const after = await call<ResilienceSettings>("patchResilience", buildPatch(patchValues));
+      const after = await call("patchResilience", buildPatch(patchValues));
       resilienceSettings.use.setState({ data: after, loadedAt: Date.now() });
       setEdits({});
       setErrors(NO_ERRORS);

@@ -6,7 +6,7 @@ import { Badge } from "../components/Badge.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
 import { DataTable } from "../components/DataTable.js";
 import { errorText } from "../stores/liveResource.js";
-import { call } from "../transport.js";
+import { call, type ContractOutput } from "../transport.js";
 import { connectionStatus, type StatusTone } from "../format.js";
 import { providerLists, useProviderLists } from "../stores/providers.js";
 import { useNow } from "../useNow.js";
@@ -16,7 +16,6 @@ import { ProviderForm } from "./providers/ProviderForm.js";
 
 const BREAKER_TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED: "warn", HALF_OPEN: "warn", OPEN: "bad" };
 
-type TestResult = { ok: boolean; latencyMs: number; error?: string };
 
 export function ProvidersPage() {
   useEffect(() => providerLists.watch(), []);
@@ -156,13 +155,13 @@ function ConnectionRow({ connection, now, onNotice }: { connection: Connection; 
   const lastError = [connection.lastErrorType, connection.lastError].filter(Boolean).join(": ");
   const [editing, setEditing] = useState(false);
   const [testing, setTesting] = useState(false);
-  const [test, setTest] = useState<TestResult | { ok: false; error: string; latencyMs: null } | null>(null);
+  const [test, setTest] = useState<ContractOutput<"testConnection"> | { ok: false; error: string; latencyMs: null } | null>(null);
   const reload = providerLists.use((s) => s.reload);
 
   async function runTest() {
     setTesting(true);
     try {
-      setTest(await call<TestResult>("testConnection", { id: connection.id }));
+      setTest(await call("testConnection", { id: connection.id }));
     } catch (err) {
       setTest({ ok: false, error: errorText(err), latencyMs: null });
     } finally {

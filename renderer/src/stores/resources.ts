@@ -10,42 +10,36 @@ const isCooldownEvent = (e: SwitchyardEvent) => e.type.startsWith("cooldown.") |
 const isConfig = (e: SwitchyardEvent, entity?: string) => e.type === "config" && (entity === undefined || e.entity === entity);
 
 export const cooldowns = createLiveResource(
-  async () => (await call<{ items: CooldownRow[] }>("listCooldowns")).items,
+  async () => (await call("listCooldowns")).items,
   (e) => isCooldownEvent(e) || e.type === "breaker" || isConfig(e, "connection") || isConfig(e, "provider"),
 );
 
 export const modelCooldowns = createLiveResource(
-  async () => (await call<{ items: ModelLockoutItem[] }>("listModelCooldowns")).items,
+  async () => (await call("listModelCooldowns")).items,
   (e) => e.type.startsWith("lockout.") || e.type === "breaker" || isConfig(e, "connection") || isConfig(e, "provider"),
 );
 
 export const resilienceSettings = createLiveResource(
-  () => call<ResilienceSettings>("getResilience"),
+  () => call("getResilience"),
   (e) => e.type === "settings" && e.scope === "resilience",
 );
 
-/** GET /api/resilience/sources: the saved document and the env-seeded defaults (R10.2). */
-export interface ResilienceSources {
-  stored: Record<string, unknown>;
-  envDefaults: ResilienceSettings;
-}
-
 export const resilienceSources = createLiveResource(
-  () => call<ResilienceSources>("getResilienceSources"),
+  () => call("getResilienceSources"),
   (e) => e.type === "settings" && e.scope === "resilience",
 );
 
 export const appSettings = createLiveResource(
-  () => call<AppSettings>("getSettings"),
+  () => call("getSettings"),
   (e) => e.type === "settings" && e.scope === "settings",
 );
 
-export const combos = createLiveResource(() => call<Combo[]>("listCombos"), (e) => isConfig(e, "combo"));
+export const combos = createLiveResource(() => call("listCombos"), (e) => isConfig(e, "combo"));
 
-export const apiKeys = createLiveResource(() => call<ApiKeyInfo[]>("listKeys"), (e) => isConfig(e, "key"));
+export const apiKeys = createLiveResource(() => call("listKeys"), (e) => isConfig(e, "key"));
 
 export const health = createLiveResource(
-  () => call<MonitoringHealth>("monitoringHealth"),
+  () => call("monitoringHealth"),
   (e) => e.type === "breaker" || e.type.startsWith("lockout.") || isConfig(e, "provider"),
 );
 
@@ -57,7 +51,7 @@ export const HEALTH_STATS_QUERY = { windowMs: 3_600_000, bucketMs: 300_000 } as 
  * a burst of traffic is collapsed into at most one load per second.
  */
 export const requestStats = createLiveResource(
-  () => call<RequestStats>("requestStats", { ...HEALTH_STATS_QUERY }),
+  () => call("requestStats", { ...HEALTH_STATS_QUERY }),
   (e) => e.type === "request",
   { minReloadIntervalMs: 1_000 },
 );

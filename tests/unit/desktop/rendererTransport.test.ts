@@ -47,16 +47,16 @@ describe("HTTP transport", () => {
   it("R0.2 calls verb+path with the admin token and parses the JSON result", async () => {
     const fetchMock = vi.fn(async (_url: string | URL | Request, _init?: RequestInit) => new Response('{"id":"sim"}', { status: 201 }));
     const transport = createHttpTransport({ token: "tok-1", baseUrl: "http://127.0.0.1:1", fetch: fetchMock as typeof fetch });
-    await expect(transport.call("createProvider", { id: "sim" })).resolves.toEqual({ id: "sim" });
+    await expect(transport.call("createProvider", { id: "sim", format: "simulator" })).resolves.toEqual({ id: "sim" });
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe("http://127.0.0.1:1/api/providers");
-    expect(init).toMatchObject({ method: "POST", body: '{"id":"sim"}', headers: { Authorization: "Bearer tok-1", "Content-Type": "application/json" } });
+    expect(init).toMatchObject({ method: "POST", body: '{"id":"sim","format":"simulator"}', headers: { Authorization: "Bearer tok-1", "Content-Type": "application/json" } });
   });
 
   it("R10.1 turns an API error body into a ContractCallError with code, status and path", async () => {
     const body = JSON.stringify({ error: { code: "invalid_request", message: "models must be an array", path: "models" } });
     const transport = createHttpTransport({ token: "t", fetch: (async () => new Response(body, { status: 400 })) as typeof fetch });
-    const err = await transport.call("createProvider", { id: "x" }).catch((e: unknown) => e);
+    const err = await transport.call("createProvider", { id: "x", format: "openai" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContractCallError);
     expect(err).toMatchObject({ code: "invalid_request", status: 400, path: "models", message: "models must be an array" });
   });
