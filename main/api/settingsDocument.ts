@@ -1,5 +1,5 @@
 // The two settings documents of the store and how a patch lands on the general one.
-import { normaliseAppSettings } from "../../shared/appSettings.js";
+import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
 import type { SettingsPatchBody } from "../../shared/schemas/config.js";
 import type { AppSettings } from "../../shared/types.js";
 import { isRecord } from "../../shared/records.js";
