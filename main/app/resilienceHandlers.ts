@@ -1,9 +1,8 @@
 // Contract methods served by the engine: resilience settings, breakers, Cooldown Manager,
 // model lockouts, monitoring health, queue protection, and the test clock.
-import {
-  applyResiliencePatch, normalizeResilienceSettings, resilienceDefaults, type ResilienceSettings,
-} from "../../shared/resilienceSettings.js";
-import { resiliencePatchSchema } from "../../shared/schemas/resilience.js";
+import { resilienceDefaults } from "../../shared/resilienceEnv.js";
+import { applyResiliencePatch, type ResilienceSettings } from "../../shared/resilienceSettings.js";
+import { normalizeResilienceSettings, resiliencePatchSchema } from "../../shared/schemas/resilienceDocument.js";
 import { type HandlersFor, type SettingsPort, type StorePorts, notFound, parseInput, unavailableHandlers } from "../api/index.js";
 import type { ResilienceAdminEngine } from "../engine/index.js";
 import type { AdjustableClock } from "./clock.js";
