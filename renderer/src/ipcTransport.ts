@@ -1,5 +1,4 @@
 // The Electron transport: calls go through the preload bridge, events are pushed by main.
-import type { ContractCallArgs, ContractMethod, ContractOutput } from "../../shared/contract.js";
 import type { SwitchyardBridge } from "./bridge.js";
 import { toContractCallError } from "./callError.js";
 import type { Transport } from "./transportTypes.js";
@@ -7,10 +6,9 @@ import type { Transport } from "./transportTypes.js";
 export function createIpcTransport(bridge: SwitchyardBridge): Transport {
   return {
     kind: "ipc",
-    async call<M extends ContractMethod>(method: M, ...[input]: ContractCallArgs<M>): Promise<ContractOutput<M>> {
+    async call(method, ...args) {
       try {
-        // Main answered this method through its contract handler, so the value is its output.
-        return (await bridge.invoke(method, input ?? {})) as ContractOutput<M>;
+        return await bridge.invoke(method, ...args);
       } catch (reason) {
         throw toContractCallError(reason);
       }

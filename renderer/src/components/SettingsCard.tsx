@@ -2,7 +2,6 @@
 // built-in default, a reset, and its own validation error; Save sends only what the user changed
 // and then reports, field by field, what the server's normaliser clamped (sent vs returned).
 import { useState, type FormEvent } from "react";
-import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import {
   adjustments, buildPatch, describeValue, getAt, parseDraft, rangeHint, toDraft, valueSource,

@@ -1,8 +1,6 @@
 // The backend reads the pages show, each with the events that make it stale (R15.2: pushed
-// changes, never polling). Response shapes live in shared/apiTypes.ts; the engine owns their computation.
-import type { CooldownRow, ModelLockoutItem, MonitoringHealth, RequestStats } from "../../../shared/apiTypes.js";
-import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
-import type { ApiKeyInfo, AppSettings, Combo, SwitchyardEvent } from "../../../shared/types.js";
+// changes, never polling). Each read is typed by its contract method (shared/contract.ts).
+import type { SwitchyardEvent } from "../../../shared/types.js";
 import { call } from "../transport.js";
 import { createLiveResource } from "./liveResource.js";
 
