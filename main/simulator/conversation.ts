@@ -1,5 +1,5 @@
 import type { WireFormat } from "./types.js";
-import { isRecord } from "../../shared/records.js";
+import { isRecord } from "./records.js";
 
 /** The first tool a request offers, reduced to what a simulated call needs. */
 export interface ToolOffer {

@@ -1,5 +1,5 @@
 import type { FaultSpec } from "./types.js";
-import { isRecord } from "../../shared/records.js";
+import { isRecord } from "./records.js";
 
 /** Any key: a fault programmed for "*" applies to requests with no FIFO of their own. */
 export const ANY_KEY = "*";

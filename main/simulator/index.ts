@@ -10,7 +10,7 @@ import { anthropicWriter } from "./wire/anthropic.js";
 import { geminiChunks, geminiWriter } from "./wire/gemini.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
-import { isRecord } from "../../shared/records.js";
+import { isRecord } from "./records.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 
