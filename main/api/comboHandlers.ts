@@ -3,12 +3,13 @@ import type { Combo } from "../../shared/types.js";
 import { catalogFromStore, checkComboNameFree, checkComboTargets } from "./catalog.js";
 import { fromStoreError, notFound } from "./errors.js";
 import { type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
+import type { CatalogReader, StorePorts } from "./ports.js";
 import { readAppSettings } from "./settingsDocument.js";
 
 export const DEFAULT_COMBO_STRATEGY = "priority";
 
 export function createComboHandlers(
-  deps: DepsWith<"providers" | "connections" | "combos" | "settings">,
+  deps: Omit<DepsWith<"combos" | "settings">, "store"> & { store: CatalogReader & StorePorts<"combos" | "settings"> },
 ): HandlersFor<"listCombos" | "createCombo" | "updateCombo" | "deleteCombo"> {
   const { store } = deps;
   const catalog = () => catalogFromStore(store, Object.keys(readAppSettings(store).aliases));

@@ -6,7 +6,7 @@ export {
   parseInput,
 } from "./handlerTypes.js";
 export type {
-  ApiKeysPort, CombosPort, ConnectionsPort, ManagementStore, ProvidersPort, RequestLogReader, SettingsPort, StorePorts,
+  ApiKeysPort, CatalogReader, CombosPort, ConnectionsPort, ManagementStore, ProvidersPort, RequestLogReader, SettingsPort, StorePorts,
 } from "./ports.js";
 export { invokeContract, parseContractInput } from "./dispatch.js";
 export { isAvailable, unavailable, unavailableHandlers } from "./unavailable.js";

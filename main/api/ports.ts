@@ -24,3 +24,10 @@ export interface ManagementStore {
 }
 
 export type StorePorts<K extends keyof ManagementStore> = Pick<ManagementStore, K>;
+
+/** What the referential checks read (main/api/catalog.ts): the lists, nothing else. */
+export interface CatalogReader {
+  providers: Pick<ProvidersPort, "list">;
+  connections: Pick<ConnectionsPort, "list">;
+  combos: Pick<CombosPort, "list">;
+}
