@@ -57,6 +57,7 @@ function failure(code: string, message: string): { error: { code: string; messag
   return { error: { code, message } };
 }
 
+/** shared/records.ts isPlainRecord, restated: a sandboxed preload can require nothing of ours. */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);

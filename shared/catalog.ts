@@ -8,5 +8,12 @@ export const COMBO_STRATEGIES = [
   "lkgp", "context-optimized", "context-relay", "cache-optimized", "auto", "fusion", "pipeline",
 ] as const;
 
+export type ComboStrategy = (typeof COMBO_STRATEGIES)[number];
+
+/** A stored combo's strategy as one of the list (the API only ever stores those); else "priority". */
+export function comboStrategyOf(value: string | undefined): ComboStrategy {
+  return COMBO_STRATEGIES.find((strategy) => strategy === value) ?? "priority";
+}
+
 export const PROVIDER_FORMATS = ["openai", "anthropic", "gemini", "simulator"] as const;
 export const PROVIDER_CATEGORIES = ["apikey", "oauth", "local"] as const;

@@ -1,70 +1,131 @@
-// The one typed contract (R14.3): every management operation, with its HTTP verb and path.
-// main/api serves it over HTTP, main/desktop over IPC, renderer/transport calls it through either.
-// Input validation schemas live in shared/schemas.ts (one schema library: zod).
+// The one typed contract (R14.3): every management operation with its HTTP verb and path, the zod
+// schema its input must pass and the type of its answer. main/api serves it over HTTP, main/desktop
+// over IPC and to the tray, renderer/transport calls it through either; all of them are typed by
+// this table, so a method added here without a handler, or read with the wrong type, fails to compile.
+//
+// Schemas are named here by type only, so the renderer bundle carries the routes but not zod;
+// shared/contractInputs.ts holds the schema objects, and the compiler holds that table to exactly
+// the schema each entry names.
+import type { z } from "zod";
+import type {
+  ClearCooldownsResult, ClearModelCooldownsResult, ClockReading, ConfigDocument, ConfigImportResponse,
+  ConnectionTestResult, CooldownRow, CreatedKey, DeletedById, DeletedByName, ModelLockoutItem, MonitoringHealth,
+  RateLimitProtectionResult, RawResponse, RequestStats, ResetBreakersResult, ResilienceSources,
+} from "./apiTypes.js";
+import type { ResilienceSettings } from "./resilienceSettings.js";
+import type {
+  byIdSchema, byNameSchema, comboCreateSchema, comboUpdateSchema, configImportSchema, connectionCreateSchema,
+  connectionReplaceByIdSchema, connectionUpdateSchema, exportQuerySchema, keyCreateSchema, listConnectionsQuerySchema,
+  logsQuerySchema, noInputSchema, providerCreateSchema, providerUpdateSchema, settingsPatchSchema,
+} from "./schemas/config.js";
+import type { requestStatsQuerySchema } from "./schemas/monitoring.js";
+import type {
+  advanceClockBodySchema, clearCooldownsBodySchema, clearModelCooldownsBodySchema, listCooldownsQuerySchema,
+  rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
+} from "./schemas/resilience.js";
+import type { ApiKeyInfo, AppSettings, Combo, Connection, Provider, RequestLogEntry } from "./types.js";
 
 export type HttpVerb = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
-export interface ContractEntry {
+export interface ContractRoute {
   verb: HttpVerb;
   /** Express-style path; `:name` segments are filled from the input object. */
   path: string;
-  /** Where the rest of the input comes from: the JSON body or the query string. */
-  input: "body" | "query" | "none";
+  /** Where the input other than path parameters comes from over HTTP. */
+  source: "body" | "query" | "none";
   /** HTTP status on success (default 200). */
   status?: number;
 }
 
+export interface ContractEntry<Input extends z.ZodType = z.ZodType, Output = unknown> extends ContractRoute {
+  /**
+   * Type only: the schema the adapters (HTTP, IPC, tray) check the input with before the handler
+   * runs, path parameters included, and the answer's type. Neither exists at run time.
+   */
+  readonly types?: { input: Input; output: Output };
+}
+
+/** Declares an entry: `method<typeof inputSchema, Output>()({ verb, path, source })`. */
+function method<Input extends z.ZodType, Output>() {
+  return (route: ContractRoute): ContractEntry<Input, Output> => route;
+}
+
 export const CONTRACT = {
-  listProviders: { verb: "GET", path: "/api/providers", input: "none" },
-  getProvider: { verb: "GET", path: "/api/providers/:id", input: "none" },
-  createProvider: { verb: "POST", path: "/api/providers", input: "body", status: 201 },
-  updateProvider: { verb: "PATCH", path: "/api/providers/:id", input: "body" },
-  replaceProvider: { verb: "PUT", path: "/api/providers/:id", input: "body" },
-  deleteProvider: { verb: "DELETE", path: "/api/providers/:id", input: "none" },
+  listProviders: method<typeof noInputSchema, Provider[]>()({ verb: "GET", path: "/api/providers", source: "none" }),
+  getProvider: method<typeof byIdSchema, Provider>()({ verb: "GET", path: "/api/providers/:id", source: "none" }),
+  createProvider: method<typeof providerCreateSchema, Provider>()({ verb: "POST", path: "/api/providers", source: "body", status: 201 }),
+  updateProvider: method<typeof providerUpdateSchema, Provider>()({ verb: "PATCH", path: "/api/providers/:id", source: "body" }),
+  replaceProvider: method<typeof providerCreateSchema, Provider>()({ verb: "PUT", path: "/api/providers/:id", source: "body" }),
+  deleteProvider: method<typeof byIdSchema, DeletedById>()({ verb: "DELETE", path: "/api/providers/:id", source: "none" }),
 
-  listConnections: { verb: "GET", path: "/api/connections", input: "query" },
-  getConnection: { verb: "GET", path: "/api/connections/:id", input: "none" },
-  createConnection: { verb: "POST", path: "/api/connections", input: "body", status: 201 },
-  updateConnection: { verb: "PATCH", path: "/api/connections/:id", input: "body" },
-  replaceConnection: { verb: "PUT", path: "/api/connections/:id", input: "body" },
-  deleteConnection: { verb: "DELETE", path: "/api/connections/:id", input: "none" },
-  testConnection: { verb: "POST", path: "/api/connections/:id/test", input: "none" },
+  listConnections: method<typeof listConnectionsQuerySchema, Connection[]>()({ verb: "GET", path: "/api/connections", source: "query" }),
+  getConnection: method<typeof byIdSchema, Connection>()({ verb: "GET", path: "/api/connections/:id", source: "none" }),
+  createConnection: method<typeof connectionCreateSchema, Connection>()({ verb: "POST", path: "/api/connections", source: "body", status: 201 }),
+  updateConnection: method<typeof connectionUpdateSchema, Connection>()({ verb: "PATCH", path: "/api/connections/:id", source: "body" }),
+  replaceConnection: method<typeof connectionReplaceByIdSchema, Connection>()({ verb: "PUT", path: "/api/connections/:id", source: "body" }),
+  deleteConnection: method<typeof byIdSchema, DeletedById>()({ verb: "DELETE", path: "/api/connections/:id", source: "none" }),
+  testConnection: method<typeof byIdSchema, ConnectionTestResult>()({ verb: "POST", path: "/api/connections/:id/test", source: "none" }),
 
-  listCombos: { verb: "GET", path: "/api/combos", input: "none" },
-  createCombo: { verb: "POST", path: "/api/combos", input: "body", status: 201 },
-  updateCombo: { verb: "PATCH", path: "/api/combos/:name", input: "body" },
-  deleteCombo: { verb: "DELETE", path: "/api/combos/:name", input: "none" },
+  listCombos: method<typeof noInputSchema, Combo[]>()({ verb: "GET", path: "/api/combos", source: "none" }),
+  createCombo: method<typeof comboCreateSchema, Combo>()({ verb: "POST", path: "/api/combos", source: "body", status: 201 }),
+  updateCombo: method<typeof comboUpdateSchema, Combo>()({ verb: "PATCH", path: "/api/combos/:name", source: "body" }),
+  deleteCombo: method<typeof byNameSchema, DeletedByName>()({ verb: "DELETE", path: "/api/combos/:name", source: "none" }),
 
-  listKeys: { verb: "GET", path: "/api/keys", input: "none" },
-  createKey: { verb: "POST", path: "/api/keys", input: "body", status: 201 },
-  deleteKey: { verb: "DELETE", path: "/api/keys/:id", input: "none" },
+  listKeys: method<typeof noInputSchema, ApiKeyInfo[]>()({ verb: "GET", path: "/api/keys", source: "none" }),
+  createKey: method<typeof keyCreateSchema, CreatedKey>()({ verb: "POST", path: "/api/keys", source: "body", status: 201 }),
+  deleteKey: method<typeof byIdSchema, DeletedById>()({ verb: "DELETE", path: "/api/keys/:id", source: "none" }),
 
-  getResilience: { verb: "GET", path: "/api/resilience", input: "none" },
-  patchResilience: { verb: "PATCH", path: "/api/resilience", input: "body" },
+  getResilience: method<typeof noInputSchema, ResilienceSettings>()({ verb: "GET", path: "/api/resilience", source: "none" }),
+  patchResilience: method<typeof resiliencePatchSchema, ResilienceSettings>()({ verb: "PATCH", path: "/api/resilience", source: "body" }),
   /** Where each resilience value comes from: the saved document and the env-seeded defaults (R10.2). */
-  getResilienceSources: { verb: "GET", path: "/api/resilience/sources", input: "none" },
-  resetBreakers: { verb: "POST", path: "/api/resilience/reset", input: "body" },
-  listCooldowns: { verb: "GET", path: "/api/resilience/cooldowns", input: "query" },
-  clearCooldowns: { verb: "POST", path: "/api/resilience/cooldowns", input: "body" },
-  listModelCooldowns: { verb: "GET", path: "/api/resilience/model-cooldowns", input: "none" },
-  clearModelCooldowns: { verb: "DELETE", path: "/api/resilience/model-cooldowns", input: "body" },
-  monitoringHealth: { verb: "GET", path: "/api/monitoring/health", input: "none" },
+  getResilienceSources: method<typeof noInputSchema, ResilienceSources>()({ verb: "GET", path: "/api/resilience/sources", source: "none" }),
+  resetBreakers: method<typeof resetBreakersBodySchema, ResetBreakersResult>()({ verb: "POST", path: "/api/resilience/reset", source: "body" }),
+  listCooldowns: method<typeof listCooldownsQuerySchema, { items: CooldownRow[] }>()({ verb: "GET", path: "/api/resilience/cooldowns", source: "query" }),
+  clearCooldowns: method<typeof clearCooldownsBodySchema, ClearCooldownsResult>()({ verb: "POST", path: "/api/resilience/cooldowns", source: "body" }),
+  listModelCooldowns: method<typeof noInputSchema, { items: ModelLockoutItem[] }>()({ verb: "GET", path: "/api/resilience/model-cooldowns", source: "none" }),
+  clearModelCooldowns: method<typeof clearModelCooldownsBodySchema, ClearModelCooldownsResult>()({ verb: "DELETE", path: "/api/resilience/model-cooldowns", source: "body" }),
+  monitoringHealth: method<typeof noInputSchema, MonitoringHealth>()({ verb: "GET", path: "/api/monitoring/health", source: "none" }),
   /** Requests, errors and latency per provider in time buckets, aggregated over the whole log (R14.2). */
-  requestStats: { verb: "GET", path: "/api/monitoring/stats", input: "query" },
-  setRateLimitProtection: { verb: "POST", path: "/api/rate-limits", input: "body" },
+  requestStats: method<typeof requestStatsQuerySchema, RequestStats>()({ verb: "GET", path: "/api/monitoring/stats", source: "query" }),
+  setRateLimitProtection: method<typeof rateLimitProtectionBodySchema, RateLimitProtectionResult>()({ verb: "POST", path: "/api/rate-limits", source: "body" }),
 
-  getSettings: { verb: "GET", path: "/api/settings", input: "none" },
-  patchSettings: { verb: "PATCH", path: "/api/settings", input: "body" },
+  getSettings: method<typeof noInputSchema, AppSettings>()({ verb: "GET", path: "/api/settings", source: "none" }),
+  patchSettings: method<typeof settingsPatchSchema, AppSettings>()({ verb: "PATCH", path: "/api/settings", source: "body" }),
 
-  listLogs: { verb: "GET", path: "/api/logs", input: "query" },
-  exportConfig: { verb: "GET", path: "/api/config/export", input: "query" },
-  importConfig: { verb: "POST", path: "/api/config/import", input: "body" },
+  listLogs: method<typeof logsQuerySchema, RequestLogEntry[]>()({ verb: "GET", path: "/api/logs", source: "query" }),
+  /** JSON by default; `format: "yaml"` answers the YAML text (a RawResponse over IPC). */
+  exportConfig: method<typeof exportQuerySchema, ConfigDocument | RawResponse>()({ verb: "GET", path: "/api/config/export", source: "query" }),
+  importConfig: method<typeof configImportSchema, ConfigImportResponse>()({ verb: "POST", path: "/api/config/import", source: "body" }),
 
-  getClock: { verb: "GET", path: "/api/debug/clock", input: "none" },
-  advanceClock: { verb: "POST", path: "/api/debug/clock", input: "body" },
+  /** The test clock (--test-clock); with the real clock both answer 404 not_found. */
+  getClock: method<typeof noInputSchema, ClockReading>()({ verb: "GET", path: "/api/debug/clock", source: "none" }),
+  advanceClock: method<typeof advanceClockBodySchema, ClockReading>()({ verb: "POST", path: "/api/debug/clock", source: "body" }),
 } as const satisfies Record<string, ContractEntry>;
 
 export type ContractMethod = keyof typeof CONTRACT;
+
+type TypesOf<M extends ContractMethod> = NonNullable<(typeof CONTRACT)[M]["types"]>;
+
+/** The zod schema of a method's input (shared/contractInputs.ts holds the objects). */
+export type ContractSchema<M extends ContractMethod> = TypesOf<M>["input"];
+
+/** What a caller sends (before the schema's defaults and coercions). */
+export type ContractRequest<M extends ContractMethod> = z.input<ContractSchema<M>>;
+
+/** What a handler receives: the input after its schema has parsed it. */
+export type ContractInput<M extends ContractMethod> = z.output<ContractSchema<M>>;
+
+export type ContractOutput<M extends ContractMethod> = TypesOf<M>["output"];
+
+/** The arguments of a call: the input may be left out when every field of it is optional. */
+export type ContractCallArgs<M extends ContractMethod> = Record<string, never> extends ContractRequest<M>
+  ? [input?: ContractRequest<M>]
+  : [input: ContractRequest<M>];
+
+export type ContractHandler<M extends ContractMethod> = (input: ContractInput<M>) => ContractOutput<M> | Promise<ContractOutput<M>>;
+
+/** One handler per method, none missing: what the HTTP adapter, the IPC adapter and the tray serve. */
+export type ContractHandlers = { readonly [M in ContractMethod]: ContractHandler<M> };
 
 /** Error shape of every management failure (HTTP body and IPC rejection alike). */
 export interface ContractError {

@@ -1,6 +1,9 @@
 // The resilience settings document (R10): its type, every default number from the spec, the
-// documented ranges, and the normaliser that clamps a stored document and reports what it changed.
-// Env vars only seed defaults; a persisted value wins (R10.2), except RATE_LIMIT_AUTO_ENABLE.
+// documented ranges, the cross-field rules and the partial patch. Free of zod, so the renderer can
+// show defaults and ranges; the document's one validator (strict for PATCH, tolerant and clamping
+// for the stored document) is shared/schemas/resilienceDocument.ts, env seeding shared/resilienceEnv.ts.
+
+import { isRecord } from "./records.js";
 
 export type Category = "oauth" | "apikey" | "local";
 
@@ -207,11 +210,8 @@ export type Env = Record<string, string | undefined>;
 
 type Doc = Record<string, unknown>;
 
-const isPlainObject = (value: unknown): value is Doc =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Keys that may be absent from the defaults but are valid when present. */
-const OPTIONAL_SECTIONS: Record<string, unknown> = {
+/** Sections that may be absent from the document; present, they are read like this profile. */
+export const OPTIONAL_SECTIONS: Readonly<Record<string, unknown>> = {
   "connectionCooldown.local": DEFAULT_RESILIENCE_SETTINGS.connectionCooldown.apikey,
 };
 
@@ -222,71 +222,25 @@ export function clampNumber(value: number, range: NumberRange | undefined): numb
   return Math.min(range.max, Math.max(range.min, rounded));
 }
 
-function rangeAt(path: string): NumberRange | undefined {
+export function rangeAt(path: string): NumberRange | undefined {
   let node: unknown = RESILIENCE_RANGES;
   for (const key of path.split(".")) {
-    if (!isPlainObject(node)) return undefined;
+    if (!isRecord(node)) return undefined;
     node = node[key];
   }
-  return isPlainObject(node) && typeof node.min === "number" ? (node as unknown as NumberRange) : undefined;
+  return isRecord(node) && typeof node.min === "number" ? (node as unknown as NumberRange) : undefined;
 }
 
-function normalizeStatusCodes(raw: unknown, fallback: number[], path: string, changes: SettingsChange[]): number[] {
-  if (raw === undefined || raw === null) return [...fallback];
-  if (!Array.isArray(raw)) {
-    changes.push({ path, from: raw, to: fallback, reason: "expected an array of HTTP status codes" });
-    return [...fallback];
-  }
-  const kept = [...new Set(raw.filter((code): code is number => Number.isInteger(code) && code >= 100 && code <= 599))];
-  if (kept.length === 0) {
-    changes.push({ path, from: raw, to: fallback, reason: "no status code within 100-599; default restored" }); // D5
-    return [...fallback];
-  }
-  if (kept.length !== raw.length) changes.push({ path, from: raw, to: kept, reason: "codes outside 100-599 dropped" }); // D5
-  return kept;
-}
+export const joinPath = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
-function normalizeNode(raw: unknown, fallback: unknown, path: string, changes: SettingsChange[]): unknown {
-  if (Array.isArray(fallback)) return normalizeStatusCodes(raw, fallback as number[], path, changes);
-  if (isPlainObject(fallback)) {
-    let source: Doc = {};
-    if (isPlainObject(raw)) source = raw;
-    else if (raw !== undefined && raw !== null) changes.push({ path, from: raw, to: fallback, reason: "expected an object" });
-    const out: Doc = {};
-    for (const key of Object.keys(fallback)) out[key] = normalizeNode(source[key], fallback[key], join(path, key), changes);
-    for (const key of Object.keys(source)) {
-      if (key in fallback) continue;
-      const optional = OPTIONAL_SECTIONS[join(path, key)];
-      if (optional !== undefined && source[key] !== null) out[key] = normalizeNode(source[key], optional, join(path, key), changes);
-      else if (optional === undefined) changes.push({ path: join(path, key), from: source[key], to: undefined, reason: "unknown key dropped" });
-    }
-    return out;
-  }
-  if (raw === undefined || raw === null) return fallback;
-  if (typeof fallback === "boolean") {
-    if (typeof raw === "boolean") return raw;
-    changes.push({ path, from: raw, to: fallback, reason: "expected a boolean" });
-    return fallback;
-  }
-  if (typeof raw !== "number" || !Number.isFinite(raw)) {
-    changes.push({ path, from: raw, to: fallback, reason: "expected a finite number" });
-    return fallback;
-  }
-  const clamped = clampNumber(raw, rangeAt(path));
-  if (clamped !== raw) changes.push({ path, from: raw, to: clamped, reason: describeRange(rangeAt(path)) });
-  return clamped;
-}
-
-const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
-
-function describeRange(range: NumberRange | undefined): string {
+export function describeRange(range: NumberRange | undefined): string {
   if (!range) return "out of range";
   const span = `${range.min}-${range.max}`;
   return `clamped to ${range.zeroMeansOff ? `0 (off) or ${span}` : span}${range.integer ? " (integer)" : ""}`;
 }
 
-// Fields whose value depends on another field are fixed after the per-field clamp.
-function applyCrossFieldRules(s: ResilienceSettings, changes: SettingsChange[]): void {
+/** Fields whose value depends on another field, fixed after the per-field clamp. */
+export function applyCrossFieldRules(s: ResilienceSettings, changes: SettingsChange[]): void {
   const raise = (path: string, from: number, to: number, reason: string) => changes.push({ path, from, to, reason });
   for (const category of ["oauth", "apikey", "local"] as const) {
     const profile = s.providerBreaker[category];
@@ -315,99 +269,16 @@ function applyCrossFieldRules(s: ResilienceSettings, changes: SettingsChange[]):
   }
 }
 
-function parseEnvBoolean(value: string | undefined): boolean | undefined {
-  const v = value?.trim().toLowerCase();
-  if (v === "true" || v === "1" || v === "on" || v === "yes") return true;
-  if (v === "false" || v === "0" || v === "off" || v === "no") return false;
-  return undefined;
-}
-
-function parseEnvNumber(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const n = Number(value);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-const BREAKER_ENV_CATEGORY: Record<Category, string> = { oauth: "OAUTH", apikey: "API_KEY", local: "LOCAL" };
-
-/** [env var names (first set wins), document path, kind]. */
-function envBindings(): Array<[string[], string, "boolean" | "number"]> {
-  const out: Array<[string[], string, "boolean" | "number"]> = [
-    [["QUOTA_PREFLIGHT_CUTOFF_ENABLED"], "quotaPreflightCutoff.enabled", "boolean"],
-    [["PROVIDER_COOLDOWN_ENABLED"], "providerCooldown.enabled", "boolean"],
-    [["STREAM_RECOVERY_ENABLED"], "streamRecovery.enabled", "boolean"],
-    [["STREAM_RECOVERY_MIDSTREAM_ENABLED"], "streamRecovery.midstreamEnabled", "boolean"],
-    [["STREAM_THROUGHPUT_WATCHDOG_ENABLED"], "streamRecovery.throughputWatchdog.enabled", "boolean"],
-    [["STREAM_CONTENT_STALL_TIMEOUT_MS"], "streamRecovery.contentStallTimeoutMs", "number"],
-    [["OMNIROUTE_ROTATION_RATE_LIMIT_RESET_SECONDS"], "connectionCooldown.rateLimitResetSeconds", "number"],
-    [["RATE_LIMIT_MAX_WAIT_MS"], "requestQueue.maxWaitMs", "number"],
-    [["RATE_LIMIT_EXECUTION_MAX_WAIT_MS"], "requestQueue.executionMaxWaitMs", "number"],
-    [["RATE_LIMIT_MAX_QUEUE_DEPTH"], "requestQueue.maxQueueDepth", "number"],
-  ];
-  for (const [category, name] of Object.entries(BREAKER_ENV_CATEGORY)) {
-    const names = (suffix: string) => [`SWITCHYARD_CIRCUIT_BREAKER_${name}_${suffix}`, `OMNIROUTE_CIRCUIT_BREAKER_${name}_${suffix}`];
-    out.push([names("THRESHOLD"), `providerBreaker.${category}.failureThreshold`, "number"]);
-    out.push([names("DEGRADATION_THRESHOLD"), `providerBreaker.${category}.degradationThreshold`, "number"]);
-    out.push([names("RESET_MS"), `providerBreaker.${category}.resetTimeoutMs`, "number"]);
-  }
-  for (const [category, name] of [["oauth", "OAUTH"], ["apikey", "API_KEY"]] as const) {
-    const prefix = `OMNIROUTE_PROVIDER_BREAKER_${name}_`;
-    out.push([[`${prefix}FAILURE_THRESHOLD`], `providerCooldown.${category}.failureThreshold`, "number"]);
-    out.push([[`${prefix}FAILURE_WINDOW_MS`], `providerCooldown.${category}.failureWindowMs`, "number"]);
-    out.push([[`${prefix}COOLDOWN_MS`], `providerCooldown.${category}.cooldownMs`, "number"]);
-  }
-  return out;
-}
-
-function setPath(doc: Doc, path: string, value: unknown): void {
-  const keys = path.split(".");
-  let node = doc;
-  for (const key of keys.slice(0, -1)) node = node[key] as Doc;
-  node[keys[keys.length - 1]!] = value;
-}
-
-/** The defaults with env seeds applied: what an empty stored document normalises to (R10.2). */
-export function resilienceDefaults(env: Env, changes: SettingsChange[] = []): ResilienceSettings {
-  const defaults = structuredClone(DEFAULT_RESILIENCE_SETTINGS) as unknown as Doc;
-  for (const [names, path, kind] of envBindings()) {
-    const name = names.find((n) => env[n] !== undefined && env[n]!.trim() !== "");
-    if (!name) continue;
-    const parsed = kind === "boolean" ? parseEnvBoolean(env[name]) : parseEnvNumber(env[name]);
-    if (parsed === undefined) {
-      changes.push({ path: `env:${name}`, from: env[name], to: undefined, reason: `ignored: not a ${kind}` });
-      continue;
-    }
-    const value = typeof parsed === "number" ? clampNumber(parsed, rangeAt(path)) : parsed;
-    if (value !== parsed) changes.push({ path: `env:${name}`, from: parsed, to: value, reason: describeRange(rangeAt(path)) });
-    setPath(defaults, path, value);
-  }
-  return defaults as unknown as ResilienceSettings;
-}
-
-/** R10.1: clamps every number to its range, restores defaults for wrong types, reports each change. */
-export function normalizeResilienceSettings(raw: unknown, env: Env): NormalizedResilience {
-  const changes: SettingsChange[] = [];
-  const defaults = resilienceDefaults(env, changes);
-  const settings = normalizeNode(raw ?? {}, defaults, "", changes) as ResilienceSettings;
-  applyCrossFieldRules(settings, changes);
-  const forced = parseEnvBoolean(env.RATE_LIMIT_AUTO_ENABLE); // R9.5: the one env var that beats the stored value
-  if (forced !== undefined && forced !== settings.requestQueue.autoEnableApiKeyProviders) {
-    changes.push({ path: "requestQueue.autoEnableApiKeyProviders", from: settings.requestQueue.autoEnableApiKeyProviders, to: forced, reason: "RATE_LIMIT_AUTO_ENABLE overrides the stored value" });
-    settings.requestQueue.autoEnableApiKeyProviders = forced;
-  }
-  return { settings, changes };
-}
-
 /**
  * R10.3 partial deep patch over the stored (raw) document: objects merge, arrays and scalars
  * replace, and `null` removes the stored field so the env seed or default applies again.
  */
 export function applyResiliencePatch(current: unknown, patch: unknown): Doc {
-  const base: Doc = isPlainObject(current) ? structuredClone(current) : {};
-  if (!isPlainObject(patch)) return base;
+  const base: Doc = isRecord(current) ? structuredClone(current) : {};
+  if (!isRecord(patch)) return base;
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete base[key];
-    else if (isPlainObject(value)) base[key] = applyResiliencePatch(base[key], value);
+    else if (isRecord(value)) base[key] = applyResiliencePatch(base[key], value);
     else base[key] = structuredClone(value);
   }
   return base;

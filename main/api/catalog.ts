@@ -2,7 +2,7 @@
 // The same checks serve single API calls (catalog = the store) and config imports
 // (catalog = the store plus the document being imported, before anything is written).
 import type { ComboTarget } from "../../shared/types.js";
-import type { Store } from "../store/types.js";
+import type { CatalogReader } from "./ports.js";
 import { conflict, invalidRequest, unknownProvider } from "./errors.js";
 
 export interface ConfigCatalog {
@@ -13,7 +13,7 @@ export interface ConfigCatalog {
   aliases: Set<string>;
 }
 
-export function catalogFromStore(store: Store, aliases: Iterable<string>): ConfigCatalog {
+export function catalogFromStore(store: CatalogReader, aliases: Iterable<string>): ConfigCatalog {
   return {
     providers: new Set(store.providers.list().map((p) => p.id)),
     connections: new Map(store.connections.list().map((c) => [c.id, c.provider])),

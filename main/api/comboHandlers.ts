@@ -1,24 +1,23 @@
 // Combos: named multi-target models (API.md "Combos", R11.1).
-import { comboCreateSchema, comboPatchSchema } from "../../shared/schemas/config.js";
 import type { Combo } from "../../shared/types.js";
 import { catalogFromStore, checkComboNameFree, checkComboTargets } from "./catalog.js";
 import { fromStoreError, notFound } from "./errors.js";
-import {
-  type ManagementDeps, type ManagementHandlers, emitConfigChanges, parseInput, pathParam,
-} from "./handlerTypes.js";
+import { type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
+import type { CatalogReader, StorePorts } from "./ports.js";
 import { readAppSettings } from "./settingsDocument.js";
 
 export const DEFAULT_COMBO_STRATEGY = "priority";
 
-export function createComboHandlers(deps: ManagementDeps): ManagementHandlers {
+export function createComboHandlers(
+  deps: Omit<DepsWith<"combos" | "settings">, "store"> & { store: CatalogReader & StorePorts<"combos" | "settings"> },
+): HandlersFor<"listCombos" | "createCombo" | "updateCombo" | "deleteCombo"> {
   const { store } = deps;
   const catalog = () => catalogFromStore(store, Object.keys(readAppSettings(store).aliases));
 
   return {
     listCombos: () => store.combos.list(),
 
-    createCombo(input) {
-      const body = parseInput(comboCreateSchema, input);
+    createCombo(body) {
       const known = catalog();
       checkComboNameFree(known, body.name, "name");
       checkComboTargets(known, body.targets, "");
@@ -37,9 +36,7 @@ export function createComboHandlers(deps: ManagementDeps): ManagementHandlers {
       return created;
     },
 
-    updateCombo(input) {
-      const name = pathParam(input, "name");
-      const patch = parseInput(comboPatchSchema, input);
+    updateCombo({ name, ...patch }) {
       if (!store.combos.get(name)) throw notFound("combo", name);
       if (patch.targets) checkComboTargets(catalog(), patch.targets, "");
       const updated = store.combos.update(name, patch);
@@ -48,8 +45,7 @@ export function createComboHandlers(deps: ManagementDeps): ManagementHandlers {
       return updated;
     },
 
-    deleteCombo(input) {
-      const name = pathParam(input, "name");
+    deleteCombo({ name }) {
       if (!store.combos.delete(name)) throw notFound("combo", name);
       emitConfigChanges(deps, [{ entity: "combo", id: name, action: "deleted" }]);
       return { ok: true, name };

@@ -1,34 +1,18 @@
 // R0.4: the current configuration as one declarative document, secrets redacted. The same
 // shape is accepted back by POST /api/config/import and `--config`, so an export re-imports
 // as-is: a redacted secret means "keep the one you have".
+import type { ConfigDocument, ExportedConnection } from "../../shared/apiTypes.js";
 import { REDACTED_SECRET } from "../../shared/schemas/config.js";
-import type { AppSettings, Combo, Connection, Provider } from "../../shared/types.js";
-import type { Store } from "../store/types.js";
+import type { Connection } from "../../shared/types.js";
+import type { StorePorts } from "./ports.js";
 import { readAppSettings, readResilienceDocument } from "./settingsDocument.js";
+
+export type { ConfigDocument };
 
 export const CONFIG_DOCUMENT_VERSION = 1;
 
-export type ExportedProvider = Omit<Provider, "createdAt" | "updatedAt">;
-
-export type ExportedConnection = Pick<
-  Connection,
-  | "id" | "provider" | "name" | "priority" | "weight" | "active" | "maxConcurrent" | "rateLimitOverrides"
-  | "providerSpecificData" | "disableCooling" | "rateLimitProtection"
-> & { apiKey?: typeof REDACTED_SECRET };
-
-export type ExportedCombo = Omit<Combo, "createdAt" | "updatedAt">;
-
-export interface ConfigDocument {
-  version: typeof CONFIG_DOCUMENT_VERSION;
-  providers: ExportedProvider[];
-  connections: ExportedConnection[];
-  combos: ExportedCombo[];
-  settings: AppSettings;
-  resilience: Record<string, unknown>;
-}
-
 /** Sorted by id/name, so that two exports of the same config are byte-identical and diff cleanly. */
-export function buildConfigDocument(store: Store): ConfigDocument {
+export function buildConfigDocument(store: StorePorts<"providers" | "connections" | "combos" | "settings">): ConfigDocument {
   return {
     version: CONFIG_DOCUMENT_VERSION,
     providers: store.providers

@@ -1,27 +1,23 @@
 // GET /api/config/export and POST /api/config/import (R0.4).
 import YAML from "yaml";
-import { configImportTextSchema, exportQuerySchema } from "../../shared/schemas/config.js";
 import { buildConfigDocument } from "./configExport.js";
 import { parseConfigText } from "./configFile.js";
 import { applyConfigDocument } from "./configImport.js";
-import {
-  type ManagementDeps, type ManagementHandlers, emitConfigChanges, parseInput,
-} from "./handlerTypes.js";
+import { type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
+import type { ManagementStore } from "./ports.js";
 import { rawResponse } from "./rawResponse.js";
 
-export function createConfigHandlers(deps: ManagementDeps): ManagementHandlers {
+export function createConfigHandlers(deps: DepsWith<keyof ManagementStore>): HandlersFor<"exportConfig" | "importConfig"> {
   const { store } = deps;
 
   return {
-    exportConfig(input) {
-      const { format } = parseInput(exportQuerySchema, input);
+    exportConfig({ format }) {
       const doc = buildConfigDocument(store);
       return format === "yaml" ? rawResponse("text/yaml; charset=utf-8", YAML.stringify(doc)) : doc;
     },
 
     importConfig(input) {
-      const wrapped = configImportTextSchema.safeParse(input);
-      const doc = wrapped.success ? parseConfigText(wrapped.data.text, wrapped.data.format) : input;
+      const doc = input.kind === "text" ? parseConfigText(input.text, input.format) : input.document;
       const result = applyConfigDocument(store, doc, process.env, { validateResilience: deps.validateResilience });
       emitConfigChanges(deps, result.changes);
       const at = deps.clock.now();

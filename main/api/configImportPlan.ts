@@ -6,7 +6,7 @@ import {
   comboCreateSchema, configDocumentSchema, providerCreateSchema,
 } from "../../shared/schemas/config.js";
 import type { ApiKeyInfo, AppSettings, Combo } from "../../shared/types.js";
-import type { ConnectionInput, ProviderInput, Store } from "../store/types.js";
+import type { ConnectionInput, ProviderInput } from "../store/types.js";
 import {
   type ConfigCatalog, catalogFromStore, checkComboNameFree, checkComboTargets, checkConnectionsExist,
   checkProviderIdFree,
@@ -14,10 +14,14 @@ import {
 import { connectionConfigFromBody, connectionPatchFromBody, generateConnectionId } from "./connectionHandlers.js";
 import { ApiError, conflict, invalidRequest, unknownProvider } from "./errors.js";
 import { type ResilienceValidator, parseInput } from "./handlerTypes.js";
+import type { ManagementStore } from "./ports.js";
 import { checkPatchedProvider, providerInputFromBody } from "./providerHandlers.js";
 import {
   applySettingsPatch, mergeResilienceDocument, readAppSettings, readResilienceDocument,
 } from "./settingsDocument.js";
+
+/** What planning reads; it never writes. */
+type ImportStore = Pick<ManagementStore, "providers" | "connections" | "combos" | "apiKeys" | "settings">;
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -81,7 +85,7 @@ export function resolveSecret(value: string | null | undefined, env: Env, path: 
 }
 
 export function planConfigImport(
-  store: Store,
+  store: ImportStore,
   raw: unknown,
   env: Env,
   validateResilience?: ResilienceValidator,
@@ -100,7 +104,7 @@ export function planConfigImport(
   };
 }
 
-function planProviders(store: Store, doc: ConfigDocumentInput, catalog: ConfigCatalog): ProviderStep[] {
+function planProviders(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigCatalog): ProviderStep[] {
   const seen = new Set<string>();
   return (doc.providers ?? []).map((entry, i): ProviderStep => {
     const at = `providers.${i}`;
@@ -120,7 +124,7 @@ function planProviders(store: Store, doc: ConfigDocumentInput, catalog: ConfigCa
   });
 }
 
-function planConnections(store: Store, doc: ConfigDocumentInput, catalog: ConfigCatalog, env: Env): ConnectionStep[] {
+function planConnections(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigCatalog, env: Env): ConnectionStep[] {
   const seen = new Set<string>();
   return (doc.connections ?? []).map((entry, i): ConnectionStep => {
     const at = `connections.${i}`;
@@ -156,7 +160,7 @@ function planConnections(store: Store, doc: ConfigDocumentInput, catalog: Config
   });
 }
 
-function planCombos(store: Store, doc: ConfigDocumentInput, catalog: ConfigCatalog): ComboStep[] {
+function planCombos(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigCatalog): ComboStep[] {
   const seen = new Set<string>();
   return (doc.combos ?? []).map((entry, i): ComboStep => {
     const at = `combos.${i}`;
@@ -175,7 +179,7 @@ function planCombos(store: Store, doc: ConfigDocumentInput, catalog: ConfigCatal
   });
 }
 
-function planKeys(store: Store, doc: ConfigDocumentInput, catalog: ConfigCatalog, env: Env): KeyStep[] {
+function planKeys(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigCatalog, env: Env): KeyStep[] {
   const stored = store.apiKeys.list();
   const seen = new Set<string>();
   return (doc.apiKeys ?? []).map((entry, i): KeyStep => {
@@ -214,13 +218,13 @@ function planKeys(store: Store, doc: ConfigDocumentInput, catalog: ConfigCatalog
  * Only a stored key with the same visible prefix can be this key; verify() confirms it by hash
  * (and stamps lastUsedAt, which is fair: the operator just presented the key).
  */
-function findKeyHolder(store: Store, stored: readonly ApiKeyInfo[], key: string): ApiKeyInfo | null {
+function findKeyHolder(store: ImportStore, stored: readonly ApiKeyInfo[], key: string): ApiKeyInfo | null {
   if (!stored.some((k) => key.startsWith(k.prefix))) return null;
   return store.apiKeys.verify(key);
 }
 
 function planResilience(
-  store: Store,
+  store: ImportStore,
   doc: ConfigDocumentInput,
   validate: ResilienceValidator | undefined,
 ): Record<string, unknown> | null {

@@ -1,16 +1,11 @@
 // Connections: one account / key of a provider (API.md "Connections"). Responses come straight
 // from the store, which never reads the secret column into a Connection (only `hasSecret`).
 import { randomBytes } from "node:crypto";
-import {
-  type ConnectionPatchBody, connectionCreateSchema, connectionPatchSchema, connectionReplaceSchema,
-  listConnectionsQuerySchema,
-} from "../../shared/schemas/config.js";
+import type { ConnectionPatchBody } from "../../shared/schemas/config.js";
 import type { Connection } from "../../shared/types.js";
 import type { ConnectionInput } from "../store/types.js";
 import { conflict, fromStoreError, invalidRequest, notFound, unknownProvider } from "./errors.js";
-import {
-  type ManagementDeps, type ManagementHandlers, emitConfigChanges, parseInput, pathParam,
-} from "./handlerTypes.js";
+import { type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
 
 type ConnectionConfig = Omit<ConnectionInput, "id" | "provider">;
 
@@ -43,16 +38,19 @@ export function generateConnectionId(provider: string): string {
  * to change it is refused (400 naming the field) rather than silently ignored, so a caller
  * never believes it switched protection on; echoing the stored value back is not a change.
  */
-function refuseProtectionChange(input: Record<string, unknown>, current: Connection): void {
-  if (!("rateLimitProtection" in input)) return;
-  if (input.rateLimitProtection === current.rateLimitProtection) return;
+function refuseProtectionChange(requested: unknown, current: Connection): void {
+  if (requested === undefined || requested === current.rateLimitProtection) return;
   throw invalidRequest(
     "rateLimitProtection: cannot be changed here; use POST /api/rate-limits",
     "rateLimitProtection",
   );
 }
 
-export function createConnectionHandlers(deps: ManagementDeps): ManagementHandlers {
+type ConnectionMethod =
+  | "listConnections" | "getConnection" | "createConnection" | "updateConnection" | "replaceConnection"
+  | "deleteConnection" | "testConnection";
+
+export function createConnectionHandlers(deps: DepsWith<"providers" | "connections">): HandlersFor<ConnectionMethod> {
   const { store } = deps;
 
   const requireConnection = (id: string): Connection => {
@@ -68,15 +66,13 @@ export function createConnectionHandlers(deps: ManagementDeps): ManagementHandle
   };
 
   return {
-    listConnections(input) {
-      const query = parseInput(listConnectionsQuerySchema, input);
+    listConnections(query) {
       return store.connections.list(query.provider === undefined ? undefined : { provider: query.provider });
     },
 
-    getConnection: (input) => requireConnection(pathParam(input, "id")),
+    getConnection: ({ id }) => requireConnection(id),
 
-    createConnection(input) {
-      const body = parseInput(connectionCreateSchema, input);
+    createConnection(body) {
       if (!store.providers.get(body.provider)) throw unknownProvider(body.provider, "provider");
       const id = body.id ?? generateConnectionId(body.provider);
       if (store.connections.get(id)) throw conflict(`connection "${id}" already exists`, "id");
@@ -93,35 +89,28 @@ export function createConnectionHandlers(deps: ManagementDeps): ManagementHandle
       return created;
     },
 
-    updateConnection(input) {
-      const id = pathParam(input, "id");
-      const current = requireConnection(id);
-      refuseProtectionChange(input, current);
-      const body = parseInput(connectionPatchSchema, input);
+    updateConnection({ id, rateLimitProtection, ...body }) {
+      refuseProtectionChange(rateLimitProtection, requireConnection(id));
       return updated(id, store.connections.update(id, connectionPatchFromBody(body), body.apiKey));
     },
 
     /** Absent fields return to their defaults, except the secret: absent keeps it (it is never read back). */
-    replaceConnection(input) {
-      const id = pathParam(input, "id");
+    replaceConnection({ id, rateLimitProtection, ...body }) {
       const current = requireConnection(id);
-      refuseProtectionChange(input, current);
-      const body = parseInput(connectionReplaceSchema, input);
+      refuseProtectionChange(rateLimitProtection, current);
       if (body.provider !== undefined && body.provider !== current.provider) {
         throw invalidRequest("provider: a connection cannot move to another provider", "provider");
       }
       return updated(id, store.connections.update(id, connectionConfigFromBody(body, id), body.apiKey));
     },
 
-    deleteConnection(input) {
-      const id = pathParam(input, "id");
+    deleteConnection({ id }) {
       if (!store.connections.delete(id)) throw notFound("connection", id);
       emitConfigChanges(deps, [{ entity: "connection", id, action: "deleted" }]);
       return { ok: true, id };
     },
 
-    async testConnection(input) {
-      const id = pathParam(input, "id");
+    async testConnection({ id }) {
       requireConnection(id);
       return deps.testConnection(id);
     },

@@ -1,11 +1,13 @@
-// What every management handler module shares: the transport-agnostic handler signature,
-// the dependencies they are built from, input parsing and config-event emission.
+// What every management handler module shares: the dependencies they are built from, input
+// parsing for nested documents and config-event emission. Handler signatures come from the
+// contract (shared/contract.ts); the adapters have parsed the input before a handler runs.
 import type { ZodType } from "zod";
-import type { ContractMethod } from "../../shared/contract.js";
+import type { ConnectionTestResult } from "../../shared/apiTypes.js";
+import type { ContractHandlers, ContractMethod } from "../../shared/contract.js";
 import type { SwitchyardEvent } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
-import type { Store } from "../store/types.js";
-import { fromZodError, invalidRequest } from "./errors.js";
+import { fromZodError } from "./errors.js";
+import type { ManagementStore, StorePorts } from "./ports.js";
 
 /**
  * The event fan-out the handlers publish to (main/app's bus satisfies it structurally; api sits
@@ -16,15 +18,8 @@ export interface EventBus {
   subscribe(listener: (event: SwitchyardEvent) => void): () => void;
 }
 
-/** `input` = path params merged over the JSON body (or the query string). */
-export type Handler = (input: Record<string, unknown>) => unknown | Promise<unknown>;
-export type ManagementHandlers = Partial<Record<ContractMethod, Handler>>;
-
-export interface ConnectionTestResult {
-  ok: boolean;
-  latencyMs: number;
-  error?: string;
-}
+/** The handlers of some contract methods, each typed by its contract entry. */
+export type HandlersFor<M extends ContractMethod> = Pick<ContractHandlers, M>;
 
 /**
  * Checks an imported resilience patch and returns what to store; throws an ApiError (400 with
@@ -33,7 +28,7 @@ export interface ConnectionTestResult {
 export type ResilienceValidator = (patch: Record<string, unknown>) => Record<string, unknown>;
 
 export interface ManagementDeps {
-  store: Store;
+  store: ManagementStore;
   bus: EventBus;
   clock: Clock;
   testConnection: (connectionId: string) => Promise<ConnectionTestResult>;
@@ -42,6 +37,9 @@ export interface ManagementDeps {
   /** When absent, an imported `resilience` section is stored as the raw patch document. */
   validateResilience?: ResilienceValidator;
 }
+
+/** A handler module's dependencies: the store ports it names, plus the rest of ManagementDeps. */
+export type DepsWith<K extends keyof ManagementStore> = Omit<ManagementDeps, "store"> & { store: StorePorts<K> };
 
 export type ConfigEntity = Extract<SwitchyardEvent, { type: "config" }>["entity"];
 export type ConfigAction = Extract<SwitchyardEvent, { type: "config" }>["action"];
@@ -57,15 +55,9 @@ export function emitConfigChanges(deps: Pick<ManagementDeps, "bus" | "clock">, c
   for (const change of changes) deps.bus.emit({ type: "config", ...change, at });
 }
 
+/** For documents checked below the adapter (a config import); `prefix` re-roots error paths. */
 export function parseInput<T>(schema: ZodType<T>, input: unknown, prefix = ""): T {
   const result = schema.safeParse(input);
   if (!result.success) throw fromZodError(result.error, prefix);
   return result.data;
-}
-
-/** A path parameter; the HTTP adapter always supplies it, an IPC caller might not. */
-export function pathParam(input: Record<string, unknown>, key: string): string {
-  const value = input[key];
-  if (typeof value !== "string" || value === "") throw invalidRequest(`${key} is required`, key);
-  return value;
 }

@@ -1,19 +1,22 @@
-// The HTTP transport of the contract: every CONTRACT entry with a handler becomes one route.
-// Order on /api: same-origin check -> admin token -> JSON body (size-capped) -> handler.
+// The HTTP transport of the contract: every CONTRACT entry this process serves becomes one route.
+// Order on /api: same-origin check -> admin token -> JSON body (size-capped) -> the entry's input
+// schema -> handler.
 // No CORS headers are ever sent: the dashboard is same-origin, and nothing else may call us
 // from a browser.
 import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
-import { CONTRACT, type ContractEntry, type ContractMethod } from "../../shared/contract.js";
+import { CONTRACT, type ContractEntry, type ContractHandlers, type ContractMethod } from "../../shared/contract.js";
+import { isRecord } from "../../shared/records.js";
+import { invokeContract } from "./dispatch.js";
 import { ApiError } from "./errors.js";
-import type { Handler, ManagementHandlers } from "./handlerTypes.js";
 import { isSameLoopbackOrigin } from "./hostGuard.js";
 import { isRawResponse } from "./rawResponse.js";
+import { isAvailable } from "./unavailable.js";
 
 export const DEFAULT_BODY_LIMIT_BYTES = 50 * 1024 * 1024;
 
 export interface ApiRouterDeps {
-  handlers: ManagementHandlers;
+  handlers: ContractHandlers;
   adminToken: string;
   /** A function is read per request, so a changed `maxBodyMb` applies without a restart (R10.3). */
   bodyLimitBytes?: number | (() => number);
@@ -84,23 +87,20 @@ function jsonBody(limit: ApiRouterDeps["bodyLimitBytes"]): RequestHandler {
   };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
+/** The raw input the entry's schema checks: path parameters merged over the body or the query. */
 function buildInput(req: Request, entry: ContractEntry): Record<string, unknown> {
-  const source: unknown = entry.input === "body" ? req.body : entry.input === "query" ? req.query : undefined;
-  if (entry.input === "body" && source !== undefined && !isPlainObject(source)) {
+  const source: unknown = entry.source === "body" ? req.body : entry.source === "query" ? req.query : undefined;
+  if (entry.source === "body" && source !== undefined && !isRecord(source)) {
     throw new ApiError(400, "invalid_request", "the request body must be a JSON object", "");
   }
   // Path parameters win: the URL names the entity, a body cannot redirect the call elsewhere.
-  return { ...(isPlainObject(source) ? source : {}), ...req.params };
+  return { ...(isRecord(source) ? source : {}), ...req.params };
 }
 
-function route(method: ContractMethod, entry: ContractEntry, handler: Handler): RequestHandler {
+function route(method: ContractMethod, entry: ContractEntry, handlers: ContractHandlers): RequestHandler {
   return async (req, res) => {
     res.locals.contractMethod = method;
-    const result = await handler(buildInput(req, entry));
+    const result: unknown = await invokeContract(handlers, method, buildInput(req, entry));
     const status = entry.status ?? 200;
     if (isRawResponse(result)) res.status(status).type(result.contentType).send(result.body);
     else if (result === undefined) res.status(204).end();
@@ -149,10 +149,9 @@ export function createApiRouter(deps: ApiRouterDeps): Router {
   router.use("/api", jsonBody(deps.bodyLimitBytes));
 
   for (const method of Object.keys(CONTRACT) as ContractMethod[]) {
-    const handler = deps.handlers[method];
-    if (!handler) continue;
+    if (!isAvailable(deps.handlers[method])) continue;
     const entry: ContractEntry = CONTRACT[method];
-    router[entry.verb.toLowerCase() as Verb](entry.path, route(method, entry, handler));
+    router[entry.verb.toLowerCase() as Verb](entry.path, route(method, entry, deps.handlers));
     mounted.push({ verb: entry.verb, pattern: pathPattern(entry.path) });
   }
 

@@ -1,9 +1,15 @@
-// main/api: the management API (handlers over the store) and its HTTP transport.
+// main/api: the management API (handlers over narrow store ports) and its HTTP transport.
 export { ApiError, conflict, fromStoreError, fromZodError, invalidRequest, joinPath, notFound } from "./errors.js";
-export { createManagementHandlers } from "./handlers.js";
-export type {
-  ConfigChange, ConnectionTestResult, EventBus, Handler, ManagementDeps, ManagementHandlers, ResilienceValidator,
+export { type ManagementHandlers, type ManagementMethod, createManagementHandlers } from "./handlers.js";
+export {
+  type ConfigChange, type DepsWith, type EventBus, type HandlersFor, type ManagementDeps, type ResilienceValidator,
+  parseInput,
 } from "./handlerTypes.js";
+export type {
+  ApiKeysPort, CatalogReader, CombosPort, ConnectionsPort, ManagementStore, ProvidersPort, RequestLogReader, SettingsPort, StorePorts,
+} from "./ports.js";
+export { invokeContract, parseContractInput } from "./dispatch.js";
+export { isAvailable, unavailable, unavailableHandlers } from "./unavailable.js";
 export { type ApiRouterDeps, DEFAULT_BODY_LIMIT_BYTES, createApiRouter } from "./httpAdapter.js";
 export { type HostGuardOptions, createHostGuard, isLoopbackHost, isLoopbackHostname, isSameLoopbackOrigin } from "./hostGuard.js";
 export { SSE_HEARTBEAT_MS, sseEventsHandler } from "./sse.js";

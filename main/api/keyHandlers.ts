@@ -1,29 +1,19 @@
 // Client API keys (API.md "API keys", R1.7). The plain key is returned once, by POST; the
 // store keeps only its SHA-256, so no later response can contain it.
-import { keyCreateSchema } from "../../shared/schemas/config.js";
+import type { CreatedKey } from "../../shared/apiTypes.js";
 import { catalogFromStore, checkConnectionsExist } from "./catalog.js";
 import { fromStoreError, notFound } from "./errors.js";
-import {
-  type ManagementDeps, type ManagementHandlers, emitConfigChanges, parseInput, pathParam,
-} from "./handlerTypes.js";
+import { type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
 
-export interface CreatedKey {
-  id: string;
-  key: string;
-  name: string;
-  scopes: string[];
-  allowedConnections: string[];
-  createdAt: number;
-}
-
-export function createKeyHandlers(deps: ManagementDeps): ManagementHandlers {
+export function createKeyHandlers(
+  deps: DepsWith<"providers" | "connections" | "combos" | "apiKeys">,
+): HandlersFor<"listKeys" | "createKey" | "deleteKey"> {
   const { store } = deps;
 
   return {
     listKeys: () => store.apiKeys.list(),
 
-    createKey(input): CreatedKey {
-      const body = parseInput(keyCreateSchema, input);
+    createKey(body): CreatedKey {
       const allowedConnections = body.allowedConnections ?? [];
       checkConnectionsExist(catalogFromStore(store, []), allowedConnections, "allowedConnections");
       let created: ReturnType<typeof store.apiKeys.create>;
@@ -44,8 +34,7 @@ export function createKeyHandlers(deps: ManagementDeps): ManagementHandlers {
       };
     },
 
-    deleteKey(input) {
-      const id = pathParam(input, "id");
+    deleteKey({ id }) {
       if (!store.apiKeys.delete(id)) throw notFound("API key", id);
       emitConfigChanges(deps, [{ entity: "key", id, action: "deleted" }]);
       return { ok: true, id };

@@ -1,14 +1,10 @@
 // Providers: definitions of upstream services (API.md "Providers").
-import {
-  type ProviderCreateBody, type ProviderPatchBody, providerCreateSchema, providerPatchSchema,
-} from "../../shared/schemas/config.js";
+import type { ProviderCreateBody, ProviderPatchBody } from "../../shared/schemas/config.js";
 import type { Provider, ProviderCategory } from "../../shared/types.js";
 import type { ProviderInput } from "../store/types.js";
 import { catalogFromStore, checkProviderIdFree } from "./catalog.js";
 import { fromStoreError, invalidRequest, notFound } from "./errors.js";
-import {
-  type ConfigChange, type ManagementDeps, type ManagementHandlers, emitConfigChanges, parseInput, pathParam,
-} from "./handlerTypes.js";
+import { type ConfigChange, type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
 import { readAppSettings } from "./settingsDocument.js";
 
 /** The simulator runs locally; everything else is assumed to be a keyed cloud API. */
@@ -40,7 +36,11 @@ export function checkPatchedProvider(current: Provider, patch: ProviderPatchBody
   }
 }
 
-export function createProviderHandlers(deps: ManagementDeps): ManagementHandlers {
+type ProviderMethod = "listProviders" | "getProvider" | "createProvider" | "updateProvider" | "replaceProvider" | "deleteProvider";
+
+export function createProviderHandlers(
+  deps: DepsWith<"providers" | "connections" | "combos" | "settings">,
+): HandlersFor<ProviderMethod> {
   const { store } = deps;
 
   const requireProvider = (id: string): Provider => {
@@ -58,10 +58,9 @@ export function createProviderHandlers(deps: ManagementDeps): ManagementHandlers
   return {
     listProviders: () => store.providers.list(),
 
-    getProvider: (input) => requireProvider(pathParam(input, "id")),
+    getProvider: ({ id }) => requireProvider(id),
 
-    createProvider(input) {
-      const body = parseInput(providerCreateSchema, input);
+    createProvider(body) {
       checkProviderIdFree(catalogFromStore(store, Object.keys(readAppSettings(store).aliases)), body.id, "id");
       let created: Provider;
       try {
@@ -72,22 +71,19 @@ export function createProviderHandlers(deps: ManagementDeps): ManagementHandlers
       return saved({ entity: "provider", id: created.id, action: "created" }, created);
     },
 
-    updateProvider(input) {
-      const id = pathParam(input, "id");
-      const patch = parseInput(providerPatchSchema, input);
+    updateProvider({ id, ...patch }) {
       checkPatchedProvider(requireProvider(id), patch);
       return saved({ entity: "provider", id, action: "updated" }, store.providers.update(id, patch));
     },
 
-    replaceProvider(input) {
-      const id = pathParam(input, "id");
-      const body = parseInput(providerCreateSchema, { ...input, id });
+    /** The URL names the provider: the HTTP adapter lets path parameters win over the body. */
+    replaceProvider(body) {
+      const { id } = body;
       requireProvider(id);
       return saved({ entity: "provider", id, action: "updated" }, store.providers.update(id, providerInputFromBody(body)));
     },
 
-    deleteProvider(input) {
-      const id = pathParam(input, "id");
+    deleteProvider({ id }) {
       requireProvider(id);
       // The store cascades to the provider's connections; the UI hears about each of them.
       const connections = store.connections.list({ provider: id });

@@ -1,13 +1,14 @@
 // The two settings documents of the store and how a patch lands on the general one.
-import { normaliseAppSettings } from "../../shared/appSettings.js";
+import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
 import type { SettingsPatchBody } from "../../shared/schemas/config.js";
 import type { AppSettings } from "../../shared/types.js";
-import type { Store } from "../store/types.js";
+import { isRecord } from "../../shared/records.js";
+import type { SettingsPort } from "./ports.js";
 
 export const SETTINGS_DOCUMENT = "settings";
 export const RESILIENCE_DOCUMENT = "resilience";
 
-export function readAppSettings(store: Store): AppSettings {
+export function readAppSettings(store: { settings: SettingsPort }): AppSettings {
   return normaliseAppSettings(store.settings.getDocument(SETTINGS_DOCUMENT));
 }
 
@@ -34,20 +35,16 @@ export function mergeResilienceDocument(
   const out: Record<string, unknown> = { ...stored };
   for (const [key, value] of Object.entries(patch)) {
     const previous = out[key];
-    out[key] = isPlainObject(previous) && isPlainObject(value) ? mergeResilienceDocument(previous, value) : value;
+    out[key] = isRecord(previous) && isRecord(value) ? mergeResilienceDocument(previous, value) : value;
   }
   return out;
 }
 
-export function readResilienceDocument(store: Store): Record<string, unknown> {
+export function readResilienceDocument(store: { settings: SettingsPort }): Record<string, unknown> {
   const stored = store.settings.getDocument(RESILIENCE_DOCUMENT);
-  return isPlainObject(stored) ? stored : {};
+  return isRecord(stored) ? stored : {};
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

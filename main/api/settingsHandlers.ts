@@ -1,18 +1,16 @@
 // General settings and the request log (API.md "Settings", "Logs"; R10.3, R15.1).
-import { logsQuerySchema, settingsPatchSchema } from "../../shared/schemas/config.js";
-import {
-  type ManagementDeps, type ManagementHandlers, parseInput,
-} from "./handlerTypes.js";
+import { type DepsWith, type HandlersFor } from "./handlerTypes.js";
 import { SETTINGS_DOCUMENT, applySettingsPatch, readAppSettings } from "./settingsDocument.js";
 
-export function createSettingsHandlers(deps: ManagementDeps): ManagementHandlers {
+export function createSettingsHandlers(
+  deps: DepsWith<"settings" | "logs">,
+): HandlersFor<"getSettings" | "patchSettings" | "listLogs"> {
   const { store } = deps;
 
   return {
     getSettings: () => readAppSettings(store),
 
-    patchSettings(input) {
-      const patch = parseInput(settingsPatchSchema, input);
+    patchSettings(patch) {
       const next = applySettingsPatch(readAppSettings(store), patch);
       store.settings.setDocument(SETTINGS_DOCUMENT, next);
       // R10.3: the next request sees the change, and the renderer is told without polling.
@@ -21,8 +19,7 @@ export function createSettingsHandlers(deps: ManagementDeps): ManagementHandlers
       return next;
     },
 
-    listLogs(input) {
-      const query = parseInput(logsQuerySchema, input);
+    listLogs(query) {
       // Appends are batched off the hot path; a reader expects to see requests already answered.
       store.logs.flush();
       return store.logs.list(query);

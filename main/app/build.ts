@@ -4,8 +4,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { normaliseAppSettings } from "../../shared/appSettings.js";
-import type { ContractMethod } from "../../shared/contract.js";
+import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
+import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { createResilienceEngine } from "../engine/index.js";
@@ -45,14 +45,12 @@ function heartbeatMs(env: NodeJS.ProcessEnv): number {
   return Number.isFinite(value) && value >= 100 ? value : DEFAULT_STREAM_HEARTBEAT_MS;
 }
 
-export type Handler = (input: Record<string, unknown>) => unknown | Promise<unknown>;
-
 export interface SwitchyardApp {
   url: string;
   port: number;
   home: string;
   adminToken: string;
-  handlers: Partial<Record<ContractMethod, Handler>>;
+  handlers: ContractHandlers;
   bus: EventBus;
   close(): Promise<void>;
 }
@@ -98,7 +96,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const testConnection = createConnectionTester({ store, upstream, userAgent, baseUrlFor, onPassed: (provider) => engine.connectionTestPassed(provider) });
   const startedAt = Date.now();
 
-  const handlers = {
+  const handlers: ContractHandlers = {
     ...createManagementHandlers({
       store, bus, clock, testConnection,
       validateResilience: resilience.validate,
@@ -110,7 +108,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
     ...createMonitoringHandlers({ store, clock }),
-  } as Partial<Record<ContractMethod, Handler>>;
+  };
 
   const pipeline = createPipeline({
     store, engine, upstream, clock, appSettings: getAppSettings, userAgent, baseUrlFor, emit: bus.emit,

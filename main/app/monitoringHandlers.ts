@@ -2,10 +2,10 @@
 // time buckets, aggregated by the store over the whole request log. The Health charts used to
 // bucket the newest 1 000 log entries in the renderer, which undercounted a busy gateway.
 import type { RequestStats, RequestStatsBucket } from "../../shared/apiTypes.js";
-import { NO_PROVIDER, requestStatsQuerySchema, type RequestStatsQuery } from "../../shared/schemas/monitoring.js";
-import { parseInput } from "../api/handlerTypes.js";
+import { NO_PROVIDER, type RequestStatsQuery } from "../../shared/schemas/monitoring.js";
+import type { HandlersFor, StorePorts } from "../api/index.js";
 import type { Clock } from "../engine/ports.js";
-import type { RequestStatsRow, Store } from "../store/types.js";
+import type { RequestStatsRow } from "../store/types.js";
 
 /** The bucket bounds of a window ending at `now`, aligned to multiples of bucketMs. */
 export function statsWindow(query: RequestStatsQuery, now: number): { since: number; end: number; count: number } {
@@ -41,11 +41,10 @@ export function toRequestStats(rows: readonly RequestStatsRow[], query: RequestS
   return { windowMs: query.windowMs, bucketMs: query.bucketMs, since, until: now, providers };
 }
 
-export function createMonitoringHandlers(deps: { store: Store; clock: Clock }) {
+export function createMonitoringHandlers(deps: { store: StorePorts<"logs">; clock: Clock }): HandlersFor<"requestStats"> {
   const { store, clock } = deps;
   return {
-    requestStats: (input: Record<string, unknown>): RequestStats => {
-      const query = parseInput(requestStatsQuerySchema, input ?? {});
+    requestStats: (query) => {
       // The engine clock, like every other "now" the management API answers with (--test-clock moves it).
       const now = clock.now();
       const { since, end } = statsWindow(query, now);

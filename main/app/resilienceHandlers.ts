@@ -1,16 +1,10 @@
 // Contract methods served by the engine: resilience settings, breakers, Cooldown Manager,
 // model lockouts, monitoring health, queue protection, and the test clock.
-import { z } from "zod";
-import type { MonitoringHealth } from "../../shared/apiTypes.js";
-import {
-  applyResiliencePatch, normalizeResilienceSettings, resilienceDefaults, type ResilienceSettings,
-} from "../../shared/resilienceSettings.js";
-import {
-  clearCooldownsBodySchema as clearCooldownsSchema, clearModelCooldownsBodySchema as clearModelCooldownsSchema, resetBreakersBodySchema as resetBreakersSchema, resiliencePatchSchema,
-} from "../../shared/schemas/resilience.js";
-import { fromZodError, notFound } from "../api/errors.js";
+import { resilienceDefaults } from "../../shared/resilienceEnv.js";
+import { applyResiliencePatch, type ResilienceSettings } from "../../shared/resilienceSettings.js";
+import { normalizeResilienceSettings, resiliencePatchSchema } from "../../shared/schemas/resilienceDocument.js";
+import { type HandlersFor, type SettingsPort, type StorePorts, notFound, parseInput, unavailableHandlers } from "../api/index.js";
 import type { ResilienceAdminEngine } from "../engine/index.js";
-import type { Store } from "../store/types.js";
 import type { AdjustableClock } from "./clock.js";
 import type { EventBus } from "./eventBus.js";
 
@@ -29,7 +23,7 @@ export interface SettingsCache {
 }
 
 /** The normalised resilience document, recomputed only when it is saved (R10.3: live apply). */
-export function createSettingsCache(store: Store, env: NodeJS.ProcessEnv): SettingsCache {
+export function createSettingsCache(store: { settings: SettingsPort }, env: NodeJS.ProcessEnv): SettingsCache {
   let raw: Record<string, unknown> = {};
   let current: ResilienceSettings;
   const load = () => {
@@ -41,7 +35,7 @@ export function createSettingsCache(store: Store, env: NodeJS.ProcessEnv): Setti
     get: () => current,
     reload: load,
     sources: () => ({ stored: raw, envDefaults: resilienceDefaults(env) }),
-    validate: (doc) => parse(resiliencePatchSchema, doc) as Record<string, unknown>,
+    validate: (doc) => parseInput(resiliencePatchSchema, doc) as Record<string, unknown>,
     raw: () => raw,
     save(next) {
       const normalised = normalizeResilienceSettings(next, env).settings;
@@ -53,68 +47,50 @@ export function createSettingsCache(store: Store, env: NodeJS.ProcessEnv): Setti
   };
 }
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const result = schema.safeParse(input);
-  if (!result.success) throw fromZodError(result.error);
-  return result.data;
-}
-
-const rateLimitSchema = z.object({ connectionId: z.string().min(1).max(128), enabled: z.boolean().nullable() }).strict();
-const advanceSchema = z.object({ advanceMs: z.number().finite().min(0).max(365 * 24 * 3_600_000) }).strict();
+type EngineMethod =
+  | "getResilience" | "getResilienceSources" | "patchResilience" | "resetBreakers" | "listCooldowns"
+  | "clearCooldowns" | "listModelCooldowns" | "clearModelCooldowns" | "monitoringHealth" | "setRateLimitProtection"
+  | "getClock" | "advanceClock";
 
 export function createResilienceHandlers(deps: {
-  store: Store;
+  store: StorePorts<"providers" | "connections">;
   engine: ResilienceAdminEngine;
   bus: EventBus;
   clock: AdjustableClock;
   settings: SettingsCache;
   startedAt: number;
-}) {
+}): HandlersFor<EngineMethod> {
   const { store, engine, settings, clock } = deps;
   const handlers = {
     getResilience: () => settings.get(),
     getResilienceSources: () => settings.sources(),
-    patchResilience: (input: Record<string, unknown>) => {
-      const patch = parse(resiliencePatchSchema, input) as Record<string, unknown>;
+    patchResilience: (patch) => {
       const next = settings.save(applyResiliencePatch(settings.raw(), patch));
       deps.bus.emit({ type: "settings", scope: "resilience", at: clock.now() });
       return next;
     },
-    resetBreakers: (input: Record<string, unknown>) => {
-      const body = parse(resetBreakersSchema, input ?? {});
-      return engine.resetBreakers(body.provider);
-    },
-    listCooldowns: (input: Record<string, unknown>) => {
-      const provider = typeof input?.provider === "string" && input.provider ? input.provider : undefined;
-      return engine.listCooldowns(store.providers.list(), store.connections.list(), provider ? { provider } : undefined);
-    },
-    clearCooldowns: (input: Record<string, unknown>) => {
-      const body = parse(clearCooldownsSchema, input);
-      return engine.clearCooldowns(body, store.connections.list());
-    },
+    resetBreakers: ({ provider }) => engine.resetBreakers(provider),
+    listCooldowns: ({ provider }) =>
+      engine.listCooldowns(store.providers.list(), store.connections.list(), provider ? { provider } : undefined),
+    clearCooldowns: (body) => engine.clearCooldowns(body, store.connections.list()),
     listModelCooldowns: () => engine.listModelCooldowns(),
-    clearModelCooldowns: (input: Record<string, unknown>) => engine.clearModelCooldowns(parse(clearModelCooldownsSchema, input)),
-    monitoringHealth: (): MonitoringHealth => ({
+    clearModelCooldowns: (body) => engine.clearModelCooldowns(body),
+    monitoringHealth: () => ({
       ok: true,
       uptimeMs: Date.now() - deps.startedAt,
       ...engine.monitoringHealth(store.providers.list()),
       queues: [],
     }),
-    setRateLimitProtection: (input: Record<string, unknown>) => {
-      const body = parse(rateLimitSchema, input);
-      const updated = store.connections.setRateLimitProtection(body.connectionId, body.enabled);
-      if (!updated) throw notFound("connection", body.connectionId);
+    setRateLimitProtection: ({ connectionId, enabled }) => {
+      const updated = store.connections.setRateLimitProtection(connectionId, enabled);
+      if (!updated) throw notFound("connection", connectionId);
       return { ok: true, connectionId: updated.id, rateLimitProtection: updated.rateLimitProtection };
     },
-  };
-  if (!clock.adjustable) return handlers;
+  } satisfies Omit<HandlersFor<EngineMethod>, "getClock" | "advanceClock">;
+  if (!clock.adjustable) return { ...handlers, ...unavailableHandlers(["getClock", "advanceClock"]) };
   return {
     ...handlers,
     getClock: () => ({ now: clock.now() }),
-    advanceClock: (input: Record<string, unknown>) => {
-      const body = parse(advanceSchema, input);
-      return { now: clock.advance(body.advanceMs) };
-    },
+    advanceClock: ({ advanceMs }) => ({ now: clock.advance(advanceMs) }),
   };
 }
-

@@ -1,12 +1,16 @@
 // The IPC adapter (R14.3): the renderer's contract calls arrive on one channel and are checked
 // the way VS Code's ValidatedIpcMain does before any handler runs — who sent it (our window's
-// main frame, our origin), what it asks for (a contract method) and with what (a plain object).
-// Deeper input validation is the handlers' job (zod), shared with the HTTP adapter.
+// main frame, our origin), what it asks for (a contract method) and with what (a plain object
+// that passes the method's contract schema, the same one the HTTP adapter applies).
 //
 // `ipcMain` is typed structurally so this file never imports electron and runs under plain Node
 // in unit tests; main/desktop/electron-main.ts passes the real one.
-import { CONTRACT, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type ContractError, type ContractMethod } from "../../shared/contract.js";
+import {
+  CONTRACT, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type ContractError, type ContractHandlers, type ContractMethod,
+} from "../../shared/contract.js";
+import { isPlainRecord } from "../../shared/records.js";
 import type { SwitchyardEvent } from "../../shared/types.js";
+import { invokeContract, isAvailable } from "../api/index.js";
 
 /** The parts of Electron's WebFrameMain the checks read. */
 export interface SenderFrame {
@@ -24,10 +28,6 @@ export interface IpcMainLike {
   handle(channel: string, listener: (event: InvokeEvent, ...args: unknown[]) => Promise<unknown>): void;
   removeHandler(channel: string): void;
 }
-
-export type ContractHandler = (input: Record<string, unknown>) => unknown;
-/** What buildApp returns: a contract method may have no handler (e.g. the test clock when off). */
-export type ContractHandlers = Readonly<Partial<Record<string, ContractHandler>>>;
 
 /**
  * What main sends back for every invoke. Electron reduces an error thrown in a handler to a
@@ -59,12 +59,6 @@ export function isContractMethod(value: unknown): value is ContractMethod {
   return typeof value === "string" && Object.prototype.hasOwnProperty.call(CONTRACT, value);
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
 /** Registers the invoke channel; returns the function that unregisters it. */
 export function registerIpc(ipcMain: IpcMainLike, handlers: ContractHandlers, policy: IpcPolicy): () => void {
   ipcMain.handle(IPC_INVOKE_CHANNEL, async (event, method, input) => {
@@ -92,10 +86,9 @@ async function dispatch(event: InvokeEvent, method: unknown, input: unknown, han
   if (!policy.isTrustedSender(frame)) throw new IpcRejection(403, "ipc_forbidden", "IPC sender is not the Switchyard window");
   if (!isContractMethod(method)) throw new IpcRejection(404, "unknown_method", `Unknown method: ${String(method).slice(0, 80)}`);
   const body = input === undefined ? {} : input;
-  if (!isPlainObject(body)) throw new IpcRejection(400, "invalid_request", `Input of ${method} must be a plain object`);
-  const handler = Object.prototype.hasOwnProperty.call(handlers, method) ? handlers[method] : undefined;
-  if (!handler) throw new IpcRejection(404, "not_found", `${method} is not available in this mode`);
-  return await handler(body);
+  if (!isPlainRecord(body)) throw new IpcRejection(400, "invalid_request", `Input of ${method} must be a plain object`);
+  if (!isAvailable(handlers[method])) throw new IpcRejection(404, "not_found", `${method} is not available in this mode`);
+  return await invokeContract(handlers, method, body);
 }
 
 /**

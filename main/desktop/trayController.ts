@@ -1,10 +1,11 @@
 // The tray's behaviour (R14.1): it keeps the health, proxy and model-lockout state from the same
-// contract handlers the window uses (so every action is validated by the same schemas), rebuilds
+// contract handlers the window uses (every call typed by method and checked by the same schemas), rebuilds
 // the menu on every relevant event, runs the menu's actions, and raises a desktop notification
 // when a provider's breaker opens. Electron is reached only through the injected view/effects,
 // so this file runs, and is tested, under plain Node.
+import type { ContractCallArgs, ContractHandlers, ContractMethod, ContractOutput } from "../../shared/contract.js";
 import type { BreakerState, SwitchyardEvent } from "../../shared/types.js";
-import type { ContractHandlers } from "./ipc.js";
+import { invokeContract } from "../api/index.js";
 import {
   breakersFromHealth, buildTrayMenuTemplate, trayStateFromBreakers, trayTooltip,
   type TrayAction, type TrayHealth, type TrayMenuItem, type TraySwitches,
@@ -55,10 +56,8 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
   const switches: TraySwitches = { proxyEnabled: null, modelLockoutEnabled: null, endpoint: deps.endpoint };
   let unsubscribe: (() => void) | null = null;
 
-  async function invoke(method: string, input: Record<string, unknown> = {}): Promise<unknown> {
-    const handler = handlers[method];
-    if (!handler) throw new Error(`${method} is not available`);
-    return await handler(input);
+  function invoke<M extends ContractMethod>(method: M, ...[input]: ContractCallArgs<M>): Promise<ContractOutput<M>> {
+    return invokeContract(handlers, method, input ?? {});
   }
 
   function render(): void {
@@ -74,13 +73,13 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
   }
 
   async function readSettings(): Promise<void> {
-    const settings = (await invoke("getSettings").catch(() => null)) as { proxyEnabled?: unknown } | null;
-    if (typeof settings?.proxyEnabled === "boolean") switches.proxyEnabled = settings.proxyEnabled;
+    const settings = await invoke("getSettings").catch(() => null);
+    if (settings) switches.proxyEnabled = settings.proxyEnabled;
   }
 
   async function readResilience(): Promise<void> {
-    const doc = (await invoke("getResilience").catch(() => null)) as { modelLockout?: { enabled?: unknown } } | null;
-    if (typeof doc?.modelLockout?.enabled === "boolean") switches.modelLockoutEnabled = doc.modelLockout.enabled;
+    const doc = await invoke("getResilience").catch(() => null);
+    if (doc) switches.modelLockoutEnabled = doc.modelLockout.enabled;
   }
 
   function onEvent(event: SwitchyardEvent): void {
@@ -109,25 +108,25 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
       case "copy-endpoint":
         return effects.copyText(deps.endpoint);
       case "toggle-proxy": {
-        const saved = (await invoke("patchSettings", { proxyEnabled: !(switches.proxyEnabled ?? true) })) as { proxyEnabled?: boolean };
-        if (typeof saved?.proxyEnabled === "boolean") switches.proxyEnabled = saved.proxyEnabled;
+        const saved = await invoke("patchSettings", { proxyEnabled: !(switches.proxyEnabled ?? true) });
+        switches.proxyEnabled = saved.proxyEnabled;
         return render();
       }
       case "toggle-model-lockout": {
-        const saved = (await invoke("patchResilience", { modelLockout: { enabled: !(switches.modelLockoutEnabled ?? false) } })) as { modelLockout?: { enabled?: boolean } };
-        if (typeof saved?.modelLockout?.enabled === "boolean") switches.modelLockoutEnabled = saved.modelLockout.enabled;
+        const saved = await invoke("patchResilience", { modelLockout: { enabled: !(switches.modelLockoutEnabled ?? false) } });
+        switches.modelLockoutEnabled = saved.modelLockout.enabled;
         return render();
       }
       case "reset-cooldowns": {
-        const r = (await invoke("clearCooldowns", { all: true })) as { cleared?: number; skippedTerminal?: number; lockoutsCleared?: number };
+        const r = await invoke("clearCooldowns", { all: true });
         const skipped = r.skippedTerminal ? `; ${r.skippedTerminal} banned/expired/out-of-credit left as they are` : "";
-        return effects.notify("Cooldowns reset", `${r.cleared ?? 0} connection(s) back in routing, ${r.lockoutsCleared ?? 0} model lockout(s) cleared${skipped}.`);
+        return effects.notify("Cooldowns reset", `${r.cleared} connection(s) back in routing, ${r.lockoutsCleared} model lockout(s) cleared${skipped}.`);
       }
       case "reset-breakers": {
-        const r = (await invoke("resetBreakers", {})) as { resetCount?: number };
+        const r = await invoke("resetBreakers");
         await readHealth();
         render();
-        return effects.notify("Breakers reset", `${r.resetCount ?? 0} provider breaker(s) closed.`);
+        return effects.notify("Breakers reset", `${r.resetCount} provider breaker(s) closed.`);
       }
     }
   }

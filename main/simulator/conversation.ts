@@ -1,4 +1,5 @@
 import type { WireFormat } from "./types.js";
+import { isRecord } from "./records.js";
 
 /** The first tool a request offers, reduced to what a simulated call needs. */
 export interface ToolOffer {
@@ -20,10 +21,6 @@ export interface Conversation {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function lastOf(value: unknown): unknown {
   return Array.isArray(value) && value.length > 0 ? value[value.length - 1] : undefined;
@@ -49,19 +46,19 @@ function contentText(content: unknown): string {
   let text = "";
   for (const part of content) {
     if (typeof part === "string") text += part;
-    else if (isObj(part) && typeof part.text === "string") text += part.text;
+    else if (isRecord(part) && typeof part.text === "string") text += part.text;
   }
   return text;
 }
 
 function requiredStrings(schema: unknown): string[] {
-  if (!isObj(schema) || !Array.isArray(schema.required)) return [];
-  const props = isObj(schema.properties) ? schema.properties : {};
+  if (!isRecord(schema) || !Array.isArray(schema.required)) return [];
+  const props = isRecord(schema.properties) ? schema.properties : {};
   const names: string[] = [];
   for (const name of schema.required) {
     if (typeof name !== "string") continue;
     const prop = props[name];
-    const type = isObj(prop) ? prop.type : undefined;
+    const type = isRecord(prop) ? prop.type : undefined;
     const types = Array.isArray(type) ? type : [type];
     if (types.some((t) => typeof t === "string" && t.toLowerCase() === "string")) names.push(name);
   }
@@ -75,12 +72,12 @@ function offer(name: unknown, schema: unknown): ToolOffer | null {
 function readOpenAI(body: Obj): Conversation {
   const last = lastOf(body.messages);
   let lastTurn: LastTurn = { kind: "other" };
-  if (isObj(last)) {
+  if (isRecord(last)) {
     if (last.role === "tool" || last.role === "function") lastTurn = { kind: "tool_result", text: contentText(last.content) };
     else if (last.role === "user") lastTurn = { kind: "user", text: contentText(last.content) };
   }
   const first = Array.isArray(body.tools) ? body.tools[0] : undefined;
-  const fn = isObj(first) && isObj(first.function) ? first.function : undefined;
+  const fn = isRecord(first) && isRecord(first.function) ? first.function : undefined;
   return {
     lastTurn,
     firstTool: fn ? offer(fn.name, fn.parameters) : null,
@@ -91,9 +88,9 @@ function readOpenAI(body: Obj): Conversation {
 function readAnthropic(body: Obj): Conversation {
   const last = lastOf(body.messages);
   let lastTurn: LastTurn = { kind: "other" };
-  if (isObj(last) && last.role === "user") {
+  if (isRecord(last) && last.role === "user") {
     const result = Array.isArray(last.content)
-      ? last.content.find((block): block is Obj => isObj(block) && block.type === "tool_result")
+      ? last.content.find((block): block is Obj => isRecord(block) && block.type === "tool_result")
       : undefined;
     lastTurn = result
       ? { kind: "tool_result", text: contentText(result.content) }
@@ -102,14 +99,14 @@ function readAnthropic(body: Obj): Conversation {
   const first = Array.isArray(body.tools) ? body.tools[0] : undefined;
   return {
     lastTurn,
-    firstTool: isObj(first) ? offer(first.name, first.input_schema) : null,
+    firstTool: isRecord(first) ? offer(first.name, first.input_schema) : null,
     promptChars: stringChars(body.messages) + stringChars(body.system),
   };
 }
 
 function functionResponseText(response: unknown): string {
   if (typeof response === "string") return response;
-  if (isObj(response)) {
+  if (isRecord(response)) {
     for (const field of ["content", "result", "output"]) {
       const value = response[field];
       if (typeof value === "string") return value;
@@ -121,8 +118,8 @@ function functionResponseText(response: unknown): string {
 function readGemini(body: Obj): Conversation {
   const last = lastOf(body.contents);
   let lastTurn: LastTurn = { kind: "other" };
-  if (isObj(last) && Array.isArray(last.parts)) {
-    const result = last.parts.find((p): p is Obj => isObj(p) && isObj(p.functionResponse));
+  if (isRecord(last) && Array.isArray(last.parts)) {
+    const result = last.parts.find((p): p is Obj => isRecord(p) && isRecord(p.functionResponse));
     if (result) {
       lastTurn = { kind: "tool_result", text: functionResponseText((result.functionResponse as Obj).response) };
     } else if (last.role === undefined || last.role === "user") {
@@ -132,8 +129,8 @@ function readGemini(body: Obj): Conversation {
   let firstTool: ToolOffer | null = null;
   if (Array.isArray(body.tools)) {
     for (const tool of body.tools) {
-      const decl = isObj(tool) && Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations[0] : undefined;
-      if (isObj(decl)) {
+      const decl = isRecord(tool) && Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations[0] : undefined;
+      if (isRecord(decl)) {
         firstTool = offer(decl.name, decl.parameters ?? decl.parametersJsonSchema);
         break;
       }
@@ -147,7 +144,7 @@ function readGemini(body: Obj): Conversation {
 }
 
 export function readConversation(format: WireFormat, body: unknown): Conversation {
-  if (!isObj(body)) return { lastTurn: { kind: "other" }, firstTool: null, promptChars: 0 };
+  if (!isRecord(body)) return { lastTurn: { kind: "other" }, firstTool: null, promptChars: 0 };
   if (format === "anthropic") return readAnthropic(body);
   if (format === "gemini") return readGemini(body);
   return readOpenAI(body);

@@ -1,4 +1,5 @@
 import type { FaultSpec } from "./types.js";
+import { isRecord } from "./records.js";
 
 /** Any key: a fault programmed for "*" applies to requests with no FIFO of their own. */
 export const ANY_KEY = "*";
@@ -19,10 +20,6 @@ const NUMBER_FIELDS = [
   "times",
 ] as const;
 const BOOLEAN_FIELDS = ["reset", "stallBeforeContent", "emptyStream"] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Validates an untrusted fault (from `x-sim-fault` or the control endpoint) into a fresh FaultSpec. */
 export function parseFault(value: unknown): FaultSpec {

@@ -10,6 +10,7 @@ import { anthropicWriter } from "./wire/anthropic.js";
 import { geminiChunks, geminiWriter } from "./wire/gemini.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
+import { isRecord } from "./records.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 
@@ -17,10 +18,6 @@ const WRITERS: Record<WireFormat, WireWriter> = { openai: openaiWriter, anthropi
 const DEFAULT_RECORD_LIMIT = 1000;
 const CONTROL_RECENT = 50;
 const SAFE_HEADER_VALUE = /^[\x20-\x7e]*$/;
-
-function isObj(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -143,7 +140,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       model: call.model,
       created: Math.floor(Date.now() / 1000),
       answer: composeAnswer(conversation, opts.replyText ?? `Hello from ${label} (key ${call.key ?? "none"})`),
-      includeUsage: isObj(call.body) && isObj(call.body.stream_options) && call.body.stream_options.include_usage === true,
+      includeUsage: isRecord(call.body) && isRecord(call.body.stream_options) && call.body.stream_options.include_usage === true,
     };
     if (!call.stream) {
       sendJson(res, 200, writer.json(ctx), headers);
@@ -170,7 +167,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       } catch {
         throw new InvalidFaultError("body is not valid JSON");
       }
-      if (!isObj(payload)) throw new InvalidFaultError("body must be {key, fault}");
+      if (!isRecord(payload)) throw new InvalidFaultError("body must be {key, fault}");
       const key = typeof payload.key === "string" && payload.key ? payload.key : ANY_KEY;
       faults.add(key, parseFault(payload.fault));
       sendJson(res, 200, { ok: true, key });
@@ -219,8 +216,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
     }
     const key = readKey(req.headers, query);
-    const model = route.pathModel ?? (isObj(body) && typeof body.model === "string" ? body.model : "");
-    const stream = route.pathStream ?? (isObj(body) && body.stream === true);
+    const model = route.pathModel ?? (isRecord(body) && typeof body.model === "string" ? body.model : "");
+    const stream = route.pathStream ?? (isRecord(body) && body.stream === true);
     record({ path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now() });
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));

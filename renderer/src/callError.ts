@@ -1,5 +1,6 @@
 // One error type for every failed contract call, whichever transport carried it, so pages can
 // show `code` and `message` and the session can react to 401 without knowing about HTTP or IPC.
+import { isRecord } from "../../shared/records.js";
 
 export class ContractCallError extends Error {
   readonly code: string;
@@ -29,8 +30,4 @@ export function toContractCallError(reason: unknown, status: number | null = nul
   }
   if (reason instanceof Error) return new ContractCallError("transport_error", reason.message, status);
   return new ContractCallError(status === null ? "error" : `http_${status}`, String(reason), status);
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,9 +1,10 @@
 // The browser transport: each contract method becomes its verb + path on the management API,
 // authenticated with the admin token; events arrive over GET /api/events (SSE).
 import { createParser } from "eventsource-parser";
-import { CONTRACT, type ContractMethod } from "../../shared/contract.js";
+import { CONTRACT, type ContractCallArgs, type ContractMethod, type ContractOutput } from "../../shared/contract.js";
+import { isRecord } from "../../shared/records.js";
 import type { SwitchyardEvent } from "../../shared/types.js";
-import { ContractCallError, isRecord, toContractCallError } from "./callError.js";
+import { ContractCallError, toContractCallError } from "./callError.js";
 import type { EventStreamState, Transport } from "./transportTypes.js";
 
 export const EVENTS_PATH = "/api/events";
@@ -16,9 +17,9 @@ export interface HttpRequestSpec {
 }
 
 /** Maps a contract call onto HTTP: `:params` from the input, the rest to the body or the query. */
-export function buildHttpRequest(method: ContractMethod, input: Record<string, unknown> = {}): HttpRequestSpec {
+export function buildHttpRequest(method: ContractMethod, input?: unknown): HttpRequestSpec {
   const entry = CONTRACT[method];
-  const rest: Record<string, unknown> = { ...input };
+  const rest: Record<string, unknown> = isRecord(input) ? { ...input } : {};
   const path = entry.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_match, name: string) => {
     const value = rest[name];
     if (typeof value !== "string" && typeof value !== "number") {
@@ -27,8 +28,8 @@ export function buildHttpRequest(method: ContractMethod, input: Record<string, u
     delete rest[name];
     return encodeURIComponent(String(value));
   });
-  if (entry.input === "body") return { verb: entry.verb, url: path, body: JSON.stringify(rest) };
-  if (entry.input === "query") {
+  if (entry.source === "body") return { verb: entry.verb, url: path, body: JSON.stringify(rest) };
+  if (entry.source === "query") {
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(rest)) {
       if (value === undefined || value === null) continue;
@@ -59,7 +60,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const auth = `Bearer ${options.token}`;
   const delays = options.reconnectDelays ?? DEFAULT_RECONNECT_DELAYS;
 
-  async function call(method: ContractMethod, input?: Record<string, unknown>): Promise<unknown> {
+  async function call<M extends ContractMethod>(method: M, ...[input]: ContractCallArgs<M>): Promise<ContractOutput<M>> {
     const spec = buildHttpRequest(method, input);
     const headers: Record<string, string> = { Authorization: auth, Accept: "application/json" };
     if (spec.body !== undefined) headers["Content-Type"] = "application/json";
@@ -73,7 +74,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     const text = await response.text();
     const parsed: unknown = text ? safeJson(text) : undefined;
     if (!response.ok) throw toContractCallError(parsed ?? { error: { message: response.statusText } }, response.status);
-    return parsed;
+    // The server answered this method, so its body is the method's output (API.md); not re-checked here.
+    return parsed as ContractOutput<M>;
   }
 
   function subscribe(listener: (event: SwitchyardEvent) => void, onState?: (state: EventStreamState) => void): () => void {

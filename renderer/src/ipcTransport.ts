@@ -6,9 +6,9 @@ import type { Transport } from "./transportTypes.js";
 export function createIpcTransport(bridge: SwitchyardBridge): Transport {
   return {
     kind: "ipc",
-    async call(method, input) {
+    async call(method, ...args) {
       try {
-        return await bridge.invoke(method, input ?? {});
+        return await bridge.invoke(method, ...args);
       } catch (reason) {
         throw toContractCallError(reason);
       }

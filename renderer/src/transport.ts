@@ -1,6 +1,6 @@
 // The renderer's only way to reach the backend (DESIGN: renderer -> transport). IPC when the
 // Electron preload bridge exists, HTTP with the admin token otherwise; pages never know which.
-import type { ContractMethod } from "../../shared/contract.js";
+import type { ContractCallArgs, ContractMethod, ContractOutput } from "../../shared/contract.js";
 import type { SwitchyardEvent } from "../../shared/types.js";
 import { findBridge } from "./bridge.js";
 import { ContractCallError } from "./callError.js";
@@ -10,6 +10,7 @@ import { takeAdminToken } from "./token.js";
 import type { EventStreamState, Transport } from "./transportTypes.js";
 
 export type { EventStreamState, Transport } from "./transportTypes.js";
+export type { ContractOutput, ContractRequest } from "../../shared/contract.js";
 export { ContractCallError } from "./callError.js";
 
 let active: Transport | null = null;
@@ -37,9 +38,9 @@ export function disconnect(): void {
   active = null;
 }
 
-export function call<T = unknown>(method: ContractMethod, input?: Record<string, unknown>): Promise<T> {
+export function call<M extends ContractMethod>(method: M, ...args: ContractCallArgs<M>): Promise<ContractOutput<M>> {
   if (!active) return Promise.reject(new ContractCallError("not_connected", "Not connected to Switchyard"));
-  return active.call(method, input) as Promise<T>;
+  return active.call(method, ...args);
 }
 
 export function subscribeEvents(listener: (event: SwitchyardEvent) => void, onState?: (state: EventStreamState) => void): () => void {

@@ -3,24 +3,19 @@
 // Entity bodies strip unknown keys (a GET object may be sent back with server-side fields);
 // the settings patch is strict, because a misspelt setting silently doing nothing is a trap.
 import { z } from "zod";
-import { APP_SETTINGS_LIMITS } from "../appSettings.js";
 import { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../catalog.js";
+import { settingsPatchSchema } from "./appSettings.js";
+import { PROVIDER_MODEL_PATTERN, entityName, nonEmpty, providerId } from "./fields.js";
 
 export { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS };
-
-/** Provider ids appear in `provider/model` addresses, so they never contain a slash. */
-export const PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** Connection ids, combo names and aliases: URL-path safe, no slash. */
-export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-/** `provider/model`: a provider id, a slash, then any model name without whitespace. */
-export const PROVIDER_MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/\S+$/;
+export { NAME_PATTERN, PROVIDER_ID_PATTERN, PROVIDER_MODEL_PATTERN } from "./fields.js";
+export {
+  type SettingsPatchBody, providerErrorDefaultSchema, providerErrorRuleSchema, settingsPatchSchema,
+} from "./appSettings.js";
 
 /** R4.3: per-provider and per-connection rate-limit retry delay, seconds. */
 const RETRY_DELAY_SECONDS = { min: 1, max: 21_600 };
 
-const providerId = z.string().regex(PROVIDER_ID_PATTERN, "must be letters, digits, '.', '_' or '-' (no '/')");
-const entityName = z.string().regex(NAME_PATTERN, "must be letters, digits, '.', '_', ':' or '-' (no '/')");
-const nonEmpty = z.string().trim().min(1, "must not be empty");
 const stringList = z.array(nonEmpty);
 const plainObject = z.record(z.string(), z.unknown());
 
@@ -154,58 +149,7 @@ export const keyCreateSchema = z.object({
 
 export type KeyCreateBody = z.infer<typeof keyCreateSchema>;
 
-// ---------------------------------------------------------------- settings
-
-const L = APP_SETTINGS_LIMITS;
-const scopeEnum = z.enum(["model", "connection", "provider"]);
-
-/** R12.4: status and/or a plain case-insensitive substring (never a RegExp), AND-ed. */
-export const providerErrorRuleSchema = z
-  .object({
-    provider: nonEmpty,
-    status: z.number().int().min(L.ruleStatus.min).max(L.ruleStatus.max).optional(),
-    match: z.string().min(1, "must not be empty").max(L.ruleMatchMaxLength).optional(),
-    scope: scopeEnum.default("connection"),
-    reason: nonEmpty.optional(),
-    cooldownMs: z.number().int().min(L.ruleCooldownMs.min).max(L.ruleCooldownMs.max, "must be at most 30 days").optional(),
-  })
-  .refine((rule) => rule.status !== undefined || rule.match !== undefined, {
-    message: "a rule needs a status, a match, or both",
-    path: ["status"],
-  });
-
-export const providerErrorDefaultSchema = z.object({
-  cooldownMs: z
-    .number()
-    .int()
-    .min(L.defaultCooldownMs.min, "must be at least 1 minute")
-    .max(L.defaultCooldownMs.max, "must be at most 30 days"),
-  scope: scopeEnum.optional(),
-  reason: nonEmpty.optional(),
-});
-
-/**
- * PATCH /api/settings: top-level keys replace the stored value, except `emergencyFallback`,
- * whose two fields merge. Numbers out of their documented range are clamped afterwards by
- * the normaliser (R10.1); wrong types and R12.4 violations are rejected here.
- */
-export const settingsPatchSchema = z.strictObject({
-  sessionAffinityTtlMs: z.number().finite().optional(),
-  requireClientKey: z.boolean().optional(),
-  maxBodyMb: z.number().finite().optional(),
-  proxyEnabled: z.boolean().optional(),
-  providerErrorRules: z.array(providerErrorRuleSchema).max(L.providerErrorRulesMax, "at most 50 rules").optional(),
-  providerErrorDefaults: z.record(providerId, providerErrorDefaultSchema).optional(),
-  emergencyFallback: z
-    .strictObject({ enabled: z.boolean().optional(), model: nonEmpty.nullable().optional() })
-    .optional(),
-  aliases: z.record(entityName, nonEmpty).optional(),
-  requestLogRetention: z.number().int().optional(),
-});
-
-export type SettingsPatchBody = z.infer<typeof settingsPatchSchema>;
-
-// ---------------------------------------------------------------- logs, export, clock
+// ---------------------------------------------------------------- logs, export
 
 export const logsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -218,9 +162,6 @@ export const exportQuerySchema = z.object({
   format: z.enum(["json", "yaml"]).default("json"),
 });
 
-export const advanceClockSchema = z.object({
-  advanceMs: z.number().int().min(0),
-});
 
 // ---------------------------------------------------------------- config documents (R0.4)
 
@@ -263,3 +204,33 @@ export const configImportTextSchema = z.strictObject({
   format: z.enum(["json", "yaml"]),
   text: z.string(),
 });
+
+/**
+ * POST /api/config/import: a wrapped text, or the document itself. The document is checked by
+ * the import (configDocumentSchema), which `--config` files go through as well.
+ */
+export const configImportSchema = z.union([
+  configImportTextSchema.transform((wrapped) => ({ kind: "text" as const, ...wrapped })),
+  plainObject.transform((document) => ({ kind: "document" as const, document })),
+]);
+
+// ---------------------------------------------------------------- contract inputs with path parameters
+
+/** The HTTP adapter fills path parameters from the URL; an IPC caller must name them. */
+const pathParam = z.string().min(1, "is required");
+
+/** Methods that take no input: anything sent is ignored. */
+export const noInputSchema = z.object({});
+export const byIdSchema = z.object({ id: pathParam });
+export const byNameSchema = z.object({ name: pathParam });
+
+export const providerUpdateSchema = providerPatchSchema.extend({ id: pathParam });
+
+/**
+ * R9.5: `rateLimitProtection` is accepted here only so that the handler can refuse a change to it
+ * (400 naming the field) instead of dropping it silently; echoing the stored value is allowed.
+ */
+export const connectionUpdateSchema = connectionPatchSchema.extend({ id: pathParam, rateLimitProtection: z.unknown().optional() });
+export const connectionReplaceByIdSchema = connectionReplaceSchema.extend({ id: pathParam, rateLimitProtection: z.unknown().optional() });
+
+export const comboUpdateSchema = comboPatchSchema.extend({ name: pathParam });

@@ -75,12 +75,13 @@ export function CheckboxField(props: { label: ReactNode; checked: boolean; onCha
 
 type SelectRest = Omit<SelectHTMLAttributes<HTMLSelectElement>, "id" | "value" | "onChange">;
 
-export function SelectField(
+/** Generic in the option values, so a form's state keeps the closed type its contract input needs. */
+export function SelectField<V extends string>(
   props: {
     label: ReactNode;
-    value: string;
-    onChange(value: string): void;
-    options: ReadonlyArray<string | { value: string; label: string }>;
+    value: V;
+    onChange(value: NoInfer<V>): void;
+    options: ReadonlyArray<NoInfer<V> | { value: NoInfer<V>; label: string }>;
     hint?: ReactNode;
     error?: string | null;
   } & SelectRest,
@@ -89,7 +90,7 @@ export function SelectField(
   return (
     <Field label={label} hint={hint} error={error}>
       {(a11y) => (
-        <select {...rest} {...a11y} value={value} onChange={(e) => onChange(e.target.value)}>
+        <select {...rest} {...a11y} value={value} onChange={(e) => onChange(e.target.value as V)}>
           {options.map((option) => {
             const o = typeof option === "string" ? { value: option, label: option } : option;
             return (

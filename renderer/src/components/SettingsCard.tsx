@@ -2,7 +2,6 @@
 // built-in default, a reset, and its own validation error; Save sends only what the user changed
 // and then reports, field by field, what the server's normaliser clamped (sent vs returned).
 import { useState, type FormEvent } from "react";
-import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import { inactiveReason } from "../inactiveSettings.js";
 import {
@@ -47,7 +46,7 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
     setSaving(true);
     setResult(null);
     try {
-      const after = await call<ResilienceSettings>("patchResilience", buildPatch(patchValues));
+      const after = await call("patchResilience", buildPatch(patchValues));
       resilienceSettings.use.setState({ data: after, loadedAt: Date.now() });
       setEdits({});
       setErrors(NO_ERRORS);

@@ -8,13 +8,7 @@ import { TextField } from "../components/Field.js";
 import { NotActiveYetFor } from "../components/NotActiveYet.js";
 import { errorText } from "../stores/liveResource.js";
 import { apiKeys, appSettings } from "../stores/resources.js";
-import { call } from "../transport.js";
-
-interface CreatedKey {
-  id: string;
-  key: string;
-  name: string;
-}
+import { call, type ContractOutput, type ContractRequest } from "../transport.js";
 
 export function ApiKeysPage() {
   useEffect(() => apiKeys.watch(), []);
@@ -24,7 +18,7 @@ export function ApiKeysPage() {
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState("");
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
-  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [created, setCreated] = useState<ContractOutput<"createKey"> | null>(null);
   const [copy, setCopy] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const list = data ?? [];
@@ -33,10 +27,10 @@ export function ApiKeysPage() {
     event.preventDefault();
     setCopy(null);
     try {
-      const body: Record<string, unknown> = { name: name.trim() };
+      const body: ContractRequest<"createKey"> = { name: name.trim() };
       const scopeList = scopes.split(/[\s,]+/).filter(Boolean);
       if (scopeList.length > 0) body.scopes = scopeList;
-      setCreated(await call<CreatedKey>("createKey", body));
+      setCreated(await call("createKey", body));
       setErrors(NO_ERRORS);
       setName("");
       setScopes("");

@@ -12,7 +12,7 @@ import type { SettingField } from "../settingsForm.js";
 import { errorText } from "../stores/liveResource.js";
 import { providerLists, useProviderLists } from "../stores/providers.js";
 import { modelCooldowns, resilienceSettings } from "../stores/resources.js";
-import { call } from "../transport.js";
+import { call, type ContractRequest } from "../transport.js";
 
 const LOCKOUT_FIELDS: readonly SettingField[] = [
   { path: "modelLockout.enabled", label: "Model lockout enabled", kind: "bool" },
@@ -35,10 +35,10 @@ export function ModelCooldownsPage() {
   const [message, setMessage] = useState<ActionOutcome | null>(null);
   const nameOf = (id: string) => connectionNames.find((c) => c.id === id)?.name ?? id;
 
-  async function reenable(body: Record<string, unknown>, what: string) {
+  async function reenable(body: ContractRequest<"clearModelCooldowns">, what: string) {
     try {
-      const result = await call<{ removed?: number; clearedAll?: boolean }>("clearModelCooldowns", body);
-      setMessage({ ok: true, text: result.clearedAll ? "Every model is back in routing." : `${what} re-enabled (${result.removed ?? 0} lockout${result.removed === 1 ? "" : "s"} removed).` });
+      const result = await call("clearModelCooldowns", body);
+      setMessage({ ok: true, text: "clearedAll" in result ? "Every model is back in routing." : `${what} re-enabled (${result.removed} lockout${result.removed === 1 ? "" : "s"} removed).` });
     } catch (err) {
       setMessage({ ok: false, text: `Re-enabling ${what} failed: ${errorText(err)}` });
     } finally {

@@ -10,7 +10,7 @@ import { DataTable } from "../components/DataTable.js";
 import { remainingAt, useCountdowns } from "../countdown.js";
 import { errorText } from "../stores/liveResource.js";
 import { cooldowns } from "../stores/resources.js";
-import { call } from "../transport.js";
+import { call, type ContractOutput } from "../transport.js";
 import { connectionStatus, type StatusTone } from "../format.js";
 import { providerLists, useProviderLists } from "../stores/providers.js";
 import { EmptyProviders } from "./EmptyProviders.js";
@@ -19,7 +19,6 @@ import { ProviderForm } from "./providers/ProviderForm.js";
 
 const BREAKER_TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED: "warn", HALF_OPEN: "warn", OPEN: "bad" };
 
-type TestResult = { ok: boolean; latencyMs: number; error?: string };
 
 export function ProvidersPage() {
   useEffect(() => providerLists.watch(), []);
@@ -166,13 +165,13 @@ function ConnectionRow({ connection, coolingMs, onNotice }: { connection: Connec
   const lastError = [connection.lastErrorType, connection.lastError].filter(Boolean).join(": ");
   const [editing, setEditing] = useState(false);
   const [testing, setTesting] = useState(false);
-  const [test, setTest] = useState<TestResult | { ok: false; error: string; latencyMs: null } | null>(null);
+  const [test, setTest] = useState<ContractOutput<"testConnection"> | { ok: false; error: string; latencyMs: null } | null>(null);
   const reload = providerLists.use((s) => s.reload);
 
   async function runTest() {
     setTesting(true);
     try {
-      setTest(await call<TestResult>("testConnection", { id: connection.id }));
+      setTest(await call("testConnection", { id: connection.id }));
     } catch (err) {
       setTest({ ok: false, error: errorText(err), latencyMs: null });
     } finally {

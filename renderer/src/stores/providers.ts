@@ -1,7 +1,6 @@
 // Providers & connections concern: the lists and their breaker states, one live resource so the
 // reload and event handling are the same as every other page's.
 import type { BreakerState, Connection, Provider } from "../../../shared/types.js";
-import { isRecord } from "../callError.js";
 import { call, ContractCallError } from "../transport.js";
 import { affectsProviders } from "./liveEvents.js";
 import { createLiveResource } from "./liveResource.js";
@@ -15,8 +14,8 @@ export interface ProviderLists {
 
 export const providerLists = createLiveResource(async (): Promise<ProviderLists> => {
   const [providers, connections, breakers] = await Promise.all([
-    call<Provider[]>("listProviders"),
-    call<Connection[]>("listConnections"),
+    call("listProviders"),
+    call("listConnections"),
     readBreakers(),
   ]);
   return { providers, connections, breakers };
@@ -33,15 +32,8 @@ export function useProviderLists(): ProviderLists {
 /** Breaker states are a bonus on this page: a failing health call must not hide the lists. */
 async function readBreakers(): Promise<Record<string, BreakerState>> {
   try {
-    const health = await call<unknown>("monitoringHealth");
-    const out: Record<string, BreakerState> = {};
-    const list = isRecord(health) && Array.isArray(health.providerBreakers) ? health.providerBreakers : [];
-    for (const item of list) {
-      if (isRecord(item) && typeof item.provider === "string" && typeof item.state === "string") {
-        out[item.provider] = item.state as BreakerState;
-      }
-    }
-    return out;
+    const health = await call("monitoringHealth");
+    return Object.fromEntries(health.providerBreakers.map((row) => [row.provider, row.state]));
   } catch (err) {
     if (err instanceof ContractCallError && err.status === 401) throw err;
     return {};

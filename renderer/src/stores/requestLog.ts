@@ -60,7 +60,7 @@ export const useRequestLog = create<RequestLogState>()((set, get) => ({
       if (filters.provider) query.provider = filters.provider;
       if (filters.model.trim()) query.model = filters.model.trim();
       if (filters.status.trim()) query.status = filters.status.trim();
-      const entries = await call<RequestLogEntry[]>("listLogs", query);
+      const entries = await call("listLogs", query);
       if (mine === generation) set({ entries, status: "ready", error: null });
     } catch (err) {
       if (mine === generation) set({ status: "error", error: errorText(err) });

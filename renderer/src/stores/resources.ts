@@ -1,8 +1,6 @@
 // The backend reads the pages show, each with the events that make it stale (R15.2: pushed
-// changes, never polling). Response shapes live in shared/apiTypes.ts; the engine owns their computation.
-import type { CooldownRow, ModelLockoutItem, MonitoringHealth, RequestStats } from "../../../shared/apiTypes.js";
-import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
-import type { ApiKeyInfo, AppSettings, Combo, SwitchyardEvent } from "../../../shared/types.js";
+// changes, never polling). Each read is typed by its contract method (shared/contract.ts).
+import type { SwitchyardEvent } from "../../../shared/types.js";
 import { call } from "../transport.js";
 import { createLiveResource } from "./liveResource.js";
 
@@ -10,42 +8,36 @@ const isCooldownEvent = (e: SwitchyardEvent) => e.type.startsWith("cooldown.") |
 const isConfig = (e: SwitchyardEvent, entity?: string) => e.type === "config" && (entity === undefined || e.entity === entity);
 
 export const cooldowns = createLiveResource(
-  async () => (await call<{ items: CooldownRow[] }>("listCooldowns")).items,
+  async () => (await call("listCooldowns")).items,
   (e) => isCooldownEvent(e) || e.type === "breaker" || isConfig(e, "connection") || isConfig(e, "provider"),
 );
 
 export const modelCooldowns = createLiveResource(
-  async () => (await call<{ items: ModelLockoutItem[] }>("listModelCooldowns")).items,
+  async () => (await call("listModelCooldowns")).items,
   (e) => e.type.startsWith("lockout.") || e.type === "breaker" || isConfig(e, "connection") || isConfig(e, "provider"),
 );
 
 export const resilienceSettings = createLiveResource(
-  () => call<ResilienceSettings>("getResilience"),
+  () => call("getResilience"),
   (e) => e.type === "settings" && e.scope === "resilience",
 );
 
-/** GET /api/resilience/sources: the saved document and the env-seeded defaults (R10.2). */
-export interface ResilienceSources {
-  stored: Record<string, unknown>;
-  envDefaults: ResilienceSettings;
-}
-
 export const resilienceSources = createLiveResource(
-  () => call<ResilienceSources>("getResilienceSources"),
+  () => call("getResilienceSources"),
   (e) => e.type === "settings" && e.scope === "resilience",
 );
 
 export const appSettings = createLiveResource(
-  () => call<AppSettings>("getSettings"),
+  () => call("getSettings"),
   (e) => e.type === "settings" && e.scope === "settings",
 );
 
-export const combos = createLiveResource(() => call<Combo[]>("listCombos"), (e) => isConfig(e, "combo"));
+export const combos = createLiveResource(() => call("listCombos"), (e) => isConfig(e, "combo"));
 
-export const apiKeys = createLiveResource(() => call<ApiKeyInfo[]>("listKeys"), (e) => isConfig(e, "key"));
+export const apiKeys = createLiveResource(() => call("listKeys"), (e) => isConfig(e, "key"));
 
 export const health = createLiveResource(
-  () => call<MonitoringHealth>("monitoringHealth"),
+  () => call("monitoringHealth"),
   (e) => e.type === "breaker" || e.type.startsWith("lockout.") || isConfig(e, "provider"),
 );
 
@@ -57,7 +49,7 @@ export const HEALTH_STATS_QUERY = { windowMs: 3_600_000, bucketMs: 300_000 } as 
  * a burst of traffic is collapsed into at most one load per second.
  */
 export const requestStats = createLiveResource(
-  () => call<RequestStats>("requestStats", { ...HEALTH_STATS_QUERY }),
+  () => call("requestStats", { ...HEALTH_STATS_QUERY }),
   (e) => e.type === "request",
   { minReloadIntervalMs: 1_000 },
 );

@@ -8,14 +8,22 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import express from "express";
 import { request } from "undici";
+import type { ConnectionTestResult } from "../../../shared/apiTypes.js";
+import type { ContractHandlers } from "../../../shared/contract.js";
 import type { SwitchyardEvent } from "../../../shared/types.js";
 import { createEventBus } from "../../../main/app/eventBus.js";
 import {
-  type ConnectionTestResult, type ManagementHandlers, createApiRouter, createHostGuard, createManagementHandlers,
-  sseEventsHandler,
+  type ManagementHandlers, createApiRouter, createHostGuard, createManagementHandlers, sseEventsHandler,
+  unavailableHandlers,
 } from "../../../main/api/index.js";
 import { createFileKeyCipher, createStore } from "../../../main/store/index.js";
 import type { Store } from "../../../main/store/types.js";
+
+const ENGINE_METHODS = [
+  "getResilience", "patchResilience", "getResilienceSources", "resetBreakers", "listCooldowns", "clearCooldowns",
+  "listModelCooldowns", "clearModelCooldowns", "monitoringHealth", "requestStats", "setRateLimitProtection",
+  "getClock", "advanceClock",
+] as const;
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -65,8 +73,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   });
   const app = express();
   app.use(createHostGuard());
+  // The engine's methods (resilience, monitoring, rate limits, debug clock) are wired by main/app;
+  // here they are explicitly not served, so their routes answer 404 like any unknown path.
+  const served: ContractHandlers = { ...handlers, ...unavailableHandlers(ENGINE_METHODS) };
   app.use(
-    createApiRouter({ handlers, adminToken: ADMIN_TOKEN, bodyLimitBytes: opts.bodyLimitBytes, events: sseEventsHandler(bus) }),
+    createApiRouter({ handlers: served, adminToken: ADMIN_TOKEN, bodyLimitBytes: opts.bodyLimitBytes, events: sseEventsHandler(bus) }),
   );
   app.get("/health", (_req, res) => {
     res.json({ ok: true });

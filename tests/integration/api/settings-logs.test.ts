@@ -1,6 +1,7 @@
 // GET/PATCH /api/settings (R10.3, R12.4, R1.7, R7.1) and GET /api/logs (R15.1).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_APP_SETTINGS, normaliseAppSettingsWithReport } from "../../../shared/appSettings.js";
+import { DEFAULT_APP_SETTINGS } from "../../../shared/appSettings.js";
+import { normaliseAppSettingsWithReport } from "../../../shared/schemas/appSettings.js";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import { type ApiServer, startApiServer } from "./apiHarness.js";
 

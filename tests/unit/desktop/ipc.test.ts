@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { CONTRACT, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from "../../../shared/contract.js";
 import type { SwitchyardEvent } from "../../../shared/types.js";
 import { createSenderPolicy, forwardEvents, registerIpc, type InvokeEvent, type IpcReply, type SenderFrame } from "../../../main/desktop/ipc.js";
+import { type FakeHandler, fakeHandlers } from "./fakeHandlers.js";
 
 const APP_ORIGIN = "http://127.0.0.1:8642";
 
@@ -10,7 +11,7 @@ function frame(over: Partial<SenderFrame> = {}): SenderFrame {
   return { url: `${APP_ORIGIN}/#/providers`, parent: null, processId: 7, routingId: 1, ...over };
 }
 
-function setup(handlers: Record<string, (input: Record<string, unknown>) => unknown> = {}) {
+function setup(handlers: Record<string, FakeHandler> = {}) {
   const registered = new Map<string, (event: InvokeEvent, ...args: unknown[]) => Promise<unknown>>();
   const ipcMain = {
     handle: vi.fn((channel: string, listener: (event: InvokeEvent, ...args: unknown[]) => Promise<unknown>) => {
@@ -22,7 +23,7 @@ function setup(handlers: Record<string, (input: Record<string, unknown>) => unkn
   };
   const mainFrame = frame();
   const listProviders = vi.fn((input: Record<string, unknown>) => [{ id: "sim", input }]);
-  const dispose = registerIpc(ipcMain, { listProviders, ...handlers }, createSenderPolicy({ appOrigin: APP_ORIGIN, mainFrame: () => mainFrame }));
+  const dispose = registerIpc(ipcMain, fakeHandlers({ listProviders, ...handlers }), createSenderPolicy({ appOrigin: APP_ORIGIN, mainFrame: () => mainFrame }));
   const send = (senderFrame: SenderFrame | null, method: unknown, input?: unknown) =>
     registered.get(IPC_INVOKE_CHANNEL)!({ senderFrame }, method, input) as Promise<IpcReply>;
   return { ipcMain, registered, mainFrame, listProviders, dispose, send };
@@ -37,9 +38,9 @@ describe("registerIpc", () => {
     expect(s.registered.size).toBe(0);
   });
 
-  it("R14.3 a valid call from our window's main frame reaches the handler", async () => {
+  it("R14.3 a valid call from our window's main frame reaches the handler with its input parsed by the method's schema", async () => {
     const s = setup();
-    await expect(s.send(s.mainFrame, "listProviders", { verbose: true })).resolves.toEqual({ ok: true, value: [{ id: "sim", input: { verbose: true } }] });
+    await expect(s.send(s.mainFrame, "listProviders", { verbose: true })).resolves.toEqual({ ok: true, value: [{ id: "sim", input: {} }] });
     await expect(s.send(frame(), "listProviders")).resolves.toEqual({ ok: true, value: [{ id: "sim", input: {} }] });
     expect(s.listProviders).toHaveBeenCalledTimes(2);
   });
@@ -99,8 +100,8 @@ describe("registerIpc", () => {
         throw conflict;
       },
     });
-    expect(await s.send(s.mainFrame, "createCombo", { name: "x" })).toEqual({ ok: false, error: { code: "invalid_request", message: "targets.0.model: unknown model", path: "targets.0.model" } });
-    expect(await s.send(s.mainFrame, "createProvider", { id: "sim" })).toEqual({ ok: false, error: { code: "conflict", message: "provider sim exists" } });
+    expect(await s.send(s.mainFrame, "createCombo", { name: "x", targets: [{ model: "sim/m1" }] })).toEqual({ ok: false, error: { code: "invalid_request", message: "targets.0.model: unknown model", path: "targets.0.model" } });
+    expect(await s.send(s.mainFrame, "createProvider", { id: "sim", format: "simulator" })).toEqual({ ok: false, error: { code: "conflict", message: "provider sim exists" } });
   });
 
   it("R14.3 unexpected handler errors reach the renderer as a bare internal_error and are logged in main", async () => {
@@ -108,7 +109,7 @@ describe("registerIpc", () => {
     const ipcMain = { handle: (c: string, l: (event: InvokeEvent, ...args: unknown[]) => Promise<unknown>) => void registered.set(c, l), removeHandler: () => undefined };
     const onInternalError = vi.fn();
     const secretish = Object.assign(new Error("SQLITE_CORRUPT at /home/me/.switchyard/switchyard.db"), { code: "SQLITE_CORRUPT" });
-    registerIpc(ipcMain, { deleteProvider: () => { throw secretish; } }, { ...createSenderPolicy({ appOrigin: APP_ORIGIN, mainFrame: () => frame() }), onInternalError });
+    registerIpc(ipcMain, fakeHandlers({ deleteProvider: () => { throw secretish; } }), { ...createSenderPolicy({ appOrigin: APP_ORIGIN, mainFrame: () => frame() }), onInternalError });
     const reply = await registered.get(IPC_INVOKE_CHANNEL)!({ senderFrame: frame() }, "deleteProvider", { id: "sim" });
     expect(reply).toEqual({ ok: false, error: { code: "internal_error", message: "internal error" } });
     expect(onInternalError).toHaveBeenCalledWith(secretish, "deleteProvider");

@@ -4,6 +4,7 @@ import type { SwitchyardEvent } from "../../../shared/types.js";
 import { ContractCallError } from "../../../renderer/src/callError.js";
 import { buildHttpRequest, createHttpTransport, EVENTS_PATH, pumpEvents } from "../../../renderer/src/httpTransport.js";
 import { createIpcTransport } from "../../../renderer/src/ipcTransport.js";
+import type { SwitchyardBridge } from "../../../renderer/src/bridge.js";
 import type { EventStreamState } from "../../../renderer/src/transportTypes.js";
 
 const encoder = new TextEncoder();
@@ -47,16 +48,16 @@ describe("HTTP transport", () => {
   it("R0.2 calls verb+path with the admin token and parses the JSON result", async () => {
     const fetchMock = vi.fn(async (_url: string | URL | Request, _init?: RequestInit) => new Response('{"id":"sim"}', { status: 201 }));
     const transport = createHttpTransport({ token: "tok-1", baseUrl: "http://127.0.0.1:1", fetch: fetchMock as typeof fetch });
-    await expect(transport.call("createProvider", { id: "sim" })).resolves.toEqual({ id: "sim" });
+    await expect(transport.call("createProvider", { id: "sim", format: "simulator" })).resolves.toEqual({ id: "sim" });
     const [url, init] = fetchMock.mock.calls[0]!;
     expect(url).toBe("http://127.0.0.1:1/api/providers");
-    expect(init).toMatchObject({ method: "POST", body: '{"id":"sim"}', headers: { Authorization: "Bearer tok-1", "Content-Type": "application/json" } });
+    expect(init).toMatchObject({ method: "POST", body: '{"id":"sim","format":"simulator"}', headers: { Authorization: "Bearer tok-1", "Content-Type": "application/json" } });
   });
 
   it("R10.1 turns an API error body into a ContractCallError with code, status and path", async () => {
     const body = JSON.stringify({ error: { code: "invalid_request", message: "models must be an array", path: "models" } });
     const transport = createHttpTransport({ token: "t", fetch: (async () => new Response(body, { status: 400 })) as typeof fetch });
-    const err = await transport.call("createProvider", { id: "x" }).catch((e: unknown) => e);
+    const err = await transport.call("createProvider", { id: "x", format: "openai" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContractCallError);
     expect(err).toMatchObject({ code: "invalid_request", status: 400, path: "models", message: "models must be an array" });
   });
@@ -123,9 +124,11 @@ describe("IPC transport", () => {
       }),
       onEvent: vi.fn(() => () => undefined),
     };
-    const transport = createIpcTransport(bridge);
+    // The fake answers every method with one shape; the real bridge is typed by method.
+    const transport = createIpcTransport(bridge as unknown as SwitchyardBridge);
     await expect(transport.call("listProviders")).resolves.toEqual([]);
-    expect(bridge.invoke).toHaveBeenCalledWith("listProviders", {});
+    // An absent input is left for the preload to send as {} (see preload.test.ts).
+    expect(bridge.invoke).toHaveBeenCalledWith("listProviders");
     await expect(transport.call("getProvider", { id: "x" })).rejects.toMatchObject({ code: "not_found", message: "no provider x", status: null });
   });
 

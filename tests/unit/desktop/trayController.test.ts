@@ -4,16 +4,16 @@
 import { describe, expect, it, vi } from "vitest";
 import type { SwitchyardEvent } from "../../../shared/types.js";
 import { createTrayController, type TrayRender } from "../../../main/desktop/trayController.js";
-import type { ContractHandlers } from "../../../main/desktop/ipc.js";
+import { type FakeHandler, fakeHandlers } from "./fakeHandlers.js";
 
-function setup(overrides: Record<string, (input: Record<string, unknown>) => unknown> = {}) {
+function setup(overrides: Record<string, FakeHandler> = {}) {
   const state = { proxyEnabled: true, lockout: false, breakers: [{ provider: "sim", state: "CLOSED" }] as Array<{ provider: string; state: string }> };
   const calls: Array<[string, Record<string, unknown>]> = [];
   const record = (name: string, fn: (input: Record<string, unknown>) => unknown) => (input: Record<string, unknown>) => {
     calls.push([name, input]);
     return fn(input);
   };
-  const handlers: ContractHandlers = {
+  const handlers = fakeHandlers({
     monitoringHealth: record("monitoringHealth", () => ({ ok: true, providerBreakers: state.breakers })),
     getSettings: record("getSettings", () => ({ proxyEnabled: state.proxyEnabled })),
     getResilience: record("getResilience", () => ({ modelLockout: { enabled: state.lockout } })),
@@ -31,7 +31,7 @@ function setup(overrides: Record<string, (input: Record<string, unknown>) => unk
       return { ok: true, resetCount: 1 };
     }),
     ...Object.fromEntries(Object.entries(overrides).map(([name, fn]) => [name, record(name, fn)])),
-  };
+  });
   const listeners = new Set<(event: SwitchyardEvent) => void>();
   const bus = {
     subscribe: vi.fn((listener: (event: SwitchyardEvent) => void) => {

@@ -1,5 +1,6 @@
 // Shared test doubles for the engine: a fake clock, in-memory ports and domain rows.
-import { normalizeResilienceSettings, type ResilienceSettings } from "../../../shared/resilienceSettings.js";
+import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
+import { normalizeResilienceSettings } from "../../../shared/schemas/resilienceDocument.js";
 import type { AppSettings, Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../../shared/types.js";
 import { createResilienceEngine, type ResilienceAdminEngine } from "../../../main/engine/index.js";
 import type { BreakerSnapshot, BreakerStore, ConnectionRuntimeStore, FailureInput, Verdict } from "../../../main/engine/ports.js";

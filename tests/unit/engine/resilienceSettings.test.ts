@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   applyResiliencePatch,
   DEFAULT_RESILIENCE_SETTINGS,
-  normalizeResilienceSettings,
   RESILIENCE_RANGES,
 } from "../../../shared/resilienceSettings.js";
+import { normalizeResilienceSettings } from "../../../shared/schemas/resilienceDocument.js";
 import {
   clearCooldownsBodySchema,
   clearModelCooldownsBodySchema,

@@ -1,6 +1,7 @@
 // R10.1 / R5.1 / D5: what the settings cards send, and how they report the normaliser's changes.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RESILIENCE_SETTINGS, normalizeResilienceSettings } from "../../../shared/resilienceSettings.js";
+import { DEFAULT_RESILIENCE_SETTINGS } from "../../../shared/resilienceSettings.js";
+import { normalizeResilienceSettings } from "../../../shared/schemas/resilienceDocument.js";
 import {
   adjustments, buildPatch, describeValue, getAt, isBuiltInDefault, parseDraft, rangeHint, toDraft, valueSource,
 } from "../../../renderer/src/settingsForm.js";

@@ -3,7 +3,7 @@
 // validation errors land next to their field.
 import { useState, type FormEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
-import { COMBO_STRATEGIES } from "../../../../shared/catalog.js";
+import { COMBO_STRATEGIES, comboStrategyOf } from "../../../../shared/catalog.js";
 import type { Combo, Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, SelectField, TextField } from "../../components/Field.js";
@@ -15,7 +15,7 @@ import { TargetList } from "./TargetList.js";
 
 export function ComboForm({ combo, connections, onDone }: { combo: Combo | null; connections: Connection[]; onDone(saved: Combo | null): void }) {
   const [name, setName] = useState(combo?.name ?? "");
-  const [strategy, setStrategy] = useState(combo?.strategy ?? "priority");
+  const [strategy, setStrategy] = useState(comboStrategyOf(combo?.strategy));
   const [targets, setTargets] = useState<TargetDraft[]>(() => (combo ? combo.targets.map(newTargetDraft) : [newTargetDraft()]));
   const [waitForCooling, setWaitForCooling] = useState(combo?.config.comboCooldownWaitEnabled !== false);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
@@ -26,7 +26,7 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
     const body = { strategy, targets: toTargets(targets), config: { ...(combo?.config ?? {}), comboCooldownWaitEnabled: waitForCooling } };
     setSaving(true);
     try {
-      const saved = combo ? await call<Combo>("updateCombo", { name: combo.name, ...body }) : await call<Combo>("createCombo", { name: name.trim(), ...body });
+      const saved = combo ? await call("updateCombo", { name: combo.name, ...body }) : await call("createCombo", { name: name.trim(), ...body });
       setErrors(NO_ERRORS);
       onDone(saved);
     } catch (err) {

@@ -62,7 +62,7 @@ export function CooldownManagerPage() {
   async function clear(what: string, body: Record<string, unknown>) {
     setBusy(true);
     try {
-      const result = await call<ClearCooldownsResult>("clearCooldowns", body);
+      const result = await call("clearCooldowns", body);
       setOutcome({ kind: "ok", what, result });
       setSelected(new Set());
     } catch (err) {

@@ -47,7 +47,7 @@ export function ErrorRulesCard() {
 }
 
 async function patchSettings(patch: Partial<AppSettings>): Promise<void> {
-  const saved = await call<AppSettings>("patchSettings", patch);
+  const saved = await call("patchSettings", patch);
   appSettings.use.setState({ data: saved, loadedAt: Date.now() });
 }
 

@@ -32,7 +32,7 @@ export function HealthPage() {
 
   async function reset(provider?: string) {
     try {
-      const result = await call<{ resetCount: number }>("resetBreakers", provider ? { provider } : {});
+      const result = await call("resetBreakers", provider ? { provider } : {});
       setMessage({ ok: true, text: provider ? `Breaker of ${provider} reset.` : `${result.resetCount} breaker${result.resetCount === 1 ? "" : "s"} reset.` });
     } catch (err) {
       setMessage({ ok: false, text: `Reset failed: ${errorText(err)}` });

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
 import { PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../../../../shared/catalog.js";
-import type { Provider } from "../../../../shared/types.js";
+import type { Provider, ProviderCategory, ProviderFormat } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { SelectField, TextField } from "../../components/Field.js";
 import { call } from "../../transport.js";
@@ -17,9 +17,9 @@ const BASE_URL_HINTS: Record<string, string> = {
 
 export function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone(saved: Provider | null): void }) {
   const [id, setId] = useState(provider?.id ?? "");
-  const [format, setFormat] = useState<string>(provider?.format ?? "openai");
+  const [format, setFormat] = useState<ProviderFormat>(provider?.format ?? "openai");
   const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? "");
-  const [category, setCategory] = useState<string>(provider?.category ?? "apikey");
+  const [category, setCategory] = useState<ProviderCategory>(provider?.category ?? "apikey");
   const [models, setModels] = useState(provider?.models.join(", ") ?? "");
   const [retrySeconds, setRetrySeconds] = useState(provider?.rateLimitCooldownSeconds?.toString() ?? "");
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
@@ -27,7 +27,7 @@ export function ProviderForm({ provider, onDone }: { provider: Provider | null; 
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const body: Record<string, unknown> = {
+    const body = {
       format,
       baseUrl: baseUrl.trim(),
       category,
@@ -37,8 +37,8 @@ export function ProviderForm({ provider, onDone }: { provider: Provider | null; 
     setSaving(true);
     try {
       const saved = provider
-        ? await call<Provider>("updateProvider", { id: provider.id, ...body })
-        : await call<Provider>("createProvider", { id: id.trim(), ...body });
+        ? await call("updateProvider", { id: provider.id, ...body })
+        : await call("createProvider", { id: id.trim(), ...body });
       setErrors(NO_ERRORS);
       onDone(saved);
     } catch (err) {

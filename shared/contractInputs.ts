@@ -1,0 +1,62 @@
+// The input schema of every contract method, as objects the adapters run. Kept apart from
+// shared/contract.ts only so that the renderer, which needs the routes, does not bundle zod; the
+// `satisfies` clause holds each schema to exactly the one its contract entry names.
+import type { ContractMethod, ContractSchema } from "./contract.js";
+import {
+  byIdSchema, byNameSchema, comboCreateSchema, comboUpdateSchema, configImportSchema, connectionCreateSchema,
+  connectionReplaceByIdSchema, connectionUpdateSchema, exportQuerySchema, keyCreateSchema, listConnectionsQuerySchema,
+  logsQuerySchema, noInputSchema, providerCreateSchema, providerUpdateSchema, settingsPatchSchema,
+} from "./schemas/config.js";
+import { requestStatsQuerySchema } from "./schemas/monitoring.js";
+import {
+  advanceClockBodySchema, clearCooldownsBodySchema, clearModelCooldownsBodySchema, listCooldownsQuerySchema,
+  rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
+} from "./schemas/resilience.js";
+
+export const CONTRACT_INPUTS = {
+  listProviders: noInputSchema,
+  getProvider: byIdSchema,
+  createProvider: providerCreateSchema,
+  updateProvider: providerUpdateSchema,
+  replaceProvider: providerCreateSchema,
+  deleteProvider: byIdSchema,
+
+  listConnections: listConnectionsQuerySchema,
+  getConnection: byIdSchema,
+  createConnection: connectionCreateSchema,
+  updateConnection: connectionUpdateSchema,
+  replaceConnection: connectionReplaceByIdSchema,
+  deleteConnection: byIdSchema,
+  testConnection: byIdSchema,
+
+  listCombos: noInputSchema,
+  createCombo: comboCreateSchema,
+  updateCombo: comboUpdateSchema,
+  deleteCombo: byNameSchema,
+
+  listKeys: noInputSchema,
+  createKey: keyCreateSchema,
+  deleteKey: byIdSchema,
+
+  getResilience: noInputSchema,
+  patchResilience: resiliencePatchSchema,
+  getResilienceSources: noInputSchema,
+  resetBreakers: resetBreakersBodySchema,
+  listCooldowns: listCooldownsQuerySchema,
+  clearCooldowns: clearCooldownsBodySchema,
+  listModelCooldowns: noInputSchema,
+  clearModelCooldowns: clearModelCooldownsBodySchema,
+  monitoringHealth: noInputSchema,
+  requestStats: requestStatsQuerySchema,
+  setRateLimitProtection: rateLimitProtectionBodySchema,
+
+  getSettings: noInputSchema,
+  patchSettings: settingsPatchSchema,
+
+  listLogs: logsQuerySchema,
+  exportConfig: exportQuerySchema,
+  importConfig: configImportSchema,
+
+  getClock: noInputSchema,
+  advanceClock: advanceClockBodySchema,
+} satisfies { [M in ContractMethod]: ContractSchema<M> };
