@@ -73,7 +73,7 @@ export function leads(order: OrderFn, candidates: readonly Candidate[], n: numbe
 
 /** Share of requests each key led, over `n` requests. */
 export function shares(order: OrderFn, candidates: readonly Candidate[], n: number, opts: RunOptions = {}): Record<string, number> {
-  const out: Record<string, number> = Object.fromEntries(candidates.map((c) => [c.key, 0]));
-  for (const k of leads(order, candidates, n, opts)) out[k] += 1 / n;
-  return out;
+  const counts: Record<string, number> = Object.fromEntries(candidates.map((c) => [c.key, 0]));
+  for (const k of leads(order, candidates, n, opts)) counts[k]++;
+  return Object.fromEntries(Object.entries(counts).map(([k, count]) => [k, count / n]));
 }
