@@ -53,6 +53,7 @@ export function isStrategyName(name: string): name is StrategyName {
   return Object.hasOwn(STRATEGIES, name);
 }
 
+export { RoutingStatsBook, type AttemptOutcome } from "./routingStatsBook.js";
 export { STRATEGY_INPUTS, STRATEGY_SUMMARIES } from "./summaries.js";
 export { createStrategyState } from "./types.js";
 export type { Candidate, CandidateStats, LatencySample, OrderFn, QuotaInfo, RequestFacts, RoutingStats, Strategy, StrategyState } from "./types.js";
