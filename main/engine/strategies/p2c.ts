@@ -55,9 +55,11 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats, now
     const i = Math.min(left.length - 1, Math.floor(random() * left.length));
     let j = Math.min(left.length - 2, Math.floor(random() * (left.length - 1)));
     if (j >= i) j++;
-    const winner = duel(left[i], left[j], stats, now);
-    out.push(winner);
-    left.splice(left.indexOf(winner), 1);
+    const w = duel(left[i], left[j], stats, now) === left[i] ? i : j;
+    out.push(left[w]);
+    // Swap-remove keeps each step O(1); positions carry no meaning since picks are random.
+    left[w] = left[left.length - 1];
+    left.pop();
   }
   return [...out, ...left];
 }
