@@ -54,7 +54,7 @@ export interface CandidateStats {
   lastFailureAt: number | null;
   /** Attempts dispatched and not yet settled. */
   inFlight: number;
-  /** R4.10 window (last 20 within 15 min) for this target: connection+model when pinned. */
+  /** R4.10 window (last 20 within 15 min) of this target: connection+model when pinned, else the model over its connections. */
   samples: readonly LatencySample[];
 }
 
