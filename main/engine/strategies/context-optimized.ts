@@ -1,0 +1,8 @@
+// context-optimized (D11): the largest context window first (`contextWindow` from the model
+// metadata), ties in combo order; targets without a known window follow in combo order. No state.
+import { knownFirst } from "./rank.js";
+import type { Candidate } from "./types.js";
+
+export function order(candidates: readonly Candidate[]): Candidate[] {
+  return knownFirst(candidates, (c) => c.contextWindow, true);
+}

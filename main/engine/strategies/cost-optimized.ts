@@ -1,0 +1,17 @@
+// cost-optimized (D11): cheapest input price first (`inputPricePerMTok` from the model metadata in
+// the provider config), ties broken by output price (known before unknown), then combo order.
+// Targets without an input price follow in combo order — no price is ever guessed. No state.
+import { knownFirst } from "./rank.js";
+import type { Candidate } from "./types.js";
+
+function price(value: number | undefined): number {
+  return value !== undefined && Number.isFinite(value) ? value : Infinity;
+}
+
+export function order(candidates: readonly Candidate[]): Candidate[] {
+  const byInput = knownFirst(candidates, (c) => c.inputPricePerMTok);
+  const priced = byInput.filter((c) => price(c.inputPricePerMTok) !== Infinity);
+  const unpriced = byInput.slice(priced.length);
+  priced.sort((a, b) => price(a.inputPricePerMTok) - price(b.inputPricePerMTok) || price(a.outputPricePerMTok) - price(b.outputPricePerMTok) || a.index - b.index);
+  return [...priced, ...unpriced];
+}

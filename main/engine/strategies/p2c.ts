@@ -1,0 +1,65 @@
+// p2c, power of two choices (D11, R4.10): draw two different targets at random and put the one
+// with the better (lower) score first; repeat among those left until one remains, so the whole
+// order is built from pairwise duels. Score, in points: 10 per attempt in flight (the classic
+// least-loaded signal), 100 when the learned quota says nothing is left (blocked/exhausted), plus
+// the opt-in R4.10 signal of up to `p2cLatencyWeight` (0–20) points: half from the latency ratio
+// to the faster of the pair (2× slower = the full half), half from the rolling error rate — only
+// when both have ≥ 3 samples (last 20 within 15 min), per connection+model, else per connection.
+// Its 20-point ceiling stays below the 100-point quota penalty. Ties go to combo order. No state.
+import { errorRate, inComboOrder, meanTtfb, quotaExhausted, recentSamples, statsOf } from "./rank.js";
+import type { Candidate, LatencySample, RoutingStats } from "./types.js";
+
+export const P2C_QUOTA_PENALTY = 100;
+export const P2C_IN_FLIGHT_POINTS = 10;
+export const P2C_MIN_SAMPLES = 3;
+export const P2C_MAX_LATENCY_WEIGHT = 20;
+
+function pairSamples(a: Candidate, b: Candidate, stats: RoutingStats, now: number): [LatencySample[], LatencySample[]] | null {
+  const sa = recentSamples(statsOf(stats, a)?.samples, now);
+  const sb = recentSamples(statsOf(stats, b)?.samples, now);
+  if (sa.length >= P2C_MIN_SAMPLES && sb.length >= P2C_MIN_SAMPLES) return [sa, sb];
+  if (a.connectionId === undefined || b.connectionId === undefined) return null;
+  const ca = recentSamples(stats.connections.get(a.connectionId), now);
+  const cb = recentSamples(stats.connections.get(b.connectionId), now);
+  return ca.length >= P2C_MIN_SAMPLES && cb.length >= P2C_MIN_SAMPLES ? [ca, cb] : null;
+}
+
+/** R4.10 points for each of the pair; [0, 0] when the signal is off or samples are too few. */
+export function latencyErrorPoints(a: Candidate, b: Candidate, stats: RoutingStats, now: number): [number, number] {
+  const weight = Math.min(P2C_MAX_LATENCY_WEIGHT, Math.max(0, stats.p2cLatencyWeight || 0));
+  const samples = weight > 0 ? pairSamples(a, b, stats, now) : null;
+  if (!samples) return [0, 0];
+  const half = weight / 2;
+  const means = samples.map(meanTtfb);
+  const faster = Math.min(...means);
+  const latency = (mean: number) => (faster > 0 ? Math.min(1, mean / faster - 1) : mean > 0 ? 1 : 0);
+  return [0, 1].map((i) => half * latency(means[i]) + half * errorRate(samples[i])) as [number, number];
+}
+
+function baseScore(c: Candidate, stats: RoutingStats, now: number): number {
+  return (quotaExhausted(c, now) ? P2C_QUOTA_PENALTY : 0) + P2C_IN_FLIGHT_POINTS * (statsOf(stats, c)?.inFlight ?? 0);
+}
+
+function duel(a: Candidate, b: Candidate, stats: RoutingStats, now: number): Candidate {
+  const [pa, pb] = latencyErrorPoints(a, b, stats, now);
+  const sa = baseScore(a, stats, now) + pa;
+  const sb = baseScore(b, stats, now) + pb;
+  if (sa !== sb) return sa < sb ? a : b;
+  return a.index <= b.index ? a : b;
+}
+
+export function order(candidates: readonly Candidate[], stats: RoutingStats, now: number, random: () => number): Candidate[] {
+  const left = inComboOrder(candidates);
+  const out: Candidate[] = [];
+  while (left.length > 1) {
+    const i = Math.min(left.length - 1, Math.floor(random() * left.length));
+    let j = Math.min(left.length - 2, Math.floor(random() * (left.length - 1)));
+    if (j >= i) j++;
+    const w = duel(left[i], left[j], stats, now) === left[i] ? i : j;
+    out.push(left[w]);
+    // Swap-remove keeps each step O(1); positions carry no meaning since picks are random.
+    left[w] = left[left.length - 1];
+    left.pop();
+  }
+  return [...out, ...left];
+}

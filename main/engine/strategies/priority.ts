@@ -1,0 +1,9 @@
+// priority (D11): the targets in the order the combo lists them, every request. The first target
+// takes all traffic while it is eligible; the next ones are pure failover. Reads nothing but
+// the combo order, keeps no state.
+import { inComboOrder } from "./rank.js";
+import type { Candidate } from "./types.js";
+
+export function order(candidates: readonly Candidate[]): Candidate[] {
+  return inComboOrder(candidates);
+}
