@@ -81,4 +81,14 @@ describe("attempt", () => {
     side.client.clientClosed();
     await side.close();
   });
+
+  it("R13.6 a stream that outlives the attempt deadline is reported as stream_attempt_deadline", async () => {
+    sim.addFault("key-one", { stallAfterChunks: 1, times: 1 });
+    const side = await clientSide(p, { stream: true });
+    const short = { ...deps, callUpstream: upstreamCaller({ attemptDeadlineMs: 300 }).callUpstream };
+    const outcome = await runAttempt(short, chat({ stream: true }), side.client, { provider: oai(), model: "m1" }, p.h.store.row("c1"));
+    expect(outcome).toMatchObject({ kind: "failed_after_output", code: "stream_attempt_deadline" });
+    side.client.failAfterOutput("stream_attempt_deadline", "deadline");
+    await side.close();
+  });
 });
