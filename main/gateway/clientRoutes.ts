@@ -5,18 +5,24 @@ import express, { type Request, type RequestHandler, type Response } from "expre
 import type { ApiKeyInfo, AppSettings, WireFormat } from "../../shared/types.js";
 import { errorBody } from "./formats/index.js";
 
-export function clientError(res: Response, format: WireFormat, status: number, code: string, message: string): void {
-  res.status(status).json(errorBody(format, status, code, message));
+/** The id of this client request, made on first use (it names the request-log entry too). */
+export function requestIdOf(res: Response): string {
+  return (res.locals.requestId ??= randomUUID()) as string;
 }
 
-/** API.md: every client response carries its request id and attempt count, errors included. */
-export const stampRequestId: RequestHandler = (_req, res, next) => {
-  const id = randomUUID();
-  res.locals.requestId = id;
-  res.setHeader("X-Switchyard-Request-Id", id);
-  res.setHeader("X-Switchyard-Attempts", "0");
-  next();
-};
+/**
+ * API.md: every client response carries its request id and attempt count, errors included.
+ * The proxied answers write theirs with their status line; every other answer stamps here.
+ */
+export function stampClientHeaders(res: Response, attempts = 0): void {
+  res.setHeader("X-Switchyard-Request-Id", requestIdOf(res));
+  res.setHeader("X-Switchyard-Attempts", String(attempts));
+}
+
+export function clientError(res: Response, format: WireFormat, status: number, code: string, message: string): void {
+  if (!res.hasHeader("X-Switchyard-Request-Id")) stampClientHeaders(res);
+  res.status(status).json(errorBody(format, status, code, message));
+}
 
 /** JSON body parsing per client route, with the live `maxBodyMb` limit and errors in the client's format. */
 export function clientJson(format: WireFormat, settings: () => AppSettings): RequestHandler {

@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { RequestHandler } from "express";
 import type { Clock, ResilienceEngine } from "../engine/ports.js";
-import { clientError } from "./clientRoutes.js";
+import { clientError, stampClientHeaders } from "./clientRoutes.js";
 import { estimateInputTokens } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort } from "./ports.js";
 import { planRequest } from "./request/plan.js";
@@ -39,11 +39,12 @@ export function countTokensHandler(deps: CountTokensDeps): RequestHandler {
           deps.engine.recordNeutral({ provider: target.provider, connection, model: target.model, probe });
           break;
         }
-        res.setHeader("X-Switchyard-Attempts", String(++calls));
         const text = await exactCount(deps, target, connection.id, body, req.headers);
+        stampClientHeaders(res, ++calls);
         if (text !== null) return void res.status(200).type("application/json").send(text);
       }
     }
+    stampClientHeaders(res, calls);
     res.setHeader("X-Switchyard-Token-Count", "estimate");
     res.json(estimateInputTokens(body));
   };

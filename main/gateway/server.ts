@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { AppSettings, WireFormat } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
-import { clientAuth, clientError, clientJson, stampRequestId, validateGenerate, type ClientGuardDeps } from "./clientRoutes.js";
+import { clientAuth, clientError, clientJson, requestIdOf, stampClientHeaders, validateGenerate, type ClientGuardDeps } from "./clientRoutes.js";
 import { countTokensHandler, type CountTokensDeps } from "./countTokens.js";
 import type { CatalogPort } from "./ports.js";
 import type { Pipeline } from "./pipeline.js";
@@ -23,6 +23,7 @@ export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
 /** GET /v1/models: OpenAI list format; ids are `provider/model`, aliases, combos. */
 function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
   return (_req, res) => {
+    stampClientHeaders(res);
     const created = Math.floor(clock.now() / 1000);
     const data: Array<{ id: string; object: "model"; created: number; owned_by: string }> = [];
     for (const p of catalog.providers()) for (const m of p.models) data.push({ id: `${p.id}/${m}`, object: "model", created, owned_by: p.id });
@@ -45,12 +46,11 @@ export function createGatewayApp(deps: GatewayAppDeps): express.Express {
   app.head("/api/hello", (_req, res) => void res.status(200).end());
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
 
-  app.use("/v1", stampRequestId);
   for (const [route, format] of [["/v1/chat/completions", "openai"], ["/v1/messages", "anthropic"]] as const) {
     app.post(route, clientAuth(format, deps), clientJson(format, deps.appSettings), validateGenerate(format), (req, res) =>
       deps.pipeline.handle({
         format, body: req.body as Record<string, unknown>, headers: req.headers, res,
-        requestId: res.locals.requestId as string, allowedConnections: res.locals.allowedConnections ?? null,
+        requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
       }),
     );
   }
