@@ -1,6 +1,7 @@
 // The one way Switchyard calls an upstream: chat attempts, count_tokens and the connection test.
-// Cancellation is composed from the caller's signal, the attempt deadline and a local abort (a
-// stream watchdog), so every reason to stop reaches undici through one AbortSignal.
+// Cancellation is composed from the caller's signal and the attempt deadline, so both reasons to
+// stop reach undici through one AbortSignal; a stream watchdog stops the call by destroying the
+// body it reads (undici then aborts the request), which keeps the composition to two sources.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Provider, WireFormat } from "../../../shared/types.js";
 import { redactSecret } from "../redact.js";
@@ -46,8 +47,9 @@ export interface UpstreamCallRequest {
 
 export interface UpstreamCall {
   response: UpstreamResponse;
-  /** The composed signal; aborted by the client, the deadline or `abort`. */
+  /** The composed signal; aborted by the client or the deadline. */
   signal: AbortSignal;
+  /** Stops the call while its body is read (a stream watchdog fired). */
   abort(reason: string): void;
   /** true once the attempt deadline has passed (R13.6 → an ETIMEDOUT verdict). */
   timedOut(): boolean;
@@ -76,9 +78,9 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
   return async function callUpstream(req: UpstreamCallRequest): Promise<UpstreamCall> {
     const timeouts = deps.timeouts();
     const deadlineMs = deadlineOf(timeouts, req.ceilingMs);
-    const local = new AbortController();
     const deadline = deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : null;
-    const signal = AbortSignal.any([local.signal, ...(deadline ? [deadline] : []), ...(req.signal ? [req.signal] : [])]);
+    const sources = [req.signal, deadline].filter((s): s is AbortSignal => s !== null && s !== undefined);
+    const signal = sources.length === 1 ? sources[0] : AbortSignal.any(sources);
     const timedOut = () => deadline?.aborted === true;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
     const url = (await deps.baseUrlFor(req.provider)).replace(/\/+$/, "") + req.path;
@@ -97,7 +99,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     return {
       response,
       signal,
-      abort: (reason) => local.abort(reason),
+      abort: (reason) => void response.body.destroy(new Error(reason)),
       timedOut,
       async bodyText(limit) {
         try {

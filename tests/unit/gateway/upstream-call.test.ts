@@ -83,7 +83,7 @@ describe("upstream call", () => {
     setTimeout(() => call.abort("stream_content_stall"), 50);
     const err = await rejection(call.bodyText(1024));
     expect(err.timedOut).toBe(false);
-    expect(call.signal.aborted).toBe(true);
+    expect(err.code).not.toBe("ETIMEDOUT");
   });
 
   it("an auxiliary ceiling is shorter than the attempt deadline", async () => {
