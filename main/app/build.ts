@@ -11,6 +11,9 @@ import { createApiRouter, createHostGuard, createManagementHandlers, applyConfig
 import { createResilienceEngine } from "../engine/index.js";
 import { createGatewayApp } from "../gateway/server.js";
 import { createPipeline } from "../gateway/pipeline.js";
+import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
+import { createAdmission } from "../gateway/request/admit.js";
+import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
 import { createFileKeyCipher, createStore, type SecretCipher } from "../store/index.js";
 import { createClock } from "./clock.js";
@@ -93,7 +96,13 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const builtinSimulator = createBuiltinSimulator();
   const baseUrlFor = builtinSimulator.baseUrlFor;
   const userAgent = `switchyard/${VERSION}`;
-  const testConnection = createConnectionTester({ store, upstream, userAgent, baseUrlFor, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  const streamRecovery = () => resilience.get().streamRecovery;
+  const callUpstream = createUpstreamCaller({
+    upstream, baseUrlFor, userAgent,
+    timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
+  });
+  const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
 
   const handlers: ContractHandlers = {
@@ -110,14 +119,23 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     ...createMonitoringHandlers({ store, clock }),
   };
 
+  const catalog: CatalogPort = {
+    providers: () => store.providers.list(),
+    combo: (name) => store.combos.get(name),
+    combos: () => store.combos.list(),
+    aliases: () => getAppSettings().aliases,
+  };
+  const connections: ConnectionsPort = {
+    listByProvider: (provider) => store.connections.list({ provider }),
+    secret: (id) => store.connections.getSecret(id),
+  };
   const pipeline = createPipeline({
-    store, engine, upstream, clock, appSettings: getAppSettings, userAgent, baseUrlFor, emit: bus.emit,
+    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit,
     streamBudgets: () => {
-      const s = resilience.get().streamRecovery;
+      const s = streamRecovery();
       return {
         contentStallTimeoutMs: s.contentStallTimeoutMs,
         idleTimeoutMs: s.idleTimeoutMs,
-        attemptDeadlineMs: s.attemptDeadlineMs,
         throughput: s.throughputWatchdog,
         recoveryEnabled: s.enabled,
         heartbeatMs: heartbeatMs(env),
@@ -126,8 +144,9 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const app = createGatewayApp({
-    store, pipeline, upstream, appSettings: getAppSettings, version: VERSION, userAgent,
-    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR, baseUrlFor,
+    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: getAppSettings, version: VERSION,
+    verifyClientKey: (key) => store.apiKeys.verify(key),
+    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
   });
 
   const server: Server = createServer(app);
@@ -143,7 +162,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host}:${port}`;
 
-  const demo = opts.demo ? await startDemo(store, bus) : null;
+  const demo = opts.demo ? await startDemo(store, bus, clock) : null;
   logger.debug({ home, port }, "switchyard started");
 
   let closed = false;

@@ -1,10 +1,9 @@
 // POST /api/connections/:id/test: one tiny real call through the same upstream path as traffic.
 import type { Provider, WireFormat } from "../../shared/types.js";
+import type { Clock } from "../engine/ports.js";
 import type { Store } from "../store/types.js";
 import { translateRequest, upstreamPath } from "../gateway/formats/index.js";
-import { readBodyText, transportErrorCode, type UpstreamClient } from "../gateway/upstream/client.js";
-import { buildUpstreamHeaders } from "../gateway/upstream/headers.js";
-import { redactSecret } from "../gateway/redact.js";
+import { AUXILIARY_CALL_CEILING_MS, UpstreamCallError, type CallUpstream } from "../gateway/upstream/call.js";
 
 export interface ConnectionTestResult {
   ok: boolean;
@@ -14,10 +13,9 @@ export interface ConnectionTestResult {
 
 export function createConnectionTester(deps: {
   store: Store;
-  upstream: UpstreamClient;
-  userAgent: string;
+  callUpstream: CallUpstream;
+  clock: Clock;
   onPassed: (provider: Provider, connectionId: string) => void;
-  baseUrlFor: (provider: Provider) => Promise<string>;
 }) {
   return async (connectionId: string): Promise<ConnectionTestResult> => {
     const connection = deps.store.connections.get(connectionId);
@@ -28,21 +26,20 @@ export function createConnectionTester(deps: {
     const model = provider.models[0] ?? "test";
     const probe = { model, max_tokens: 1, messages: [{ role: "user", content: "ping" }] };
     const { body } = translateRequest("openai", format, probe, model);
-    const secret = deps.store.connections.getSecret(connectionId);
-    const headers = buildUpstreamHeaders(provider, format, "openai", secret, {}, deps.userAgent);
-    const t0 = Date.now();
+    const t0 = deps.clock.now();
     try {
-      const res = await deps.upstream.send({
-        url: (await deps.baseUrlFor(provider)).replace(/\/+$/, "") + upstreamPath(format, model, false),
-        headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000), headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000,
+      const call = await deps.callUpstream({
+        provider, upstreamFormat: format, clientFormat: "openai", secret: deps.store.connections.getSecret(connectionId),
+        clientHeaders: {}, path: upstreamPath(format, model, false), body, ceilingMs: AUXILIARY_CALL_CEILING_MS,
       });
-      const text = await readBodyText(res.body, 4096);
-      const latencyMs = Date.now() - t0;
-      if (res.status >= 400) return { ok: false, latencyMs, error: `upstream answered ${res.status}: ${redactSecret(text, secret).slice(0, 200)}` };
+      const text = await call.errorText(4096);
+      const latencyMs = deps.clock.now() - t0;
+      if (call.response.status >= 400) return { ok: false, latencyMs, error: `upstream answered ${call.response.status}: ${text.slice(0, 200)}` };
       deps.onPassed(provider, connectionId);
       return { ok: true, latencyMs };
     } catch (err) {
-      return { ok: false, latencyMs: Date.now() - t0, error: `upstream unreachable (${transportErrorCode(err)})` };
+      if (!(err instanceof UpstreamCallError)) throw err;
+      return { ok: false, latencyMs: deps.clock.now() - t0, error: `upstream unreachable (${err.code})` };
     }
   };
 }

@@ -1,17 +1,17 @@
 // `--demo` (R0.5): two simulated providers and a combo, so a newcomer sees failover with no keys.
 import { startSimulator, type Simulator } from "../simulator/index.js";
+import type { Clock } from "../engine/ports.js";
 import type { Store } from "../store/types.js";
 import type { EventBus } from "./eventBus.js";
 
 export const DEMO_MODEL = "demo-model";
 export const DEMO_COMBO = "demo";
 
-export async function startDemo(store: Store, bus: EventBus): Promise<{ simulators: Simulator[]; close(): Promise<void> }> {
+export async function startDemo(store: Store, bus: EventBus, clock: Clock): Promise<{ simulators: Simulator[]; close(): Promise<void> }> {
   const a = await startSimulator({ port: 0, label: "simulated provider A" });
   const b = await startSimulator({ port: 0, label: "simulated provider B" });
   // Key 1 of provider A is rate-limited on its first call: the first demo request fails over live.
   a.addFault("demo-a-1", { status: 429, retryAfter: 15, times: 1 });
-  const now = Date.now();
   store.transaction(() => {
     for (const [id, sim] of [["sim-a", a], ["sim-b", b]] as const) {
       const fields = { format: "simulator" as const, baseUrl: sim.url, category: "local" as const, models: [DEMO_MODEL], quotaFamilies: {}, passthroughModels: true, rateLimitCooldownSeconds: null, options: { demo: true } };
@@ -31,7 +31,7 @@ export async function startDemo(store: Store, bus: EventBus): Promise<{ simulato
       store.combos.create({ name: DEMO_COMBO, strategy: "priority", targets: [{ model: `sim-a/${DEMO_MODEL}` }, { model: `sim-b/${DEMO_MODEL}` }], config: {} });
     }
   });
-  bus.emit({ type: "config", entity: "provider", id: "sim-a", action: "updated", at: now });
+  bus.emit({ type: "config", entity: "provider", id: "sim-a", action: "updated", at: clock.now() });
   return {
     simulators: [a, b],
     async close() {

@@ -117,6 +117,22 @@ describe("R1.2 count_tokens", () => {
     expect(r.body).toEqual(estimateInputTokens({ ...COUNT_BODY, model: "ant/claude-counted" }));
   });
 
+  it("R4.1 a cooling connection is not asked to count: the estimate answers and nothing reaches the upstream", async () => {
+    sim.addFault("ant-key", { status: 429, retryAfter: 30, times: 1 });
+    const limited = await gw.post("/v1/messages", { model: "ant/claude-counted", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
+    expect(limited.status).toBe(429);
+    try {
+      const before = countRequests("ant-key").length;
+      const r = await gw.post("/v1/messages/count_tokens", { ...COUNT_BODY, model: "ant/claude-counted" });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-switchyard-token-count")).toBe("estimate");
+      expect(r.headers.get("x-switchyard-attempts")).toBe("0");
+      expect(countRequests("ant-key").length).toBe(before);
+    } finally {
+      await gw.api("POST", "/api/resilience/cooldowns", { all: true });
+    }
+  });
+
   it("R1.3 an unknown model is a 404 in Anthropic's error format", async () => {
     await expect(anthropic.messages.countTokens({ ...COUNT_BODY, model: "nobody-serves-this" })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
     const r = await gw.post("/v1/messages/count_tokens", { ...COUNT_BODY, model: "nobody-serves-this" });

@@ -1,0 +1,96 @@
+// The edges of the client routes: the request id on every answer, the proxy switch and client
+// keys (R1.7), the JSON body limit, and the request shape (R1.9) — all before any upstream call.
+import { randomUUID } from "node:crypto";
+import express, { type Request, type RequestHandler, type Response } from "express";
+import type { ApiKeyInfo, AppSettings, WireFormat } from "../../shared/types.js";
+import { errorBody } from "./formats/index.js";
+
+/** The id of this client request, made on first use (it names the request-log entry too). */
+export function requestIdOf(res: Response): string {
+  return (res.locals.requestId ??= randomUUID()) as string;
+}
+
+/**
+ * API.md: every client response carries its request id and attempt count, errors included.
+ * The proxied answers write theirs with their status line; every other answer stamps here.
+ */
+export function stampClientHeaders(res: Response, attempts = 0): void {
+  res.setHeader("X-Switchyard-Request-Id", requestIdOf(res));
+  res.setHeader("X-Switchyard-Attempts", String(attempts));
+}
+
+export function clientError(res: Response, format: WireFormat, status: number, code: string, message: string): void {
+  if (!res.hasHeader("X-Switchyard-Request-Id")) stampClientHeaders(res);
+  res.status(status).json(errorBody(format, status, code, message));
+}
+
+/** JSON body parsing per client route, with the live `maxBodyMb` limit and errors in the client's format. */
+export function clientJson(format: WireFormat, settings: () => AppSettings): RequestHandler {
+  const parsers = new Map<number, RequestHandler>();
+  return (req, res, next) => {
+    const mb = settings().maxBodyMb;
+    let parser = parsers.get(mb);
+    if (!parser) {
+      parser = express.json({ limit: mb * 1024 * 1024, type: () => true });
+      parsers.set(mb, parser);
+    }
+    parser(req, res, (err?: unknown) => {
+      const e = err as { type?: string; status?: number } | undefined;
+      if (e?.type === "entity.too.large" || e?.status === 413) return clientError(res, format, 413, "payload_too_large", `Request body exceeds the ${mb} MB limit (setting maxBodyMb)`);
+      if (err) return clientError(res, format, 400, "invalid_request", "Request body is not valid JSON");
+      if (!req.body || typeof req.body !== "object" || Array.isArray(req.body)) return clientError(res, format, 400, "invalid_request", "Request body must be a JSON object");
+      next();
+    });
+  };
+}
+
+function presentedKey(req: Request): string | null {
+  const auth = req.headers.authorization;
+  if (auth?.startsWith("Bearer ")) return auth.slice(7).trim();
+  const x = req.headers["x-api-key"];
+  return (Array.isArray(x) ? x[0] : x) ?? null;
+}
+
+export interface ClientGuardDeps {
+  appSettings: () => AppSettings;
+  verifyClientKey: (key: string) => ApiKeyInfo | null;
+}
+
+/** The proxy switch, then R1.7 client keys (off by default for loopback clients). */
+export function clientAuth(format: WireFormat, deps: ClientGuardDeps): RequestHandler {
+  return (req, res, next) => {
+    const settings = deps.appSettings();
+    if (!settings.proxyEnabled) return clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)");
+    if (!settings.requireClientKey) return next();
+    const key = presentedKey(req);
+    const info = key ? deps.verifyClientKey(key) : null;
+    if (info) {
+      res.locals.allowedConnections = info.allowedConnections.length ? new Set(info.allowedConnections) : null;
+      return next();
+    }
+    clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (Authorization: Bearer sk-sy-… or x-api-key)");
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** R1.9: the first thing wrong with a generation request's shape, or null. Unknown fields are fine. */
+export function shapeProblem(format: WireFormat, body: Record<string, unknown>): string | null {
+  if (typeof body.model !== "string" || !body.model) return "model: required non-empty string";
+  const { messages } = body;
+  if (!Array.isArray(messages) || messages.length === 0) return "messages: required non-empty array";
+  const bad = messages.findIndex((m) => !isObject(m) || typeof m.role !== "string");
+  if (bad >= 0) return `messages[${bad}]: must be an object with a string role`;
+  if (format === "anthropic" && !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) > 0)) return "max_tokens: required positive integer";
+  return null;
+}
+
+export function validateGenerate(format: WireFormat): RequestHandler {
+  return (req, res, next) => {
+    const problem = shapeProblem(format, req.body as Record<string, unknown>);
+    if (problem) return clientError(res, format, 400, "invalid_request", problem);
+    next();
+  };
+}

@@ -1,0 +1,70 @@
+// POST /v1/messages/count_tokens: the exact count from an Anthropic upstream that serves the
+// model and may be called now (breaker, cooldowns, terminal states as for chat); otherwise a
+// documented estimate — counting must not fail because one upstream is down.
+import type { IncomingHttpHeaders } from "node:http";
+import type { RequestHandler } from "express";
+import type { Clock, ResilienceEngine } from "../engine/ports.js";
+import { clientError, stampClientHeaders } from "./clientRoutes.js";
+import { estimateInputTokens } from "./formats/index.js";
+import type { CatalogPort, ConnectionsPort } from "./ports.js";
+import { planRequest } from "./request/plan.js";
+import { candidatesFor, SelectionLog, type SelectionEngine } from "./request/select.js";
+import type { Target } from "./resolve.js";
+import { AUXILIARY_CALL_CEILING_MS, type CallUpstream } from "./upstream/call.js";
+
+/** A count is a few bytes; anything larger is not one. */
+const COUNT_BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface CountTokensDeps {
+  catalog: CatalogPort;
+  connections: ConnectionsPort;
+  engine: SelectionEngine & Pick<ResilienceEngine, "recordNeutral">;
+  clock: Clock;
+  callUpstream: CallUpstream;
+}
+
+export function countTokensHandler(deps: CountTokensDeps): RequestHandler {
+  return async (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const model = typeof body.model === "string" ? body.model : "";
+    const plan = planRequest(model, deps.catalog);
+    if (!plan) return clientError(res, "anthropic", 404, "model_not_found", `Unknown model: ${model || "(none)"}`);
+    const selection = new SelectionLog();
+    let calls = 0;
+    for (const target of plan.targets) {
+      if (target.provider.format !== "anthropic") continue;
+      for (const { connection, probe } of candidatesFor(target, deps, selection, res.locals.allowedConnections ?? null)) {
+        if (probe) {
+          // Counting is no proof of health: the HALF_OPEN probe is left to a real request.
+          deps.engine.recordNeutral({ provider: target.provider, connection, model: target.model, probe });
+          break;
+        }
+        const text = await exactCount(deps, target, connection.id, body, req.headers);
+        stampClientHeaders(res, ++calls);
+        if (text !== null) return void res.status(200).type("application/json").send(text);
+      }
+    }
+    stampClientHeaders(res, calls);
+    res.setHeader("X-Switchyard-Token-Count", "estimate");
+    res.json(estimateInputTokens(body));
+  };
+}
+
+async function exactCount(
+  deps: CountTokensDeps,
+  target: Target,
+  connectionId: string,
+  body: Record<string, unknown>,
+  clientHeaders: IncomingHttpHeaders,
+): Promise<string | null> {
+  try {
+    const call = await deps.callUpstream({
+      provider: target.provider, upstreamFormat: "anthropic", clientFormat: "anthropic", secret: deps.connections.secret(connectionId),
+      clientHeaders, path: "/v1/messages/count_tokens", body: { ...body, model: target.model }, ceilingMs: AUXILIARY_CALL_CEILING_MS,
+    });
+    const text = await call.bodyText(COUNT_BODY_LIMIT_BYTES);
+    return call.response.status === 200 ? text : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,22 @@
+// The narrow ports the request path depends on (issue 8): the composition root adapts the Store
+// to them, and unit tests hand in small in-memory versions instead of SQLite.
+import type { AppSettings, Combo, Connection, Provider, RequestLogEntry } from "../../shared/types.js";
+
+/** What a model name can resolve to: providers, combos and the aliases of the settings. */
+export interface CatalogPort {
+  providers(): Provider[];
+  combo(name: string): Combo | null;
+  combos(): Combo[];
+  aliases(): AppSettings["aliases"];
+}
+
+/** The connections of a provider and their secrets (decrypted only for the call that needs one). */
+export interface ConnectionsPort {
+  listByProvider(providerId: string): Connection[];
+  secret(connectionId: string): string | null;
+}
+
+/** Where finished requests go (R15.1); the store batches the writes off the hot path. */
+export interface RequestLogSink {
+  append(entry: RequestLogEntry): void;
+}

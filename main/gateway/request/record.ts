@@ -1,0 +1,68 @@
+// Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
+// exactly once per attempt, plus the attempt's line in the request log.
+import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
+import type { ClientResponse } from "../response/clientResponse.js";
+import type { StreamFailureCode } from "../streaming/relay.js";
+import type { AttemptOutcome } from "./attempt.js";
+
+export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral">;
+
+export type AttemptResult =
+  | { kind: "success" }
+  /** The client left: the attempt counts for nothing (R13: a disconnect never blames the provider). */
+  | { kind: "client_gone" }
+  | { kind: "failure"; verdict: Verdict };
+
+/** How each stream failure is presented to the classifier (R12.1 reasons stream_* / transport / timeout). */
+const STREAM_FAILURE_TRANSPORT: Record<StreamFailureCode, string> = {
+  STREAM_EARLY_EOF: "STREAM_EARLY_EOF",
+  stream_content_stall: "STREAM_CONTENT_STALL",
+  stream_idle_timeout: "STREAM_STALL",
+  stream_attempt_deadline: "ETIMEDOUT",
+  STREAM_THROUGHPUT_TOO_LOW: "STREAM_THROUGHPUT_TOO_LOW",
+  stream_transport_error: "ECONNRESET",
+};
+
+interface Failure {
+  status: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  bodyText: string;
+  transportError: string | null;
+}
+
+function failureOf(outcome: AttemptOutcome): Failure | null {
+  switch (outcome.kind) {
+    case "transport_failure":
+      return { status: null, headers: {}, bodyText: "", transportError: outcome.code };
+    case "upstream_error":
+      return { status: outcome.status, headers: outcome.headers, bodyText: outcome.bodyText, transportError: null };
+    case "invalid_json":
+      return { status: 502, headers: outcome.headers, bodyText: "upstream returned a body that is not JSON", transportError: null };
+    case "failed_before_output":
+    case "failed_after_output":
+      return { status: null, headers: {}, bodyText: outcome.detail, transportError: STREAM_FAILURE_TRANSPORT[outcome.code] };
+    default:
+      return null;
+  }
+}
+
+export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: AttemptContext, client: ClientResponse, outcome: AttemptOutcome, startedAt: number): AttemptResult {
+  const line = (status: number | null, verdict: string | null) =>
+    client.attempts.push({ provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt });
+  const streamed = outcome.kind === "completed" || outcome.kind === "client_gone";
+  if (outcome.kind === "client_gone" || (outcome.kind === "transport_failure" && client.gone)) {
+    engine.recordNeutral(ctx);
+    line(streamed ? 200 : null, "client_abort");
+    return { kind: "client_gone" };
+  }
+  const failure = failureOf(outcome);
+  if (!failure) {
+    engine.recordSuccess(ctx);
+    line(outcome.kind === "json" ? outcome.status : 200, null);
+    return { kind: "success" };
+  }
+  const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, ...failure });
+  engine.recordFailure(ctx, verdict);
+  line(failure.status, verdict.reason);
+  return { kind: "failure", verdict };
+}

@@ -1,0 +1,74 @@
+// Which connections of a target may be tried now (DESIGN.md `engine.select(target)`): the
+// breaker, cooldowns, lockouts and terminal states decide; whatever is skipped is remembered
+// so that the final error can say why (R11.5).
+import type { Connection } from "../../../shared/types.js";
+import type { BreakerSnapshot, Clock, ResilienceEngine } from "../../engine/ports.js";
+import { exclusionFromConnection, type Exclusion } from "../outcome.js";
+import type { ConnectionsPort } from "../ports.js";
+import type { Target } from "../resolve.js";
+
+export type SelectionEngine = Pick<ResilienceEngine, "admitProvider" | "selectConnections"> & {
+  breakerSnapshot: (provider: Target["provider"]) => BreakerSnapshot;
+};
+
+export interface Candidate {
+  connection: Connection;
+  /** Admitted as the HALF_OPEN probe: it must be recorded (or released) exactly once. */
+  probe: boolean;
+}
+
+/** What a request's selection has seen so far, across its targets. */
+export class SelectionLog {
+  readonly exclusions: Exclusion[] = [];
+  readonly connectionCounts = new Map<string, number>();
+  readonly triedProviders = new Set<string>();
+  private readonly tried = new Set<string>();
+
+  claim(connectionId: string, target: Target): boolean {
+    const key = `${connectionId}\u0000${target.model}`;
+    if (this.tried.has(key)) return false;
+    this.tried.add(key);
+    this.triedProviders.add(target.provider.id);
+    return true;
+  }
+}
+
+export interface SelectionDeps {
+  engine: SelectionEngine;
+  connections: ConnectionsPort;
+  clock: Clock;
+}
+
+/**
+ * Yields the target's connections one at a time, admitting the provider right before each one:
+ * a provider that opened its breaker or cooled down during the previous attempt stops yielding.
+ */
+export function* candidatesFor(target: Target, deps: SelectionDeps, log: SelectionLog, allowed: Set<string> | null): Generator<Candidate> {
+  const { provider } = target;
+  const name = `${provider.id}/${target.model}`;
+  // An OPEN breaker excludes the whole target before its connections are even considered;
+  // reading the snapshot refreshes it lazily and never consumes the HALF_OPEN probe.
+  const breaker = deps.engine.breakerSnapshot(provider);
+  if (breaker.state === "OPEN") {
+    const now = deps.clock.now();
+    log.exclusions.push({ target: name, reason: "circuit_open", remainingMs: Math.max(0, (breaker.openUntil ?? now) - now), provider: provider.id });
+    return;
+  }
+  const all = deps.connections.listByProvider(provider.id).filter((c) => !allowed || allowed.has(c.id));
+  log.connectionCounts.set(provider.id, all.length);
+  const { eligible, excluded } = deps.engine.selectConnections(provider, target.model, all);
+  for (const e of excluded) {
+    if (!target.connectionId || target.connectionId === e.connectionId) log.exclusions.push(exclusionFromConnection(provider.id, name, e));
+  }
+  if (all.length === 0) log.exclusions.push({ target: name, reason: "inactive", remainingMs: null, provider: provider.id });
+  for (const connection of eligible) {
+    if (target.connectionId && connection.id !== target.connectionId) continue;
+    if (!log.claim(connection.id, target)) continue;
+    const admission = deps.engine.admitProvider(provider);
+    if (!admission.allowed) {
+      log.exclusions.push({ target: name, reason: admission.reason, remainingMs: admission.retryAfterMs, provider: provider.id });
+      return;
+    }
+    yield { connection, probe: admission.probe };
+  }
+}

@@ -1,0 +1,217 @@
+// The one owner of a client's response: keep-alives while the client waits, the commit of status
+// and headers (once), JSON and SSE writes with backpressure, the error in the client's format
+// before or after the commit, and the request-log entry and live `request` event (exactly once).
+import type { ServerResponse } from "node:http";
+import type { AttemptRecord, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
+import type { Clock } from "../../engine/ports.js";
+import { errorBody, errorFrame } from "../formats/index.js";
+import type { FinalError } from "../outcome.js";
+import type { RequestLogSink } from "../ports.js";
+
+export interface ClientResponseOptions {
+  format: WireFormat;
+  requestId: string;
+  model: string;
+  stream: boolean;
+  clock: Clock;
+  log: RequestLogSink;
+  emit: (event: SwitchyardEvent) => void;
+}
+
+export type LogFields = Partial<Pick<RequestLogEntry, "errorCode" | "inputTokens" | "outputTokens">>;
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+} as const;
+
+/** R11.5: a final 429 names its wait in the body too, as whole seconds and as an instant. */
+function retryFields(err: FinalError, now: number, retryAfterSeconds: number | null): Record<string, unknown> | undefined {
+  if (err.status !== 429 || retryAfterSeconds === null) return err.extra;
+  return { ...err.extra, retry_after: retryAfterSeconds, reset_at: new Date(now + retryAfterSeconds * 1000).toISOString() };
+}
+
+export class ClientResponse {
+  readonly attempts: AttemptRecord[] = [];
+  readonly startedAt: number;
+  combo: string | null = null;
+  private readonly abort = new AbortController();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private attemptsStarted = 0;
+  private successHeaders: Record<string, string> = {};
+  private ttfbMs: number | null = null;
+  private logged = false;
+
+  constructor(private readonly res: ServerResponse, private readonly opts: ClientResponseOptions) {
+    this.startedAt = opts.clock.now();
+    res.on("close", () => {
+      if (!res.writableFinished) this.abort.abort();
+    });
+  }
+
+  get requestId(): string {
+    return this.opts.requestId;
+  }
+
+  get format(): WireFormat {
+    return this.opts.format;
+  }
+
+  /** Aborted when the client goes away before its answer was written. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get gone(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  get committed(): boolean {
+    return this.res.headersSent;
+  }
+
+  /** Counts the attempt about to be sent: the attempts header of a stream includes it. */
+  attemptStarted(): void {
+    this.attemptsStarted++;
+  }
+
+  /** The attempt that will answer: its connection and the fields its translation dropped. */
+  answeredBy(connectionId: string, dropped: string[]): void {
+    this.successHeaders = {
+      "X-OmniRoute-Selected-Connection-Id": connectionId,
+      ...(dropped.length ? { "X-Switchyard-Dropped-Fields": dropped.join(",") } : {}),
+    };
+  }
+
+  /**
+   * While a streaming client waits for the first content (slow upstream, failover), commit the
+   * 200 stream and send keep-alive frames so proxies and clients do not time out (R13).
+   */
+  startHeartbeat(everyMs: number): void {
+    const frame = this.opts.format === "anthropic" ? 'event: ping\ndata: {"type":"ping"}\n\n' : ": keep-alive\n\n";
+    this.heartbeat = setInterval(() => {
+      if (this.res.writableEnded || this.gone) return this.stopHeartbeat();
+      if (!this.res.headersSent) this.res.writeHead(200, { ...this.baseHeaders(), ...SSE_HEADERS });
+      this.res.write(frame);
+    }, everyMs);
+    this.heartbeat.unref();
+  }
+
+  stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** The first client-visible frame is about to go out: the 200 stream is committed (once). */
+  commitStream(): void {
+    this.stopHeartbeat();
+    this.markFirstOutput();
+    if (this.res.headersSent) return;
+    this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, ...SSE_HEADERS });
+  }
+
+  /** Writes SSE text; resolves once the socket can take more (or the client left). */
+  async write(text: string): Promise<void> {
+    if (!text || this.res.writableEnded) return;
+    if (this.res.write(text)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off("drain", done);
+        this.res.off("close", done);
+        resolve();
+      };
+      this.res.on("drain", done);
+      this.res.on("close", done);
+    });
+  }
+
+  endStream(fields: LogFields = {}): void {
+    this.res.end();
+    this.finish(200, fields);
+  }
+
+  sendJson(body: unknown, fields: LogFields = {}): void {
+    this.markFirstOutput();
+    this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" });
+    this.res.end(JSON.stringify(body));
+    this.finish(200, fields);
+  }
+
+  /** The final error: a JSON error before the commit, an error event in the stream after it. */
+  fail(err: FinalError): void {
+    this.stopHeartbeat();
+    if (this.res.headersSent) return this.failInStream(err.code, err.message, err.status);
+    const retryAfterSeconds = err.retryAfterMs === null || err.retryAfterMs === undefined ? null : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+    const headers: Record<string, string> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
+    if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
+    if (err.noRetry) headers["x-should-retry"] = "false";
+    this.res.writeHead(err.status, headers);
+    const extra = retryFields(err, this.opts.clock.now(), retryAfterSeconds);
+    this.res.end(JSON.stringify(errorBody(this.opts.format, err.status, err.code, err.message, extra)));
+    this.finish(err.status, { errorCode: err.code });
+  }
+
+  /**
+   * An upstream error body already in the client's format goes out as it is (logged under the
+   * verdict's reason); once the stream is committed it becomes the error event of `err`.
+   */
+  passUpstreamError(err: FinalError, bodyText: string, reason: string): void {
+    this.stopHeartbeat();
+    if (this.res.headersSent) return this.failInStream(err.code, err.message, err.status);
+    this.res.writeHead(err.status, { ...this.baseHeaders(), "content-type": "application/json", "x-should-retry": "false" });
+    this.res.end(bodyText);
+    this.finish(err.status, { errorCode: reason });
+  }
+
+  /** The stream broke after output began: it ends with an error event, logged as a 200 with its code. */
+  failAfterOutput(code: string, message: string, fields: LogFields = {}): void {
+    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message));
+    this.finish(200, { ...fields, errorCode: code });
+  }
+
+  clientClosed(): void {
+    this.stopHeartbeat();
+    this.finish(499, { errorCode: "client_closed_request" });
+  }
+
+  private failInStream(code: string, message: string, status: number): void {
+    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message));
+    this.finish(status, { errorCode: code });
+  }
+
+  private markFirstOutput(): void {
+    this.ttfbMs ??= this.opts.clock.now() - this.startedAt;
+  }
+
+  private baseHeaders(): Record<string, string> {
+    return { "X-Switchyard-Request-Id": this.opts.requestId, "X-Switchyard-Attempts": String(this.attemptsStarted) };
+  }
+
+  private finish(status: number, fields: LogFields): void {
+    if (this.logged) return;
+    this.logged = true;
+    const last = this.attempts[this.attempts.length - 1];
+    const now = this.opts.clock.now();
+    const entry: RequestLogEntry = {
+      id: this.opts.requestId,
+      time: this.startedAt,
+      clientFormat: this.opts.format,
+      model: this.opts.model,
+      combo: this.combo,
+      provider: last?.provider ?? null,
+      connectionId: last?.connectionId ?? null,
+      status,
+      errorCode: fields.errorCode ?? null,
+      latencyMs: now - this.startedAt,
+      ttfbMs: this.ttfbMs,
+      stream: this.opts.stream,
+      inputTokens: fields.inputTokens ?? null,
+      outputTokens: fields.outputTokens ?? null,
+      attempts: this.attempts,
+    };
+    this.opts.log.append(entry);
+    this.opts.emit({ type: "request", entry, at: now });
+  }
+}

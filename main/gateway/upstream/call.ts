@@ -1,0 +1,122 @@
+// The one way Switchyard calls an upstream: chat attempts, count_tokens and the connection test.
+// Cancellation is composed from the caller's signal and the attempt deadline, so both reasons to
+// stop reach undici through one AbortSignal; a stream watchdog stops the call by destroying the
+// body it reads (undici then aborts the request), which keeps the composition to two sources.
+import type { IncomingHttpHeaders } from "node:http";
+import type { Provider, WireFormat } from "../../../shared/types.js";
+import { redactSecret } from "../redact.js";
+import { readBodyText, transportErrorCode, type UpstreamClient, type UpstreamResponse } from "./client.js";
+import { buildUpstreamHeaders } from "./headers.js";
+
+/**
+ * The timeouts of every upstream call, read from the resilience settings (streamRecovery):
+ * `attemptDeadlineMs` (R13.6) bounds the whole call, headers and body; `idleTimeoutMs` (R13.7)
+ * bounds the silence between body chunks (undici's bodyTimeout; the stream watchdogs are stricter).
+ * 0 switches a limit off.
+ */
+export interface UpstreamTimeouts {
+  attemptDeadlineMs: number;
+  idleTimeoutMs: number;
+}
+
+/** Auxiliary calls (count_tokens, a connection test) answer a person waiting on a button. */
+export const AUXILIARY_CALL_CEILING_MS = 30_000;
+
+export interface UpstreamCallDeps {
+  upstream: UpstreamClient;
+  /** Where a provider's requests go (a `simulator` provider without baseUrl uses the built-in one). */
+  baseUrlFor: (provider: Provider) => Promise<string>;
+  userAgent: string;
+  timeouts: () => UpstreamTimeouts;
+}
+
+export interface UpstreamCallRequest {
+  provider: Provider;
+  upstreamFormat: WireFormat;
+  clientFormat: WireFormat;
+  secret: string | null;
+  clientHeaders: IncomingHttpHeaders;
+  /** Appended to the provider's base URL. */
+  path: string;
+  body: unknown;
+  /** The client went away: abort the call. */
+  signal?: AbortSignal;
+  /** A shorter deadline than the attempt deadline (auxiliary calls). */
+  ceilingMs?: number;
+}
+
+export interface UpstreamCall {
+  response: UpstreamResponse;
+  /** The composed signal; aborted by the client or the deadline. */
+  signal: AbortSignal;
+  /** Stops the call while its body is read (a stream watchdog fired). */
+  abort(reason: string): void;
+  /** true once the attempt deadline has passed (R13.6 → an ETIMEDOUT verdict). */
+  timedOut(): boolean;
+  /** Reads the body as text, mapping a failure to an UpstreamCallError. */
+  bodyText(limit: number): Promise<string>;
+  /** Reads an error body (bounded), with the connection's secret redacted: upstreams echo rejected keys. */
+  errorText(limit?: number): Promise<string>;
+}
+
+/** A call that never produced a usable response; `code` is what the classifier reads. */
+export class UpstreamCallError extends Error {
+  constructor(readonly code: string, readonly timedOut: boolean, options?: { cause?: unknown }) {
+    super(`upstream call failed (${code})`, options);
+    this.name = "UpstreamCallError";
+  }
+}
+
+const NO_LIMIT_MS = 0;
+
+function deadlineOf(timeouts: UpstreamTimeouts, ceilingMs: number | undefined): number {
+  const limits = [timeouts.attemptDeadlineMs, ceilingMs ?? NO_LIMIT_MS].filter((ms) => ms > 0);
+  return limits.length ? Math.min(...limits) : NO_LIMIT_MS;
+}
+
+export function createUpstreamCaller(deps: UpstreamCallDeps) {
+  return async function callUpstream(req: UpstreamCallRequest): Promise<UpstreamCall> {
+    const timeouts = deps.timeouts();
+    const deadlineMs = deadlineOf(timeouts, req.ceilingMs);
+    const deadline = deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : null;
+    const sources = [req.signal, deadline].filter((s): s is AbortSignal => s !== null && s !== undefined);
+    const signal = sources.length === 1 ? sources[0] : AbortSignal.any(sources);
+    const timedOut = () => deadline?.aborted === true;
+    const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
+    const url = (await deps.baseUrlFor(req.provider)).replace(/\/+$/, "") + req.path;
+    const headers = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);
+    let response: UpstreamResponse;
+    try {
+      response = await deps.upstream.send({
+        url, headers, body: JSON.stringify(req.body), signal,
+        // undici's own limits only back up the composed signal.
+        headersTimeoutMs: deadlineMs || 600_000,
+        bodyTimeoutMs: timeouts.idleTimeoutMs || 300_000,
+      });
+    } catch (err) {
+      throw failure(err);
+    }
+    return {
+      response,
+      signal,
+      abort: (reason) => void response.body.destroy(new Error(reason)),
+      timedOut,
+      async bodyText(limit) {
+        try {
+          return await readBodyText(response.body, limit);
+        } catch (err) {
+          throw failure(err);
+        }
+      },
+      async errorText(limit) {
+        try {
+          return redactSecret(await readBodyText(response.body, limit), req.secret);
+        } catch (err) {
+          throw failure(err);
+        }
+      },
+    };
+  };
+}
+
+export type CallUpstream = ReturnType<typeof createUpstreamCaller>;

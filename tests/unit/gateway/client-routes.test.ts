@@ -1,0 +1,56 @@
+// The client routes' edges without SQLite: the request shape (R1.9) and a 500 that still carries
+// the request id, in the client's format.
+import express from "express";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { normaliseAppSettings } from "../../../shared/appSettings.js";
+import { shapeProblem } from "../../../main/gateway/clientRoutes.js";
+import { createGatewayApp } from "../../../main/gateway/server.js";
+import type { Pipeline } from "../../../main/gateway/pipeline.js";
+import { ports, upstreamCaller } from "./fixtures.js";
+
+describe("R1.9 request shape", () => {
+  const messages = [{ role: "user", content: "hi" }];
+  it("accepts a well-formed request with unknown fields", () => {
+    expect(shapeProblem("openai", { model: "m", messages, x_unknown: 1 })).toBeNull();
+    expect(shapeProblem("anthropic", { model: "m", max_tokens: 1, messages, x_unknown: 1 })).toBeNull();
+  });
+  it.each([
+    ["openai", { messages }, /^model/],
+    ["openai", { model: "m", messages: [null, null] }, /^messages\[0\]/],
+    ["openai", { model: "m", messages: [{ role: "user" }, { role: 3 }] }, /^messages\[1\]/],
+    ["openai", { model: "m", messages: {} }, /^messages/],
+    ["anthropic", { model: "m", messages }, /^max_tokens/],
+    ["anthropic", { model: "m", messages, max_tokens: -1 }, /^max_tokens/],
+    ["anthropic", { model: "m", messages, max_tokens: "8" }, /^max_tokens/],
+  ] as const)("refuses %s %j", (format, body, problem) => {
+    expect(shapeProblem(format, body as Record<string, unknown>)).toMatch(problem);
+  });
+});
+
+describe("client route errors", () => {
+  it("R1.5 a failure inside Switchyard is a 500 in the client's format that still carries X-Switchyard-Request-Id", async () => {
+    const p = ports();
+    const broken = { handle: async () => Promise.reject(new Error("secret internals")) } as unknown as Pipeline;
+    const app = createGatewayApp({
+      ...p, engine: p.h.engine, clock: p.h.clock, callUpstream: upstreamCaller().callUpstream, pipeline: broken,
+      appSettings: () => normaliseAppSettings({}), verifyClientKey: () => null, version: "test",
+      hostGuard: (_req, _res, next) => next(), apiRouter: express.Router(), dashboardDir: null,
+    });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/messages`;
+      const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "x/y", max_tokens: 4, messages: [{ role: "user", content: "hi" }] }) });
+      expect(r.status).toBe(500);
+      expect(r.headers.get("x-switchyard-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.headers.get("x-switchyard-attempts")).toBe("0");
+      const body = await r.json();
+      expect(body).toMatchObject({ type: "error", error: { type: "api_error", code: "internal_error" } });
+      expect(JSON.stringify(body)).not.toContain("secret internals");
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

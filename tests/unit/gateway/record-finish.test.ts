@@ -1,0 +1,101 @@
+// Stages "classify and record" and "next target or finish", with the real engine on a fake
+// clock and a real client response over loopback.
+import { describe, expect, it } from "vitest";
+import type { AttemptOutcome } from "../../../main/gateway/request/attempt.js";
+import { settleAttempt, terminalError } from "../../../main/gateway/request/finish.js";
+import { recordAttempt } from "../../../main/gateway/request/record.js";
+import { SelectionLog } from "../../../main/gateway/request/select.js";
+import { errorFromExclusions, errorFromVerdict } from "../../../main/gateway/outcome.js";
+import { clientSide, connection, ports, provider } from "./fixtures.js";
+
+const oai = provider({ id: "oai", models: ["m1"] });
+const setup = () => {
+  const p = ports({ providers: [oai], connections: [connection({ id: "c1", provider: "oai" }), connection({ id: "c2", provider: "oai", priority: 1 })] });
+  const ctx = (id = "c1") => ({ provider: oai, connection: p.h.store.row(id), model: "m1", probe: false });
+  return { p, ctx };
+};
+const usage = { inputTokens: 2, outputTokens: 3 } as Extract<AttemptOutcome, { kind: "json" }>["usage"];
+const policy = () => ({ recoveryEnabled: true, earlyEofRetries: { spent: 0 } });
+
+describe("classify and record", () => {
+  it("R4.1 a 429 becomes a rate_limit verdict, cools the connection and adds the attempt line with its latency", async () => {
+    const { p, ctx } = setup();
+    const side = await clientSide(p);
+    const startedAt = p.h.clock.now();
+    p.h.clock.advance(120);
+    const outcome: AttemptOutcome = { kind: "upstream_error", status: 429, headers: { "retry-after": "10" }, bodyText: '{"error":{"message":"slow"}}', upstreamFormat: "openai" };
+    const result = recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, outcome, startedAt);
+    expect(result).toMatchObject({ kind: "failure", verdict: { reason: "rate_limit", failover: true } });
+    expect(p.h.store.row("c1").rateLimitedUntil).toBe(p.h.clock.now() + 10_000);
+    expect(side.client.attempts).toEqual([{ provider: "oai", connectionId: "c1", model: "m1", status: 429, verdict: "rate_limit", latencyMs: 120 }]);
+    side.client.clientClosed();
+    await side.close();
+  });
+
+  it("R13.6 a stream that hit the attempt deadline is classified as a timeout", async () => {
+    const { p, ctx } = setup();
+    const side = await clientSide(p);
+    const outcome: AttemptOutcome = { kind: "failed_before_output", code: "stream_attempt_deadline", detail: "stream_attempt_deadline", usage };
+    expect(recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, outcome, p.h.clock.now())).toMatchObject({ kind: "failure", verdict: { reason: "timeout" } });
+    side.client.clientClosed();
+    await side.close();
+  });
+
+  it("R4.3 a success clears the connection's error state; a client abort counts for nothing", async () => {
+    const { p, ctx } = setup();
+    p.h.store.updateRuntime("c1", { backoffLevel: 2, lastError: "old" });
+    const side = await clientSide(p);
+    expect(recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, { kind: "json", status: 200, body: {}, usage }, p.h.clock.now())).toEqual({ kind: "success" });
+    expect(p.h.store.row("c1").backoffLevel).toBe(0);
+    const writes = p.h.store.writes;
+    expect(recordAttempt(p.h.engine, p.h.clock, ctx("c2"), side.client, { kind: "client_gone", usage }, p.h.clock.now())).toEqual({ kind: "client_gone" });
+    expect(p.h.store.writes).toBe(writes);
+    expect(side.client.attempts.map((a) => a.verdict)).toEqual([null, "client_abort"]);
+    side.client.clientClosed();
+    await side.close();
+  });
+});
+
+describe("next target or finish", () => {
+  const verdictOf = (p: ReturnType<typeof setup>["p"], status: number) =>
+    p.h.engine.classify({ provider: oai, status, headers: {}, bodyText: "", transportError: null, model: "m1" });
+
+  it("R11.3 a failover verdict goes on to the next candidate; a 400 answers the client with the upstream body", async () => {
+    const { p } = setup();
+    const side = await clientSide(p);
+    const failure = (status: number): AttemptOutcome => ({ kind: "upstream_error", status, headers: {}, bodyText: '{"error":{"message":"no"}}', upstreamFormat: "openai" });
+    expect(settleAttempt(side.client, failure(500), { kind: "failure", verdict: verdictOf(p, 500) }, policy())).toBe("next");
+    expect(settleAttempt(side.client, failure(400), { kind: "failure", verdict: verdictOf(p, 400) }, policy())).toBe("answered");
+    const r = await side.response;
+    expect(r.status).toBe(400);
+    expect(r.text).toBe('{"error":{"message":"no"}}');
+    expect(p.log.entries[0]).toMatchObject({ status: 400, errorCode: "bad_request" });
+    await side.close();
+  });
+
+  it("R13.2 an early EOF fails over once; the second one answers with its verdict", async () => {
+    const { p } = setup();
+    const side = await clientSide(p);
+    const eof: AttemptOutcome = { kind: "failed_before_output", code: "STREAM_EARLY_EOF", detail: "empty", usage };
+    const verdict = p.h.engine.classify({ provider: oai, status: null, headers: {}, bodyText: "", transportError: "STREAM_EARLY_EOF", model: "m1" });
+    const shared = policy();
+    expect(settleAttempt(side.client, eof, { kind: "failure", verdict }, shared)).toBe("next");
+    expect(settleAttempt(side.client, eof, { kind: "failure", verdict }, shared)).toBe("answered");
+    expect(JSON.parse((await side.response).text).error.code).toBe("STREAM_EARLY_EOF");
+    await side.close();
+  });
+
+  it("R11.5 with no attempt, the exclusions decide; after attempts, the last verdict with the earliest recovery", () => {
+    const { p } = setup();
+    const deps = { connections: p.connections, clock: p.h.clock };
+    const log = new SelectionLog();
+    log.exclusions.push({ target: "oai/m1", reason: "unavailable", remainingMs: 4_000, provider: "oai" });
+    expect(terminalError(deps, null, log, 1, false)).toEqual(errorFromExclusions(log.exclusions, 1, false, log.connectionCounts));
+    expect(terminalError(deps, null, log, 1, false)).toMatchObject({ status: 503, code: "all_targets_cooling_down", retryAfterMs: 4_000 });
+    log.claim("c1", { provider: oai, model: "m1" });
+    p.h.store.updateRuntime("c2", { rateLimitedUntil: p.h.clock.now() + 9_000 });
+    const rateLimited = { ...verdictOf(p, 429), clientRetryAfterMs: null };
+    expect(terminalError(deps, rateLimited, log, 1, false)).toEqual(errorFromVerdict(rateLimited, 9_000));
+    expect(terminalError(deps, rateLimited, log, 1, false)).toMatchObject({ status: 429, code: "rate_limit_error", retryAfterMs: 9_000 });
+  });
+});
