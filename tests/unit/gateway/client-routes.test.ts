@@ -4,7 +4,7 @@ import express from "express";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { normaliseAppSettings } from "../../../shared/appSettings.js";
+import { normaliseAppSettings } from "../../../shared/schemas/appSettings.js";
 import { shapeProblem } from "../../../main/gateway/clientRoutes.js";
 import { createGatewayApp } from "../../../main/gateway/server.js";
 import type { Pipeline } from "../../../main/gateway/pipeline.js";
