@@ -200,3 +200,24 @@ export interface RequestStats {
     buckets: RequestStatsBucket[];
   }>;
 }
+
+/** GET /api/sessions/pins item (R7.1): the session key as stored (its SHA-256 when it was hashed). */
+export interface SessionPinItem {
+  sessionKey: string;
+  provider: string;
+  connectionId: string;
+  connectionName: string | null;
+  expiresAt: number;
+  lastUsedAt: number;
+}
+
+/** GET /api/sessions/leases item (R7.2): never the owner token or its hash. */
+export interface SessionLeaseItem {
+  connectionId: string;
+  connectionName: string | null;
+  provider: string | null;
+  generation: number;
+  keyName: string | null;
+  acquiredAt: number;
+  expiresAt: number;
+}

@@ -12,6 +12,7 @@ import type {
   ConnectionTestResult, CooldownRow, CreatedKey, DeletedById, DeletedByName, ModelLockoutItem, MonitoringHealth,
   RateLimitProtectionResult, RawResponse, RequestStats, ResetBreakersResult, ResilienceSources,
 } from "./apiTypes.js";
+import type { SessionLeaseItem, SessionPinItem } from "./apiTypes.js";
 import type { ResilienceSettings } from "./resilienceSettings.js";
 import type {
   byIdSchema, byNameSchema, comboCreateSchema, comboUpdateSchema, configImportSchema, connectionCreateSchema,
@@ -23,6 +24,7 @@ import type {
   advanceClockBodySchema, clearCooldownsBodySchema, clearModelCooldownsBodySchema, listCooldownsQuerySchema,
   rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
 } from "./schemas/resilience.js";
+import type { leaseConnectionSchema, sessionKeySchema } from "./schemas/sessions.js";
 import type { ApiKeyInfo, AppSettings, Combo, Connection, Provider, RequestLogEntry } from "./types.js";
 
 export type HttpVerb = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -88,6 +90,12 @@ export const CONTRACT = {
   /** Requests, errors and latency per provider in time buckets, aggregated over the whole log (R14.2). */
   requestStats: method<typeof requestStatsQuerySchema, RequestStats>()({ verb: "GET", path: "/api/monitoring/stats", source: "query" }),
   setRateLimitProtection: method<typeof rateLimitProtectionBodySchema, RateLimitProtectionResult>()({ verb: "POST", path: "/api/rate-limits", source: "body" }),
+
+  /** Session pins and exclusive leases (R7): read, unpin, force-release; never a token. */
+  listSessionPins: method<typeof noInputSchema, { items: SessionPinItem[] }>()({ verb: "GET", path: "/api/sessions/pins", source: "none" }),
+  unpinSession: method<typeof sessionKeySchema, { ok: true; removed: boolean }>()({ verb: "DELETE", path: "/api/sessions/pins/:key", source: "none" }),
+  listSessionLeases: method<typeof noInputSchema, { items: SessionLeaseItem[] }>()({ verb: "GET", path: "/api/sessions/leases", source: "none" }),
+  releaseSessionLease: method<typeof leaseConnectionSchema, { ok: true; released: boolean }>()({ verb: "DELETE", path: "/api/sessions/leases/:connectionId", source: "none" }),
 
   getSettings: method<typeof noInputSchema, AppSettings>()({ verb: "GET", path: "/api/settings", source: "none" }),
   patchSettings: method<typeof settingsPatchSchema, AppSettings>()({ verb: "PATCH", path: "/api/settings", source: "body" }),

@@ -12,6 +12,7 @@ import {
   advanceClockBodySchema, clearCooldownsBodySchema, clearModelCooldownsBodySchema, listCooldownsQuerySchema,
   rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
 } from "./schemas/resilience.js";
+import { leaseConnectionSchema, sessionKeySchema } from "./schemas/sessions.js";
 
 export const CONTRACT_INPUTS = {
   listProviders: noInputSchema,
@@ -50,6 +51,10 @@ export const CONTRACT_INPUTS = {
   requestStats: requestStatsQuerySchema,
   setRateLimitProtection: rateLimitProtectionBodySchema,
 
+  listSessionPins: noInputSchema,
+  unpinSession: sessionKeySchema,
+  listSessionLeases: noInputSchema,
+  releaseSessionLease: leaseConnectionSchema,
   getSettings: noInputSchema,
   patchSettings: settingsPatchSchema,
 

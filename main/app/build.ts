@@ -9,6 +9,8 @@ import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { createResilienceEngine } from "../engine/index.js";
+import { LeaseBook } from "../engine/leases.js";
+import { SessionPins } from "../engine/sessionAffinity.js";
 import { createGatewayApp } from "../gateway/server.js";
 import { createPipeline } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
@@ -22,6 +24,7 @@ import { createEventBus, type EventBus } from "./eventBus.js";
 import { loadAdminToken, resolveHome } from "./home.js";
 import { createLogger } from "./logger.js";
 import { createMonitoringHandlers } from "./monitoringHandlers.js";
+import { createSessionHandlers } from "./sessionHandlers.js";
 import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
 import { startDemo } from "./demo.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
@@ -39,6 +42,9 @@ export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
   quiet?: boolean;
 }
+
+/** R7.2: how long an exclusive lease lives without a renew. */
+const LEASE_TTL_MS = 300_000;
 
 /** Interval of keep-alive frames sent to a streaming client while no content has arrived yet. */
 const DEFAULT_STREAM_HEARTBEAT_MS = 15_000;
@@ -92,6 +98,8 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     getAppSettings,
     emit: bus.emit,
   });
+  const pins = new SessionPins(store.sessionPins, clock, () => getAppSettings().sessionAffinityTtlMs);
+  const leases = new LeaseBook(store.leases, clock, LEASE_TTL_MS);
   const upstream = createUpstreamClient();
   const builtinSimulator = createBuiltinSimulator();
   const baseUrlFor = builtinSimulator.baseUrlFor;
@@ -117,6 +125,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
     ...createMonitoringHandlers({ store, clock }),
+    ...createSessionHandlers({ pins, leases, store }),
   };
 
   const catalog: CatalogPort = {
@@ -147,6 +156,11 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     catalog, connections, engine, clock, pipeline, callUpstream, appSettings: getAppSettings, version: VERSION,
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
+    sessions: {
+      pins, leases, clock, engine,
+      connectionById: (id) => store.connections.get(id),
+      providerById: (id) => store.providers.get(id),
+    },
   });
 
   const server: Server = createServer(app);

@@ -44,7 +44,8 @@ export function clientJson(format: WireFormat, settings: () => AppSettings): Req
   };
 }
 
-function presentedKey(req: Request): string | null {
+/** The client key a request presents (Authorization: Bearer, or x-api-key), unverified. */
+export function presentedKey(req: Request): string | null {
   const auth = req.headers.authorization;
   if (auth?.startsWith("Bearer ")) return auth.slice(7).trim();
   const x = req.headers["x-api-key"];
@@ -65,6 +66,8 @@ export function clientAuth(format: WireFormat, deps: ClientGuardDeps): RequestHa
     const key = presentedKey(req);
     const info = key ? deps.verifyClientKey(key) : null;
     if (info) {
+      // R7.2: a lease fence binds the key, so the verified key is kept for it.
+      res.locals.clientKey = info;
       res.locals.allowedConnections = info.allowedConnections.length ? new Set(info.allowedConnections) : null;
       return next();
     }

@@ -12,6 +12,7 @@ import { settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./
 import { planRequest, type RequestPlan } from "./request/plan.js";
 import { recordAttempt, type RecordingEngine } from "./request/record.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
+import type { RequestSession } from "./sessions/routing.js";
 import type { Target } from "./resolve.js";
 import { ClientResponse } from "./response/clientResponse.js";
 import type { StreamBudgets } from "./streaming/relay.js";
@@ -46,6 +47,8 @@ export interface ClientCall {
   requestId: string;
   /** R1.7: a client key limited to these connections (null = any). */
   allowedConnections?: Set<string> | null;
+  /** R7: the session pin and lease view of this request (null = no session routing). */
+  session?: RequestSession | null;
 }
 
 /** The state of one request while its candidates are tried. */
@@ -56,6 +59,7 @@ interface RequestRun {
   selection: SelectionLog;
   policy: RecoveryPolicy;
   allowed: Set<string> | null;
+  session: RequestSession | null;
   lastVerdict: Verdict | null;
 }
 
@@ -78,6 +82,7 @@ export function createPipeline(deps: PipelineDeps) {
       client, plan, selection: new SelectionLog(), lastVerdict: null,
       policy: { recoveryEnabled: budgets.recoveryEnabled, earlyEofRetries: { spent: 0 } },
       allowed: call.allowedConnections ?? null,
+      session: call.session ?? null,
     };
     if (stream) client.startHeartbeat(budgets.heartbeatMs);
     try {
@@ -89,13 +94,13 @@ export function createPipeline(deps: PipelineDeps) {
 
   async function tryTargets(run: RequestRun): Promise<void> {
     for (const target of run.plan.targets) {
-      for (const candidate of candidatesFor(target, deps, run.selection, run.allowed)) {
+      for (const candidate of candidatesFor(target, deps, run.selection, run.allowed, run.session)) {
         if ((await tryCandidate(run, target, candidate)) === "answered") return;
         if (run.client.gone) return run.client.clientClosed();
       }
       if (run.client.gone) return run.client.clientClosed();
     }
-    run.client.fail(terminalError(deps, run.lastVerdict, run.selection, run.plan.targets.length, run.plan.combo !== null));
+    run.client.fail(run.session?.capacityRefusal() ?? terminalError(deps, run.lastVerdict, run.selection, run.plan.targets.length, run.plan.combo !== null));
   }
 
   async function tryCandidate(run: RequestRun, target: Target, { connection, probe }: Candidate): Promise<Step> {
@@ -113,6 +118,7 @@ export function createPipeline(deps: PipelineDeps) {
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
     if (result.kind === "failure") run.lastVerdict = result.verdict;
+    if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
     return settleAttempt(run.client, outcome, result, run.policy);
   }
 

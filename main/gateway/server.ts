@@ -8,6 +8,13 @@ import { clientAuth, clientError, clientJson, requestIdOf, stampClientHeaders, v
 import { countTokensHandler, type CountTokensDeps } from "./countTokens.js";
 import type { CatalogPort } from "./ports.js";
 import type { Pipeline } from "./pipeline.js";
+import { leaseFence } from "./sessions/fence.js";
+import { sessionLeaseHandlers, type LeaseRouteDeps } from "./sessions/leaseRoute.js";
+import { createRequestSession, type SessionRoutingDeps } from "./sessions/routing.js";
+import { sessionKeyOf } from "./sessions/sessionKey.js";
+
+/** Session pins and exclusive leases (R7). */
+export type SessionGatewayDeps = SessionRoutingDeps & Omit<LeaseRouteDeps, "verifyClientKey" | "leases">;
 
 export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
   catalog: CatalogPort;
@@ -18,6 +25,7 @@ export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
   hostGuard: RequestHandler;
   apiRouter: express.Router;
   dashboardDir: string | null;
+  sessions: SessionGatewayDeps;
 }
 
 /** GET /v1/models: OpenAI list format; ids are `provider/model`, aliases, combos. */
@@ -47,16 +55,21 @@ export function createGatewayApp(deps: GatewayAppDeps): express.Express {
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
 
   for (const [route, format] of [["/v1/chat/completions", "openai"], ["/v1/messages", "anthropic"]] as const) {
-    app.post(route, clientAuth(format, deps), clientJson(format, deps.appSettings), validateGenerate(format), (req, res) =>
-      deps.pipeline.handle({
-        format, body: req.body as Record<string, unknown>, headers: req.headers, res,
+    const fence = leaseFence(format, { leases: deps.sessions.leases, verifyClientKey: deps.verifyClientKey });
+    app.post(route, clientAuth(format, deps), clientJson(format, deps.appSettings), validateGenerate(format), fence, (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, body), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
+      return deps.pipeline.handle({
+        format, body, headers: req.headers, res, session,
         requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
-      }),
-    );
+      });
+    });
   }
   app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientJson("anthropic", deps.appSettings), countTokensHandler(deps));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
 
+  // A client-key route under /api: mounted before the management router and its admin token.
+  app.post("/api/v1/session-leases", ...sessionLeaseHandlers({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));
   app.use(deps.apiRouter);
 
   if (deps.dashboardDir && existsSync(path.join(deps.dashboardDir, "index.html"))) {

@@ -6,9 +6,11 @@ import { createBreakerRepo } from "./breakerRepo.js";
 import { createComboRepo } from "./comboRepo.js";
 import { createConnectionRepo } from "./connectionRepo.js";
 import { openDatabase } from "./database.js";
+import { createLeaseRepo } from "./leaseRepo.js";
 import { createProviderRepo } from "./providerRepo.js";
 import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
 import type { SecretCipher } from "./secrets.js";
+import { createSessionPinRepo } from "./sessionRepo.js";
 import { createSettingsRepo } from "./settingsRepo.js";
 import { createWriteEpoch } from "./readCache.js";
 import type { Store } from "./types.js";
@@ -46,6 +48,8 @@ export function createStore(opts: CreateStoreOptions): Store {
       settings: createSettingsRepo(db, clock),
       logs,
       breakers: createBreakerRepo(db),
+      sessionPins: createSessionPinRepo(db),
+      leases: createLeaseRepo(db),
       transaction: (fn) => {
         try {
           return db.transaction(fn)();

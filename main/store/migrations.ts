@@ -125,6 +125,32 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R7.1 pins show when they were last used; R7.2 exclusive leases. Ended leases keep their
+    // row (state RELEASED/EXPIRED/REVOKED) so generations never repeat; the partial unique
+    // indexes allow one ACTIVE lease per connection and per owner.
+    version: 2,
+    up(db) {
+      const pinColumns = db.prepare<[], { name: string }>("PRAGMA table_info(session_account_affinity)").all();
+      if (!pinColumns.some((c) => c.name === "last_used_at")) {
+        db.exec("ALTER TABLE session_account_affinity ADD COLUMN last_used_at INTEGER NOT NULL DEFAULT 0");
+      }
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS session_leases (
+          owner_hash TEXT PRIMARY KEY,
+          key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+          connection_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+          generation INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          acquired_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          ended_at INTEGER
+        );
+        CREATE UNIQUE INDEX IF NOT EXISTS session_leases_active_connection
+          ON session_leases (connection_id) WHERE state = 'ACTIVE';
+      `);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -3,7 +3,9 @@
 import type {
   ApiKeyInfo, AppSettings, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry,
 } from "../../shared/types.js";
+import type { LeaseStore } from "../engine/leases.js";
 import type { BreakerStore, ConnectionRuntimeStore } from "../engine/ports.js";
+import type { SessionPinStore } from "../engine/sessionAffinity.js";
 
 export type ProviderInput = Omit<Provider, "createdAt" | "updatedAt">;
 
@@ -105,6 +107,8 @@ export interface Store {
   settings: SettingsRepo;
   logs: RequestLogRepo;
   breakers: BreakerStore;
+  sessionPins: SessionPinStore;
+  leases: LeaseStore;
   /** Runs fn in one SQLite transaction. */
   transaction<T>(fn: () => T): T;
   close(): void;

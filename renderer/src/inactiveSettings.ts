@@ -16,7 +16,6 @@ export const INACTIVE_SETTINGS = {
   "combo.config.comboCooldownWaitEnabled": "cooldown-aware combo retry (R11.4)",
   "combo.targets.weight": "the weighted combo strategy (R11.1)",
   "connection.weight": "weighted strategies (R11.1)",
-  "key.scopes": "exclusive session leases (R7.2), the first feature that checks a scope",
 } as const;
 
 export type InactiveSetting = keyof typeof INACTIVE_SETTINGS;

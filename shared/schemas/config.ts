@@ -139,7 +139,9 @@ export type ComboCreateBody = z.infer<typeof comboCreateSchema>;
 
 // ---------------------------------------------------------------- API keys
 
-const scope = z.string().regex(/^[A-Za-z0-9:*._-]{1,64}$/, "must be a scope name such as \"lease:exclusive\"");
+/** The scopes some code checks (R7.2); a name nothing checks would only pretend to grant something. */
+export const CLIENT_KEY_SCOPES = ["lease:exclusive"] as const;
+const scope = z.enum(CLIENT_KEY_SCOPES, { error: `must be a known scope: ${CLIENT_KEY_SCOPES.join(", ")}` });
 
 export const keyCreateSchema = z.object({
   name: nonEmpty.max(100),

@@ -1,10 +1,12 @@
 // Which connections of a target may be tried now (DESIGN.md `engine.select(target)`): the
 // breaker, cooldowns, lockouts and terminal states decide; whatever is skipped is remembered
-// so that the final error can say why (R11.5).
+// so that the final error can say why (R11.5). Session pins and leases (R7) then narrow and order
+// what is eligible.
 import type { Connection } from "../../../shared/types.js";
 import type { BreakerSnapshot, Clock, ResilienceEngine } from "../../engine/ports.js";
 import { exclusionFromConnection, type Exclusion } from "../outcome.js";
 import type { ConnectionsPort } from "../ports.js";
+import type { RequestSession } from "../sessions/routing.js";
 import type { Target } from "../resolve.js";
 
 export type SelectionEngine = Pick<ResilienceEngine, "admitProvider" | "selectConnections"> & {
@@ -43,7 +45,13 @@ export interface SelectionDeps {
  * Yields the target's connections one at a time, admitting the provider right before each one:
  * a provider that opened its breaker or cooled down during the previous attempt stops yielding.
  */
-export function* candidatesFor(target: Target, deps: SelectionDeps, log: SelectionLog, allowed: Set<string> | null): Generator<Candidate> {
+export function* candidatesFor(
+  target: Target,
+  deps: SelectionDeps,
+  log: SelectionLog,
+  allowed: Set<string> | null,
+  session: RequestSession | null = null,
+): Generator<Candidate> {
   const { provider } = target;
   const name = `${provider.id}/${target.model}`;
   // An OPEN breaker excludes the whole target before its connections are even considered;
@@ -61,7 +69,7 @@ export function* candidatesFor(target: Target, deps: SelectionDeps, log: Selecti
     if (!target.connectionId || target.connectionId === e.connectionId) log.exclusions.push(exclusionFromConnection(provider.id, name, e));
   }
   if (all.length === 0) log.exclusions.push({ target: name, reason: "inactive", remainingMs: null, provider: provider.id });
-  for (const connection of eligible) {
+  for (const connection of session ? session.arrange(provider.id, eligible) : eligible) {
     if (target.connectionId && connection.id !== target.connectionId) continue;
     if (!log.claim(connection.id, target)) continue;
     const admission = deps.engine.admitProvider(provider);

@@ -8,6 +8,9 @@ import { normaliseAppSettings } from "../../../shared/schemas/appSettings.js";
 import { shapeProblem } from "../../../main/gateway/clientRoutes.js";
 import { createGatewayApp } from "../../../main/gateway/server.js";
 import type { Pipeline } from "../../../main/gateway/pipeline.js";
+import { LeaseBook } from "../../../main/engine/leases.js";
+import { SessionPins } from "../../../main/engine/sessionAffinity.js";
+import { MemoryLeaseStore, MemoryPinStore } from "../sessions/memoryStores.js";
 import { ports, upstreamCaller } from "./fixtures.js";
 
 describe("R1.9 request shape", () => {
@@ -37,6 +40,10 @@ describe("client route errors", () => {
       ...p, engine: p.h.engine, clock: p.h.clock, callUpstream: upstreamCaller().callUpstream, pipeline: broken,
       appSettings: () => normaliseAppSettings({}), verifyClientKey: () => null, version: "test",
       hostGuard: (_req, _res, next) => next(), apiRouter: express.Router(), dashboardDir: null,
+      sessions: {
+        pins: new SessionPins(new MemoryPinStore(), p.h.clock, () => 0), leases: new LeaseBook(new MemoryLeaseStore(), p.h.clock, 60_000),
+        clock: p.h.clock, engine: p.h.engine, connectionById: () => null, providerById: () => null,
+      },
     });
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

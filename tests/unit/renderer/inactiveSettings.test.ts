@@ -19,7 +19,6 @@ const READS: Record<InactiveSetting, RegExp> = {
   "combo.config.comboCooldownWaitEnabled": /\bcomboCooldownWaitEnabled\b/,
   "combo.targets.weight": /\.weight\b/,
   "connection.weight": /\.weight\b/,
-  "key.scopes": /\.scopes\b/,
 };
 
 /** Where behaviour lives: the request path, the engine and the app wiring (not the CRUD handlers that store values). */
@@ -49,6 +48,8 @@ describe("settings marked not active yet", () => {
     expect(inactiveReason("resilience.streamRecovery.enabled")).toBeNull();
     expect(inactiveReason("resilience.connectionCooldown.apikey.baseCooldownMs")).toBeNull();
     expect(inactiveReason("key.allowedConnections")).toBeNull();
+    // R7.2: the lease route checks the lease:exclusive scope, so scopes are live.
+    expect(inactiveReason("key.scopes")).toBeNull();
   });
 
   it("every combo strategy but priority is marked; priority is what the gateway follows", () => {

@@ -1,0 +1,34 @@
+// The lease fence of an inference request (R7.2, D7), checked before any upstream call: a request
+// that presents a lease must present its owner, its exact live generation and the key that holds
+// it; it is then routed only to the leased connection. Refusals are in the client's format.
+import type { RequestHandler } from "express";
+import type { ApiKeyInfo, WireFormat } from "../../../shared/types.js";
+import type { LeaseBook } from "../../engine/leases.js";
+import { clientError, presentedKey } from "../clientRoutes.js";
+import { leaseContextOf } from "./leaseContext.js";
+
+export interface LeaseFenceDeps {
+  leases: LeaseBook;
+  verifyClientKey: (key: string) => ApiKeyInfo | null;
+}
+
+export function leaseFence(format: WireFormat, deps: LeaseFenceDeps): RequestHandler {
+  return (req, res, next) => {
+    const context = leaseContextOf(req.headers);
+    if (context.kind === "none") return next();
+    if (context.kind === "required") return clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", context.message);
+    if (context.kind === "invalid") return clientError(res, format, 400, "LEASE_CONTEXT_INVALID", context.message);
+    if (context.generation === null) {
+      return clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", "A leased request needs its exact generation (x-omniroute-lease-generation)");
+    }
+    const presented = presentedKey(req);
+    const key = (res.locals.clientKey as ApiKeyInfo | undefined) ?? (presented ? deps.verifyClientKey(presented) : null);
+    const lease = key ? deps.leases.fence(context.ownerHash, key.id, context.generation) : null;
+    if (!lease) {
+      return clientError(res, format, 409, "LEASE_FENCE_STALE", "The lease is not active for this owner, key and generation; acquire or renew it");
+    }
+    res.locals.leaseOwnerHash = context.ownerHash;
+    res.locals.allowedConnections = new Set([lease.connectionId]);
+    next();
+  };
+}

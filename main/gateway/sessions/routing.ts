@@ -1,0 +1,75 @@
+// Session pins and exclusive leases as seen by one request's selection (R7.1, R7.2, R11.2):
+// connections leased by another owner are never candidates, a leased request may use only its
+// leased connection, and the session's pinned connection goes first when it is eligible. The
+// pin follows whichever connection answers, so an ineligible pin is replaced by the next one.
+import type { Connection } from "../../../shared/types.js";
+import type { Clock } from "../../engine/ports.js";
+import type { LeaseBook } from "../../engine/leases.js";
+import type { SessionPins } from "../../engine/sessionAffinity.js";
+import type { FinalError } from "../outcome.js";
+
+/** R7.2: Retry-After of a lease refusal stays within 1–120 s. */
+export const LEASE_RETRY_AFTER_BOUNDS_MS = { min: 1_000, max: 120_000 } as const;
+
+export function boundedLeaseRetryMs(ms: number | null): number {
+  const { min, max } = LEASE_RETRY_AFTER_BOUNDS_MS;
+  return Math.min(max, Math.max(min, ms ?? max));
+}
+
+export interface RequestSession {
+  /** Eligible connections of a provider in the order to try them. */
+  arrange(providerId: string, eligible: Connection[]): Connection[];
+  /** The request was answered by this connection. */
+  served(providerId: string, connectionId: string): void;
+  /** R7.2: eligible candidates existed but all were leased by others → the 429 to answer with. */
+  capacityRefusal(): FinalError | null;
+}
+
+export interface SessionRoutingDeps {
+  pins: SessionPins;
+  leases: LeaseBook;
+  clock: Clock;
+}
+
+export interface RequestSessionInput {
+  sessionKey: string | null;
+  /** The SHA-256 of the lease owner of a fenced request (its own lease is not "another owner's"). */
+  leaseOwnerHash: string | null;
+}
+
+export function createRequestSession(deps: SessionRoutingDeps, input: RequestSessionInput): RequestSession {
+  let offered = 0;
+  let earliestForeignExpiry: number | null = null;
+
+  function free(connection: Connection): boolean {
+    const holder = deps.leases.holderOf(connection.id);
+    if (!holder || holder.ownerHash === input.leaseOwnerHash) return true;
+    earliestForeignExpiry = Math.min(earliestForeignExpiry ?? holder.expiresAt, holder.expiresAt);
+    return false;
+  }
+
+  return {
+    arrange(_providerId, eligible) {
+      const ordered = eligible.filter(free);
+      offered += ordered.length;
+      const pin = input.sessionKey ? deps.pins.pinned(input.sessionKey) : null;
+      const at = pin ? ordered.findIndex((c) => c.id === pin.connectionId) : -1;
+      if (at > 0) ordered.unshift(...ordered.splice(at, 1));
+      return ordered;
+    },
+    served(providerId, connectionId) {
+      if (input.sessionKey) deps.pins.served(input.sessionKey, providerId, connectionId);
+    },
+    capacityRefusal() {
+      if (offered > 0 || earliestForeignExpiry === null) return null;
+      return {
+        status: 429,
+        code: "LEASE_CAPACITY_UNAVAILABLE",
+        message: "Every eligible connection is held by another session's exclusive lease",
+        retryAfterMs: boundedLeaseRetryMs(earliestForeignExpiry - deps.clock.now()),
+        noRetry: false,
+        extra: { state: "WAITING_FOR_CAPACITY", reason: "NO_FREE_ELIGIBLE_CONNECTION" },
+      };
+    },
+  };
+}
