@@ -1,0 +1,115 @@
+// Issue 9 item 5: session affinity over real HTTP (R7.1, D7) against the simulator, under the
+// test clock: a session stays on its connection when priorities change, a pin to a cooling
+// connection is replaced and moves, a pin expires on the engine clock, and session headers
+// never reach the upstream.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Simulator } from "../../../main/simulator/index.js";
+import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
+
+let gw: TestGateway;
+let sim: Simulator;
+let conns: string[];
+const TTL_MS = 600_000;
+
+beforeAll(async () => {
+  sim = await startSim({ label: "affinity" });
+  gw = await startGateway({ testClock: true });
+  conns = await addProvider(gw, "oai", sim, "openai", ["k-1", "k-2", "k-3"]);
+  expect((await gw.api("PATCH", "/api/settings", { sessionAffinityTtlMs: TTL_MS })).status).toBe(200);
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await sim?.close();
+});
+
+async function chat(headers: Record<string, string>, extra: Record<string, unknown> = {}) {
+  const r = await gw.post("/v1/chat/completions", { model: "oai/m1", messages: [{ role: "user", content: "hi" }], ...extra }, headers);
+  expect(r.status).toBe(200);
+  return r.headers.get("x-omniroute-selected-connection-id");
+}
+
+async function setPriorities(order: string[]) {
+  for (const [priority, id] of order.entries()) expect((await gw.api("PATCH", `/api/connections/${id}`, { priority })).status).toBe(200);
+}
+
+describe("session affinity (R7.1, D7)", () => {
+  it("R7.1 twenty requests of one session stay on one connection while connection priorities change between them", async () => {
+    await setPriorities(conns);
+    const first = await chat({ "x-session-id": "agent-run-1" });
+    expect(first).toBe(conns[0]);
+    const served: Array<string | null> = [];
+    for (let i = 0; i < 20; i++) {
+      await setPriorities(i % 2 === 0 ? [conns[2]!, conns[1]!, conns[0]!] : [conns[1]!, conns[2]!, conns[0]!]);
+      served.push(await chat({ "x-session-id": "agent-run-1" }));
+    }
+    expect(new Set(served)).toEqual(new Set([first]));
+    // Without a session the same priorities route elsewhere, so the pin is what held it.
+    expect(await chat({})).toBe(conns[1]);
+    const pins = await gw.api("GET", "/api/sessions/pins");
+    expect(pins.body.items).toContainEqual(expect.objectContaining({ sessionKey: "agent-run-1", provider: "oai", connectionId: conns[0], connectionName: "oai key 1" }));
+  });
+
+  it("R7.1 a pinned connection put into cooldown is skipped: the request goes elsewhere and the pin moves", async () => {
+    await setPriorities(conns);
+    expect(await chat({ "x-codex-session-id": "cool-1" })).toBe(conns[0]);
+    sim.addFault("k-1", { status: 429, retryAfter: 30, times: 1 });
+    const moved = await chat({ "x-codex-session-id": "cool-1" });
+    expect(moved).toBe(conns[1]);
+    // The cooldown is over, c1 leads the priorities again, but the session now lives on c2.
+    await gw.api("POST", "/api/debug/clock", { advanceMs: 31_000 });
+    expect(await chat({})).toBe(conns[0]);
+    expect(await chat({ "x-codex-session-id": "cool-1" })).toBe(conns[1]);
+  });
+
+  it("R7.1 a pin expires after sessionAffinityTtlMs of the engine clock; each use extends it", async () => {
+    await setPriorities([conns[2]!, conns[0]!, conns[1]!]);
+    expect(await chat({ "x-omniroute-session": "ttl-1" })).toBe(conns[2]);
+    await setPriorities(conns);
+    await gw.api("POST", "/api/debug/clock", { advanceMs: TTL_MS - 60_000 });
+    expect(await chat({ "x-omniroute-session": "ttl-1" })).toBe(conns[2]);
+    await gw.api("POST", "/api/debug/clock", { advanceMs: TTL_MS - 60_000 });
+    expect(await chat({ "x-omniroute-session": "ttl-1" })).toBe(conns[2]);
+    await gw.api("POST", "/api/debug/clock", { advanceMs: TTL_MS + 1 });
+    expect(await chat({ "x-omniroute-session": "ttl-1" })).toBe(conns[0]);
+  });
+
+  it("D7 body keys name the session when no header does, in order; long or unusual keys are kept only as a SHA-256", async () => {
+    await setPriorities([conns[1]!, conns[0]!, conns[2]!]);
+    const longKey = "x".repeat(181);
+    expect(await chat({}, { metadata: { session_id: "meta-1" }, conversation_id: "conv-1", prompt_cache_key: longKey })).toBe(conns[1]);
+    expect(await chat({}, { prompt_cache_key: longKey })).toBe(conns[1]);
+    await setPriorities(conns);
+    expect(await chat({}, { metadata: { session_id: "meta-1" } })).toBe(conns[1]);
+    expect(await chat({}, { conversation_id: "conv-1" })).toBe(conns[0]);
+    expect(await chat({}, { prompt_cache_key: longKey })).toBe(conns[1]);
+    const keys = (await gw.api("GET", "/api/sessions/pins")).body.items.map((p: { sessionKey: string }) => p.sessionKey);
+    expect(keys).toContain("meta-1");
+    expect(keys).not.toContain(longKey);
+    expect(keys.some((k: string) => /^sha256:[0-9a-f]{64}$/.test(k))).toBe(true);
+  });
+
+  it("R7.1 DELETE /api/sessions/pins/:key unpins a session; sessionAffinityTtlMs 0 switches pinning off", async () => {
+    await setPriorities([conns[2]!, conns[0]!, conns[1]!]);
+    expect(await chat({ "x-session-id": "unpin-1" })).toBe(conns[2]);
+    await setPriorities(conns);
+    const removed = await gw.api("DELETE", "/api/sessions/pins/unpin-1");
+    expect(removed.body).toEqual({ ok: true, removed: true });
+    expect(await chat({ "x-session-id": "unpin-1" })).toBe(conns[0]);
+    await gw.api("PATCH", "/api/settings", { sessionAffinityTtlMs: 0 });
+    await setPriorities([conns[2]!, conns[0]!, conns[1]!]);
+    expect(await chat({ "x-session-id": "unpin-1" })).toBe(conns[2]);
+    await gw.api("PATCH", "/api/settings", { sessionAffinityTtlMs: TTL_MS });
+  });
+
+  it("R7.1 session headers are never forwarded upstream", async () => {
+    sim.requests.length = 0;
+    await chat({ "x-session-id": "hidden-1", "x-codex-session-id": "hidden-2", "x-omniroute-session": "hidden-3" });
+    const received = sim.requests.at(-1)!;
+    const names = Object.keys(received.headers).map((h) => h.toLowerCase());
+    expect(names).not.toContain("x-session-id");
+    expect(names).not.toContain("x-codex-session-id");
+    expect(names).not.toContain("x-omniroute-session");
+    expect(JSON.stringify(received.headers)).not.toMatch(/hidden-\d/);
+  });
+});
