@@ -1,0 +1,88 @@
+// The gateway side of R7: session keys (D7 order, hashing), lease context parsing, and how one
+// request's selection orders pins and skips other owners' leases.
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { Connection } from "../../../shared/types.js";
+import { LeaseBook } from "../../../main/engine/leases.js";
+import { SessionPins } from "../../../main/engine/sessionAffinity.js";
+import { hashOwnerToken, leaseContextOf } from "../../../main/gateway/sessions/leaseContext.js";
+import { boundedLeaseRetryMs, createRequestSession } from "../../../main/gateway/sessions/routing.js";
+import { sessionKeyOf } from "../../../main/gateway/sessions/sessionKey.js";
+import { connection, fakeClock } from "../engine/fixtures.js";
+import { MemoryLeaseStore, MemoryPinStore } from "./memoryStores.js";
+
+describe("session key (D7)", () => {
+  it("D7 headers win in order x-codex-session-id, x-session-id, x-omniroute-session, then the body fields in order", () => {
+    const body = { metadata: { session_id: "m" }, conversation_id: "c", session_id: "s", prompt_cache_key: "p" };
+    expect(sessionKeyOf({ "x-omniroute-session": "o", "x-session-id": "x", "x-codex-session-id": "cx" }, body)).toBe("cx");
+    expect(sessionKeyOf({ "x-omniroute-session": "o", "x-session-id": "x" }, body)).toBe("x");
+    expect(sessionKeyOf({ "x-omniroute-session": "o" }, body)).toBe("o");
+    expect(sessionKeyOf({}, body)).toBe("m");
+    expect(sessionKeyOf({}, { ...body, metadata: {} })).toBe("c");
+    expect(sessionKeyOf({}, { session_id: "s", prompt_cache_key: "p" })).toBe("s");
+    expect(sessionKeyOf({}, { prompt_cache_key: "p" })).toBe("p");
+    expect(sessionKeyOf({}, {})).toBeNull();
+  });
+
+  it("D7 keys of up to 180 characters of [A-Za-z0-9._:-] are kept; others become their SHA-256", () => {
+    const ok = "a".repeat(180);
+    expect(sessionKeyOf({ "x-session-id": ok }, {})).toBe(ok);
+    for (const raw of ["a".repeat(181), "has space", "ümlaut", "a/b"]) {
+      expect(sessionKeyOf({ "x-session-id": raw }, {})).toBe(`sha256:${createHash("sha256").update(raw).digest("hex")}`);
+    }
+  });
+});
+
+describe("lease context (D7)", () => {
+  const token = `vlo_${"A".repeat(43)}`;
+  it("D7 owner vlo_ + 43 base64url characters, a positive integer generation; only the hash goes on", () => {
+    expect(leaseContextOf({})).toEqual({ kind: "none" });
+    expect(leaseContextOf({ "x-omniroute-lease-generation": "3" }).kind).toBe("required");
+    expect(leaseContextOf({ "x-omniroute-lease-owner": `vlo_${"A".repeat(42)}` }).kind).toBe("invalid");
+    expect(leaseContextOf({ "x-omniroute-lease-owner": token, "x-omniroute-lease-generation": "0" }).kind).toBe("invalid");
+    expect(leaseContextOf({ "x-omniroute-lease-owner": token, "x-omniroute-lease-generation": "7" })).toEqual({ kind: "present", ownerHash: hashOwnerToken(token), generation: 7 });
+    expect(leaseContextOf({}, { owner: token, generation: 2 })).toEqual({ kind: "present", ownerHash: hashOwnerToken(token), generation: 2 });
+    expect(hashOwnerToken(token)).not.toContain(token);
+  });
+});
+
+describe("request session (R7.1, R7.2, R11.2)", () => {
+  const conns: Connection[] = ["c1", "c2", "c3"].map((id) => connection({ id }));
+  const setup = () => {
+    const clock = fakeClock();
+    const pins = new SessionPins(new MemoryPinStore(), clock, () => 60_000);
+    const leases = new LeaseBook(new MemoryLeaseStore(), clock, 30_000);
+    return { clock, pins, leases };
+  };
+
+  it("R7.1 the pinned connection goes first when eligible; an ineligible pin changes nothing and moves on success", () => {
+    const deps = setup();
+    deps.pins.served("s", "p", "c3");
+    const session = createRequestSession(deps, { sessionKey: "s", leaseOwnerHash: null });
+    expect(session.arrange("p", conns).map((c) => c.id)).toEqual(["c3", "c1", "c2"]);
+    expect(session.arrange("p", conns.slice(0, 2)).map((c) => c.id)).toEqual(["c1", "c2"]);
+    session.served("p", "c1");
+    expect(deps.pins.pinned("s")?.connectionId).toBe("c1");
+  });
+
+  it("R11.2 connections leased by another owner are skipped; when nothing else is left the answer is 429 LEASE_CAPACITY_UNAVAILABLE", () => {
+    const deps = setup();
+    deps.leases.acquire("A", "k", ["c1"]);
+    const mine = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: "A" });
+    expect(mine.arrange("p", conns.slice(0, 1)).map((c) => c.id)).toEqual(["c1"]);
+    const other = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: null });
+    expect(other.arrange("p", conns).map((c) => c.id)).toEqual(["c2", "c3"]);
+    expect(other.capacityRefusal()).toBeNull();
+    const blocked = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: null });
+    deps.clock.advance(10_000);
+    expect(blocked.arrange("p", conns.slice(0, 1))).toEqual([]);
+    expect(blocked.capacityRefusal()).toMatchObject({ status: 429, code: "LEASE_CAPACITY_UNAVAILABLE", retryAfterMs: 20_000 });
+  });
+
+  it("R7.2 Retry-After of a lease refusal is bounded to 1–120 s", () => {
+    expect(boundedLeaseRetryMs(10)).toBe(1_000);
+    expect(boundedLeaseRetryMs(500_000)).toBe(120_000);
+    expect(boundedLeaseRetryMs(null)).toBe(120_000);
+    expect(boundedLeaseRetryMs(42_000)).toBe(42_000);
+  });
+});
