@@ -9,6 +9,7 @@ import { ModelCooldownsPage } from "./ModelCooldownsPage.js";
 import { ProvidersPage } from "./ProvidersPage.js";
 import { RequestLogPage } from "./RequestLogPage.js";
 import { ResiliencePage } from "./ResiliencePage.js";
+import { SessionsPage } from "./sessions/SessionsPage.js";
 
 export interface PageDefinition {
   id: string;
@@ -22,6 +23,7 @@ export const PAGES: readonly PageDefinition[] = [
   { id: "keys", title: "API keys", Component: ApiKeysPage },
   { id: "cooldowns", title: "Cooldown Manager", Component: CooldownManagerPage },
   { id: "model-cooldowns", title: "Model Cooldowns", Component: ModelCooldownsPage },
+  { id: "sessions", title: "Sessions & leases", Component: SessionsPage },
   { id: "resilience", title: "Resilience settings", Component: ResiliencePage },
   { id: "logs", title: "Request log", Component: RequestLogPage },
   { id: "health", title: "Health", Component: HealthPage },

@@ -53,3 +53,19 @@ export const requestStats = createLiveResource(
   (e) => e.type === "request",
   { minReloadIntervalMs: 1_000 },
 );
+
+/**
+ * Session pins and exclusive leases (R7). A pin moves with each answered request; a lease changes
+ * through its own client route, which sends no event, so the page also offers a refresh.
+ */
+export const sessionPins = createLiveResource(
+  async () => (await call("listSessionPins")).items,
+  (e) => e.type === "request" || isConfig(e, "connection"),
+  { minReloadIntervalMs: 1_000 },
+);
+
+export const sessionLeases = createLiveResource(
+  async () => (await call("listSessionLeases")).items,
+  (e) => e.type === "request" || isConfig(e, "connection") || isConfig(e, "key"),
+  { minReloadIntervalMs: 1_000 },
+);

@@ -159,7 +159,7 @@ describe("leased inference (R7.2, R11.2)", () => {
     await gw.api("PATCH", `/api/connections/${conns[0]}`, { active: false });
     const blocked = await chat({});
     expect(blocked.status).toBe(429);
-    expect(blocked.body.error.code).toBe("LEASE_CAPACITY_UNAVAILABLE");
+    expect(blocked.body.error).toMatchObject({ code: "LEASE_CAPACITY_UNAVAILABLE", state: "WAITING_FOR_CAPACITY", reason: "NO_FREE_ELIGIBLE_CONNECTION" });
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(Number(blocked.headers.get("retry-after"))).toBeLessThanOrEqual(120);
     await gw.api("PATCH", `/api/connections/${conns[0]}`, { active: true });
