@@ -9,7 +9,10 @@ import { errorText } from "../../stores/liveResource.js";
 import { sessionLeases, sessionPins } from "../../stores/resources.js";
 import { call } from "../../transport.js";
 
-const time = (ms: number) => new Date(ms).toLocaleString();
+const TIME_FORMAT: Intl.DateTimeFormatOptions = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
+const time = (ms: number) => new Date(ms).toLocaleString([], TIME_FORMAT);
+/** Hashed keys are 71 characters; the start identifies them, the whole key is in the tooltip. */
+const shortKey = (key: string) => (key.length > 24 ? `${key.slice(0, 20)}…` : key);
 
 export function SessionsPage() {
   useEffect(() => sessionPins.watch(), []);
@@ -30,7 +33,7 @@ export function SessionsPage() {
   }
 
   const unpin = (pin: SessionPinItem) =>
-    act(`Unpinning ${pin.sessionKey}`, async () => (await call("unpinSession", { key: pin.sessionKey })).removed, `Session ${pin.sessionKey} unpinned.`, `Session ${pin.sessionKey} was no longer pinned.`);
+    act(`Unpinning ${shortKey(pin.sessionKey)}`, async () => (await call("unpinSession", { key: pin.sessionKey })).removed, `Session ${shortKey(pin.sessionKey)} unpinned.`, `Session ${shortKey(pin.sessionKey)} was no longer pinned.`);
   const release = (lease: SessionLeaseItem) => {
     const name = lease.connectionName ?? lease.connectionId;
     return act(`Releasing the lease on ${name}`, async () => (await call("releaseSessionLease", { connectionId: lease.connectionId })).released, `Lease on ${name} released.`, `${name} was no longer leased.`);
@@ -63,14 +66,15 @@ export function SessionsPage() {
           <DataTable caption="Pinned sessions, most recently used first" columns={["Session", "Provider", "Connection", "Last used", "Expires", "Action"]}>
             {pins.data.map((pin) => (
               <tr key={pin.sessionKey}>
-                <th scope="row" className="mono">{pin.sessionKey}</th>
+                <th scope="row" title={pin.sessionKey}>{shortKey(pin.sessionKey)}</th>
                 <td>{pin.provider}</td>
                 <td>{pin.connectionName ?? pin.connectionId}</td>
                 <td className="nowrap">{time(pin.lastUsedAt)}</td>
                 <td className="nowrap">{time(pin.expiresAt)}</td>
                 <td className="actions">
-                  <button type="button" className="small" onClick={() => void unpin(pin)}>
-                    Unpin {pin.sessionKey}
+                  {/* The visible word starts the accessible name; the key, often long, is already in the row. */}
+                  <button type="button" className="small" aria-label={`Unpin ${shortKey(pin.sessionKey)}`} onClick={() => void unpin(pin)}>
+                    Unpin
                   </button>
                 </td>
               </tr>
@@ -91,8 +95,8 @@ export function SessionsPage() {
                 <td className="num">{lease.generation}</td>
                 <td className="nowrap">{time(lease.expiresAt)}</td>
                 <td className="actions">
-                  <button type="button" className="small" onClick={() => void release(lease)}>
-                    Release lease on {lease.connectionName ?? lease.connectionId}
+                  <button type="button" className="small" aria-label={`Release lease on ${lease.connectionName ?? lease.connectionId}`} onClick={() => void release(lease)}>
+                    Release
                   </button>
                 </td>
               </tr>
