@@ -86,7 +86,9 @@ describe("session affinity (R7.1, D7)", () => {
     const keys = (await gw.api("GET", "/api/sessions/pins")).body.items.map((p: { sessionKey: string }) => p.sessionKey);
     expect(keys).toContain("meta-1");
     expect(keys).not.toContain(longKey);
-    expect(keys.some((k: string) => /^sha256:[0-9a-f]{64}$/.test(k))).toBe(true);
+    const hashed = keys.find((k: string) => /^sha256:[0-9a-f]{64}$/.test(k));
+    expect(hashed).toBeDefined();
+    expect((await gw.api("DELETE", `/api/sessions/pins/${encodeURIComponent(hashed)}`)).body).toEqual({ ok: true, removed: true });
   });
 
   it("R7.1 DELETE /api/sessions/pins/:key unpins a session; sessionAffinityTtlMs 0 switches pinning off", async () => {
