@@ -71,6 +71,18 @@ describe("ClientResponse", () => {
     await close();
   });
 
+  it("R13.1 a full socket makes the writer wait for drain instead of buffering without bound", async () => {
+    const p = ports();
+    const { client, response, close } = await clientSide(p, { stream: true });
+    client.commitStream();
+    const big = "data: " + "x".repeat(4 * 1024 * 1024) + "\n\n";
+    expect(client.write(big)).toBe(false);
+    await client.drained();
+    client.endStream();
+    expect((await response).text.length).toBe(big.length);
+    await close();
+  });
+
   it("a failure after output ends the stream with an error event and is logged as a 200 with its code", async () => {
     const p = ports();
     const { client, response, close } = await clientSide(p, { stream: true });
