@@ -112,11 +112,15 @@ export class ClientResponse {
     this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, ...SSE_HEADERS });
   }
 
-  /** Writes SSE text; resolves once the socket can take more (or the client left). */
-  async write(text: string): Promise<void> {
-    if (!text || this.res.writableEnded) return;
-    if (this.res.write(text)) return;
-    await new Promise<void>((resolve) => {
+  /** Writes SSE text; false when the socket is full and the writer should wait for `drained()`. */
+  write(text: string): boolean {
+    if (!text || this.res.writableEnded) return true;
+    return this.res.write(text);
+  }
+
+  /** Resolves once the socket can take more, or the client left. */
+  drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = () => {
         this.res.off("drain", done);
         this.res.off("close", done);
