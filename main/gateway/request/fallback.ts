@@ -20,8 +20,8 @@ export type EmergencyFallbackSetting = AppSettings["emergencyFallback"];
 /** Tells the client its answer (or final error) comes from the emergency fallback. */
 export const EMERGENCY_FALLBACK_HEADER = "X-Switchyard-Emergency-Fallback";
 
-/** Verdicts that are the request's own fault: another model would refuse it just the same. */
-const CLIENT_FAULTS: ReadonlySet<VerdictReason> = new Set<VerdictReason>(["bad_request", "context_overflow"]);
+/** Verdicts about the request itself (a 400): another model would most likely refuse it just the same. */
+const CLIENT_FAULTS: ReadonlySet<VerdictReason> = new Set<VerdictReason>(["bad_request", "context_overflow", "tool_limit"]);
 
 const TRUE_WORDS = new Set(["1", "true", "on", "yes"]);
 const FALSE_WORDS = new Set(["0", "false", "off", "no"]);
