@@ -40,6 +40,17 @@ describe("R11.6 emergency fallback", () => {
     expect(logs.body[0]).toMatchObject({ status: 200, provider: "spare", attempts: [{ provider: "down1", status: 503 }, { provider: "spare", status: 200 }] });
   });
 
+  it("R11.6 a streaming request is served by the fallback too, with the header on its 200 stream", async () => {
+    await faulty(gw, "down6", { status: 503 });
+    await gw.api("PATCH", "/api/settings", { emergencyFallback: { enabled: true, model: "spare/m1" } });
+    const r = await gw.post("/v1/chat/completions", chat("down6/m1", { stream: true }));
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toContain("text/event-stream");
+    expect(r.headers.get("x-switchyard-emergency-fallback")).toBe("1");
+    expect(r.text).toContain("spare-key");
+    expect(r.text).toContain("[DONE]");
+  });
+
   it("R11.6 toggled off at runtime, the same failure gives the 503 verdict and the fallback is not called", async () => {
     await faulty(gw, "down2", { status: 503 });
     await gw.api("PATCH", "/api/settings", { emergencyFallback: { enabled: false } });
