@@ -4,9 +4,9 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
+import type { ToolLimits } from "../engine/toolLimits.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
-import type { ToolLimits } from "../engine/toolLimits.js";
 import type { AdmissionStage } from "./request/admit.js";
 import { runAttempt, type ClientRequest } from "./request/attempt.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
