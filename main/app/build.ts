@@ -9,6 +9,8 @@ import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { createResilienceEngine } from "../engine/index.js";
+import { ToolLimits } from "../engine/toolLimits.js";
+import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp } from "../gateway/server.js";
 import { createPipeline } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
@@ -131,6 +133,9 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   };
   const pipeline = createPipeline({
     catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit,
+    // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
+    emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
+    toolLimits: new ToolLimits(clock),
     streamBudgets: () => {
       const s = streamRecovery();
       return {

@@ -41,6 +41,7 @@ export class ClientResponse {
   private heartbeat: NodeJS.Timeout | null = null;
   private attemptsStarted = 0;
   private successHeaders: Record<string, string> = {};
+  private extraHeaders: Record<string, string> = {};
   private ttfbMs: number | null = null;
   private logged = false;
 
@@ -83,6 +84,11 @@ export class ClientResponse {
       "X-OmniRoute-Selected-Connection-Id": connectionId,
       ...(dropped.length ? { "X-Switchyard-Dropped-Fields": dropped.join(",") } : {}),
     };
+  }
+
+  /** A header for whatever answer goes out (success or error); too late once the stream is committed. */
+  addHeader(name: string, value: string): void {
+    this.extraHeaders[name] = value;
   }
 
   /**
@@ -190,7 +196,7 @@ export class ClientResponse {
   }
 
   private baseHeaders(): Record<string, string> {
-    return { "X-Switchyard-Request-Id": this.opts.requestId, "X-Switchyard-Attempts": String(this.attemptsStarted) };
+    return { "X-Switchyard-Request-Id": this.opts.requestId, "X-Switchyard-Attempts": String(this.attemptsStarted), ...this.extraHeaders };
   }
 
   private finish(status: number, fields: LogFields): void {
