@@ -10,14 +10,17 @@ import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { createResilienceEngine } from "../engine/index.js";
 import { LeaseBook } from "../engine/leases.js";
+import type { Clock } from "../engine/ports.js";
 import { SessionPins } from "../engine/sessionAffinity.js";
-import { createGatewayApp } from "../gateway/server.js";
+import { ToolLimits } from "../engine/toolLimits.js";
+import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
+import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
 import { createPipeline } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmission } from "../gateway/request/admit.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
-import { createFileKeyCipher, createStore, type SecretCipher } from "../store/index.js";
+import { createFileKeyCipher, createStore, type SecretCipher, type Store } from "../store/index.js";
 import { createClock } from "./clock.js";
 import { createConnectionTester } from "./connectionTest.js";
 import { createEventBus, type EventBus } from "./eventBus.js";
@@ -52,6 +55,17 @@ const DEFAULT_STREAM_HEARTBEAT_MS = 15_000;
 function heartbeatMs(env: NodeJS.ProcessEnv): number {
   const value = Number(env.SWITCHYARD_STREAM_HEARTBEAT_MS);
   return Number.isFinite(value) && value >= 100 ? value : DEFAULT_STREAM_HEARTBEAT_MS;
+}
+
+/** Session pins and exclusive leases (R7), loaded once from the store and kept in memory. */
+function createSessionBooks(store: Store, clock: Clock, settings: () => AppSettings, engine: SessionGatewayDeps["engine"]): SessionGatewayDeps {
+  return {
+    pins: new SessionPins(store.sessionPins, clock, () => settings().sessionAffinityTtlMs),
+    leases: new LeaseBook(store.leases, clock, LEASE_TTL_MS),
+    clock, engine,
+    connectionById: (id) => store.connections.get(id),
+    providerById: (id) => store.providers.get(id),
+  };
 }
 
 export interface SwitchyardApp {
@@ -98,8 +112,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     getAppSettings,
     emit: bus.emit,
   });
-  const pins = new SessionPins(store.sessionPins, clock, () => getAppSettings().sessionAffinityTtlMs);
-  const leases = new LeaseBook(store.leases, clock, LEASE_TTL_MS);
+  const sessions = createSessionBooks(store, clock, getAppSettings, engine);
   const upstream = createUpstreamClient();
   const builtinSimulator = createBuiltinSimulator();
   const baseUrlFor = builtinSimulator.baseUrlFor;
@@ -125,7 +138,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
     ...createMonitoringHandlers({ store, clock }),
-    ...createSessionHandlers({ pins, leases, store }),
+    ...createSessionHandlers({ ...sessions, store }),
   };
 
   const catalog: CatalogPort = {
@@ -140,6 +153,9 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   };
   const pipeline = createPipeline({
     catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit,
+    // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
+    emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
+    toolLimits: new ToolLimits(clock),
     streamBudgets: () => {
       const s = streamRecovery();
       return {
@@ -156,11 +172,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     catalog, connections, engine, clock, pipeline, callUpstream, appSettings: getAppSettings, version: VERSION,
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
-    sessions: {
-      pins, leases, clock, engine,
-      connectionById: (id) => store.connections.get(id),
-      providerById: (id) => store.providers.get(id),
-    },
+    sessions,
   });
 
   const server: Server = createServer(app);

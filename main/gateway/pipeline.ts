@@ -4,14 +4,17 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
+import type { ToolLimits } from "../engine/toolLimits.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import type { AdmissionStage } from "./request/admit.js";
 import { runAttempt, type ClientRequest } from "./request/attempt.js";
+import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
 import { settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
 import { planRequest, type RequestPlan } from "./request/plan.js";
 import { recordAttempt, type RecordingEngine } from "./request/record.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
+import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
 import type { RequestSession } from "./sessions/routing.js";
 import type { Target } from "./resolve.js";
 import { ClientResponse } from "./response/clientResponse.js";
@@ -36,6 +39,10 @@ export interface PipelineDeps {
   streamBudgets: () => PipelineBudgets;
   /** Live events for the dashboard (R15.2): one `request` event per finished request. */
   emit: (event: SwitchyardEvent) => void;
+  /** R11.6: the emergency fallback in force (absent = off). */
+  emergencyFallback?: () => EmergencyFallbackSetting;
+  /** R11.7: tool limits learned from upstream refusals (absent = none learned). */
+  toolLimits?: ToolLimits;
 }
 
 export interface ClientCall {
@@ -84,6 +91,7 @@ export function createPipeline(deps: PipelineDeps) {
       allowed: call.allowedConnections ?? null,
       session: call.session ?? null,
     };
+    skipTargetsOverToolLimit(run, deps.toolLimits);
     if (stream) client.startHeartbeat(budgets.heartbeatMs);
     try {
       await tryTargets(run);
@@ -100,6 +108,7 @@ export function createPipeline(deps: PipelineDeps) {
       }
       if (run.client.gone) return run.client.clientClosed();
     }
+    if ((await tryEmergencyFallback(run, deps, tryCandidate)) === "answered") return;
     run.client.fail(run.session?.capacityRefusal() ?? terminalError(deps, run.lastVerdict, run.selection, run.plan.targets.length, run.plan.combo !== null));
   }
 
@@ -118,6 +127,7 @@ export function createPipeline(deps: PipelineDeps) {
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
     if (result.kind === "failure") run.lastVerdict = result.verdict;
+    if (result.kind === "failure") learnToolLimit(deps.toolLimits, target, run, result.verdict);
     if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
     return settleAttempt(run.client, outcome, result, run.policy);
   }

@@ -3,9 +3,9 @@
 // that feature deletes the entry here, and every "not active yet" mark it drove disappears.
 // Keys are "<document>.<path>"; an entry covers everything below its path.
 //
-// Stored-only values the dashboard does not show at all are not listed (emergencyFallback,
-// maxConcurrent, rateLimitOverrides, rateLimitProtection, quotaShareConcurrencyLimit,
-// quotaPreflightCutoff, a combo's targetTimeoutMs and quotaShare):
+// Stored-only values the dashboard does not show at all are not listed (maxConcurrent,
+// rateLimitOverrides, rateLimitProtection, quotaShareConcurrencyLimit, quotaPreflightCutoff,
+// a combo's targetTimeoutMs and quotaShare):
 // a page that starts showing one before its feature exists adds it here.
 export const INACTIVE_SETTINGS = {
   "resilience.requestQueue": "the request queue (R9)",
