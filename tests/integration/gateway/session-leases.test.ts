@@ -166,6 +166,24 @@ describe("leased inference (R7.2, R11.2)", () => {
     await lease({ action: "release", owner: me }, bearer(leaseKey));
   });
 
+  it("R11.2 the emergency fallback never uses a connection another owner holds either", async () => {
+    const holder = owner();
+    expect((await lease({ action: "acquire", owner: holder }, bearer(otherLeaseKey))).status).toBe(200);
+    await gw.api("PATCH", "/api/settings", { emergencyFallback: { enabled: true, model: "solo/m1" } });
+    for (const id of conns) await gw.api("PATCH", `/api/connections/${id}`, { active: false });
+    try {
+      sim.requests.length = 0;
+      const r = await chat({});
+      expect(r.status).toBe(429);
+      expect(r.body.error.code).toBe("LEASE_CAPACITY_UNAVAILABLE");
+      expect(sim.requests.filter((q) => q.key === "s-1")).toEqual([]);
+    } finally {
+      for (const id of conns) await gw.api("PATCH", `/api/connections/${id}`, { active: true });
+      await gw.api("PATCH", "/api/settings", { emergencyFallback: { enabled: false, model: null } });
+      await lease({ action: "release", owner: holder }, bearer(otherLeaseKey));
+    }
+  });
+
   it("R7.2 a stale generation is refused with 409 LEASE_FENCE_STALE in the client's format and never reaches the upstream", async () => {
     const me = owner();
     const { generation } = (await lease({ action: "acquire", owner: me }, bearer(leaseKey))).body;
