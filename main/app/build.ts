@@ -15,6 +15,8 @@ import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmission } from "../gateway/request/admit.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
+import { ComboRouter } from "../gateway/routing/comboRouter.js";
+import { LearnedQuotas } from "../gateway/routing/learnedQuota.js";
 import { createFileKeyCipher, createStore, type SecretCipher } from "../store/index.js";
 import { createClock } from "./clock.js";
 import { createConnectionTester } from "./connectionTest.js";
@@ -129,8 +131,15 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     listByProvider: (provider) => store.connections.list({ provider }),
     secret: (id) => store.connections.getSecret(id),
   };
+  const quotas = new LearnedQuotas();
+  const routing = {
+    router: new ComboRouter(quotas, () => resilience.get().p2cLatency.weight),
+    quotas,
+    comboWait: () => resilience.get().comboCooldownWait,
+    random: Math.random,
+  };
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit,
+    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit, routing,
     streamBudgets: () => {
       const s = streamRecovery();
       return {

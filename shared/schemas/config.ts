@@ -34,6 +34,16 @@ function isHttpUrl(value: string): boolean {
 /** Empty only makes sense for the simulator, which may be served in-process. */
 const baseUrl = z.string().refine((value) => value === "" || isHttpUrl(value), "must be an http(s) URL");
 
+/** Explicit model metadata the combo strategies read (R11.1); unknown fields are refused. */
+const modelInfoSchema = z
+  .object({
+    inputPricePerMTok: z.number().min(0).optional(),
+    outputPricePerMTok: z.number().min(0).optional(),
+    contextWindow: z.number().int().min(1).optional(),
+    cacheSupport: z.boolean().optional(),
+  })
+  .strict();
+
 /** Every settable provider field, all optional and without defaults (a PATCH body). */
 export const providerPatchSchema = z.object({
   format: z.enum(PROVIDER_FORMATS).optional(),
@@ -44,6 +54,7 @@ export const providerPatchSchema = z.object({
   passthroughModels: z.boolean().optional(),
   rateLimitCooldownSeconds: z.number().int().min(RETRY_DELAY_SECONDS.min).max(RETRY_DELAY_SECONDS.max).nullable().optional(),
   options: plainObject.optional(),
+  modelInfo: z.record(nonEmpty, modelInfoSchema).optional(),
 });
 
 /** POST /api/providers and PUT /api/providers/:id: a whole provider. */
