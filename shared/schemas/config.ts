@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../catalog.js";
 import { settingsPatchSchema } from "./appSettings.js";
-import { PROVIDER_MODEL_PATTERN, entityName, nonEmpty, providerId } from "./fields.js";
+import { NAME_PATTERN, PROVIDER_MODEL_PATTERN, entityName, nonEmpty, providerId } from "./fields.js";
 
 export { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS };
 export { NAME_PATTERN, PROVIDER_ID_PATTERN, PROVIDER_MODEL_PATTERN } from "./fields.js";
@@ -122,7 +122,8 @@ export const listConnectionsQuerySchema = z.object({ provider: z.string().option
 // ---------------------------------------------------------------- combos
 
 export const comboTargetSchema = z.object({
-  model: z.string().regex(PROVIDER_MODEL_PATTERN, "must be \"provider/model\""),
+  // D11: a target may also name another combo; whether that combo exists is checked on save.
+  model: z.string().refine((v) => PROVIDER_MODEL_PATTERN.test(v) || NAME_PATTERN.test(v), "must be \"provider/model\" or a combo name"),
   connectionId: entityName.optional(),
   weight: z.number().finite().min(0).optional(),
 });
