@@ -90,3 +90,18 @@ describe("combo strategies over HTTP (R11.1)", () => {
     expect(served.filter((id) => id === c.b).length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe("nested combos and the model list over HTTP (R11.1, D11)", () => {
+  it("D11 a combo naming another combo routes through it; GET /v1/models lists both combos", async () => {
+    await addProvider(gw, "nx", sim, "openai", ["nx-key"]);
+    await addProvider(gw, "ny", sim, "openai", ["ny-key"]);
+    expect((await gw.api("POST", "/api/combos", { name: "inner-combo", targets: [{ model: "ny/m1" }] })).status).toBe(201);
+    expect((await gw.api("POST", "/api/combos", { name: "outer-combo", targets: [{ model: "inner-combo" }, { model: "nx/m1" }] })).status).toBe(201);
+    expect(await servedBy("outer-combo")).toBe("ny-c1");
+    sim.addFault("ny-key", { status: 500, times: 1 });
+    const failedOver = await gw.post("/v1/chat/completions", chat("outer-combo"));
+    expect(failedOver.headers.get("x-omniroute-selected-connection-id")).toBe("nx-c1");
+    const models = await fetch(gw.url + "/v1/models").then((r) => r.json());
+    expect(models.data.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(["inner-combo", "outer-combo", "nx/m1"]));
+  });
+});
