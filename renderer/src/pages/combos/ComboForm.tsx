@@ -60,7 +60,7 @@ const STRATEGY_OPTIONS = COMBO_STRATEGIES.map((value) => ({ value, label: strate
 
 function StrategyHint({ strategy }: { strategy: string }) {
   const reason = strategyInactiveReason(strategy);
-  if (reason === null) return <>tries the targets in order</>;
+  if (reason === null) return <>{strategy === "priority" ? "tries the targets in order" : `orders the targets by ${strategy} on each request; failover follows that order`}</>;
   return (
     <>
       <NotActiveYet reason={reason} /> saved as {strategy}; requests try the targets in order, as with priority
