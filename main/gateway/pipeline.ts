@@ -166,7 +166,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (combo) deps.routing?.router.dispatched(combo, target);
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
-    if (combo) noteForRouting(combo, ctx, target, outcome, result, startedAt);
+    noteForRouting(combo || null, ctx, target, outcome, result, startedAt);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
       run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
@@ -174,12 +174,12 @@ export function createPipeline(deps: PipelineDeps) {
     return settleAttempt(run.client, outcome, result, run.policy);
   }
 
-  /** The combo's book and the learned quotas hear of every attempt (R11.1, R4.10). */
-  function noteForRouting(combo: string, ctx: AttemptContext, target: Target, outcome: AttemptOutcome, result: AttemptResult, startedAt: number): void {
+  /** Learned quotas hear of every attempt, a combo's book of its own (R11.1, R4.10). */
+  function noteForRouting(combo: string | null, ctx: AttemptContext, target: Target, outcome: AttemptOutcome, result: AttemptResult, startedAt: number): void {
     if (!deps.routing) return;
     const now = deps.clock.now();
     const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: now - startedAt };
-    deps.routing.router.settled(combo, target, ctx.connection.id, settled, now);
+    if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now);
     const headers = upstreamHeadersOf(outcome);
     if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
   }

@@ -89,6 +89,19 @@ describe("combo strategies over HTTP (R11.1)", () => {
     expect(served.filter((id) => id === c.a).length).toBeGreaterThanOrEqual(3);
     expect(served.filter((id) => id === c.b).length).toBeGreaterThanOrEqual(3);
   });
+
+  it("R11.1 headroom and fill-first read the quota learned from x-ratelimit-* / anthropic-ratelimit-* response headers", async () => {
+    const head = await comboOf("hr", "headroom");
+    const fill = { name: "hrfill", a: head.a, b: head.b };
+    expect((await gw.api("POST", "/api/combos", { name: fill.name, strategy: "fill-first", targets: [{ model: "hra/m1" }, { model: "hrb/m1" }] })).status).toBe(201);
+    expect(await servedBy(head.name)).toBe(head.a);
+    sim.addFault("hra-key", { headers: { "x-ratelimit-remaining-requests": "0", "x-ratelimit-limit-requests": "100", "x-ratelimit-reset-requests": "5m0s" }, times: 1 });
+    sim.addFault("hrb-key", { headers: { "anthropic-ratelimit-requests-remaining": "80", "anthropic-ratelimit-requests-limit": "100" }, times: 1 });
+    expect(await servedBy("hra/m1")).toBe(head.a);
+    expect(await servedBy("hrb/m1")).toBe(head.b);
+    expect(await servedBy(head.name)).toBe(head.b);
+    expect(await servedBy(fill.name)).toBe(fill.b);
+  });
 });
 
 describe("nested combos and the model list over HTTP (R11.1, D11)", () => {
