@@ -162,11 +162,11 @@ export function createPipeline(deps: PipelineDeps) {
     }
     const startedAt = deps.clock.now();
     run.client.attemptStarted();
-    const combo = deps.routing && run.plan.combo;
+    const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
-    noteForRouting(combo || null, ctx, target, outcome, result, startedAt);
+    noteForRouting(combo, ctx, target, outcome, result, startedAt);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
       run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
