@@ -27,6 +27,16 @@ export function applySettingsPatch(current: AppSettings, patch: SettingsPatchBod
   });
 }
 
+/**
+ * R11.6 with R10.2: until an operator saves `emergencyFallback`, OMNIROUTE_EMERGENCY_FALLBACK
+ * decides it, so saving some other setting must not store the default in its place.
+ */
+export function withoutUnsavedEmergencyFallback(next: AppSettings, stored: unknown, patch: SettingsPatchBody): Partial<AppSettings> {
+  if (patch.emergencyFallback !== undefined || (isRecord(stored) && stored.emergencyFallback !== undefined)) return next;
+  const { emergencyFallback: _default, ...rest } = next;
+  return rest;
+}
+
 /** Deep-merges a resilience patch into the stored raw document; arrays and scalars replace. */
 export function mergeResilienceDocument(
   stored: Record<string, unknown>,

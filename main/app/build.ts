@@ -9,14 +9,15 @@ import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { createResilienceEngine } from "../engine/index.js";
+import { ToolLimits } from "../engine/toolLimits.js";
+import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp } from "../gateway/server.js";
 import { createPipeline } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmission } from "../gateway/request/admit.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
-import { ComboRouter } from "../gateway/routing/comboRouter.js";
-import { LearnedQuotas } from "../gateway/routing/learnedQuota.js";
+import { createRouting } from "../gateway/routing/index.js";
 import { createFileKeyCipher, createStore, type SecretCipher } from "../store/index.js";
 import { createClock } from "./clock.js";
 import { createConnectionTester } from "./connectionTest.js";
@@ -131,15 +132,11 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     listByProvider: (provider) => store.connections.list({ provider }),
     secret: (id) => store.connections.getSecret(id),
   };
-  const quotas = new LearnedQuotas();
-  const routing = {
-    router: new ComboRouter(quotas, () => resilience.get().p2cLatency.weight),
-    quotas,
-    comboWait: () => resilience.get().comboCooldownWait,
-    random: Math.random,
-  };
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit, routing,
+    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
+    emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
+    toolLimits: new ToolLimits(clock),
     streamBudgets: () => {
       const s = streamRecovery();
       return {

@@ -1,15 +1,10 @@
 // POST /api/connections/:id/test: one tiny real call through the same upstream path as traffic.
-import type { Provider, WireFormat } from "../../shared/types.js";
+import type { ConnectionTestResult } from "../../shared/apiTypes.js";
+import type { Provider } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import type { Store } from "../store/types.js";
-import { translateRequest, upstreamPath } from "../gateway/formats/index.js";
+import { translateRequest, upstreamFormatOf, upstreamPath } from "../gateway/formats/index.js";
 import { AUXILIARY_CALL_CEILING_MS, UpstreamCallError, type CallUpstream } from "../gateway/upstream/call.js";
-
-export interface ConnectionTestResult {
-  ok: boolean;
-  latencyMs: number;
-  error?: string;
-}
 
 export function createConnectionTester(deps: {
   store: Store;
@@ -22,7 +17,7 @@ export function createConnectionTester(deps: {
     if (!connection) return { ok: false, latencyMs: 0, error: "connection not found" };
     const provider = deps.store.providers.get(connection.provider);
     if (!provider) return { ok: false, latencyMs: 0, error: "provider not found" };
-    const format: WireFormat = provider.format === "simulator" ? "openai" : provider.format;
+    const format = upstreamFormatOf(provider, "openai");
     const model = provider.models[0] ?? "test";
     const probe = { model, max_tokens: 1, messages: [{ role: "user", content: "ping" }] };
     const { body } = translateRequest("openai", format, probe, model);

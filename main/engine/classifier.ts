@@ -21,7 +21,9 @@ import {
   looksLikeMissingModel,
   looksLikeModelAccessDenied,
   looksLikeRequestRejected,
+  looksLikeToolLimit,
   quotaKind,
+  statedToolLimit,
   upstreamErrorCode,
   upstreamErrorMessage,
 } from "./errorPatterns.js";
@@ -58,6 +60,8 @@ const REASON_SHAPE: Record<VerdictReason, Pick<Verdict, "scope" | "failover">> =
   not_found: { scope: "model", failover: true },
   model_not_found: { scope: "model", failover: true },
   context_overflow: { scope: "request", failover: false },
+  // R11.7: another target may accept this many tools; the refusing one learns its limit.
+  tool_limit: { scope: "request", failover: true },
   bad_request: { scope: "request", failover: false },
   server_error: { scope: "provider", failover: true },
   transport: { scope: "provider", failover: true },
@@ -196,6 +200,9 @@ export function classifyUpstreamFailure(input: FailureInput, ctx: ClassifyContex
   if (looksBanned(text)) return build("banned", facts, { terminal: "banned" });
   if (looksLikeCreditsExhausted(text, status)) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
   if (status === 429 && quotaKind(text) === "daily") return classify429(text, input.provider, facts, ctx.now);
+  if (status >= 400 && status < 500 && status !== 429 && looksLikeToolLimit(text)) {
+    return build("tool_limit", facts, { statedToolLimit: statedToolLimit(text) });
+  }
   if (status === 400) return classify400(text, facts);
 
   const operator = matchOperatorRule(input.provider.id, status, input.bodyText, ctx.appSettings);

@@ -60,6 +60,11 @@ const REQUEST_REJECTED = ["request not allowed", "request_not_allowed", "request
 
 const MODEL_ACCESS_DENIED = /\b(do not|does not|don't|doesn't) have access to (the )?model\b|\bnot allowed to use (this |the )?model\b|\bmodel access denied\b/;
 
+// R11.7: wordings of "this request carries more tools than the model accepts".
+const TOOL_LIMIT = ["too many tools", "'tools': array too long", "tools: maximum", "maximum number of tools", "max number of tools", "tool limit exceeded", "tools limit exceeded"] as const;
+const TOOL_LIMIT_SHAPE = /\b(number of tools|tools array|tool count)\b[^.\n]{0,60}?\b(exceed|exceeds|maximum|at most|limit)\b/;
+const STATED_TOOL_LIMIT = /\b(?:maximum|max|at most|up to|limit(?: is| of)?)\b\D{0,40}?(\d{1,5})\b/;
+
 /** Kinds of 429 body, quota first: a body that also reads like a concurrency limit stays quota (R4.5). */
 export type QuotaKind = "weekly" | "session" | "usage" | "daily" | "quota";
 
@@ -77,6 +82,13 @@ export const looksLikeMissingModel = (text: string): boolean => includesAny(text
 export const looksLikeConcurrencyLimit = (text: string): boolean => includesAny(text, CONCURRENCY);
 export const looksLikeRequestRejected = (text: string): boolean => includesAny(text, REQUEST_REJECTED);
 export const looksLikeModelAccessDenied = (text: string): boolean => MODEL_ACCESS_DENIED.test(text);
+export const looksLikeToolLimit = (text: string): boolean => includesAny(text, TOOL_LIMIT) || TOOL_LIMIT_SHAPE.test(text);
+
+/** The tool limit a too-many-tools error states ("maximum number of tools is 32"), if it states one. */
+export function statedToolLimit(text: string): number | null {
+  const match = STATED_TOOL_LIMIT.exec(text);
+  return match ? Number(match[1]) : null;
+}
 export const looksBanned = (text: string): boolean => text.includes("account has been deactivated") || BANNED.test(text);
 
 /** D4: credit texts; `insufficient_quota` means credits only when the status is not 429. */

@@ -72,6 +72,7 @@ function decide(input: FailurePlanInput): FailurePlan {
   switch (verdict.reason) {
     case "bad_request":
     case "context_overflow":
+    case "tool_limit":
     case "model_not_found":
       return NOTHING; // D4: the request is at fault, not the connection
     case "not_found":

@@ -62,6 +62,7 @@ export type VerdictReason =
   | "not_found"
   | "model_not_found"
   | "context_overflow"
+  | "tool_limit"
   | "bad_request"
   | "server_error"
   | "transport"
@@ -111,6 +112,8 @@ export interface Verdict {
   clientRetryAfterMs?: number | null;
   /** The provider rule that matched, if any. */
   rule?: RuleMatch | null;
+  /** R11.7: the tool limit a `tool_limit` error stated, if it named one. */
+  statedToolLimit?: number | null;
 }
 
 export interface AttemptContext {

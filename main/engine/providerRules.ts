@@ -108,7 +108,7 @@ type RuleSettings = Pick<AppSettings, "providerErrorRules" | "providerErrorDefau
 
 const KNOWN_REASONS: ReadonlySet<string> = new Set<VerdictReason>([
   "rate_limit", "concurrency_limited", "quota_exhausted", "credits_exhausted", "auth_error", "banned",
-  "request_rejected", "not_found", "model_not_found", "context_overflow", "bad_request", "server_error",
+  "request_rejected", "not_found", "model_not_found", "context_overflow", "tool_limit", "bad_request", "server_error",
   "transport", "timeout", "stream_stall", "stream_early_eof", "stream_throughput",
 ]);
 

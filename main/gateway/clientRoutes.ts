@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import type { ApiKeyInfo, AppSettings, WireFormat } from "../../shared/types.js";
-import { errorBody } from "./formats/index.js";
+import { adapterFor, errorBody } from "./formats/index.js";
 
 /** The id of this client request, made on first use (it names the request-log entry too). */
 export function requestIdOf(res: Response): string {
@@ -83,8 +83,7 @@ export function shapeProblem(format: WireFormat, body: Record<string, unknown>):
   if (!Array.isArray(messages) || messages.length === 0) return "messages: required non-empty array";
   const bad = messages.findIndex((m) => !isObject(m) || typeof m.role !== "string");
   if (bad >= 0) return `messages[${bad}]: must be an object with a string role`;
-  if (format === "anthropic" && !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) > 0)) return "max_tokens: required positive integer";
-  return null;
+  return adapterFor(format).shapeProblem(body);
 }
 
 export function validateGenerate(format: WireFormat): RequestHandler {

@@ -3,7 +3,7 @@ import type { Verdict, ConnectionExclusion } from "../engine/ports.js";
 
 export interface Exclusion {
   target: string;
-  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive";
+  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit";
   remainingMs: number | null;
   provider: string;
 }

@@ -5,14 +5,17 @@ import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
+import type { ToolLimits } from "../engine/toolLimits.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import type { AdmissionStage } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
+import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
 import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
 import { planRequest, type RequestPlan } from "./request/plan.js";
 import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEngine } from "./request/record.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
+import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
 import type { Target } from "./resolve.js";
 import { ClientResponse } from "./response/clientResponse.js";
 import type { ComboRouter } from "./routing/comboRouter.js";
@@ -39,6 +42,10 @@ export interface PipelineDeps {
   streamBudgets: () => PipelineBudgets;
   /** Live events for the dashboard (R15.2): one `request` event per finished request. */
   emit: (event: SwitchyardEvent) => void;
+  /** R11.6: the emergency fallback in force (absent = off). */
+  emergencyFallback?: () => EmergencyFallbackSetting;
+  /** R11.7: tool limits learned from upstream refusals (absent = none learned). */
+  toolLimits?: ToolLimits;
   /** Combo routing (R11.1, R11.4); absent, combos keep their stored order and never wait. */
   routing?: PipelineRouting;
 }
@@ -96,6 +103,7 @@ export function createPipeline(deps: PipelineDeps) {
       policy: { recoveryEnabled: budgets.recoveryEnabled, earlyEofRetries: { spent: 0 } },
       allowed: call.allowedConnections ?? null,
     };
+    skipTargetsOverToolLimit(run, deps.toolLimits);
     if (stream) client.startHeartbeat(budgets.heartbeatMs);
     try {
       await tryTargets(run);
@@ -115,6 +123,7 @@ export function createPipeline(deps: PipelineDeps) {
       run.selection = new SelectionLog();
       run.failures = [];
     }
+    if ((await tryEmergencyFallback(run, deps, tryCandidate)) === "answered") return;
     run.client.fail(terminalError(deps, run.lastVerdict, run.selection, run.plan.targets.length, run.plan.combo !== null));
   }
 
@@ -170,6 +179,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
       run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
+      learnToolLimit(deps.toolLimits, target, run, result.verdict);
     }
     return settleAttempt(run.client, outcome, result, run.policy);
   }

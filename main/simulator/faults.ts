@@ -1,4 +1,4 @@
-import type { FaultSpec } from "./types.js";
+import type { FaultSpec, WireFormat } from "./types.js";
 import { isRecord } from "./records.js";
 
 /** Any key: a fault programmed for "*" applies to requests with no FIFO of their own. */
@@ -18,6 +18,7 @@ const NUMBER_FIELDS = [
   "pingEveryMs",
   "reasoningOnlyMs",
   "times",
+  "maxTools",
 ] as const;
 const BOOLEAN_FIELDS = ["reset", "stallBeforeContent", "emptyStream"] as const;
 
@@ -106,4 +107,18 @@ export class FaultBook {
     }
     return head.fault;
   }
+}
+
+/** Tools a request declares: OpenAI and Anthropic list them, Gemini groups function declarations. */
+function toolCount(format: WireFormat, body: unknown): number {
+  if (!isRecord(body) || !Array.isArray(body.tools)) return 0;
+  if (format !== "gemini") return body.tools.length;
+  return body.tools.reduce<number>((n, group) => n + (isRecord(group) && Array.isArray(group.functionDeclarations) ? group.functionDeclarations.length : 1), 0);
+}
+
+/** R11.7: the refusal text of an upstream that accepts at most `fault.maxTools` tools, or null when the request is within it. */
+export function toolLimitRefusal(fault: FaultSpec | undefined, format: WireFormat, body: unknown): string | null {
+  if (fault?.maxTools === undefined) return null;
+  const sent = toolCount(format, body);
+  return sent > fault.maxTools ? `Too many tools: the maximum number of tools is ${fault.maxTools}, got ${sent} (simulated)` : null;
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readConversation } from "./conversation.js";
-import { ANY_KEY, FaultBook, InvalidFaultError, parseFault } from "./faults.js";
+import { ANY_KEY, FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./faults.js";
 import { composeAnswer } from "./reply.js";
 import { formatOfPath, matchRoute, modelList, readKey, type Route } from "./routes.js";
 import { Pacer, playStream } from "./stream.js";
@@ -114,6 +114,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return;
     }
     const headers = responseHeaders(call.key, label, fault);
+    const toolRefusal = toolLimitRefusal(fault, route.format, call.body);
+    if (toolRefusal) return sendJson(res, 400, writer.error(400, toolRefusal), headers);
     if (fault?.status !== undefined && fault.status !== 200) {
       const body = fault.body ?? writer.error(fault.status, defaultErrorMessage(fault.status));
       if (typeof body === "string" && !looksLikeJson(body)) headers["content-type"] = "text/plain; charset=utf-8";

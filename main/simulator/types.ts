@@ -39,6 +39,8 @@ export interface FaultSpec {
   pingEveryMs?: number;
   /** Stream: send reasoning/thinking frames for this long before the content. */
   reasoningOnlyMs?: number;
+  /** Answer 400 "too many tools" to a request declaring more tools than this (R11.7); smaller requests are served. */
+  maxTools?: number;
   /** Apply to the next N matching requests, then drop it (default: until cleared). */
   times?: number;
 }

@@ -122,6 +122,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
      WHERE (@provider IS NULL OR provider = @provider)
        AND (@model IS NULL OR model = @model)
        AND (@status IS NULL OR status = @status)
+       AND (@combo IS NULL OR combo = @combo)
      ORDER BY time DESC, seq DESC
      LIMIT @limit`,
   );
@@ -210,6 +211,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
           provider: query.provider ?? null,
           model: query.model ?? null,
           status: query.status ?? null,
+          combo: query.combo ?? null,
           limit: clampLimit(query.limit),
         })
         .map(toEntry);

@@ -75,7 +75,7 @@ export interface RequestLogRepo {
   /** Buffered: written in batches off the hot path; `flush()` writes now. */
   append(entry: RequestLogEntry): void;
   flush(): void;
-  list(query: { limit?: number; provider?: string; model?: string; status?: number }): RequestLogEntry[];
+  list(query: { limit?: number; provider?: string; model?: string; status?: number; combo?: string }): RequestLogEntry[];
   /**
    * Requests per provider and time bucket, over every stored row from `since` (inclusive) to
    * `until` (exclusive; no upper bound when absent). Buckets start at `since + k * bucketMs`;

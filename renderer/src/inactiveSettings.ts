@@ -4,7 +4,7 @@
 // Keys are "<document>.<path>"; an entry covers everything below its path.
 //
 // Stored-only values the dashboard does not show at all are not listed (sessionAffinityTtlMs,
-// emergencyFallback, maxConcurrent, rateLimitOverrides, rateLimitProtection,
+// maxConcurrent, rateLimitOverrides, rateLimitProtection,
 // quotaShareConcurrencyLimit, quotaPreflightCutoff, a combo's targetTimeoutMs and quotaShare):
 // a page that starts showing one before its feature exists adds it here.
 import { COMBO_STRATEGIES } from "../../shared/catalog.js";

@@ -168,6 +168,8 @@ export const logsQuerySchema = z.object({
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   status: z.coerce.number().int().min(100).max(599).optional(),
+  /** Only requests that named this combo (the combo page's "which target served"). */
+  combo: z.string().min(1).optional(),
 });
 
 export const exportQuerySchema = z.object({

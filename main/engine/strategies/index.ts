@@ -54,6 +54,7 @@ export function isStrategyName(name: string): name is StrategyName {
 }
 
 export { RoutingStatsBook, type AttemptOutcome } from "./routingStatsBook.js";
-export { STRATEGY_INPUTS, STRATEGY_SUMMARIES } from "./summaries.js";
+export { STRATEGY_SUMMARIES } from "../../../shared/catalog.js";
+export { STRATEGY_INPUTS } from "./summaries.js";
 export { createStrategyState } from "./types.js";
 export type { Candidate, CandidateStats, LatencySample, OrderFn, QuotaInfo, RequestFacts, RoutingStats, Strategy, StrategyState } from "./types.js";

@@ -1,10 +1,9 @@
 // Defensive readers for untrusted JSON: translation must never throw on a malformed body.
 
-export type JsonObject = Record<string, unknown>;
+import { isRecord } from "../../../shared/records.js";
 
-export function isRecord(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { isRecord };
+export type JsonObject = Record<string, unknown>;
 
 export function asRecord(value: unknown): JsonObject | undefined {
   return isRecord(value) ? value : undefined;

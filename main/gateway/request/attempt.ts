@@ -2,7 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
-import { createStreamTranslator, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamPath } from "../formats/index.js";
+import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
@@ -39,7 +39,7 @@ const MAX_JSON_BODY_BYTES = 256 * 1024 * 1024;
 
 export async function runAttempt(deps: AttemptDeps, request: ClientRequest, client: ClientResponse, target: Target, connection: Connection): Promise<AttemptOutcome> {
   const { provider, model } = target;
-  const upstreamFormat: WireFormat = provider.format === "simulator" ? request.format : provider.format;
+  const upstreamFormat = upstreamFormatOf(provider, request.format);
   const stream = isStreamRequest(request.format, request.body);
   const { body, dropped } = translateRequest(request.format, upstreamFormat, request.body, model);
   let call: UpstreamCall;
@@ -82,11 +82,10 @@ function transportFailure(err: unknown): AttemptOutcome {
 }
 
 async function relayAttempt(deps: AttemptDeps, request: ClientRequest, client: ClientResponse, call: UpstreamCall, upstreamFormat: WireFormat): Promise<AttemptOutcome> {
-  const streamOptions = request.body.stream_options as { include_usage?: unknown } | undefined;
   const translator = createStreamTranslator(upstreamFormat, request.format, {
     clientModel: request.model,
     requestId: client.requestId,
-    includeUsage: request.format !== "openai" || streamOptions?.include_usage === true,
+    includeUsage: adapterFor(request.format).wantsStreamUsage(request.body),
   });
   const outcome = await relayStream({ call, upstreamFormat, translator, client, budgets: deps.streamBudgets() });
   return { ...outcome, usage: translator.usage(), headers: call.response.headers };

@@ -4,7 +4,7 @@
 import type { ServerResponse } from "node:http";
 import type { AttemptRecord, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
-import { errorBody, errorFrame } from "../formats/index.js";
+import { adapterFor, errorBody, errorFrame } from "../formats/index.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
 
@@ -41,6 +41,7 @@ export class ClientResponse {
   private heartbeat: NodeJS.Timeout | null = null;
   private attemptsStarted = 0;
   private successHeaders: Record<string, string> = {};
+  private extraHeaders: Record<string, string> = {};
   private ttfbMs: number | null = null;
   private logged = false;
 
@@ -85,12 +86,17 @@ export class ClientResponse {
     };
   }
 
+  /** A header for whatever answer goes out (success or error); too late once the stream is committed. */
+  addHeader(name: string, value: string): void {
+    this.extraHeaders[name] = value;
+  }
+
   /**
    * While a streaming client waits for the first content (slow upstream, failover), commit the
    * 200 stream and send keep-alive frames so proxies and clients do not time out (R13).
    */
   startHeartbeat(everyMs: number): void {
-    const frame = this.opts.format === "anthropic" ? 'event: ping\ndata: {"type":"ping"}\n\n' : ": keep-alive\n\n";
+    const frame = adapterFor(this.opts.format).heartbeatFrame;
     this.heartbeat = setInterval(() => {
       if (this.res.writableEnded || this.gone) return this.stopHeartbeat();
       if (!this.res.headersSent) this.res.writeHead(200, { ...this.baseHeaders(), ...SSE_HEADERS });
@@ -112,11 +118,15 @@ export class ClientResponse {
     this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, ...SSE_HEADERS });
   }
 
-  /** Writes SSE text; resolves once the socket can take more (or the client left). */
-  async write(text: string): Promise<void> {
-    if (!text || this.res.writableEnded) return;
-    if (this.res.write(text)) return;
-    await new Promise<void>((resolve) => {
+  /** Writes SSE text; false when the socket is full and the writer should wait for `drained()`. */
+  write(text: string): boolean {
+    if (!text || this.res.writableEnded) return true;
+    return this.res.write(text);
+  }
+
+  /** Resolves once the socket can take more, or the client left. */
+  drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = () => {
         this.res.off("drain", done);
         this.res.off("close", done);
@@ -186,7 +196,7 @@ export class ClientResponse {
   }
 
   private baseHeaders(): Record<string, string> {
-    return { "X-Switchyard-Request-Id": this.opts.requestId, "X-Switchyard-Attempts": String(this.attemptsStarted) };
+    return { "X-Switchyard-Request-Id": this.opts.requestId, "X-Switchyard-Attempts": String(this.attemptsStarted), ...this.extraHeaders };
   }
 
   private finish(status: number, fields: LogFields): void {

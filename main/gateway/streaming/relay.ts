@@ -107,10 +107,11 @@ function createFrameGate(client: ClientResponse) {
     committed = true;
     client.commitStream();
   };
-  const flush = async () => {
+  /** false when the client's socket is full: the caller waits for it to drain. */
+  const flush = (): boolean => {
     const text = out;
     out = "";
-    await client.write(text);
+    return client.write(text);
   };
   return {
     committed: () => committed,
@@ -132,11 +133,11 @@ function createFrameGate(client: ClientResponse) {
     // Frames of one upstream chunk are written once: one syscall per chunk, not per frame.
     flush,
     /** The stream ended well: the held frames and the translator's closing frames go out. */
-    async close(closing: OutFrame[]) {
+    close(closing: OutFrame[]): boolean {
       if (!committed) commit();
       out += [...held, ...closing].map((f) => f.text).join("");
       held = [];
-      await flush();
+      return flush();
     },
   };
 }
@@ -159,12 +160,12 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
       watchdogs.byte();
       parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
       while (pending.length) push(pending.shift()!);
-      await gate.flush();
+      if (!gate.flush()) await client.drained();
       if (client.gone) return { kind: "client_gone" };
     }
     parser.feed(decoder.decode());
     for (const evt of pending.splice(0)) push(evt);
-    await gate.flush();
+    if (!gate.flush()) await client.drained();
     const fired = watchdogs.fired();
     if (fired) throw new Error(fired);
   } catch (err) {
@@ -182,6 +183,6 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     return { kind: "failed_before_output", code: "STREAM_EARLY_EOF", detail: "upstream stream ended before its first event" };
   }
   // A well-formed but empty completion (the upstream sent its own terminal frames) commits here.
-  await gate.close(closing);
+  if (!gate.close(closing)) await client.drained();
   return { kind: "completed" };
 }

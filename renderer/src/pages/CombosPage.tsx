@@ -1,7 +1,8 @@
-// Combos (R11.1): named models that spread over ordered targets with a strategy (only priority
-// is followed so far; the others are marked). Create, edit, reorder and delete; the list follows
-// config events.
+// Combos (R11.1): named models that spread over ordered targets with a strategy, each explained
+// in one line. Create, edit, reorder and delete; the list follows config events, and each card
+// shows which targets served the combo's last requests.
 import { useEffect, useMemo, useState } from "react";
+import { comboStrategyOf, STRATEGY_SUMMARIES } from "../../../shared/catalog.js";
 import type { Combo } from "../../../shared/types.js";
 import { ActionMessage, type ActionOutcome } from "../components/ActionMessage.js";
 import { Badge } from "../components/Badge.js";
@@ -12,6 +13,7 @@ import { providerLists, useProviderLists } from "../stores/providers.js";
 import { combos } from "../stores/resources.js";
 import { call } from "../transport.js";
 import { ComboForm } from "./combos/ComboForm.js";
+import { ComboTraffic } from "./combos/ComboTraffic.js";
 
 export function CombosPage() {
   useEffect(() => combos.watch(), []);
@@ -86,15 +88,19 @@ export function CombosPage() {
           {editing !== null && editing !== "new" && editing.name === combo.name ? (
             <ComboForm combo={combo} connections={connections} onDone={done("saved")} />
           ) : (
-            <ol aria-label={`Targets of ${combo.name}`}>
-              {combo.targets.map((t, i) => (
-                <li key={`${i}-${t.model}`}>
-                  <code>{t.model}</code>
-                  {t.connectionId && <span className="muted"> · pinned to {connections.find((c) => c.id === t.connectionId)?.name ?? t.connectionId}</span>}
-                  {t.weight !== undefined && <span className="muted"> · weight {t.weight}</span>}
-                </li>
-              ))}
-            </ol>
+            <>
+              <p className="muted">{STRATEGY_SUMMARIES[comboStrategyOf(combo.strategy)]}</p>
+              <ol aria-label={`Targets of ${combo.name}`}>
+                {combo.targets.map((t, i) => (
+                  <li key={`${i}-${t.model}`}>
+                    <code>{t.model}</code>
+                    {t.connectionId && <span className="muted"> · pinned to {connections.find((c) => c.id === t.connectionId)?.name ?? t.connectionId}</span>}
+                    {t.weight !== undefined && <span className="muted"> · weight {t.weight}</span>}
+                  </li>
+                ))}
+              </ol>
+              <ComboTraffic combo={combo.name} />
+            </>
           )}
         </section>
       ))}

@@ -4,6 +4,7 @@
 import { useEffect } from "react";
 import { SettingsCard } from "../components/SettingsCard.js";
 import type { SettingField } from "../settingsForm.js";
+import { EmergencyFallbackCard } from "./resilience/EmergencyFallbackCard.js";
 import { resilienceSettings } from "../stores/resources.js";
 
 const CATEGORY_LABELS = { oauth: "OAuth", apikey: "API key", local: "Local" } as const;
@@ -97,6 +98,7 @@ export function ResiliencePage() {
       {SECTIONS.map((section) => (
         <SettingsCard key={section.title} title={section.title} description={section.description} fields={section.fields} />
       ))}
+      <EmergencyFallbackCard />
     </div>
   );
 }

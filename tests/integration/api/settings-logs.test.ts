@@ -150,4 +150,15 @@ describe("request log API", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.path).toBe("limit");
   });
+
+  it("R15.1 GET /api/logs?combo= returns only the requests that named that combo (the combo page's traffic)", async () => {
+    api.store.logs.append({ ...entry(10, "a"), id: "combo-1", model: "duo", combo: "duo" });
+    api.store.logs.append({ ...entry(11, "b"), id: "other-1", model: "solo", combo: "solo" });
+    api.store.logs.append({ ...entry(12, "b"), id: "combo-2", model: "duo", combo: "duo" });
+    const duo = await api.call("GET", "/api/logs?combo=duo&limit=50");
+    expect(duo.status).toBe(200);
+    expect(duo.body.map((e: RequestLogEntry) => e.id)).toEqual(["combo-2", "combo-1"]);
+    expect((await api.call("GET", "/api/logs?combo=none")).body).toEqual([]);
+    expect((await api.call("GET", "/api/logs?combo=")).status).toBe(400);
+  });
 });

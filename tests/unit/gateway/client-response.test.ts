@@ -58,8 +58,8 @@ describe("ClientResponse", () => {
     p.h.clock.advance(40);
     client.commitStream();
     client.commitStream();
-    await client.write("data: one\n\n");
-    await client.write("data: [DONE]\n\n");
+    expect(client.write("data: one\n\n")).toBe(true);
+    expect(client.write("data: [DONE]\n\n")).toBe(true);
     client.endStream({ inputTokens: 3, outputTokens: 5 });
     const r = await response;
     expect(r.headers.get("x-omniroute-selected-connection-id")).toBe("conn-1");
@@ -71,11 +71,23 @@ describe("ClientResponse", () => {
     await close();
   });
 
+  it("R13.1 a full socket makes the writer wait for drain instead of buffering without bound", async () => {
+    const p = ports();
+    const { client, response, close } = await clientSide(p, { stream: true });
+    client.commitStream();
+    const big = "data: " + "x".repeat(4 * 1024 * 1024) + "\n\n";
+    expect(client.write(big)).toBe(false);
+    await client.drained();
+    client.endStream();
+    expect((await response).text.length).toBe(big.length);
+    await close();
+  });
+
   it("a failure after output ends the stream with an error event and is logged as a 200 with its code", async () => {
     const p = ports();
     const { client, response, close } = await clientSide(p, { stream: true });
     client.commitStream();
-    await client.write("data: {}\n\n");
+    client.write("data: {}\n\n");
     client.failAfterOutput("stream_content_stall", "stalled");
     const r = await response;
     expect(JSON.parse(parseSse(r.text).at(-1)!.data).error.code).toBe("stream_content_stall");
@@ -87,7 +99,7 @@ describe("ClientResponse", () => {
     const p = ports();
     const side = await clientSide(p, { stream: true });
     side.client.commitStream();
-    await side.client.write(": waiting\n\n");
+    side.client.write(": waiting\n\n");
     const left = new Promise((resolve) => side.client.signal.addEventListener("abort", resolve));
     side.hangUp();
     await left;

@@ -221,3 +221,26 @@ describe("fault selection", () => {
     }
   });
 });
+
+describe("tool-limit fault", () => {
+  const tools = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "function", function: { name: `t${i}` } }));
+
+  it("R11.7 maxTools refuses a request with more tools with a 400 'too many tools' error in the request's format, and serves one within it", async () => {
+    const over = await post(`${sim.url}/v1/chat/completions`, { ...chat, tools: tools(40) }, fault({ maxTools: 32 }));
+    expect(over.status).toBe(400);
+    expect(JSON.parse(over.text).error.message).toMatch(/too many tools.*maximum number of tools is 32, got 40/i);
+    const at = await post(`${sim.url}/v1/chat/completions`, { ...chat, tools: tools(32) }, fault({ maxTools: 32 }));
+    expect(at.status).toBe(200);
+    const ant = await post(`${sim.url}/v1/messages`, { model: "c", max_tokens: 5, messages: [{ role: "user", content: "hi" }], tools: tools(3).map((t) => ({ name: t.function.name, input_schema: { type: "object" } })) }, fault({ maxTools: 2 }));
+    expect(ant.status).toBe(400);
+    expect(JSON.parse(ant.text)).toMatchObject({ type: "error", error: { message: expect.stringMatching(/too many tools/i) } });
+  });
+
+  it("R11.7 maxTools counts Gemini function declarations, not tool groups", async () => {
+    const body = { contents: [{ role: "user", parts: [{ text: "hi" }] }], tools: [{ functionDeclarations: [{ name: "a" }, { name: "b" }, { name: "c" }] }] };
+    const over = await post(`${sim.url}/v1beta/models/g:generateContent`, body, fault({ maxTools: 2 }));
+    expect(over.status).toBe(400);
+    const within = await post(`${sim.url}/v1beta/models/g:generateContent`, body, fault({ maxTools: 3 }));
+    expect(within.status).toBe(200);
+  });
+});

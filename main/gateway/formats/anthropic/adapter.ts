@@ -36,6 +36,8 @@ export const anthropicAdapter: WireAdapter = {
   },
   isStreamRequest: (body) => body["stream"] === true,
   wantsStreamUsage: () => true,
+  shapeProblem: (body) =>
+    Number.isInteger(body["max_tokens"]) && (body["max_tokens"] as number) > 0 ? null : "max_tokens: required positive integer",
   withUpstreamModel: (body, model) => ({ ...body, model }),
   toHub: anthropicRequestToHub,
   fromHub: hubToAnthropicRequest,

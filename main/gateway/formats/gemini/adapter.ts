@@ -31,6 +31,7 @@ export const geminiAdapter: WireAdapter = {
   authHeaders: (secret): Record<string, string> => (secret ? { "x-goog-api-key": secret } : {}),
   isStreamRequest: (body) => body["stream"] === true,
   wantsStreamUsage: () => true,
+  shapeProblem: () => null,
   withUpstreamModel: (body) => body,
   toHub: geminiRequestToHub,
   fromHub: (hub, _model, dropped) => hubToGeminiRequest(hub, dropped),

@@ -26,6 +26,7 @@ export const openaiAdapter: WireAdapter = {
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),
   isStreamRequest: (body) => body["stream"] === true,
   // The client opts in to the trailing usage chunk; translated upstream requests always ask for it.
+  shapeProblem: () => null,
   wantsStreamUsage: (body) => asRecord(body["stream_options"])?.["include_usage"] === true,
   withUpstreamModel: (body, model) => ({ ...body, model }),
   toHub: openaiRequestToHub,

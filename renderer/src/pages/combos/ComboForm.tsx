@@ -1,9 +1,9 @@
-// Create or edit a combo (R11.1): name, strategy (the 20 of the shared list, all stored, only
-// priority followed so far), ordered targets and whether it waits for a cooling target. Server
-// validation errors land next to their field.
+// Create or edit a combo (R11.1): name, strategy (the 20 of the shared list, the chosen one
+// explained in one line under the select), ordered targets and whether it waits for a cooling
+// target. Server validation errors land next to their field.
 import { useState, type FormEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
-import { COMBO_STRATEGIES, comboStrategyOf } from "../../../../shared/catalog.js";
+import { COMBO_STRATEGIES, comboStrategyOf, STRATEGY_SUMMARIES, type ComboStrategy } from "../../../../shared/catalog.js";
 import type { Combo, Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, SelectField, TextField } from "../../components/Field.js";
@@ -58,12 +58,13 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
 
 const STRATEGY_OPTIONS = COMBO_STRATEGIES.map((value) => ({ value, label: strategyInactiveReason(value) === null ? value : `${value} (not active yet)` }));
 
-function StrategyHint({ strategy }: { strategy: string }) {
+function StrategyHint({ strategy }: { strategy: ComboStrategy }) {
+  const summary = STRATEGY_SUMMARIES[strategy];
   const reason = strategyInactiveReason(strategy);
-  if (reason === null) return <>{strategy === "priority" ? "tries the targets in order" : `orders the targets by ${strategy} on each request; failover follows that order`}</>;
+  if (reason === null) return <>{summary}</>;
   return (
     <>
-      <NotActiveYet reason={reason} /> saved as {strategy}; requests try the targets in order, as with priority
+      {summary} <NotActiveYet reason={reason} /> saved as {strategy}; requests try the targets in order, as with priority
     </>
   );
 }
