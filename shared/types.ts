@@ -19,6 +19,8 @@ export interface Provider {
   rateLimitCooldownSeconds: number | null;
   /** Free-form per-provider options (simulator faults, headers…). Never holds secrets. */
   options: Record<string, unknown>;
+  /** Explicit metadata per model id, read by the combo strategies (R11.1); never guessed. */
+  modelInfo?: Record<string, ModelInfo>;
   createdAt: number;
   updatedAt: number;
 }
@@ -72,6 +74,14 @@ export interface Connection extends ConnectionRuntime {
   disableCooling: boolean;
   createdAt: number;
   updatedAt: number;
+}
+
+/** What the operator states about one model; the price and context strategies read it. */
+export interface ModelInfo {
+  inputPricePerMTok?: number;
+  outputPricePerMTok?: number;
+  contextWindow?: number;
+  cacheSupport?: boolean;
 }
 
 export interface ComboTarget {

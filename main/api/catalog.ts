@@ -3,6 +3,7 @@
 // (catalog = the store plus the document being imported, before anything is written).
 import type { ComboTarget } from "../../shared/types.js";
 import type { CatalogReader } from "./ports.js";
+import { checkComboNesting } from "./comboGraph.js";
 import { conflict, invalidRequest, unknownProvider } from "./errors.js";
 
 export interface ConfigCatalog {
@@ -10,6 +11,8 @@ export interface ConfigCatalog {
   /** connection id -> its provider */
   connections: Map<string, string>;
   combos: Set<string>;
+  /** combo name -> its target model names, for nested-combo checks (D11). */
+  comboTargets: Map<string, readonly string[]>;
   aliases: Set<string>;
 }
 
@@ -18,15 +21,27 @@ export function catalogFromStore(store: CatalogReader, aliases: Iterable<string>
     providers: new Set(store.providers.list().map((p) => p.id)),
     connections: new Map(store.connections.list().map((c) => [c.id, c.provider])),
     combos: new Set(store.combos.list().map((c) => c.name)),
+    comboTargets: new Map(store.combos.list().map((c) => [c.name, c.targets.map((t) => t.model)])),
     aliases: new Set(aliases),
   };
 }
 
-/** Combo targets must name a known provider, and a pinned connection of that provider. */
-export function checkComboTargets(catalog: ConfigCatalog, targets: readonly ComboTarget[], pathPrefix: string): void {
+/**
+ * Combo targets name another combo (D11: no cycle, at most 3 levels, no connection pin) or a known
+ * provider's model, optionally pinned to a connection of that provider. `comboName` is the combo
+ * being saved.
+ */
+export function checkComboTargets(catalog: ConfigCatalog, targets: readonly ComboTarget[], pathPrefix: string, comboName?: string): void {
+  if (comboName !== undefined) checkComboNesting(catalog.comboTargets, comboName, targets, pathPrefix);
   targets.forEach((target, index) => {
     const at = `${pathPrefix}targets.${index}`;
-    const provider = target.model.slice(0, target.model.indexOf("/"));
+    if (catalog.comboTargets.has(target.model) && target.model !== comboName) {
+      if (target.connectionId !== undefined) throw invalidRequest(`a target naming combo "${target.model}" cannot pin a connection`, `${at}.connectionId`);
+      return;
+    }
+    const slash = target.model.indexOf("/");
+    if (slash <= 0) throw invalidRequest(`"${target.model}" names neither a combo nor a provider/model`, `${at}.model`);
+    const provider = target.model.slice(0, slash);
     if (!catalog.providers.has(provider)) throw unknownProvider(provider, `${at}.model`);
     if (target.connectionId === undefined) return;
     const owner = catalog.connections.get(target.connectionId);

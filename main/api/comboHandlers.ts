@@ -20,7 +20,7 @@ export function createComboHandlers(
     createCombo(body) {
       const known = catalog();
       checkComboNameFree(known, body.name, "name");
-      checkComboTargets(known, body.targets, "");
+      checkComboTargets(known, body.targets, "", body.name);
       let created: Combo;
       try {
         created = store.combos.create({
@@ -38,7 +38,7 @@ export function createComboHandlers(
 
     updateCombo({ name, ...patch }) {
       if (!store.combos.get(name)) throw notFound("combo", name);
-      if (patch.targets) checkComboTargets(catalog(), patch.targets, "");
+      if (patch.targets) checkComboTargets(catalog(), patch.targets, "", name);
       const updated = store.combos.update(name, patch);
       if (!updated) throw notFound("combo", name);
       emitConfigChanges(deps, [{ entity: "combo", id: name, action: "updated" }]);

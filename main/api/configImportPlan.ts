@@ -162,11 +162,13 @@ function planConnections(store: ImportStore, doc: ConfigDocumentInput, catalog: 
 
 function planCombos(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigCatalog): ComboStep[] {
   const seen = new Set<string>();
+  // Combos of the document may name each other in any order: the graph knows them all first.
+  for (const entry of doc.combos ?? []) if (entry.targets) catalog.comboTargets.set(entry.name, entry.targets.map((t) => t.model));
   return (doc.combos ?? []).map((entry, i): ComboStep => {
     const at = `combos.${i}`;
     if (seen.has(entry.name)) throw invalidRequest(`${at}.name: combo "${entry.name}" appears twice`, `${at}.name`);
     seen.add(entry.name);
-    if (entry.targets) checkComboTargets(catalog, entry.targets, `${at}.`);
+    if (entry.targets) checkComboTargets(catalog, entry.targets, `${at}.`, entry.name);
     const { name, ...patch } = entry;
     if (store.combos.get(name)) return { kind: "update", name, patch };
     const body = parseInput(comboCreateSchema, entry, at);

@@ -24,6 +24,7 @@ export function providerInputFromBody(body: ProviderCreateBody): ProviderInput {
     passthroughModels: body.passthroughModels ?? false,
     rateLimitCooldownSeconds: body.rateLimitCooldownSeconds ?? null,
     options: body.options ?? {},
+    ...(body.modelInfo ? { modelInfo: body.modelInfo } : {}),
   };
 }
 

@@ -20,6 +20,7 @@ import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmission } from "../gateway/request/admit.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
+import { createRouting } from "../gateway/routing/index.js";
 import { createFileKeyCipher, createStore, type SecretCipher, type Store } from "../store/index.js";
 import { createClock } from "./clock.js";
 import { createConnectionTester } from "./connectionTest.js";
@@ -152,7 +153,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     secret: (id) => store.connections.getSecret(id),
   };
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit,
+    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),

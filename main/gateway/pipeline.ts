@@ -3,21 +3,25 @@
 // answered, the terminal verdict. Each stage is its own module under request/.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
+import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import type { AdmissionStage } from "./request/admit.js";
-import { runAttempt, type ClientRequest } from "./request/attempt.js";
+import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
-import { settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
+import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
 import { planRequest, type RequestPlan } from "./request/plan.js";
-import { recordAttempt, type RecordingEngine } from "./request/record.js";
+import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEngine } from "./request/record.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
 import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
 import type { RequestSession } from "./sessions/routing.js";
 import type { Target } from "./resolve.js";
 import { ClientResponse } from "./response/clientResponse.js";
+import type { ComboRouter } from "./routing/comboRouter.js";
+import { waitUnlessAborted } from "./routing/comboWaitTimer.js";
+import type { LearnedQuotas } from "./routing/learnedQuota.js";
 import type { StreamBudgets } from "./streaming/relay.js";
 import type { CallUpstream } from "./upstream/call.js";
 
@@ -43,6 +47,15 @@ export interface PipelineDeps {
   emergencyFallback?: () => EmergencyFallbackSetting;
   /** R11.7: tool limits learned from upstream refusals (absent = none learned). */
   toolLimits?: ToolLimits;
+  /** Combo routing (R11.1, R11.4); absent, combos keep their stored order and never wait. */
+  routing?: PipelineRouting;
+}
+
+export interface PipelineRouting {
+  router: ComboRouter;
+  quotas: LearnedQuotas;
+  comboWait: () => ComboWaitSettings;
+  random: () => number;
 }
 
 export interface ClientCall {
@@ -68,6 +81,9 @@ interface RequestRun {
   allowed: Set<string> | null;
   session: RequestSession | null;
   lastVerdict: Verdict | null;
+  /** Why each attempt of the current pass failed (R11.4 decides on all of them, not the last). */
+  failures: Blocker[];
+  waits: { count: number; waitedMs: number };
 }
 
 export function createPipeline(deps: PipelineDeps) {
@@ -77,7 +93,8 @@ export function createPipeline(deps: PipelineDeps) {
     const client = new ClientResponse(call.res, {
       format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit,
     });
-    const plan = planRequest(model, deps.catalog);
+    const routing = deps.routing && { router: deps.routing.router, body: call.body, now: deps.clock.now(), random: deps.routing.random };
+    const plan = planRequest(model, deps.catalog, routing);
     if (!plan) {
       client.fail({ status: 404, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true });
       return;
@@ -86,7 +103,7 @@ export function createPipeline(deps: PipelineDeps) {
     const budgets = deps.streamBudgets();
     const run: RequestRun = {
       request: { format: call.format, body: call.body, headers: call.headers, model },
-      client, plan, selection: new SelectionLog(), lastVerdict: null,
+      client, plan, selection: new SelectionLog(), lastVerdict: null, failures: [], waits: { count: 0, waitedMs: 0 },
       policy: { recoveryEnabled: budgets.recoveryEnabled, earlyEofRetries: { spent: 0 } },
       allowed: call.allowedConnections ?? null,
       session: call.session ?? null,
@@ -101,15 +118,50 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   async function tryTargets(run: RequestRun): Promise<void> {
-    for (const target of run.plan.targets) {
-      for (const candidate of candidatesFor(target, deps, run.selection, run.allowed, run.session)) {
-        if ((await tryCandidate(run, target, candidate)) === "answered") return;
-        if (run.client.gone) return run.client.clientClosed();
-      }
-      if (run.client.gone) return run.client.clientClosed();
+    for (;;) {
+      if ((await walkTargets(run)) === "answered") return;
+      const delayMs = comboWaitMs(run);
+      if (delayMs === null) break;
+      if (!(await waitUnlessAborted(delayMs, run.client.signal))) return run.client.clientClosed();
+      run.waits.count++;
+      run.waits.waitedMs += delayMs;
+      run.selection = new SelectionLog();
+      run.failures = [];
     }
     if ((await tryEmergencyFallback(run, deps, tryCandidate)) === "answered") return;
     run.client.fail(run.session?.capacityRefusal() ?? terminalError(deps, run.lastVerdict, run.selection, run.plan.targets.length, run.plan.combo !== null));
+  }
+
+  /** One pass over the plan's targets; "next" means nothing answered. */
+  async function walkTargets(run: RequestRun): Promise<Step> {
+    for (const target of run.plan.targets) {
+      for (const candidate of candidatesFor(target, deps, run.selection, run.allowed, run.session)) {
+        if ((await tryCandidate(run, target, candidate)) === "answered") return "answered";
+        if (run.client.gone) return closed(run);
+      }
+      if (run.client.gone) return closed(run);
+    }
+    return "next";
+  }
+
+  function closed(run: RequestRun): Step {
+    run.client.clientClosed();
+    return "answered";
+  }
+
+  /** R11.4: how long to wait before dispatching the combo again, or null to give the verdict now. */
+  function comboWaitMs(run: RequestRun): number | null {
+    if (!deps.routing || !run.plan.comboDef) return null;
+    const recoveryMs = earliestRecoveryMs(deps, run.selection.triedProviders);
+    const blockers: Blocker[] = [
+      ...run.selection.exclusions.map((e) => ({ reason: e.reason, remainingMs: e.remainingMs })),
+      ...run.failures.map((f) => ({ ...f, remainingMs: f.remainingMs ?? recoveryMs })),
+    ];
+    const decision = decideComboWait({
+      settings: deps.routing.comboWait(), comboOptIn: run.plan.comboDef.config.comboCooldownWaitEnabled,
+      blockers, waitsSoFar: run.waits.count, waitedMs: run.waits.waitedMs,
+    });
+    return decision.wait ? decision.delayMs : null;
   }
 
   async function tryCandidate(run: RequestRun, target: Target, { connection, probe }: Candidate): Promise<Step> {
@@ -124,12 +176,28 @@ export function createPipeline(deps: PipelineDeps) {
     }
     const startedAt = deps.clock.now();
     run.client.attemptStarted();
+    const combo = deps.routing ? run.plan.combo : null;
+    if (combo) deps.routing?.router.dispatched(combo, target);
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
-    if (result.kind === "failure") run.lastVerdict = result.verdict;
-    if (result.kind === "failure") learnToolLimit(deps.toolLimits, target, run, result.verdict);
+    noteForRouting(combo, ctx, target, outcome, result, startedAt);
+    if (result.kind === "failure") {
+      run.lastVerdict = result.verdict;
+      run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
+      learnToolLimit(deps.toolLimits, target, run, result.verdict);
+    }
     if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
     return settleAttempt(run.client, outcome, result, run.policy);
+  }
+
+  /** Learned quotas hear of every attempt, a combo's book of its own (R11.1, R4.10). */
+  function noteForRouting(combo: string | null, ctx: AttemptContext, target: Target, outcome: AttemptOutcome, result: AttemptResult, startedAt: number): void {
+    if (!deps.routing) return;
+    const now = deps.clock.now();
+    const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: now - startedAt };
+    if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now);
+    const headers = upstreamHeadersOf(outcome);
+    if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
   }
 
   /** A stage that broke inside Switchyard must not hold the HALF_OPEN probe slot. */

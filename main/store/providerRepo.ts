@@ -22,7 +22,11 @@ interface ProviderRow {
   updated_at: number;
 }
 
+// modelInfo rides in the options JSON column under this key, so it needed no schema migration.
+const MODEL_INFO_KEY = "modelInfo";
+
 function toProvider(row: ProviderRow): Provider {
+  const { [MODEL_INFO_KEY]: modelInfo, ...options } = fromJson<Record<string, unknown>>(row.options);
   return {
     id: row.id,
     format: row.format,
@@ -32,7 +36,8 @@ function toProvider(row: ProviderRow): Provider {
     quotaFamilies: fromJson(row.quota_families),
     passthroughModels: fromFlag(row.passthrough_models),
     rateLimitCooldownSeconds: row.rate_limit_cooldown_seconds,
-    options: fromJson(row.options),
+    options,
+    ...(modelInfo ? { modelInfo: modelInfo as Provider["modelInfo"] } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -48,7 +53,7 @@ function toParams(p: Provider): Record<string, unknown> {
     quota_families: toJson(p.quotaFamilies),
     passthrough_models: toFlag(p.passthroughModels),
     rate_limit_cooldown_seconds: p.rateLimitCooldownSeconds,
-    options: toJson(p.options),
+    options: toJson(p.modelInfo && Object.keys(p.modelInfo).length ? { ...p.options, [MODEL_INFO_KEY]: p.modelInfo } : p.options),
     created_at: p.createdAt,
     updated_at: p.updatedAt,
   };
@@ -110,6 +115,7 @@ export function createProviderRepo(db: Database.Database, clock: Clock, epoch: W
         passthroughModels: input.passthroughModels ?? false,
         rateLimitCooldownSeconds: input.rateLimitCooldownSeconds ?? null,
         options: input.options ?? {},
+        ...(input.modelInfo ? { modelInfo: input.modelInfo } : {}),
         createdAt: now,
         updatedAt: now,
       };

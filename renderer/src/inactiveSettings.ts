@@ -7,21 +7,18 @@
 // rateLimitOverrides, rateLimitProtection, quotaShareConcurrencyLimit, quotaPreflightCutoff,
 // a combo's targetTimeoutMs and quotaShare):
 // a page that starts showing one before its feature exists adds it here.
+import { COMBO_STRATEGIES } from "../../shared/catalog.js";
+
 export const INACTIVE_SETTINGS = {
   "resilience.requestQueue": "the request queue (R9)",
-  "resilience.comboCooldownWait": "cooldown-aware combo retry (R11.4)",
   "resilience.streamRecovery.midstreamEnabled": "mid-stream continuation (R13.3)",
-  "resilience.p2cLatency": "the p2c combo strategy and its latency signal (R4.10)",
-  "combo.strategy": "routing by the combo's strategy (R11.1)",
-  "combo.config.comboCooldownWaitEnabled": "cooldown-aware combo retry (R11.4)",
-  "combo.targets.weight": "the weighted combo strategy (R11.1)",
-  "connection.weight": "weighted strategies (R11.1)",
+  "connection.weight": "a connection weight (combos weight their targets, R11.1; nothing reads a connection's)",
 } as const;
 
 export type InactiveSetting = keyof typeof INACTIVE_SETTINGS;
 
-/** The combo strategies the gateway routes by today; every other one is stored only. */
-export const LIVE_COMBO_STRATEGIES: ReadonlySet<string> = new Set(["priority"]);
+/** The combo strategies the gateway routes by: all of them since issue 9 (R11.1). */
+export const LIVE_COMBO_STRATEGIES: ReadonlySet<string> = new Set(COMBO_STRATEGIES);
 
 /** What will make `key` (or the entry it falls under) live, or null when it is live already. */
 export function inactiveReason(key: string): string | null {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../catalog.js";
 import { settingsPatchSchema } from "./appSettings.js";
-import { PROVIDER_MODEL_PATTERN, entityName, nonEmpty, providerId } from "./fields.js";
+import { NAME_PATTERN, PROVIDER_MODEL_PATTERN, entityName, nonEmpty, providerId } from "./fields.js";
 
 export { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS };
 export { NAME_PATTERN, PROVIDER_ID_PATTERN, PROVIDER_MODEL_PATTERN } from "./fields.js";
@@ -34,6 +34,16 @@ function isHttpUrl(value: string): boolean {
 /** Empty only makes sense for the simulator, which may be served in-process. */
 const baseUrl = z.string().refine((value) => value === "" || isHttpUrl(value), "must be an http(s) URL");
 
+/** Explicit model metadata the combo strategies read (R11.1); unknown fields are refused. */
+const modelInfoSchema = z
+  .object({
+    inputPricePerMTok: z.number().min(0).optional(),
+    outputPricePerMTok: z.number().min(0).optional(),
+    contextWindow: z.number().int().min(1).optional(),
+    cacheSupport: z.boolean().optional(),
+  })
+  .strict();
+
 /** Every settable provider field, all optional and without defaults (a PATCH body). */
 export const providerPatchSchema = z.object({
   format: z.enum(PROVIDER_FORMATS).optional(),
@@ -44,6 +54,7 @@ export const providerPatchSchema = z.object({
   passthroughModels: z.boolean().optional(),
   rateLimitCooldownSeconds: z.number().int().min(RETRY_DELAY_SECONDS.min).max(RETRY_DELAY_SECONDS.max).nullable().optional(),
   options: plainObject.optional(),
+  modelInfo: z.record(nonEmpty, modelInfoSchema).optional(),
 });
 
 /** POST /api/providers and PUT /api/providers/:id: a whole provider. */
@@ -111,7 +122,8 @@ export const listConnectionsQuerySchema = z.object({ provider: z.string().option
 // ---------------------------------------------------------------- combos
 
 export const comboTargetSchema = z.object({
-  model: z.string().regex(PROVIDER_MODEL_PATTERN, "must be \"provider/model\""),
+  // D11: a target may also name another combo; whether that combo exists is checked on save.
+  model: z.string().refine((v) => PROVIDER_MODEL_PATTERN.test(v) || NAME_PATTERN.test(v), "must be \"provider/model\" or a combo name"),
   connectionId: entityName.optional(),
   weight: z.number().finite().min(0).optional(),
 });

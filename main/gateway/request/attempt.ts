@@ -25,8 +25,8 @@ export type AttemptOutcome =
   | { kind: "transport_failure"; code: string }
   | { kind: "upstream_error"; status: number; headers: UpstreamResponse["headers"]; bodyText: string; upstreamFormat: WireFormat }
   | { kind: "invalid_json"; headers: UpstreamResponse["headers"] }
-  | { kind: "json"; status: number; body: Record<string, unknown>; usage: UsageSummary }
-  | (StreamOutcome & { usage: UsageSummary });
+  | { kind: "json"; status: number; body: Record<string, unknown>; usage: UsageSummary; headers?: UpstreamResponse["headers"] }
+  | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] });
 
 export interface AttemptDeps {
   callUpstream: CallUpstream;
@@ -73,7 +73,7 @@ export async function runAttempt(deps: AttemptDeps, request: ClientRequest, clie
     return { kind: "invalid_json", headers: response.headers };
   }
   const out = translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId });
-  return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json) };
+  return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers };
 }
 
 function transportFailure(err: unknown): AttemptOutcome {
@@ -88,5 +88,5 @@ async function relayAttempt(deps: AttemptDeps, request: ClientRequest, client: C
     includeUsage: adapterFor(request.format).wantsStreamUsage(request.body),
   });
   const outcome = await relayStream({ call, upstreamFormat, translator, client, budgets: deps.streamBudgets() });
-  return { ...outcome, usage: translator.usage() };
+  return { ...outcome, usage: translator.usage(), headers: call.response.headers };
 }

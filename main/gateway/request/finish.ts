@@ -67,7 +67,7 @@ export interface UnansweredDeps {
 }
 
 /** Earliest instant (ms from now) at which a connection of the tried providers leaves its cooldown. */
-function earliestRecoveryMs(deps: UnansweredDeps, providers: Set<string>): number | null {
+export function earliestRecoveryMs(deps: UnansweredDeps, providers: Set<string>): number | null {
   const now = deps.clock.now();
   let best: number | null = null;
   for (const id of providers) {

@@ -1,14 +1,32 @@
 // Stage "plan": the client's model becomes ordered targets (R1.3 alias | provider/model | combo).
-// The routing issue adds strategies and session affinity here; today the order is the combo's.
+// A combo's targets (nested combos expanded) are ordered by its strategy (R11.1); failover then
+// walks that order (R11.3).
+import type { Combo } from "../../../shared/types.js";
 import type { CatalogPort } from "../ports.js";
 import { resolveModel, type Target } from "../resolve.js";
+import type { ComboRouter } from "../routing/comboRouter.js";
 
 export interface RequestPlan {
   targets: Target[];
   /** The combo the model named, if any (logged with the request). */
   combo: string | null;
+  /** Its definition: strategy and config (the cooldown-wait opt-out). */
+  comboDef?: Combo;
 }
 
-export function planRequest(model: string, catalog: CatalogPort): RequestPlan | null {
-  return resolveModel(model, { providers: catalog.providers(), getCombo: (name) => catalog.combo(name), aliases: catalog.aliases() });
+/** What ordering by strategy needs; absent, a combo keeps its stored order. */
+export interface PlanRouting {
+  router: ComboRouter;
+  body: Record<string, unknown>;
+  now: number;
+  random: () => number;
+}
+
+export function planRequest(model: string, catalog: CatalogPort, routing?: PlanRouting): RequestPlan | null {
+  const resolution = resolveModel(model, { providers: catalog.providers(), getCombo: (name) => catalog.combo(name), aliases: catalog.aliases() });
+  if (!resolution || resolution.combo === null) return resolution;
+  const comboDef = catalog.combo(resolution.combo);
+  if (!comboDef) return resolution;
+  const targets = routing ? routing.router.order(comboDef, resolution.targets, routing.body, routing.now, routing.random) : resolution.targets;
+  return { targets, combo: resolution.combo, comboDef };
 }

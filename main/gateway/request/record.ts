@@ -66,3 +66,9 @@ export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: Attemp
   line(failure.status, verdict.reason);
   return { kind: "failure", verdict };
 }
+
+/** The upstream's response headers of an attempt, where they carry quota windows to learn from. */
+export function upstreamHeadersOf(outcome: AttemptOutcome): Record<string, string | string[] | undefined> | null {
+  if (outcome.kind === "upstream_error" || outcome.kind === "invalid_json") return outcome.headers;
+  return "headers" in outcome && outcome.headers ? outcome.headers : null;
+}

@@ -12,13 +12,9 @@ const root = path.resolve(__dirname, "..", "..", "..");
 /** How code that acts on each setting would read it. */
 const READS: Record<InactiveSetting, RegExp> = {
   "resilience.requestQueue": /\brequestQueue\b/,
-  "resilience.comboCooldownWait": /\bcomboCooldownWait\b/,
   "resilience.streamRecovery.midstreamEnabled": /\bmidstreamEnabled\b/,
-  "resilience.p2cLatency": /\bp2cLatency\b/,
-  "combo.strategy": /\.strategy\b/,
-  "combo.config.comboCooldownWaitEnabled": /\bcomboCooldownWaitEnabled\b/,
-  "combo.targets.weight": /\.weight\b/,
-  "connection.weight": /\.weight\b/,
+  // A combo target's weight is read by the weighted strategies; a connection's is not yet.
+  "connection.weight": /\b(?:connection|conn)\.weight\b/,
 };
 
 /** Where behaviour lives: the request path, the engine and the app wiring (not the CRUD handlers that store values). */
@@ -52,7 +48,7 @@ describe("settings marked not active yet", () => {
     expect(inactiveReason("key.scopes")).toBeNull();
   });
 
-  it("every combo strategy but priority is marked; priority is what the gateway follows", () => {
-    expect(COMBO_STRATEGIES.filter((s) => strategyInactiveReason(s) === null)).toEqual(["priority"]);
+  it("R11.1 no combo strategy is marked: the gateway routes by every one", () => {
+    expect(COMBO_STRATEGIES.filter((s) => strategyInactiveReason(s) !== null)).toEqual([]);
   });
 });

@@ -1,0 +1,83 @@
+// The plan stage's strategy step (R11.1, D11): a combo's resolved targets are ordered by its
+// strategy, and failover then walks that order (R11.3). Each combo keeps its strategy state and
+// its RoutingStatsBook in memory — round-robin cursors, strict-random decks, request counts and
+// latency samples survive nothing, a restart starts them afresh. No SQLite on this path: model
+// metadata comes with the provider (cached by the store), quotas from response headers.
+import type { Combo } from "../../../shared/types.js";
+import {
+  createStrategyState,
+  isStrategyName,
+  RoutingStatsBook,
+  STRATEGIES,
+  type Candidate,
+  type QuotaInfo,
+  type RequestFacts,
+  type StrategyState,
+} from "../../engine/strategies/index.js";
+import { estimateInputTokens } from "../formats/index.js";
+import type { Target } from "../resolve.js";
+import type { LearnedQuotas } from "./learnedQuota.js";
+
+interface ComboMemory {
+  state: StrategyState;
+  book: RoutingStatsBook;
+}
+
+/** Strategies that read the request's size; only they pay for the estimate. */
+const READS_TOKENS = new Set(["context-relay", "context-optimized", "fusion"]);
+
+export function candidateKey(target: Target): string {
+  const base = `${target.provider.id}/${target.model}`;
+  return target.connectionId ? `${base}@${target.connectionId}` : base;
+}
+
+function hasCacheHint(body: Record<string, unknown>): boolean {
+  if (typeof body.prompt_cache_key === "string") return true;
+  return JSON.stringify(body.messages ?? "").includes('"cache_control"') || JSON.stringify(body.system ?? "").includes('"cache_control"');
+}
+
+export class ComboRouter {
+  private readonly memory = new Map<string, ComboMemory>();
+
+  constructor(
+    private readonly quotas: LearnedQuotas,
+    private readonly p2cLatencyWeight: () => number,
+  ) {}
+
+  private memoryOf(combo: string): ComboMemory {
+    let m = this.memory.get(combo);
+    if (!m) this.memory.set(combo, (m = { state: createStrategyState(), book: new RoutingStatsBook() }));
+    return m;
+  }
+
+  /** The combo's targets in the order its strategy picks; unknown strategy names route as priority. */
+  order(combo: Combo, targets: Target[], body: Record<string, unknown>, now: number, random: () => number): Target[] {
+    const name = isStrategyName(combo.strategy) ? combo.strategy : "priority";
+    if (name === "priority" || targets.length < 2) return targets;
+    const { state, book } = this.memoryOf(combo.name);
+    const candidates = targets.map((t, index) => this.candidate(t, index, now));
+    const facts: RequestFacts = {
+      estimatedInputTokens: READS_TOKENS.has(name) ? estimateInputTokens(body).input_tokens : null,
+      cacheHint: name === "cache-optimized" || name === "fusion" ? hasCacheHint(body) : false,
+      previousCandidateKey: null,
+    };
+    const ordered = STRATEGIES[name].order(candidates, book.view(facts, this.p2cLatencyWeight()), now, random, state);
+    return ordered.map((c) => targets[c.index]);
+  }
+
+  private candidate(t: Target, index: number, now: number): Candidate {
+    const info = t.provider.modelInfo?.[t.model];
+    const quota: QuotaInfo | undefined = this.quotas.forTarget(t.provider.id, t.model, t.connectionId, now);
+    return { key: candidateKey(t), index, weight: t.weight ?? 1, connectionId: t.connectionId, ...info, quota };
+  }
+
+  /** An attempt on `target` of `combo` left. */
+  dispatched(combo: string, target: Target): void {
+    this.memoryOf(combo).book.dispatched(candidateKey(target));
+  }
+
+  /** The attempt ended; a null outcome says nothing about the upstream (client gone). */
+  settled(combo: string, target: Target, connectionId: string, outcome: { ok: boolean; ttfbMs: number } | null, now: number): void {
+    this.memoryOf(combo).book.settled(candidateKey(target), connectionId, outcome, now);
+  }
+}

@@ -1,0 +1,75 @@
+// Quota learned from response headers (R11.1 data sources): x-ratelimit-{remaining,limit,reset}-requests
+// (OpenAI style) and anthropic-ratelimit-requests-{remaining,limit,reset}. Kept in memory per
+// connection+model and per provider+model, so a pinned target reads its own connection's window
+// and an unpinned one the latest window seen on any connection of its provider.
+import type { QuotaInfo } from "../../engine/strategies/index.js";
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function header(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function num(text: string | undefined): number | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** OpenAI sends a duration ("1s", "6m0s", "20ms"); Anthropic an RFC 3339 instant. */
+export function parseResetAt(text: string | undefined, now: number): number | undefined {
+  if (!text) return undefined;
+  const trimmed = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) {
+    const at = Date.parse(trimmed);
+    return Number.isFinite(at) ? at : undefined;
+  }
+  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0) {
+    const seconds = num(trimmed);
+    return seconds === undefined ? undefined : now + seconds * 1000;
+  }
+  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  return now + parts.reduce((sum, [, value, u]) => sum + Number(value) * unit[u], 0);
+}
+
+export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | null {
+  const openai = {
+    remaining: num(header(headers, "x-ratelimit-remaining-requests")),
+    limit: num(header(headers, "x-ratelimit-limit-requests")),
+    resetAt: parseResetAt(header(headers, "x-ratelimit-reset-requests"), now),
+  };
+  const anthropic = {
+    remaining: num(header(headers, "anthropic-ratelimit-requests-remaining")),
+    limit: num(header(headers, "anthropic-ratelimit-requests-limit")),
+    resetAt: parseResetAt(header(headers, "anthropic-ratelimit-requests-reset"), now),
+  };
+  const pick = openai.remaining !== undefined || openai.limit !== undefined ? openai : anthropic;
+  if (pick.remaining === undefined && pick.limit === undefined && pick.resetAt === undefined) return null;
+  const quota: QuotaInfo = {};
+  if (pick.remaining !== undefined) quota.remaining = pick.remaining;
+  if (pick.limit !== undefined) quota.limit = pick.limit;
+  if (pick.resetAt !== undefined) quota.resetAt = pick.resetAt;
+  return quota;
+}
+
+export class LearnedQuotas {
+  private readonly byConnectionModel = new Map<string, QuotaInfo>();
+  private readonly byProviderModel = new Map<string, QuotaInfo>();
+
+  /** After an attempt: remember what its response headers said, if anything. */
+  learn(providerId: string, connectionId: string, model: string, headers: Headers, now: number): void {
+    const quota = quotaFromHeaders(headers, now);
+    if (!quota) return;
+    this.byConnectionModel.set(`${connectionId}\u0000${model}`, quota);
+    this.byProviderModel.set(`${providerId}\u0000${model}`, quota);
+  }
+
+  /** A window past its reset says nothing any more. */
+  forTarget(providerId: string, model: string, connectionId: string | undefined, now: number): QuotaInfo | undefined {
+    const quota = connectionId ? this.byConnectionModel.get(`${connectionId}\u0000${model}`) : this.byProviderModel.get(`${providerId}\u0000${model}`);
+    if (!quota || (quota.resetAt !== undefined && quota.resetAt <= now)) return undefined;
+    return quota;
+  }
+}

@@ -1,0 +1,119 @@
+// The plan stage's strategy step (R11.1, D11) and nested-combo expansion, over in-memory ports:
+// which data reaches a strategy (weight, modelInfo, learned quota), the per-combo in-memory book,
+// and the fallback of an unknown strategy name to priority.
+import { describe, expect, it } from "vitest";
+import type { Combo } from "../../../shared/types.js";
+import { planRequest } from "../../../main/gateway/request/plan.js";
+import { expandCombo, HARD_COMBO_DEPTH } from "../../../main/gateway/resolve.js";
+import { ComboRouter } from "../../../main/gateway/routing/comboRouter.js";
+import { LearnedQuotas, parseResetAt, quotaFromHeaders } from "../../../main/gateway/routing/learnedQuota.js";
+import { combo, ports, provider, T0 } from "./fixtures.js";
+
+const alpha = provider({ id: "alpha", models: ["m1"], modelInfo: { m1: { inputPricePerMTok: 3, contextWindow: 200_000 } } });
+const beta = provider({ id: "beta", models: ["m1"], modelInfo: { m1: { inputPricePerMTok: 1, contextWindow: 8_000 } } });
+
+function withStrategy(c: Combo, strategy: string, weights?: number[]): Combo {
+  return { ...c, strategy, targets: c.targets.map((t, i) => (weights ? { ...t, weight: weights[i] } : t)) };
+}
+
+const served = (targets: Array<{ provider: { id: string } }> | undefined) => targets?.map((t) => t.provider.id);
+
+describe("combo routing in the plan stage (R11.1)", () => {
+  const router = () => new ComboRouter(new LearnedQuotas(), () => 0);
+  const routing = (r: ComboRouter, random = () => 0.5) => ({ router: r, body: { messages: [] }, now: T0, random });
+
+  it("R11.1 the combo's strategy orders the targets: cost-optimized reads modelInfo prices", () => {
+    const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cost-optimized")] });
+    expect(served(planRequest("c", p.catalog, routing(router()))?.targets)).toEqual(["beta", "alpha"]);
+  });
+
+  it("R11.1 context-optimized reads modelInfo contextWindow", () => {
+    const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["beta/m1", "alpha/m1"]), "context-optimized")] });
+    expect(served(planRequest("c", p.catalog, routing(router()))?.targets)).toEqual(["alpha", "beta"]);
+  });
+
+  it("R11.1 an unknown stored strategy name routes as priority", () => {
+    const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "coin-flip")] });
+    expect(served(planRequest("c", p.catalog, routing(router()))?.targets)).toEqual(["alpha", "beta"]);
+  });
+
+  it("R11.1 weighted reads the target's weight: weight 0 never leads while another is positive", () => {
+    const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "weighted", [0, 5])] });
+    const r = router();
+    for (const x of [0, 0.3, 0.99]) expect(served(planRequest("c", p.catalog, routing(r, () => x))?.targets)?.[0]).toBe("beta");
+  });
+
+  it("R11.1 round-robin state lives per combo in memory: two combos keep separate cursors", () => {
+    const p = ports({
+      providers: [alpha, beta],
+      combos: [withStrategy(combo("one", ["alpha/m1", "beta/m1"]), "round-robin"), withStrategy(combo("two", ["alpha/m1", "beta/m1"]), "round-robin")],
+    });
+    const r = router();
+    const lead = (name: string) => served(planRequest(name, p.catalog, routing(r))?.targets)?.[0];
+    expect([lead("one"), lead("one"), lead("two"), lead("one"), lead("two")]).toEqual(["alpha", "beta", "alpha", "alpha", "beta"]);
+    expect(served(planRequest("one", p.catalog, routing(router()))?.targets)?.[0]).toBe("alpha");
+  });
+
+  it("R11.1 least-used reads the book the pipeline fills with dispatched()", () => {
+    const c = withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "least-used");
+    const p = ports({ providers: [alpha, beta], combos: [c] });
+    const r = router();
+    r.dispatched("c", { provider: alpha, model: "m1", weight: 1 });
+    expect(served(planRequest("c", p.catalog, routing(r))?.targets)).toEqual(["beta", "alpha"]);
+  });
+
+  it("R11.1 headroom reads the quota learned from response headers of a target's connection", () => {
+    const quotas = new LearnedQuotas();
+    const r = new ComboRouter(quotas, () => 0);
+    const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "headroom")] });
+    quotas.learn("alpha", "a1", "m1", { "x-ratelimit-remaining-requests": "1", "x-ratelimit-limit-requests": "100", "x-ratelimit-reset-requests": "30s" }, T0);
+    quotas.learn("beta", "b1", "m1", { "anthropic-ratelimit-requests-remaining": "90", "anthropic-ratelimit-requests-limit": "100" }, T0);
+    expect(served(planRequest("c", p.catalog, routing(r))?.targets)).toEqual(["beta", "alpha"]);
+  });
+});
+
+describe("learned quota headers (R11.1 data sources)", () => {
+  it("R11.1 OpenAI x-ratelimit-*-requests with a duration reset, Anthropic with an RFC 3339 instant", () => {
+    expect(quotaFromHeaders({ "x-ratelimit-remaining-requests": "7", "x-ratelimit-limit-requests": "10", "x-ratelimit-reset-requests": "1m30s" }, T0)).toEqual({
+      remaining: 7, limit: 10, resetAt: T0 + 90_000,
+    });
+    const at = "2030-01-01T00:00:00.000Z";
+    expect(quotaFromHeaders({ "anthropic-ratelimit-requests-remaining": "3", "anthropic-ratelimit-requests-reset": at }, T0)).toEqual({ remaining: 3, resetAt: Date.parse(at) });
+    expect(quotaFromHeaders({ "content-type": "application/json" }, T0)).toBeNull();
+    expect(parseResetAt("250ms", T0)).toBe(T0 + 250);
+    expect(parseResetAt("nonsense", T0)).toBeUndefined();
+  });
+
+  it("R11.1 a window past its reset is forgotten; a pinned target reads its own connection's window", () => {
+    const q = new LearnedQuotas();
+    q.learn("alpha", "a1", "m1", { "x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": "10s" }, T0);
+    expect(q.forTarget("alpha", "m1", undefined, T0)?.remaining).toBe(5);
+    expect(q.forTarget("alpha", "m1", "a1", T0)?.remaining).toBe(5);
+    expect(q.forTarget("alpha", "m1", "a2", T0)).toBeUndefined();
+    expect(q.forTarget("alpha", "m1", undefined, T0 + 10_000)).toBeUndefined();
+  });
+});
+
+describe("nested combos (D11)", () => {
+  it("D11 a target naming a combo expands in place, weights multiply, a pin stays on its target", () => {
+    const inner = { ...combo("inner", ["beta/m1"]), targets: [{ model: "beta/m1", weight: 2, connectionId: "b1" }] };
+    const outer = { ...combo("outer", ["alpha/m1", "inner"]), targets: [{ model: "alpha/m1" }, { model: "inner", weight: 3 }] };
+    const p = ports({ providers: [alpha, beta], combos: [outer, inner] });
+    const plan = planRequest("outer", p.catalog);
+    expect(plan?.combo).toBe("outer");
+    expect(plan?.targets.map((t) => [t.provider.id, t.weight, t.connectionId])).toEqual([["alpha", 1, undefined], ["beta", 6, "b1"]]);
+  });
+
+  it("D11 a stored cycle or a chain past the hard cap resolves without looping", () => {
+    const combos = new Map<string, Combo>();
+    combos.set("x", combo("x", ["alpha/m1", "y"]));
+    combos.set("y", combo("y", ["beta/m1", "x"]));
+    const catalog = { providers: [alpha, beta], aliases: {}, getCombo: (n: string) => combos.get(n) ?? null };
+    expect(served(expandCombo(combos.get("x")!, catalog))).toEqual(["alpha", "beta"]);
+    const chain = new Map<string, Combo>();
+    for (let i = 0; i < 15; i++) chain.set(`c${i}`, combo(`c${i}`, i === 14 ? ["alpha/m1"] : [`c${i + 1}`]));
+    const deep = { providers: [alpha], aliases: {}, getCombo: (n: string) => chain.get(n) ?? null };
+    expect(expandCombo(chain.get("c0")!, deep)).toEqual([]);
+    expect(served(expandCombo(chain.get(`c${15 - HARD_COMBO_DEPTH}`)!, deep))).toEqual(["alpha"]);
+  });
+});
