@@ -93,7 +93,9 @@ export function createPipeline(deps: PipelineDeps) {
     const client = new ClientResponse(call.res, {
       format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit,
     });
-    const routing = deps.routing && { router: deps.routing.router, body: call.body, now: deps.clock.now(), random: deps.routing.random };
+    const routing = deps.routing && {
+      router: deps.routing.router, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
+    };
     const plan = planRequest(model, deps.catalog, routing);
     if (!plan) {
       client.fail({ status: 404, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true });
@@ -180,7 +182,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (combo) deps.routing?.router.dispatched(combo, target);
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
-    noteForRouting(combo, ctx, target, outcome, result, startedAt);
+    noteForRouting(combo, ctx, target, outcome, result, startedAt, run.session?.key ?? null);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
       run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
@@ -191,11 +193,11 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   /** Learned quotas hear of every attempt, a combo's book of its own (R11.1, R4.10). */
-  function noteForRouting(combo: string | null, ctx: AttemptContext, target: Target, outcome: AttemptOutcome, result: AttemptResult, startedAt: number): void {
+  function noteForRouting(combo: string | null, ctx: AttemptContext, target: Target, outcome: AttemptOutcome, result: AttemptResult, startedAt: number, sessionKey: string | null): void {
     if (!deps.routing) return;
     const now = deps.clock.now();
     const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: now - startedAt };
-    if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now);
+    if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now, sessionKey);
     const headers = upstreamHeadersOf(outcome);
     if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
   }

@@ -20,6 +20,8 @@ export interface PlanRouting {
   body: Record<string, unknown>;
   now: number;
   random: () => number;
+  /** The client's session, for strategies that keep a session on its previous target. */
+  sessionKey: string | null;
 }
 
 export function planRequest(model: string, catalog: CatalogPort, routing?: PlanRouting): RequestPlan | null {
@@ -27,6 +29,6 @@ export function planRequest(model: string, catalog: CatalogPort, routing?: PlanR
   if (!resolution || resolution.combo === null) return resolution;
   const comboDef = catalog.combo(resolution.combo);
   if (!comboDef) return resolution;
-  const targets = routing ? routing.router.order(comboDef, resolution.targets, routing.body, routing.now, routing.random) : resolution.targets;
+  const targets = routing ? routing.router.order(comboDef, resolution.targets, routing) : resolution.targets;
   return { targets, combo: resolution.combo, comboDef };
 }

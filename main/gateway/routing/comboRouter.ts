@@ -15,6 +15,7 @@ import {
   type StrategyState,
 } from "../../engine/strategies/index.js";
 import { estimateInputTokens } from "../formats/index.js";
+import type { PlanRouting } from "../request/plan.js";
 import type { Target } from "../resolve.js";
 import type { LearnedQuotas } from "./learnedQuota.js";
 
@@ -23,8 +24,15 @@ interface ComboMemory {
   book: RoutingStatsBook;
 }
 
+/** Sessions remembered per router for context-relay and cache-optimized; the oldest go first. */
+const MAX_REMEMBERED_SESSIONS = 10_000;
+
 /** Strategies that read the request's size; only they pay for the estimate. */
 const READS_TOKENS = new Set(["context-relay", "context-optimized", "fusion"]);
+
+function sessionSlot(combo: string, sessionKey: string): string {
+  return `${combo}\u0000${sessionKey}`;
+}
 
 export function candidateKey(target: Target): string {
   const base = `${target.provider.id}/${target.model}`;
@@ -38,6 +46,8 @@ function hasCacheHint(body: Record<string, unknown>): boolean {
 
 export class ComboRouter {
   private readonly memory = new Map<string, ComboMemory>();
+  /** combo + session → the candidate that last answered that session (in memory, like the rest). */
+  private readonly lastServed = new Map<string, string>();
 
   constructor(
     private readonly quotas: LearnedQuotas,
@@ -51,7 +61,7 @@ export class ComboRouter {
   }
 
   /** The combo's targets in the order its strategy picks; unknown strategy names route as priority. */
-  order(combo: Combo, targets: Target[], body: Record<string, unknown>, now: number, random: () => number): Target[] {
+  order(combo: Combo, targets: Target[], { body, now, random, sessionKey }: Omit<PlanRouting, "router">): Target[] {
     const name = isStrategyName(combo.strategy) ? combo.strategy : "priority";
     if (name === "priority" || targets.length < 2) return targets;
     const { state, book } = this.memoryOf(combo.name);
@@ -59,7 +69,7 @@ export class ComboRouter {
     const facts: RequestFacts = {
       estimatedInputTokens: READS_TOKENS.has(name) ? estimateInputTokens(body).input_tokens : null,
       cacheHint: name === "cache-optimized" || name === "fusion" ? hasCacheHint(body) : false,
-      previousCandidateKey: null,
+      previousCandidateKey: sessionKey === null ? null : (this.lastServed.get(sessionSlot(combo.name, sessionKey)) ?? null),
     };
     const ordered = STRATEGIES[name].order(candidates, book.view(facts, this.p2cLatencyWeight()), now, random, state);
     return ordered.map((c) => targets[c.index]);
@@ -77,7 +87,15 @@ export class ComboRouter {
   }
 
   /** The attempt ended; a null outcome says nothing about the upstream (client gone). */
-  settled(combo: string, target: Target, connectionId: string, outcome: { ok: boolean; ttfbMs: number } | null, now: number): void {
-    this.memoryOf(combo).book.settled(candidateKey(target), connectionId, outcome, now);
+  settled(combo: string, target: Target, connectionId: string, outcome: { ok: boolean; ttfbMs: number } | null, now: number, sessionKey: string | null = null): void {
+    const key = candidateKey(target);
+    this.memoryOf(combo).book.settled(key, connectionId, outcome, now);
+    if (outcome?.ok && sessionKey !== null) this.rememberServed(sessionSlot(combo, sessionKey), key);
+  }
+
+  private rememberServed(slot: string, key: string): void {
+    this.lastServed.delete(slot);
+    this.lastServed.set(slot, key);
+    if (this.lastServed.size > MAX_REMEMBERED_SESSIONS) this.lastServed.delete(this.lastServed.keys().next().value as string);
   }
 }

@@ -17,6 +17,8 @@ export function boundedLeaseRetryMs(ms: number | null): number {
 }
 
 export interface RequestSession {
+  /** The client's session key (D7 sources), or null when the request names no session. */
+  readonly key: string | null;
   /** Eligible connections of a provider in the order to try them. */
   arrange(providerId: string, eligible: Connection[]): Connection[];
   /** The request was answered by this connection. */
@@ -49,6 +51,7 @@ export function createRequestSession(deps: SessionRoutingDeps, input: RequestSes
   }
 
   return {
+    key: input.sessionKey,
     arrange(_providerId, eligible) {
       const ordered = eligible.filter(free);
       offered += ordered.length;

@@ -20,7 +20,7 @@ const served = (targets: Array<{ provider: { id: string } }> | undefined) => tar
 
 describe("combo routing in the plan stage (R11.1)", () => {
   const router = () => new ComboRouter(new LearnedQuotas(), () => 0);
-  const routing = (r: ComboRouter, random = () => 0.5) => ({ router: r, body: { messages: [] }, now: T0, random });
+  const routing = (r: ComboRouter, random = () => 0.5, sessionKey: string | null = null) => ({ router: r, body: { messages: [] }, now: T0, random, sessionKey });
 
   it("R11.1 the combo's strategy orders the targets: cost-optimized reads modelInfo prices", () => {
     const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cost-optimized")] });
@@ -30,6 +30,21 @@ describe("combo routing in the plan stage (R11.1)", () => {
   it("R11.1 context-optimized reads modelInfo contextWindow", () => {
     const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["beta/m1", "alpha/m1"]), "context-optimized")] });
     expect(served(planRequest("c", p.catalog, routing(router()))?.targets)).toEqual(["alpha", "beta"]);
+  });
+
+  it("R11.1 cache-optimized keeps a session on the target that last answered it; another session starts from the combo order", () => {
+    const c = withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cache-optimized");
+    const p = ports({ providers: [alpha, beta], combos: [c] });
+    const r = router();
+    const lead = (session: string | null) => planRequest("c", p.catalog, routing(r, () => 0.5, session))?.targets[0];
+    const first = lead("s1");
+    expect(first?.provider.id).toBe("alpha");
+    r.settled("c", planRequest("c", p.catalog, routing(r))!.targets[1], "conn-b", { ok: true, ttfbMs: 10 }, T0, "s1");
+    expect(lead("s1")?.provider.id).toBe("beta");
+    expect(lead("s2")?.provider.id).toBe("alpha");
+    // A failed answer does not move the session.
+    r.settled("c", planRequest("c", p.catalog, routing(r))!.targets[0], "conn-a", { ok: false, ttfbMs: 10 }, T0, "s1");
+    expect(lead("s1")?.provider.id).toBe("beta");
   });
 
   it("R11.1 an unknown stored strategy name routes as priority", () => {
