@@ -9,6 +9,7 @@ import { request } from "undici";
 import { anthropicMessages, openaiChat, replyText } from "./payloads.mjs";
 import { createTargetClient, probe, round, runLoad, summarise } from "./load.mjs";
 import { procStats, selfCpuMs, startChild } from "./processes.mjs";
+import { measureSelection } from "./selection.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -64,9 +65,14 @@ const SCENARIOS = {
   },
 };
 
+/** In-process, no HTTP: the cost of choosing a connection (bench/selection.mjs). */
+const SELECTION = "selection";
+
 function readConfig() {
-  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,large,claude").split(",").map((s) => s.trim()).filter(Boolean))];
-  for (const n of names) if (!SCENARIOS[n]) throw new ConfigError(`BENCH_SCENARIOS: unknown scenario "${n}" (known: ${Object.keys(SCENARIOS).join(", ")})`);
+  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,large,claude,selection").split(",").map((s) => s.trim()).filter(Boolean))];
+  const known = [...Object.keys(SCENARIOS), SELECTION];
+  for (const n of names) if (!known.includes(n)) throw new ConfigError(`BENCH_SCENARIOS: unknown scenario "${n}" (known: ${known.join(", ")})`);
+  const strategy = process.env.BENCH_SELECTION_STRATEGY || "p2c";
   return {
     requests: intEnv("BENCH_REQUESTS", 2000, 1),
     concurrency: intEnv("BENCH_CONCURRENCY", 16, 1),
@@ -77,7 +83,10 @@ function readConfig() {
     replyWords: intEnv("BENCH_REPLY_WORDS", 50, 0),
     timeoutS: intEnv("BENCH_TIMEOUT_S", 300, 10),
     requestTimeoutMs: 30_000,
-    scenarios: names,
+    scenarios: names.filter((n) => n !== SELECTION),
+    selection: names.includes(SELECTION)
+      ? { connectionCounts: [1, 50, 1000], strategy, iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1), batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1) }
+      : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
   };
 }
@@ -303,7 +312,48 @@ function report(results, rss, cfg) {
   console.log("\n" + table(rssRows));
 }
 
+function reportSelection(sel) {
+  const rows = [["choosing a connection", "connections", "µs/request", "min", "max", `within ${sel.goalUs} µs`]];
+  for (const r of sel.results) rows.push([r.case, r.connections, fmt(r.usPerRequest), fmt(r.minUs), fmt(r.maxUs), r.withinGoal ? "yes" : "NO"]);
+  const { iterations, batches } = sel.results[0];
+  console.log(`\nSelection: plan + first candidate, in-process on dist/ (median of ${batches} batches of ${iterations}; the goal is informational)\n`);
+  console.log(table(rows));
+}
+
 // ---- main ------------------------------------------------------------------------------------------
+
+/** The HTTP scenarios: both proxies, warm-ups, the measured rounds and RSS. */
+async function measureHttp(cfg, results) {
+  const { targets } = await startEverything(cfg);
+  const rssStart = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
+  // Every code path runs once before anything is timed, so the first scenario is not the one paying for JIT.
+  const prepared = {};
+  const firstWarmFailures = {};
+  process.stdout.write(`bench: checking and warming up ${cfg.scenarios.join(", ")}…\n`);
+  for (const name of cfg.scenarios) {
+    prepared[name] = await prepareScenario(name, cfg, targets);
+    firstWarmFailures[name] = await warmUp(prepared[name], cfg, targets, "first warm-up", cfg.warmup);
+  }
+  const rssWarm = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
+  for (const name of cfg.scenarios) {
+    process.stdout.write(`bench: ${name} (${SCENARIOS[name].title})…\n`);
+    results.scenarios[name] = await measureScenario(name, prepared[name], cfg, targets, firstWarmFailures[name]);
+  }
+  const rssEnd = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
+  const rss = {};
+  for (const t of ["bare", "switchyard"]) {
+    rss[t] = {
+      start: mb(rssStart[t].rssKb),
+      warm: mb(rssWarm[t].rssKb),
+      end: mb(rssEnd[t].rssKb),
+      growth: mb(rssEnd[t].rssKb - rssStart[t].rssKb),
+      growthAfterWarmUp: mb(rssEnd[t].rssKb - rssWarm[t].rssKb),
+      peak: mb(rssEnd[t].hwmKb),
+    };
+  }
+  results.rssMb = rss;
+  await cleanup();
+}
 
 async function main() {
   const cfg = readConfig();
@@ -321,51 +371,26 @@ async function main() {
   }
 
   const t0 = performance.now();
-  const { targets } = await startEverything(cfg);
-  const rssStart = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
-
   const results = {
     when: new Date().toISOString(),
     node: process.versions.node,
     machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "unknown", totalMemMb: Math.round(totalmem() / 2 ** 20) },
     loadAverage: { start: loadavg().map((v) => round(v, 2)) },
-    config: { requests: cfg.requests, concurrency: cfg.concurrency, warmup: cfg.warmup, rounds: cfg.rounds, largeKb: cfg.largeKb, replyWords: cfg.replyWords, scenarios: cfg.scenarios },
+    config: { requests: cfg.requests, concurrency: cfg.concurrency, warmup: cfg.warmup, rounds: cfg.rounds, largeKb: cfg.largeKb, replyWords: cfg.replyWords, scenarios: cfg.scenarios, selection: cfg.selection },
     scenarios: {},
   };
-  // Every code path runs once before anything is timed, so the first scenario is not the one paying for JIT.
-  const prepared = {};
-  const firstWarmFailures = {};
-  process.stdout.write(`bench: checking and warming up ${cfg.scenarios.join(", ")}…\n`);
-  for (const name of cfg.scenarios) {
-    prepared[name] = await prepareScenario(name, cfg, targets);
-    firstWarmFailures[name] = await warmUp(prepared[name], cfg, targets, "first warm-up", cfg.warmup);
+  // Before the proxies start, so that nothing else of the bench's own competes for the CPU.
+  if (cfg.selection) {
+    process.stdout.write("bench: selection (choosing a connection, in-process)…\n");
+    results.selection = await measureSelection(root, cfg.selection);
   }
-  const rssWarm = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
-  for (const name of cfg.scenarios) {
-    process.stdout.write(`bench: ${name} (${SCENARIOS[name].title})…\n`);
-    results.scenarios[name] = await measureScenario(name, prepared[name], cfg, targets, firstWarmFailures[name]);
-  }
+  if (cfg.scenarios.length) await measureHttp(cfg, results);
   results.loadAverage.end = loadavg().map((v) => round(v, 2));
-
-  const rssEnd = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
-  const rss = {};
-  for (const t of ["bare", "switchyard"]) {
-    rss[t] = {
-      start: mb(rssStart[t].rssKb),
-      warm: mb(rssWarm[t].rssKb),
-      end: mb(rssEnd[t].rssKb),
-      growth: mb(rssEnd[t].rssKb - rssStart[t].rssKb),
-      growthAfterWarmUp: mb(rssEnd[t].rssKb - rssWarm[t].rssKb),
-      peak: mb(rssEnd[t].hwmKb),
-    };
-  }
-  results.rssMb = rss;
   results.durationS = round((performance.now() - t0) / 1000, 1);
   results.failures = Object.entries(results.scenarios).flatMap(([name, r]) => r.failures.map((f) => ({ scenario: name, ...f })));
 
-  await cleanup();
-
-  report(results, rss, cfg);
+  if (cfg.scenarios.length) report(results, results.rssMb, cfg);
+  if (results.selection) reportSelection(results.selection);
   const outDir = path.join(here, "results");
   mkdirSync(outDir, { recursive: true });
   const outFile = path.join(outDir, "latest.json");

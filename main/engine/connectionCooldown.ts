@@ -29,7 +29,8 @@ export interface CooldownChoice {
   level: "raise" | "reset" | "keep";
 }
 
-export const isTerminal = (status: TestStatus): boolean => TERMINAL_TEST_STATUSES.includes(status);
+const TERMINAL = new Set<TestStatus>(TERMINAL_TEST_STATUSES);
+export const isTerminal = (status: TestStatus): boolean => TERMINAL.has(status);
 
 export function connectionProfile(settings: ResilienceSettings["connectionCooldown"], category: ProviderCategory): ConnectionCooldownProfile {
   if (category === "local") return settings.local ?? settings.apikey;

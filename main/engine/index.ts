@@ -72,6 +72,17 @@ interface BreakerCell {
   recent: Map<string, number>;
 }
 
+/**
+ * Stable by priority. The store already lists connections that way, so the common case is one
+ * pass and no copy: sorting a thousand connections on every request costs more than the rest.
+ */
+function inPriorityOrder(connections: Connection[]): Connection[] {
+  let sorted = true;
+  for (let i = 1; i < connections.length && sorted; i++) sorted = connections[i - 1].priority <= connections[i].priority;
+  if (sorted) return connections;
+  return connections.map((c, index) => ({ c, index })).sort((a, b) => a.c.priority - b.c.priority || a.index - b.index).map(({ c }) => c);
+}
+
 export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAdminEngine {
   const { clock, emit } = deps;
   const breakers = new Map<string, BreakerCell>();
@@ -165,8 +176,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const settings = deps.getSettings();
       const eligible: Connection[] = [];
       const excluded: ConnectionExclusion[] = [];
-      const ordered = connections.map((c, index) => ({ c, index })).sort((a, b) => a.c.priority - b.c.priority || a.index - b.index);
-      for (const { c } of ordered) {
+      for (const c of inPriorityOrder(connections)) {
         if (!c.active) {
           excluded.push({ connectionId: c.id, reason: "inactive", remainingMs: null });
           continue;

@@ -90,6 +90,8 @@ export class ModelLockouts {
 
   /** The longest remaining active lock covering this model on this connection, or 0. */
   remainingMs(provider: string, connectionId: string, model: string, now: number): number {
+    // Selection asks this for every connection of a provider on every request; usually none is locked.
+    if (this.entries.size === 0) return 0;
     let remaining = 0;
     for (const entry of this.entries.values()) {
       if (entry.provider !== provider || entry.connectionId !== connectionId || !covers(entry, model)) continue;

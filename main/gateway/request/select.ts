@@ -62,7 +62,8 @@ export function* candidatesFor(
     log.exclusions.push({ target: name, reason: "circuit_open", remainingMs: Math.max(0, (breaker.openUntil ?? now) - now), provider: provider.id });
     return;
   }
-  const all = deps.connections.listByProvider(provider.id).filter((c) => !allowed || allowed.has(c.id));
+  const listed = deps.connections.listByProvider(provider.id);
+  const all = allowed ? listed.filter((c) => allowed.has(c.id)) : listed;
   log.connectionCounts.set(provider.id, all.length);
   const { eligible, excluded } = deps.engine.selectConnections(provider, target.model, all);
   for (const e of excluded) {

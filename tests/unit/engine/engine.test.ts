@@ -134,6 +134,19 @@ describe("monitoring and reset (R2.6, D2)", () => {
 });
 
 describe("connection selection (R11.2, R4.9)", () => {
+  it("R11.2 input already in priority order (as the store lists it) keeps its order, ties included", () => {
+    const listed = [
+      connection({ id: "z", priority: 0 }),
+      connection({ id: "y", priority: 0 }),
+      connection({ id: "x", priority: 3 }),
+      connection({ id: "w", priority: 3 }),
+    ];
+    const h = harness({ connections: listed });
+    expect(h.engine.selectConnections(provider(), "m", listed).eligible.map((c) => c.id)).toEqual(["z", "y", "x", "w"]);
+    const shuffled = [listed[2], listed[0], listed[3], listed[1]];
+    expect(h.engine.selectConnections(provider(), "m", shuffled).eligible.map((c) => c.id)).toEqual(["z", "y", "x", "w"]);
+  });
+
   it("R11.2 eligible in priority order (input order otherwise); exclusions carry their reason and remaining time", () => {
     const h = harness({
       connections: [
