@@ -91,6 +91,21 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
   const providerCooldowns = new ProviderCooldowns();
   const streaks = new RequestRejectedStreaks();
 
+  function exclusionCheck(provider: Provider, model: string): (c: Connection) => ConnectionExclusion | null {
+    const now = clock.now();
+    const cooldownSettings = deps.getSettings().providerCooldown;
+    return (c) => {
+      if (!c.active) return { connectionId: c.id, reason: "inactive", remainingMs: null };
+      if (isTerminal(c.testStatus)) return { connectionId: c.id, reason: "terminal", remainingMs: null };
+      const until = activeCooldownUntil(c, now);
+      const cooling = Math.max(until === null ? 0 : until - now, providerCooldowns.connectionRemainingMs(provider.id, c.id, cooldownSettings, now));
+      if (cooling > 0) return { connectionId: c.id, reason: "cooling_down", remainingMs: cooling };
+      const locked = lockouts.remainingMs(provider.id, c.id, model, now);
+      if (locked > 0) return { connectionId: c.id, reason: "model_lockout", remainingMs: locked };
+      return null;
+    };
+  }
+
   const profileOf = (provider: Pick<Provider, "category">): BreakerProfile =>
     resolveBreakerProfile(deps.getSettings().providerBreaker[provider.category]);
 
@@ -172,34 +187,20 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
     },
 
     selectConnections(provider, model, connections) {
-      const now = clock.now();
-      const settings = deps.getSettings();
+      const check = exclusionCheck(provider, model);
       const eligible: Connection[] = [];
       const excluded: ConnectionExclusion[] = [];
       for (const c of inPriorityOrder(connections)) {
-        if (!c.active) {
-          excluded.push({ connectionId: c.id, reason: "inactive", remainingMs: null });
-          continue;
-        }
-        if (isTerminal(c.testStatus)) {
-          excluded.push({ connectionId: c.id, reason: "terminal", remainingMs: null });
-          continue;
-        }
-        const until = activeCooldownUntil(c, now);
-        const cooling = Math.max(until === null ? 0 : until - now, providerCooldowns.connectionRemainingMs(provider.id, c.id, settings.providerCooldown, now));
-        if (cooling > 0) {
-          excluded.push({ connectionId: c.id, reason: "cooling_down", remainingMs: cooling });
-          continue;
-        }
-        const locked = lockouts.remainingMs(provider.id, c.id, model, now);
-        if (locked > 0) {
-          excluded.push({ connectionId: c.id, reason: "model_lockout", remainingMs: locked });
-          continue;
-        }
-        eligible.push(c);
+        const exclusion = check(c);
+        if (exclusion) excluded.push(exclusion);
+        else eligible.push(c);
       }
       return { eligible, excluded };
     },
+
+    priorityOrder: inPriorityOrder,
+
+    exclusionCheck,
 
     classify(input) {
       return classifyUpstreamFailure(input, { settings: deps.getSettings(), appSettings: deps.getAppSettings(), now: clock.now() });

@@ -143,6 +143,13 @@ export interface ResilienceEngine {
     eligible: Connection[];
     excluded: ConnectionExclusion[];
   };
+  /** The connections in the order to try them: priority, ties in the order given (R11.2). */
+  priorityOrder(connections: Connection[]): Connection[];
+  /**
+   * Why a connection may not take this provider and model now, or null when it may (R11.2): the
+   * checks of selectConnections one connection at a time, so a caller can stop at the first fit.
+   */
+  exclusionCheck(provider: Provider, model: string): (connection: Connection) => ConnectionExclusion | null;
   classify(input: FailureInput): Verdict;
   recordFailure(ctx: AttemptContext, verdict: Verdict): void;
   recordSuccess(ctx: AttemptContext): void;

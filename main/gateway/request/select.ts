@@ -9,7 +9,7 @@ import type { ConnectionsPort } from "../ports.js";
 import type { RequestSession } from "../sessions/routing.js";
 import type { Target } from "../resolve.js";
 
-export type SelectionEngine = Pick<ResilienceEngine, "admitProvider" | "selectConnections"> & {
+export type SelectionEngine = Pick<ResilienceEngine, "admitProvider" | "priorityOrder" | "exclusionCheck"> & {
   breakerSnapshot: (provider: Target["provider"]) => BreakerSnapshot;
 };
 
@@ -41,6 +41,13 @@ export interface SelectionDeps {
   clock: Clock;
 }
 
+/** Priority order, with the session's pinned connection (if it is one of them) moved to the front. */
+function* inTryOrder(ordered: Connection[], pinnedId: string | null): Generator<Connection> {
+  const pinned = pinnedId === null ? undefined : ordered.find((c) => c.id === pinnedId);
+  if (pinned) yield pinned;
+  for (const c of ordered) if (c !== pinned) yield c;
+}
+
 /**
  * Yields the target's connections one at a time, admitting the provider right before each one:
  * a provider that opened its breaker or cooled down during the previous attempt stops yielding.
@@ -65,13 +72,18 @@ export function* candidatesFor(
   const listed = deps.connections.listByProvider(provider.id);
   const all = allowed ? listed.filter((c) => allowed.has(c.id)) : listed;
   log.connectionCounts.set(provider.id, all.length);
-  const { eligible, excluded } = deps.engine.selectConnections(provider, target.model, all);
-  for (const e of excluded) {
-    if (!target.connectionId || target.connectionId === e.connectionId) log.exclusions.push(exclusionFromConnection(provider.id, name, e));
-  }
   if (all.length === 0) log.exclusions.push({ target: name, reason: "inactive", remainingMs: null, provider: provider.id });
-  for (const connection of session ? session.arrange(provider.id, eligible) : eligible) {
+  // Checked one at a time, so a request served by its first connection pays for one check,
+  // not for every connection of the provider; the exclusions matter only if all are tried.
+  const excludedBy = deps.engine.exclusionCheck(provider, target.model);
+  for (const connection of inTryOrder(deps.engine.priorityOrder(all), session?.pinnedConnectionId() ?? null)) {
+    const exclusion = excludedBy(connection);
+    if (exclusion) {
+      if (!target.connectionId || target.connectionId === connection.id) log.exclusions.push(exclusionFromConnection(provider.id, name, exclusion));
+      continue;
+    }
     if (target.connectionId && connection.id !== target.connectionId) continue;
+    if (session && !session.isFree(connection)) continue;
     if (!log.claim(connection.id, target)) continue;
     const admission = deps.engine.admitProvider(provider);
     if (!admission.allowed) {

@@ -19,8 +19,10 @@ export function boundedLeaseRetryMs(ms: number | null): number {
 export interface RequestSession {
   /** The client's session key (D7 sources), or null when the request names no session. */
   readonly key: string | null;
-  /** Eligible connections of a provider in the order to try them. */
-  arrange(providerId: string, eligible: Connection[]): Connection[];
+  /** The connection this session is pinned to, tried first when it is eligible (R7.1). */
+  pinnedConnectionId(): string | null;
+  /** May this eligible connection take the request, or does another owner's lease hold it (R7.2)? */
+  isFree(connection: Connection): boolean;
   /** The request was answered by this connection. */
   served(providerId: string, connectionId: string): void;
   /** R7.2: eligible candidates existed but all were leased by others → the 429 to answer with. */
@@ -52,13 +54,13 @@ export function createRequestSession(deps: SessionRoutingDeps, input: RequestSes
 
   return {
     key: input.sessionKey,
-    arrange(_providerId, eligible) {
-      const ordered = eligible.filter(free);
-      offered += ordered.length;
-      const pin = input.sessionKey ? deps.pins.pinned(input.sessionKey) : null;
-      const at = pin ? ordered.findIndex((c) => c.id === pin.connectionId) : -1;
-      if (at > 0) ordered.unshift(...ordered.splice(at, 1));
-      return ordered;
+    pinnedConnectionId() {
+      return input.sessionKey ? (deps.pins.pinned(input.sessionKey)?.connectionId ?? null) : null;
+    },
+    isFree(connection) {
+      if (!free(connection)) return false;
+      offered++;
+      return true;
     },
     served(providerId, connectionId) {
       if (input.sessionKey) deps.pins.served(input.sessionKey, providerId, connectionId);

@@ -55,12 +55,12 @@ describe("request session (R7.1, R7.2, R11.2)", () => {
     return { clock, pins, leases };
   };
 
-  it("R7.1 the pinned connection goes first when eligible; an ineligible pin changes nothing and moves on success", () => {
+  it("R7.1 the session names its pinned connection; the pin moves to whichever connection answers", () => {
     const deps = setup();
     deps.pins.served("s", "p", "c3");
     const session = createRequestSession(deps, { sessionKey: "s", leaseOwnerHash: null });
-    expect(session.arrange("p", conns).map((c) => c.id)).toEqual(["c3", "c1", "c2"]);
-    expect(session.arrange("p", conns.slice(0, 2)).map((c) => c.id)).toEqual(["c1", "c2"]);
+    expect(session.pinnedConnectionId()).toBe("c3");
+    expect(createRequestSession(deps, { sessionKey: null, leaseOwnerHash: null }).pinnedConnectionId()).toBeNull();
     session.served("p", "c1");
     expect(deps.pins.pinned("s")?.connectionId).toBe("c1");
   });
@@ -69,13 +69,13 @@ describe("request session (R7.1, R7.2, R11.2)", () => {
     const deps = setup();
     deps.leases.acquire("A", "k", ["c1"]);
     const mine = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: "A" });
-    expect(mine.arrange("p", conns.slice(0, 1)).map((c) => c.id)).toEqual(["c1"]);
+    expect(conns.slice(0, 1).filter((c) => mine.isFree(c)).map((c) => c.id)).toEqual(["c1"]);
     const other = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: null });
-    expect(other.arrange("p", conns).map((c) => c.id)).toEqual(["c2", "c3"]);
+    expect(conns.filter((c) => other.isFree(c)).map((c) => c.id)).toEqual(["c2", "c3"]);
     expect(other.capacityRefusal()).toBeNull();
     const blocked = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: null });
     deps.clock.advance(10_000);
-    expect(blocked.arrange("p", conns.slice(0, 1))).toEqual([]);
+    expect(blocked.isFree(conns[0])).toBe(false);
     expect(blocked.capacityRefusal()).toMatchObject({ status: 429, code: "LEASE_CAPACITY_UNAVAILABLE", retryAfterMs: 20_000 });
   });
 
