@@ -151,7 +151,7 @@ async function startEverything(cfg) {
   started.children.push(bare.handle);
 
   started.home = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
-  const sy = startChild("switchyard", process.execPath, [cliPath, "serve", "--port", "0", "--home", started.home], {
+  const sy = startChild("switchyard", process.execPath, [...(process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ") : []), cliPath, "serve", "--port", "0", "--home", started.home], {
     cwd: root,
     env: { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN },
     ready: /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/,
