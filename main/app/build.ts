@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
 import type { ContractHandlers } from "../../shared/contract.js";
+import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { createResilienceEngine } from "../engine/index.js";
@@ -15,7 +16,7 @@ import { SessionPins } from "../engine/sessionAffinity.js";
 import { ToolLimits } from "../engine/toolLimits.js";
 import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
-import { createPipeline } from "../gateway/pipeline.js";
+import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmission } from "../gateway/request/admit.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
@@ -56,6 +57,23 @@ const DEFAULT_STREAM_HEARTBEAT_MS = 15_000;
 function heartbeatMs(env: NodeJS.ProcessEnv): number {
   const value = Number(env.SWITCHYARD_STREAM_HEARTBEAT_MS);
   return Number.isFinite(value) && value >= 100 ? value : DEFAULT_STREAM_HEARTBEAT_MS;
+}
+
+/**
+ * The stream budgets of one request: the live streamRecovery settings and a heartbeat read from
+ * the environment once (it is fixed for the process; reading process.env per request costs).
+ */
+function pipelineBudgets(streamRecovery: () => ResilienceSettings["streamRecovery"], heartbeat: number): () => PipelineBudgets {
+  return () => {
+    const s = streamRecovery();
+    return {
+      contentStallTimeoutMs: s.contentStallTimeoutMs,
+      idleTimeoutMs: s.idleTimeoutMs,
+      throughput: s.throughputWatchdog,
+      recoveryEnabled: s.enabled,
+      heartbeatMs: heartbeat,
+    };
+  };
 }
 
 /** Session pins and exclusive leases (R7), loaded once from the store and kept in memory. */
@@ -157,16 +175,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
-    streamBudgets: () => {
-      const s = streamRecovery();
-      return {
-        contentStallTimeoutMs: s.contentStallTimeoutMs,
-        idleTimeoutMs: s.idleTimeoutMs,
-        throughput: s.throughputWatchdog,
-        recoveryEnabled: s.enabled,
-        heartbeatMs: heartbeatMs(env),
-      };
-    },
+    streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const app = createGatewayApp({
