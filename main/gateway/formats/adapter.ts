@@ -51,6 +51,8 @@ export interface WireAdapter extends ProviderAdapter {
   /** Credentials and version headers for an upstream of this format; `clientFormat` decides what may pass through. */
   authHeaders(secret: string | null, clientHeaders: ClientHeaders, clientFormat: WireFormat): Record<string, string>;
   isStreamRequest(body: Record<string, unknown>): boolean;
+  /** Tools the request declares (R11.7): a tool list, or Gemini's function declarations. */
+  toolCount(body: Record<string, unknown>): number;
   /** R1.9: what this format requires of a request beyond model and messages, as a problem text, or null. */
   shapeProblem(body: Record<string, unknown>): string | null;
   /** Whether a translated stream to this client ends with a usage report (TranslateContext.includeUsage). */

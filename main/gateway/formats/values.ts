@@ -5,6 +5,11 @@ import { isRecord } from "../../../shared/records.js";
 export { isRecord };
 export type JsonObject = Record<string, unknown>;
 
+/** Length of a JSON array field; anything else counts as empty. */
+export function arrayLength(value: unknown): number {
+  return Array.isArray(value) ? value.length : 0;
+}
+
 export function asRecord(value: unknown): JsonObject | undefined {
   return isRecord(value) ? value : undefined;
 }

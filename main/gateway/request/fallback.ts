@@ -9,10 +9,10 @@ import { normaliseAppSettings } from "../../../shared/schemas/appSettings.js";
 import type { AppSettings } from "../../../shared/types.js";
 import type { Verdict, VerdictReason } from "../../engine/ports.js";
 import type { CatalogPort } from "../ports.js";
-import { resolveModel, type Target } from "../resolve.js";
+import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { Step } from "./finish.js";
-import type { RequestPlan } from "./plan.js";
+import { resolveFromCatalog, type RequestPlan } from "./plan.js";
 import type { RequestSession } from "../sessions/routing.js";
 import { candidatesFor, type Candidate, type SelectionDeps, type SelectionLog } from "./select.js";
 
@@ -61,7 +61,7 @@ const targetKey = (t: Target): string => `${t.provider.id}/${t.model}`;
 
 /** The first target of the fallback model that the request's plan did not already hold. */
 function fallbackTarget(model: string, plan: RequestPlan, catalog: CatalogPort): Target | null {
-  const resolved = resolveModel(model, { providers: catalog.providers(), getCombo: (name) => catalog.combo(name), aliases: catalog.aliases() });
+  const resolved = resolveFromCatalog(model, catalog);
   const planned = new Set(plan.targets.map(targetKey));
   return resolved?.targets.find((t) => !planned.has(targetKey(t))) ?? null;
 }

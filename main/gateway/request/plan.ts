@@ -3,7 +3,7 @@
 // walks that order (R11.3).
 import type { Combo } from "../../../shared/types.js";
 import type { CatalogPort } from "../ports.js";
-import { resolveModel, type Target } from "../resolve.js";
+import { resolveModel, type Resolution, type Target } from "../resolve.js";
 import type { ComboRouter } from "../routing/comboRouter.js";
 
 export interface RequestPlan {
@@ -24,8 +24,13 @@ export interface PlanRouting {
   sessionKey: string | null;
 }
 
+/** R1.3 addressing against the catalog port: alias, combo, `provider/model` or a bare model name. */
+export function resolveFromCatalog(model: string, catalog: CatalogPort): Resolution | null {
+  return resolveModel(model, { providers: catalog.providers(), getCombo: (name) => catalog.combo(name), aliases: catalog.aliases() });
+}
+
 export function planRequest(model: string, catalog: CatalogPort, routing?: PlanRouting): RequestPlan | null {
-  const resolution = resolveModel(model, { providers: catalog.providers(), getCombo: (name) => catalog.combo(name), aliases: catalog.aliases() });
+  const resolution = resolveFromCatalog(model, catalog);
   if (!resolution || resolution.combo === null) return resolution;
   const comboDef = catalog.combo(resolution.combo);
   if (!comboDef) return resolution;

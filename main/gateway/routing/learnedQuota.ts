@@ -2,6 +2,7 @@
 // (OpenAI style) and anthropic-ratelimit-requests-{remaining,limit,reset}. Kept in memory per
 // connection+model and per provider+model, so a pinned target reads its own connection's window
 // and an unpinned one the latest window seen on any connection of its provider.
+import { parseDurationText } from "../../engine/retryHints.js";
 import type { QuotaInfo } from "../../engine/strategies/index.js";
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -25,13 +26,8 @@ export function parseResetAt(text: string | undefined, now: number): number | un
     const at = Date.parse(trimmed);
     return Number.isFinite(at) ? at : undefined;
   }
-  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-  if (parts.length === 0) {
-    const seconds = num(trimmed);
-    return seconds === undefined ? undefined : now + seconds * 1000;
-  }
-  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-  return now + parts.reduce((sum, [, value, u]) => sum + Number(value) * unit[u], 0);
+  const ms = parseDurationText(trimmed);
+  return ms === null ? undefined : now + ms;
 }
 
 export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | null {

@@ -270,3 +270,15 @@ describe("same-format stream closing per adapter (R13.3)", () => {
     expect(gemini.end()).toEqual([]);
   });
 });
+
+describe("tool counting per format (R11.7)", () => {
+  it("R11.7 counts OpenAI and Anthropic tool lists and Gemini function declarations per group", () => {
+    const tools = [{ name: "a" }, { name: "b" }, { name: "c" }];
+    expect(adapterFor("openai").toolCount({ tools })).toBe(3);
+    expect(adapterFor("anthropic").toolCount({ tools })).toBe(3);
+    expect(adapterFor("openai").toolCount({})).toBe(0);
+    const gemini = { tools: [{ functionDeclarations: [{ name: "a" }, { name: "b" }] }, { googleSearch: {} }] };
+    expect(adapterFor("gemini").toolCount(gemini)).toBe(3);
+    expect(adapterFor("gemini").toolCount({ tools: "x" })).toBe(0);
+  });
+});

@@ -3,7 +3,7 @@
 import { firstHeader, type WireAdapter } from "../adapter.js";
 import { statusForCode } from "../errors.js";
 import { sseJson } from "../sse.js";
-import { asRecord } from "../values.js";
+import { arrayLength, asRecord } from "../values.js";
 import { anthropicErrorBody } from "./errors.js";
 import { anthropicTextDeltaBytes, classifyAnthropic, isAnthropicToolOrReasoning } from "./events.js";
 import { AnthropicPassthroughTracker } from "./passthrough.js";
@@ -36,6 +36,7 @@ export const anthropicAdapter: WireAdapter = {
   },
   isStreamRequest: (body) => body["stream"] === true,
   wantsStreamUsage: () => true,
+  toolCount: (body) => arrayLength(body["tools"]),
   shapeProblem: (body) =>
     Number.isInteger(body["max_tokens"]) && (body["max_tokens"] as number) > 0 ? null : "max_tokens: required positive integer",
   withUpstreamModel: (body, model) => ({ ...body, model }),

@@ -19,6 +19,16 @@ const passthrough: PassthroughTracker = {
   closing: () => [],
 };
 
+/** Gemini groups function declarations inside each tool; a group without them counts as one tool. */
+function toolCount(body: Record<string, unknown>): number {
+  const tools = body["tools"];
+  if (!Array.isArray(tools)) return 0;
+  return tools.reduce<number>((n, group) => {
+    const declarations = asRecord(group)?.["functionDeclarations"];
+    return n + (Array.isArray(declarations) ? declarations.length : 1);
+  }, 0);
+}
+
 export const geminiAdapter: WireAdapter = {
   format: "gemini",
   upstreamFormatFor: () => "gemini",
@@ -32,6 +42,7 @@ export const geminiAdapter: WireAdapter = {
   isStreamRequest: (body) => body["stream"] === true,
   wantsStreamUsage: () => true,
   shapeProblem: () => null,
+  toolCount,
   withUpstreamModel: (body) => body,
   toHub: geminiRequestToHub,
   fromHub: (hub, _model, dropped) => hubToGeminiRequest(hub, dropped),

@@ -3,7 +3,7 @@
 import type { PassthroughTracker, WireAdapter } from "../adapter.js";
 import { statusForCode } from "../errors.js";
 import { sseFrame, sseJson } from "../sse.js";
-import { asRecord } from "../values.js";
+import { arrayLength, asRecord } from "../values.js";
 import { openaiErrorBody } from "./errors.js";
 import { classifyOpenai, isOpenaiToolOrReasoning, openaiTextDeltaBytes } from "./events.js";
 import { hubToOpenaiRequest, openaiRequestToHub } from "./request.js";
@@ -27,6 +27,7 @@ export const openaiAdapter: WireAdapter = {
   isStreamRequest: (body) => body["stream"] === true,
   // The client opts in to the trailing usage chunk; translated upstream requests always ask for it.
   shapeProblem: () => null,
+  toolCount: (body) => arrayLength(body["tools"]),
   wantsStreamUsage: (body) => asRecord(body["stream_options"])?.["include_usage"] === true,
   withUpstreamModel: (body, model) => ({ ...body, model }),
   toHub: openaiRequestToHub,
