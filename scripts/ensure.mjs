@@ -43,18 +43,32 @@ export function findChromium() {
   return onPath("chromium") ?? onPath("chromium-browser") ?? null;
 }
 
-/** Browser tests drive Debian's chromium; install it when we are root and it is absent. */
-export function ensureChromium() {
-  if (findChromium()) return findChromium();
+/**
+ * Installs a Debian package when the program it provides is missing and we are root with apt-get
+ * (CI on a clean machine); returns the program's path, or null when it cannot be had.
+ */
+export function ensureDebianProgram(program, debianPackage, purpose) {
+  const found = onPath(program);
+  if (found) return found;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   if (!isRoot || !onPath("apt-get")) {
-    console.warn("[switchyard] chromium not found and cannot be installed (not root or no apt-get)");
+    console.warn(`[switchyard] ${program} not found and cannot be installed (not root or no apt-get)`);
     return null;
   }
-  console.log("[switchyard] installing Debian chromium for browser tests…");
+  console.log(`[switchyard] installing Debian ${debianPackage} for ${purpose}…`);
   run("apt-get", ["update", "-qq"], { DEBIAN_FRONTEND: "noninteractive" });
-  run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { DEBIAN_FRONTEND: "noninteractive" });
-  return findChromium();
+  run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", debianPackage], { DEBIAN_FRONTEND: "noninteractive" });
+  return onPath(program);
+}
+
+/** Browser tests drive Debian's chromium. */
+export function ensureChromium() {
+  return findChromium() ?? (ensureDebianProgram("chromium", "chromium", "browser tests") && findChromium());
+}
+
+/** The shared-limits tests start a real redis-server on a loopback port. */
+export function ensureRedisServer() {
+  return ensureDebianProgram("redis-server", "redis-server", "the shared-limits tests");
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

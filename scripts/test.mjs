@@ -2,12 +2,13 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { ensureDependencies, ensureChromium } from "./ensure.mjs";
+import { ensureDependencies, ensureChromium, ensureRedisServer } from "./ensure.mjs";
 import { build } from "./build.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 ensureDependencies();
 const chromium = ensureChromium();
+ensureRedisServer();
 build();
 // The build type-checks main and preload; the renderer (bundled by Vite) and the tests are checked here.
 for (const project of ["tsconfig.renderer.json", "tsconfig.tests.json"]) {
