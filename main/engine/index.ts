@@ -21,8 +21,9 @@ import {
 import { classifyUpstreamFailure } from "./classifier.js";
 import { activeCooldownUntil, cooldownPatch, errorFields, isTerminal, successPatch, terminalPatch } from "./connectionCooldown.js";
 import { clearCooldownRows, listCooldownRows, type ClearCooldownsRequest } from "./cooldownManager.js";
+import { locksEgressBucket, planSiblingCooldowns } from "./egressBucket.js";
 import { planFailure, type FailurePlan } from "./failurePolicy.js";
-import { familyOf, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
+import { lockTargetFor, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
 import type {
   AttemptContext,
   BreakerSnapshot,
@@ -62,6 +63,11 @@ export interface ResilienceAdmin {
   lockModel(input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }): void;
   /** The breaker as every reader sees it (lazily refreshed). */
   breakerSnapshot(provider: Provider): BreakerSnapshot;
+  /**
+   * R12.5: after an egress-bucketed 429 of `ctx.connection` (already recorded), cool the siblings
+   * that last left from the same IP until the failing connection's own cooldown ends; returns their ids.
+   */
+  coolEgressSiblings(ctx: AttemptContext, verdict: Verdict, siblings: Connection[]): string[];
 }
 
 export type ResilienceAdminEngine = ResilienceEngine & ResilienceAdmin;
@@ -157,7 +163,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const scope = plan.lockout.scope;
       const entry = lockouts.lock(
         {
-          target: { provider: provider.id, connectionId: connection.id, model: ctx.model, family: scope === "family" ? familyOf(ctx.model, provider.quotaFamilies) : null },
+          target: lockTargetFor(scope, { provider: provider.id, connectionId: connection.id, model: ctx.model }, provider.quotaFamilies),
           reason: plan.lockout.reason,
           escalationWindowMs: profileOf(provider).resetTimeoutMs,
           minimumMs: plan.lockout.minimumMs,
@@ -223,7 +229,8 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       }
       const runtime = freshRuntime(connection);
       const requestRejectedMs = verdict.reason === "request_rejected" ? streaks.record(connection.id, ctx.model || null, now) : undefined;
-      const plan = planFailure({ verdict, runtime, connection, provider, model: ctx.model, settings, now, requestRejectedMs });
+      const egressBucketed = locksEgressBucket(provider, verdict);
+      const plan = planFailure({ verdict, runtime, connection, provider, model: ctx.model, settings, now, requestRejectedMs, egressBucketed });
       applyPlan(ctx, verdict, plan, runtime, now);
     },
 
@@ -344,7 +351,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const now = clock.now();
       const settings = deps.getSettings();
       const entry = lockouts.lock(
-        { target: { provider: provider.id, connectionId, model, family: null }, reason, fixedMs: durationMs, escalationWindowMs: profileOf(provider).resetTimeoutMs },
+        { target: { provider: provider.id, connectionId, model, family: null, exact: true }, reason, fixedMs: durationMs, escalationWindowMs: profileOf(provider).resetTimeoutMs },
         settings.modelLockout,
         now,
       );
@@ -353,6 +360,19 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
 
     breakerSnapshot(provider) {
       return readBreaker(provider);
+    },
+
+    coolEgressSiblings(ctx, verdict, siblings) {
+      const now = clock.now();
+      const until = activeCooldownUntil(freshRuntime(ctx.connection), now);
+      if (until === null || !locksEgressBucket(ctx.provider, verdict)) return [];
+      const others = siblings.filter((c) => c.id !== ctx.connection.id).map((c) => ({ connection: c, runtime: freshRuntime(c) }));
+      const planned = planSiblingCooldowns(others, verdict, until, now);
+      for (const { connectionId, provider, patch } of planned) {
+        deps.connections.updateRuntime(connectionId, patch);
+        emit({ type: "cooldown.set", connectionId, provider, until, reason: "egress_bucket", at: now });
+      }
+      return planned.map((p) => p.connectionId);
     },
   };
   return engine;

@@ -6,6 +6,7 @@ import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
+import type { EgressLock } from "./egress/siblingLock.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import type { AdmissionStage } from "./request/admit.js";
@@ -49,6 +50,8 @@ export interface PipelineDeps {
   toolLimits?: ToolLimits;
   /** Combo routing (R11.1, R11.4); absent, combos keep their stored order and never wait. */
   routing?: PipelineRouting;
+  /** R12.5: cools the IP siblings of an egress-bucketed 429 (absent = no sibling lock). */
+  egressLock?: EgressLock;
 }
 
 export interface PipelineRouting {
@@ -181,7 +184,7 @@ export function createPipeline(deps: PipelineDeps) {
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
-    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
+    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, deps.egressLock);
     noteForRouting(combo, ctx, target, outcome, result, startedAt, run.session?.key ?? null);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;

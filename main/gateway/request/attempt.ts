@@ -3,6 +3,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
 import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import { egressIpOf } from "../egress/siblingLock.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
@@ -47,6 +48,7 @@ export async function runAttempt(deps: AttemptDeps, request: ClientRequest, clie
     call = await deps.callUpstream({
       provider, upstreamFormat, clientFormat: request.format, secret: deps.connections.secret(connection.id),
       clientHeaders: request.headers, path: upstreamPath(upstreamFormat, model, stream), body, signal: client.signal,
+      localAddress: egressIpOf(connection),
     });
   } catch (err) {
     return transportFailure(err);

@@ -43,6 +43,8 @@ export interface UpstreamCallRequest {
   signal?: AbortSignal;
   /** A shorter deadline than the attempt deadline (auxiliary calls). */
   ceilingMs?: number;
+  /** R12.5: the connection's egress IP, bound as the socket's local address. */
+  localAddress?: string | null;
 }
 
 export interface UpstreamCall {
@@ -92,6 +94,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
         // undici's own limits only back up the composed signal.
         headersTimeoutMs: deadlineMs || 600_000,
         bodyTimeoutMs: timeouts.idleTimeoutMs || 300_000,
+        localAddress: req.localAddress,
       });
     } catch (err) {
       throw failure(err);
