@@ -54,3 +54,28 @@ export function planSiblingCooldowns(siblings: EgressSibling[], verdict: Verdict
   }
   return out;
 }
+
+/**
+ * Sibling cooldowns written after a request listed its connections: selection of that same request
+ * reads the rows it listed, so it learns of them here (and skips a call bound to fail). Lazy expiry.
+ */
+export class EgressSiblingCooldowns {
+  private readonly until = new Map<string, number>();
+
+  set(connectionId: string, until: number): void {
+    this.until.set(connectionId, until);
+  }
+
+  delete(connectionId: string): void {
+    this.until.delete(connectionId);
+  }
+
+  remainingMs(connectionId: string, now: number): number {
+    if (this.until.size === 0) return 0;
+    const until = this.until.get(connectionId);
+    if (until === undefined) return 0;
+    if (until > now) return until - now;
+    this.until.delete(connectionId);
+    return 0;
+  }
+}

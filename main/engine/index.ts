@@ -21,7 +21,7 @@ import {
 import { classifyUpstreamFailure } from "./classifier.js";
 import { activeCooldownUntil, cooldownPatch, errorFields, isTerminal, successPatch, terminalPatch } from "./connectionCooldown.js";
 import { clearCooldownRows, listCooldownRows, type ClearCooldownsRequest } from "./cooldownManager.js";
-import { locksEgressBucket, planSiblingCooldowns } from "./egressBucket.js";
+import { EgressSiblingCooldowns, locksEgressBucket, planSiblingCooldowns } from "./egressBucket.js";
 import { planFailure, type FailurePlan } from "./failurePolicy.js";
 import { lockTargetFor, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
 import type {
@@ -96,6 +96,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
   const lockouts = new ModelLockouts();
   const providerCooldowns = new ProviderCooldowns();
   const streaks = new RequestRejectedStreaks();
+  const egressCooled = new EgressSiblingCooldowns();
 
   function exclusionCheck(provider: Provider, model: string): (c: Connection) => ConnectionExclusion | null {
     const now = clock.now();
@@ -104,7 +105,11 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       if (!c.active) return { connectionId: c.id, reason: "inactive", remainingMs: null };
       if (isTerminal(c.testStatus)) return { connectionId: c.id, reason: "terminal", remainingMs: null };
       const until = activeCooldownUntil(c, now);
-      const cooling = Math.max(until === null ? 0 : until - now, providerCooldowns.connectionRemainingMs(provider.id, c.id, cooldownSettings, now));
+      const cooling = Math.max(
+        until === null ? 0 : until - now,
+        providerCooldowns.connectionRemainingMs(provider.id, c.id, cooldownSettings, now),
+        egressCooled.remainingMs(c.id, now),
+      );
       if (cooling > 0) return { connectionId: c.id, reason: "cooling_down", remainingMs: cooling };
       const locked = lockouts.remainingMs(provider.id, c.id, model, now);
       if (locked > 0) return { connectionId: c.id, reason: "model_lockout", remainingMs: locked };
@@ -239,6 +244,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const { provider, connection } = ctx;
       updateBreaker(provider, (s, p) => recordBreakerSuccess(s, p, now));
       providerCooldowns.recordSuccess(provider.id, connection.id);
+      egressCooled.delete(connection.id);
       const runtime = freshRuntime(connection);
       // R4.6: only new credentials or an operator end a terminal state, not a request that was in flight.
       const patch = isTerminal(runtime.testStatus) ? null : successPatch(runtime);
@@ -315,6 +321,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
             const cleared = lockouts.clear({ provider: c.provider, connectionId: c.id }, now);
             emitLockoutsCleared(cleared, now);
             streaks.clearConnection(c.id);
+            egressCooled.delete(c.id);
             const extra = providerCooldowns.connectionRemainingMs(c.provider, c.id, settings.providerCooldown, now) > 0;
             providerCooldowns.clearConnection(c.provider, c.id);
             return { lockouts: cleared, otherTimers: extra };
@@ -370,6 +377,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const planned = planSiblingCooldowns(others, verdict, until, now);
       for (const { connectionId, provider, patch } of planned) {
         deps.connections.updateRuntime(connectionId, patch);
+        egressCooled.set(connectionId, until);
         emit({ type: "cooldown.set", connectionId, provider, until, reason: "egress_bucket", at: now });
       }
       return planned.map((p) => p.connectionId);

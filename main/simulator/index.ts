@@ -220,7 +220,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const key = readKey(req.headers, query);
     const model = route.pathModel ?? (isRecord(body) && typeof body.model === "string" ? body.model : "");
     const stream = route.pathStream ?? (isRecord(body) && body.stream === true);
-    record({ path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now() });
+    record({ path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now(), remoteAddress: req.socket.remoteAddress });
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));
       return;

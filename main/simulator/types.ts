@@ -69,6 +69,8 @@ export interface SimulatedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   at: number;
+  /** The caller's address as this upstream saw it (the gateway's egress IP, R12.5). */
+  remoteAddress?: string;
 }
 
 export interface Simulator {

@@ -34,7 +34,7 @@ export function createUpstreamClient(): UpstreamClient {
     if (!localAddress) return agent;
     let pool = bound.get(localAddress);
     if (!pool) {
-      pool = new Agent({ ...options, connect: { localAddress } });
+      pool = new Agent({ ...options, localAddress });
       bound.set(localAddress, pool);
     }
     return pool;
