@@ -17,6 +17,7 @@ import { ToolLimits } from "../engine/toolLimits.js";
 import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
 import { createEgressLock } from "../gateway/egress/siblingLock.js";
+import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
 import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmission } from "../gateway/request/admit.js";
@@ -178,6 +179,11 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     toolLimits: new ToolLimits(clock),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     egressLock: createEgressLock({ catalog, connections, history: store.logs, engine, clock }),
+    usageWall: {
+      book: engine.usageWall, clock, random: Math.random,
+      requestTimeoutMs: () => streamRecovery().attemptDeadlineMs,
+      limitReset: createLimitResetClient({ baseUrlFor, secret: connections.secret, userAgent }),
+    },
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const app = createGatewayApp({

@@ -37,6 +37,7 @@ import type {
 } from "./ports.js";
 import { ProviderCooldowns } from "./providerCooldown.js";
 import { RequestRejectedStreaks } from "./requestRejected.js";
+import { UsageWallBook } from "./usageWall.js";
 
 export interface ResilienceEngineDeps {
   clock: Clock;
@@ -63,6 +64,8 @@ export interface ResilienceAdmin {
   lockModel(input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }): void;
   /** The breaker as every reader sees it (lazily refreshed). */
   breakerSnapshot(provider: Provider): BreakerSnapshot;
+  /** R12.6: the per-connection usage-wall state the gateway's Claude calls consult. */
+  readonly usageWall: UsageWallBook;
   /**
    * R12.5: after an egress-bucketed 429 of `ctx.connection` (already recorded), cool the siblings
    * that last left from the same IP until the failing connection's own cooldown ends; returns their ids.
@@ -97,6 +100,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
   const providerCooldowns = new ProviderCooldowns();
   const streaks = new RequestRejectedStreaks();
   const egressCooled = new EgressSiblingCooldowns();
+  const usageWall = new UsageWallBook();
 
   function exclusionCheck(provider: Provider, model: string): (c: Connection) => ConnectionExclusion | null {
     const now = clock.now();
@@ -183,6 +187,8 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
   }
 
   const engine: ResilienceAdminEngine = {
+    usageWall,
+
     admitProvider(provider) {
       const now = clock.now();
       const cooling = providerCooldowns.providerRemainingMs(provider.id, deps.getSettings().providerCooldown, now);
@@ -303,6 +309,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
         {
           extraCoolingMs: (c) => providerCooldowns.connectionRemainingMs(c.provider, c.id, settings.providerCooldown, now),
           activeLockouts: (c) => lockouts.activeFor(c.provider, c.id, now),
+          slowLaneUntil: (c) => usageWall.laneUntil(c.id, now),
         },
         now,
         filter,

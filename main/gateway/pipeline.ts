@@ -7,6 +7,7 @@ import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
 import type { EgressLock } from "./egress/siblingLock.js";
+import type { UsageWallDeps } from "./usageWall/lane.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import type { AdmissionStage } from "./request/admit.js";
@@ -52,6 +53,8 @@ export interface PipelineDeps {
   routing?: PipelineRouting;
   /** R12.5: cools the IP siblings of an egress-bucketed 429 (absent = no sibling lock). */
   egressLock?: EgressLock;
+  /** R12.6: the Claude usage-wall handling of opted-in connections. */
+  usageWall?: UsageWallDeps;
 }
 
 export interface PipelineRouting {

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
 import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import { egressIpOf } from "../egress/siblingLock.js";
+import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
@@ -33,6 +34,8 @@ export interface AttemptDeps {
   callUpstream: CallUpstream;
   connections: ConnectionsPort;
   streamBudgets: () => StreamBudgets;
+  /** R12.6: the Claude usage-wall handling (absent = a wall 429 is an ordinary rate limit). */
+  usageWall?: UsageWallDeps;
 }
 
 /** JSON bodies are read whole; a translation needs all of it (R13.6 still bounds the wait). */
@@ -45,11 +48,13 @@ export async function runAttempt(deps: AttemptDeps, request: ClientRequest, clie
   const { body, dropped } = translateRequest(request.format, upstreamFormat, request.body, model);
   let call: UpstreamCall;
   try {
-    call = await deps.callUpstream({
-      provider, upstreamFormat, clientFormat: request.format, secret: deps.connections.secret(connection.id),
-      clientHeaders: request.headers, path: upstreamPath(upstreamFormat, model, stream), body, signal: client.signal,
-      localAddress: egressIpOf(connection),
-    });
+    const secret = deps.connections.secret(connection.id);
+    call = await callThroughUsageWall(deps.usageWall, { provider, connection, signal: client.signal }, (extraHeaders) =>
+      deps.callUpstream({
+        provider, upstreamFormat, clientFormat: request.format, secret, clientHeaders: request.headers,
+        path: upstreamPath(upstreamFormat, model, stream), body, signal: client.signal, localAddress: egressIpOf(connection), extraHeaders,
+      }),
+    );
   } catch (err) {
     return transportFailure(err);
   }

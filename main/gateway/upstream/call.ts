@@ -45,6 +45,8 @@ export interface UpstreamCallRequest {
   ceilingMs?: number;
   /** R12.5: the connection's egress IP, bound as the socket's local address. */
   localAddress?: string | null;
+  /** Headers Switchyard itself adds for this call (R12.6 `anthropic-usage-limit: slow`). */
+  extraHeaders?: Record<string, string>;
 }
 
 export interface UpstreamCall {
@@ -86,7 +88,8 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     const timedOut = () => deadline?.aborted === true;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
     const url = (await deps.baseUrlFor(req.provider)).replace(/\/+$/, "") + req.path;
-    const headers = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);
+    const built = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);
+    const headers = req.extraHeaders ? { ...built, ...req.extraHeaders } : built;
     let response: UpstreamResponse;
     try {
       response = await deps.upstream.send({
