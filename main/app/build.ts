@@ -74,6 +74,7 @@ function pipelineBudgets(streamRecovery: () => ResilienceSettings["streamRecover
       idleTimeoutMs: s.idleTimeoutMs,
       throughput: s.throughputWatchdog,
       recoveryEnabled: s.enabled,
+      midstreamEnabled: s.midstreamEnabled,
       heartbeatMs: heartbeat,
     };
   };

@@ -106,6 +106,8 @@ function classifyTransport(code: string): Verdict {
   const facts = (status: number): Facts => ({ status, hintMs: null, hintSource: null, errorCode: code, message: code, clientRetryAfterMs: null });
   if (upper === "STREAM_STALL" || upper === "STREAM_CONTENT_STALL") return build("stream_stall", facts(504));
   if (upper === "STREAM_EARLY_EOF") return build("stream_early_eof", facts(502));
+  // R13.3: the continuation answered with a tool call or reasoning; nobody is to blame, nothing cools.
+  if (upper === "STREAM_CONTINUATION_REFUSED") return build("bad_request", facts(502));
   if (upper === "STREAM_THROUGHPUT_TOO_LOW" || upper === "STREAM_THROUGHPUT") return build("stream_throughput", facts(504));
   if (TIMEOUT_ERRORS.includes(upper)) return build("timeout", facts(504), { breakerEligible: true });
   return build("transport", facts(502), { breakerEligible: true });

@@ -22,6 +22,7 @@ const STREAM_FAILURE_TRANSPORT: Record<StreamFailureCode, string> = {
   stream_attempt_deadline: "ETIMEDOUT",
   STREAM_THROUGHPUT_TOO_LOW: "STREAM_THROUGHPUT_TOO_LOW",
   stream_transport_error: "ECONNRESET",
+  stream_continuation_refused: "STREAM_CONTINUATION_REFUSED",
 };
 
 interface Failure {
