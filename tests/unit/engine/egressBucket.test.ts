@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure } from "../../../main/engine/classifier.js";
 import { egressFamilyOf, EgressSiblingCooldowns, locksEgressBucket, planSiblingCooldowns } from "../../../main/engine/egressBucket.js";
-import { connection, failureInput, provider, settingsWith, T0 } from "./fixtures.js";
+import { connection, fail, failureInput, harness, provider, settingsWith, T0 } from "./fixtures.js";
 
 const opencode = provider({ id: "opencode" });
 const verdictOf = (status: number, bodyText = "slow down") =>
@@ -51,5 +51,18 @@ describe("egress-bucketed lock (R12.5)", () => {
     expect(book.remainingMs("c2", T0)).toBe(5_000);
     expect(book.remainingMs("c2", T0 + 5_000)).toBe(0);
     expect(book.remainingMs("c3", T0)).toBe(0);
+  });
+
+  it("R12.5 an egress-bucketed 429 cools the connection even with model lockout on, then its IP siblings until the same instant", () => {
+    const h = harness({ connections: [connection({ id: "c1" }), connection({ id: "c2" }), connection({ id: "c3", testStatus: "banned" })], settings: { modelLockout: { enabled: true } } });
+    const verdict = fail(h, { provider: opencode, status: 429, bodyText: "slow down", headers: { "retry-after": "600" } });
+    expect(h.engine.listModelCooldowns().items).toEqual([]);
+    const until = h.store.row("c1").rateLimitedUntil;
+    expect(until).toBe(T0 + 600_000);
+    const ctx = { provider: opencode, connection: h.store.row("c1"), model: "m", probe: false };
+    expect(h.engine.coolEgressSiblings(ctx, verdict, [h.store.row("c1"), h.store.row("c2"), h.store.row("c3")])).toEqual(["c2"]);
+    expect(h.store.row("c2")).toMatchObject({ testStatus: "unavailable", rateLimitedUntil: until });
+    expect(h.store.row("c3").testStatus).toBe("banned");
+    expect(h.engine.selectConnections(opencode, "m", [h.store.row("c2")]).excluded[0]?.reason).toBe("cooling_down");
   });
 });
