@@ -107,7 +107,8 @@ export interface ConfigImportResponse {
 }
 
 /** D6: terminal > cooling_down > model_locked > unavailable. */
-export type CooldownRowStatus = "terminal" | "cooling_down" | "model_locked" | "unavailable";
+/** "slow_lane": otherwise healthy, its Claude requests run in the usage wall's slow lane (R12.6). */
+export type CooldownRowStatus = "terminal" | "cooling_down" | "model_locked" | "unavailable" | "slow_lane";
 
 /** GET /api/resilience/cooldowns item (R6.1). Runtime fields only, never a credential. */
 export interface CooldownRow {
@@ -121,6 +122,8 @@ export interface CooldownRow {
   backoffLevel: number;
   lastErrorType: string | null;
   lockouts: Array<{ model: string; reason: string; remainingMs: number }>;
+  /** R12.6: until when the connection's requests carry `anthropic-usage-limit: slow`, else null. */
+  slowLaneUntil: number | null;
 }
 
 /** POST /api/resilience/cooldowns result (R6.2). */

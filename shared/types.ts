@@ -124,6 +124,8 @@ export interface AttemptRecord {
   status: number | null;
   verdict: string | null;
   latencyMs: number;
+  /** R12.5: the IP the attempt left from, when the connection binds one. */
+  egressIp?: string;
 }
 
 /** R15.1 */
@@ -143,6 +145,8 @@ export interface RequestLogEntry {
   inputTokens: number | null;
   outputTokens: number | null;
   attempts: AttemptRecord[];
+  /** R12.5: the egress IP of the row's connection (its attempt's), when known. */
+  egressIp?: string | null;
 }
 
 /** General (non-resilience) settings, GET/PATCH /api/settings. */

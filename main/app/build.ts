@@ -16,6 +16,9 @@ import { SessionPins } from "../engine/sessionAffinity.js";
 import { ToolLimits } from "../engine/toolLimits.js";
 import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
+import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/egress/siblingLock.js";
+import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
+import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
 import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmission } from "../gateway/request/admit.js";
@@ -71,6 +74,7 @@ function pipelineBudgets(streamRecovery: () => ResilienceSettings["streamRecover
       idleTimeoutMs: s.idleTimeoutMs,
       throughput: s.throughputWatchdog,
       recoveryEnabled: s.enabled,
+      midstreamEnabled: s.midstreamEnabled,
       heartbeatMs: heartbeat,
     };
   };
@@ -102,6 +106,22 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const DASHBOARD_DIR = here.split(path.sep).includes("dist")
   ? path.resolve(here, "..", "..", "renderer")
   : path.resolve(here, "..", "..", "dist", "renderer");
+
+/**
+ * The request path's account-level rules beyond the engine's own: the egress-bucketed sibling lock
+ * (R12.5) and the usage-wall lane, which reads the engine's per-connection state and the request's
+ * own timeout (R12.6).
+ */
+function accountRules(
+  egress: EgressLockDeps & { engine: { usageWall: UsageWallDeps["book"] } },
+  requestTimeoutMs: () => number,
+  limitReset: UsageWallDeps["limitReset"],
+): { egressLock: EgressLock; usageWall: UsageWallDeps } {
+  return {
+    egressLock: createEgressLock(egress),
+    usageWall: { book: egress.engine.usageWall, clock: egress.clock, random: Math.random, requestTimeoutMs, limitReset },
+  };
+}
 
 export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const env = opts.env ?? process.env;
@@ -176,6 +196,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
+    ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor, secret: connections.secret, userAgent })),
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const app = createGatewayApp({

@@ -6,6 +6,9 @@ import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
+import { StreamTranscript } from "./continuation/midstream.js";
+import type { EgressLock } from "./egress/siblingLock.js";
+import type { UsageWallDeps } from "./usageWall/lane.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import type { AdmissionStage } from "./request/admit.js";
@@ -28,6 +31,8 @@ import type { CallUpstream } from "./upstream/call.js";
 export interface PipelineBudgets extends StreamBudgets {
   /** R13.2: fail over on a stream failure before any client-visible content. */
   recoveryEnabled: boolean;
+  /** R13.3: continue a stream that broke after text on another connection (absent = off). */
+  midstreamEnabled?: boolean;
   /** Keep-alive frames to a waiting streaming client (Anthropic `ping`, SSE comments for OpenAI). */
   heartbeatMs: number;
 }
@@ -49,6 +54,10 @@ export interface PipelineDeps {
   toolLimits?: ToolLimits;
   /** Combo routing (R11.1, R11.4); absent, combos keep their stored order and never wait. */
   routing?: PipelineRouting;
+  /** R12.5: cools the IP siblings of an egress-bucketed 429 (absent = no sibling lock). */
+  egressLock?: EgressLock;
+  /** R12.6: the Claude usage-wall handling of opted-in connections. */
+  usageWall?: UsageWallDeps;
 }
 
 export interface PipelineRouting {
@@ -84,6 +93,8 @@ interface RequestRun {
   /** Why each attempt of the current pass failed (R11.4 decides on all of them, not the last). */
   failures: Blocker[];
   waits: { count: number; waitedMs: number };
+  /** R13.3: the text this stream sent, when mid-stream continuation is on. */
+  transcript: StreamTranscript | null;
 }
 
 export function createPipeline(deps: PipelineDeps) {
@@ -109,6 +120,7 @@ export function createPipeline(deps: PipelineDeps) {
       policy: { recoveryEnabled: budgets.recoveryEnabled, earlyEofRetries: { spent: 0 } },
       allowed: call.allowedConnections ?? null,
       session: call.session ?? null,
+      transcript: stream ? StreamTranscript.for(call.format, budgets.midstreamEnabled === true) : null,
     };
     skipTargetsOverToolLimit(run, deps.toolLimits);
     if (stream) client.startHeartbeat(budgets.heartbeatMs);
@@ -167,6 +179,7 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   async function tryCandidate(run: RequestRun, target: Target, { connection, probe }: Candidate): Promise<Step> {
+    if (run.transcript?.resuming && !run.transcript.canContinueOn(target)) return "next";
     const ctx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
     const admission = await neutralOnThrow(ctx, () =>
       deps.admission.admit({ provider: target.provider, connection, model: target.model, signal: run.client.signal }),
@@ -180,8 +193,8 @@ export function createPipeline(deps: PipelineDeps) {
     run.client.attemptStarted();
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
-    const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
-    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
+    const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection, run.transcript)).finally(admission.release);
+    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, deps.egressLock);
     noteForRouting(combo, ctx, target, outcome, result, startedAt, run.session?.key ?? null);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
@@ -189,6 +202,7 @@ export function createPipeline(deps: PipelineDeps) {
       learnToolLimit(deps.toolLimits, target, run, result.verdict);
     }
     if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
+    if (outcome.kind === "failed_after_output" && outcome.code !== "stream_continuation_refused" && run.transcript?.breakAfterOutput()) return "next";
     return settleAttempt(run.client, outcome, result, run.policy);
   }
 

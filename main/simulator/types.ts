@@ -1,3 +1,5 @@
+import type { UsageWallSpec } from "./usageWall.js";
+
 /** Wire format of a simulated upstream call, decided by the route it arrived on. */
 export type WireFormat = "openai" | "anthropic" | "gemini";
 
@@ -69,6 +71,8 @@ export interface SimulatedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   at: number;
+  /** The caller's address as this upstream saw it (the gateway's egress IP, R12.5). */
+  remoteAddress?: string;
 }
 
 export interface Simulator {
@@ -80,5 +84,8 @@ export interface Simulator {
   /** Program faults for requests presenting this API key ("*" = any key). Appended to a FIFO per key; `times` consumes. */
   addFault(key: string, fault: FaultSpec): void;
   clearFaults(key?: string): void;
+  /** Put this key behind the Claude usage wall (R12.6; see UsageWallSpec). */
+  setUsageWall(key: string, spec: UsageWallSpec): void;
+  clearUsageWall(key?: string): void;
   close(): Promise<void>;
 }

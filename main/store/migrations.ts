@@ -151,6 +151,19 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R12.5: each request log row keeps the egress IP its connection used, for the egress-bucketed
+    // lock's sibling lookup; R2.4: breaker open cycles are counted per failure kind.
+    version: 3,
+    up(db) {
+      const columnsOf = (table: string) => db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name);
+      if (!columnsOf("request_log").includes("egress_ip")) db.exec("ALTER TABLE request_log ADD COLUMN egress_ip TEXT");
+      if (!columnsOf("domain_circuit_breakers").includes("cycles_by_kind")) {
+        db.exec("ALTER TABLE domain_circuit_breakers ADD COLUMN cycles_by_kind TEXT NOT NULL DEFAULT ''");
+      }
+      db.exec("CREATE INDEX IF NOT EXISTS request_log_egress ON request_log (connection_id, time) WHERE egress_ip IS NOT NULL");
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

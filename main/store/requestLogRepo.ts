@@ -41,6 +41,17 @@ interface RequestLogRow {
   input_tokens: number | null;
   output_tokens: number | null;
   attempts: string;
+  egress_ip: string | null;
+}
+
+/** R12.5: a row's egress IP is the one its connection's attempt left from. */
+function egressOf(e: RequestLogEntry): string | null {
+  if (e.egressIp !== undefined) return e.egressIp;
+  for (let i = e.attempts.length - 1; i >= 0; i--) {
+    const a = e.attempts[i];
+    if (a.connectionId === e.connectionId && a.egressIp) return a.egressIp;
+  }
+  return null;
 }
 
 function toEntry(row: RequestLogRow): RequestLogEntry {
@@ -60,6 +71,7 @@ function toEntry(row: RequestLogRow): RequestLogEntry {
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
     attempts: fromJson(row.attempts),
+    ...(row.egress_ip === null ? {} : { egressIp: row.egress_ip }),
   };
 }
 
@@ -80,6 +92,7 @@ function toParams(e: RequestLogEntry): Record<string, unknown> {
     input_tokens: e.inputTokens,
     output_tokens: e.outputTokens,
     attempts: toJson(e.attempts),
+    egress_ip: egressOf(e),
   };
 }
 
@@ -104,9 +117,9 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
 
   const insert = db.prepare(
     `INSERT INTO request_log (id, time, client_format, model, combo, provider, connection_id, status, error_code,
-       latency_ms, ttfb_ms, stream, input_tokens, output_tokens, attempts)
+       latency_ms, ttfb_ms, stream, input_tokens, output_tokens, attempts, egress_ip)
      VALUES (@id, @time, @client_format, @model, @combo, @provider, @connection_id, @status, @error_code,
-       @latency_ms, @ttfb_ms, @stream, @input_tokens, @output_tokens, @attempts)`,
+       @latency_ms, @ttfb_ms, @stream, @input_tokens, @output_tokens, @attempts, @egress_ip)`,
   );
   // The first row beyond the retention bound, in list order; it and everything older goes.
   const selectCutoff = db.prepare<[number], { time: number; seq: number }>(
@@ -117,7 +130,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   );
   const select = db.prepare<[Record<string, unknown>], RequestLogRow>(
     `SELECT id, time, client_format, model, combo, provider, connection_id, status, error_code, latency_ms,
-       ttfb_ms, stream, input_tokens, output_tokens, attempts
+       ttfb_ms, stream, input_tokens, output_tokens, attempts, egress_ip
      FROM request_log
      WHERE (@provider IS NULL OR provider = @provider)
        AND (@model IS NULL OR model = @model)
@@ -140,6 +153,12 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
      WHERE time >= @since AND time < @until
      GROUP BY bucketStart, provider
      ORDER BY bucketStart, provider`,
+  );
+
+  // SQLite returns the bare columns of the row that holds MAX(time): each connection's newest IP.
+  const selectEgress = db.prepare<[number], { connection_id: string; egress_ip: string; time: number }>(
+    `SELECT connection_id, egress_ip, MAX(time) AS time FROM request_log
+     WHERE egress_ip IS NOT NULL AND connection_id IS NOT NULL AND time >= ? GROUP BY connection_id`,
   );
 
   let buffer: RequestLogEntry[] = [];
@@ -226,6 +245,10 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
       // Buffered appends are requests already answered; a chart without them would lag behind the log.
       flush();
       return selectStats.all({ since, bucketMs, until: until ?? Number.MAX_SAFE_INTEGER });
+    },
+    lastEgressIps(since) {
+      flush();
+      return new Map(selectEgress.all(since).map((r) => [r.connection_id, r.egress_ip]));
     },
     close() {
       if (closed) return;

@@ -86,6 +86,8 @@ export interface RequestLogRepo {
   stats(query: { since: number; bucketMs: number; until?: number }): RequestStatsRow[];
   /** Rows kept from the next flush on (setting requestLogRetention, R15.1). */
   setRetention(rows: number): void;
+  /** R12.5: each connection's newest recorded egress IP since `since` (flushes first). */
+  lastEgressIps(since: number): Map<string, string>;
 }
 
 /** One provider's requests in one time bucket (R14.2). */

@@ -11,7 +11,6 @@ import { COMBO_STRATEGIES } from "../../shared/catalog.js";
 
 export const INACTIVE_SETTINGS = {
   "resilience.requestQueue": "the request queue (R9)",
-  "resilience.streamRecovery.midstreamEnabled": "mid-stream continuation (R13.3)",
   "connection.weight": "a connection weight (combos weight their targets, R11.1; nothing reads a connection's)",
 } as const;
 

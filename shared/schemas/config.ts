@@ -88,6 +88,8 @@ const providerSpecificDataSchema = z.looseObject({
   lowPriorityMode: z.boolean().optional(),
   autoLimitReset: z.boolean().optional(),
   organizationUUID: z.string().optional(),
+  /** R12.5: the local address the connection's upstream socket binds to (its egress IP). */
+  egressIp: z.union([z.ipv4(), z.ipv6()]).optional(),
 });
 
 /** Every caller-settable connection field (runtime fields and rateLimitProtection are not). */

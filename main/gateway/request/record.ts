@@ -1,6 +1,7 @@
 // Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
 // exactly once per attempt, plus the attempt's line in the request log.
 import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
+import { egressIpOf, type EgressLock } from "../egress/siblingLock.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { StreamFailureCode } from "../streaming/relay.js";
 import type { AttemptOutcome } from "./attempt.js";
@@ -21,6 +22,7 @@ const STREAM_FAILURE_TRANSPORT: Record<StreamFailureCode, string> = {
   stream_attempt_deadline: "ETIMEDOUT",
   STREAM_THROUGHPUT_TOO_LOW: "STREAM_THROUGHPUT_TOO_LOW",
   stream_transport_error: "ECONNRESET",
+  stream_continuation_refused: "STREAM_CONTINUATION_REFUSED",
 };
 
 interface Failure {
@@ -46,9 +48,21 @@ function failureOf(outcome: AttemptOutcome): Failure | null {
   }
 }
 
-export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: AttemptContext, client: ClientResponse, outcome: AttemptOutcome, startedAt: number): AttemptResult {
+export function recordAttempt(
+  engine: RecordingEngine,
+  clock: Clock,
+  ctx: AttemptContext,
+  client: ClientResponse,
+  outcome: AttemptOutcome,
+  startedAt: number,
+  egressLock?: EgressLock,
+): AttemptResult {
+  const egressIp = egressIpOf(ctx.connection);
   const line = (status: number | null, verdict: string | null) =>
-    client.attempts.push({ provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt });
+    client.attempts.push({
+      provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt,
+      ...(egressIp === null ? {} : { egressIp }),
+    });
   const streamed = outcome.kind === "completed" || outcome.kind === "client_gone";
   if (outcome.kind === "client_gone" || (outcome.kind === "transport_failure" && client.gone)) {
     engine.recordNeutral(ctx);
@@ -63,6 +77,7 @@ export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: Attemp
   }
   const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, ...failure });
   engine.recordFailure(ctx, verdict);
+  egressLock?.(ctx, verdict); // R12.5: after the failing connection's own cooldown is set
   line(failure.status, verdict.reason);
   return { kind: "failure", verdict };
 }

@@ -7,6 +7,7 @@ import type { WireFormat } from "../../../shared/types.js";
 import { createThroughputWatchdog, type ThroughputSettings } from "./throughput.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { UpstreamCall } from "../upstream/call.js";
+import type { ContinuationStitch, StreamTranscript } from "../continuation/midstream.js";
 
 export interface StreamBudgets {
   /** No model output (content, reasoning, tool) for this long aborts the attempt; 0 = off. */
@@ -31,7 +32,9 @@ export type StreamFailureCode =
   | "stream_idle_timeout"
   | "stream_attempt_deadline"
   | "STREAM_THROUGHPUT_TOO_LOW"
-  | "stream_transport_error";
+  | "stream_transport_error"
+  /** R13.3: a continuation turned into a tool call or reasoning, which a prefix cannot stitch. */
+  | "stream_continuation_refused";
 
 const PROGRESS_KINDS = new Set(["content", "reasoning", "tool"]);
 
@@ -43,6 +46,10 @@ export interface RelayOptions {
   /** Where the frames go; committed right before the first client-visible frame. */
   client: ClientResponse;
   budgets: StreamBudgets;
+  /** R13.3: what reached the client, kept when mid-stream continuation is on. */
+  transcript?: StreamTranscript | null;
+  /** R13.3: this attempt continues a broken stream: only its new suffix reaches the client. */
+  stitch?: ContinuationStitch | null;
 }
 
 /**
@@ -144,8 +151,21 @@ function createFrameGate(client: ClientResponse) {
 
 export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   const { call, translator, client } = opts;
+  let refused = false;
   const watchdogs = createWatchdogs(opts.budgets, (code) => call.abort(code));
   const gate = createFrameGate(client);
+  /** The frames of this attempt that may reach the client (all of them unless it is a continuation). */
+  const toClient = (frames: OutFrame[]): OutFrame[] => {
+    if (!opts.stitch) {
+      opts.transcript?.record(frames);
+      return frames;
+    }
+    const stitched = opts.stitch.filter(frames);
+    if (stitched !== null) return stitched;
+    refused = true;
+    call.abort("stream_continuation_refused");
+    return [];
+  };
   const pending: Array<{ event?: string; data: string }> = [];
   const parser = createParser({ onEvent: (evt) => pending.push({ event: evt.event, data: evt.data }) });
   const decoder = new TextDecoder();
@@ -153,7 +173,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     watchdogs.event(opts.upstreamFormat, evt);
     const frames = translator.push(evt);
     if (frames.some((f) => PROGRESS_KINDS.has(f.kind))) watchdogs.progress();
-    gate.collect(frames);
+    gate.collect(toClient(frames));
   };
   try {
     for await (const chunk of call.response.body) {
@@ -170,7 +190,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     if (fired) throw new Error(fired);
   } catch (err) {
     if (client.gone) return { kind: "client_gone" };
-    const code: StreamFailureCode = call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
+    const code: StreamFailureCode = refused ? "stream_continuation_refused" : call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
     const detail = code === "stream_transport_error" ? String((err as Error)?.message ?? err) : code;
     return gate.committed() ? { kind: "failed_after_output", code, detail } : { kind: "failed_before_output", code, detail };
   } finally {
@@ -183,6 +203,6 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     return { kind: "failed_before_output", code: "STREAM_EARLY_EOF", detail: "upstream stream ended before its first event" };
   }
   // A well-formed but empty completion (the upstream sent its own terminal frames) commits here.
-  if (!gate.close(closing)) await client.drained();
+  if (!gate.close(toClient(closing))) await client.drained();
   return { kind: "completed" };
 }
