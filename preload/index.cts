@@ -51,8 +51,12 @@ const CONTRACT_METHODS: Record<ContractMethod, true> = {
   getSettings: true,
   patchSettings: true,
   listLogs: true,
+  getLog: true,
+  listClientActivity: true,
   exportConfig: true,
   importConfig: true,
+  previewConfigImport: true,
+  startDemo: true,
   getClock: true,
   advanceClock: true,
 };

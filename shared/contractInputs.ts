@@ -59,8 +59,12 @@ export const CONTRACT_INPUTS = {
   patchSettings: settingsPatchSchema,
 
   listLogs: logsQuerySchema,
+  getLog: byIdSchema,
+  listClientActivity: noInputSchema,
   exportConfig: exportQuerySchema,
   importConfig: configImportSchema,
+  previewConfigImport: configImportSchema,
+  startDemo: noInputSchema,
 
   getClock: noInputSchema,
   advanceClock: advanceClockBodySchema,

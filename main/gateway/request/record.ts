@@ -1,11 +1,14 @@
 // Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
 // exactly once per attempt, plus the attempt's line in the request log.
+import type { AttemptRecord, Connection } from "../../../shared/types.js";
 import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { StreamFailureCode } from "../streaming/relay.js";
 import type { AttemptOutcome } from "./attempt.js";
 
-export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral">;
+export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral">
+  /** Reads what a failure left on the connection, for the request log (absent: not noted). */
+  & Partial<Pick<ResilienceEngine, "exclusionCheck">>;
 
 export type AttemptResult =
   | { kind: "success" }
@@ -46,7 +49,12 @@ function failureOf(outcome: AttemptOutcome): Failure | null {
   }
 }
 
-export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: AttemptContext, client: ClientResponse, outcome: AttemptOutcome, startedAt: number): AttemptResult {
+/** The connection as the store holds it now (after recordFailure wrote its cooldown). */
+export type FreshConnection = (connection: Connection) => Connection;
+
+export function recordAttempt(
+  engine: RecordingEngine, clock: Clock, ctx: AttemptContext, client: ClientResponse, outcome: AttemptOutcome, startedAt: number, fresh?: FreshConnection,
+): AttemptResult {
   const line = (status: number | null, verdict: string | null) =>
     client.attempts.push({ provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt });
   const streamed = outcome.kind === "completed" || outcome.kind === "client_gone";
@@ -64,7 +72,19 @@ export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: Attemp
   const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, ...failure });
   engine.recordFailure(ctx, verdict);
   line(failure.status, verdict.reason);
+  Object.assign(client.attempts[client.attempts.length - 1]!, failureDetails(engine, ctx, verdict, failure, fresh));
   return { kind: "failure", verdict };
+}
+
+/** The timeline's view of a failed attempt: the hint it carried and the cooldown or lockout it left. */
+function failureDetails(engine: RecordingEngine, ctx: AttemptContext, verdict: Verdict, failure: Failure, fresh?: FreshConnection): Partial<AttemptRecord> {
+  const left = fresh && engine.exclusionCheck ? engine.exclusionCheck(ctx.provider, ctx.model)(fresh(ctx.connection)) : null;
+  return {
+    bytes: Buffer.byteLength(failure.bodyText),
+    retryHintMs: verdict.retryHintMs,
+    retryHintSource: verdict.retryHintSource ?? null,
+    after: left ? { state: left.reason, remainingMs: left.remainingMs } : null,
+  };
 }
 
 /** The upstream's response headers of an attempt, where they carry quota windows to learn from. */
