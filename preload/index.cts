@@ -57,6 +57,7 @@ const CONTRACT_METHODS: Record<ContractMethod, true> = {
   importConfig: true,
   previewConfigImport: true,
   startDemo: true,
+  getInstance: true,
   getClock: true,
   advanceClock: true,
 };

@@ -138,6 +138,13 @@ export interface ClientActivity {
   clientFormat: WireFormat;
 }
 
+/** GET /api/instance: where this instance's gateway listens (the connect page fills its snippets with it). */
+export interface InstanceSummary {
+  /** `http://127.0.0.1:<port>`: Anthropic clients use it as is, OpenAI clients add `/v1`. */
+  url: string;
+  version: string;
+}
+
 /** POST /api/demo: the built-in simulated demo (R0.5), started from the dashboard. */
 export interface DemoStartResult {
   ok: true;

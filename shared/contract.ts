@@ -8,7 +8,7 @@
 // the schema each entry names.
 import type { z } from "zod";
 import type {
-  ClearCooldownsResult, ClearModelCooldownsResult, ClientActivity, ClockReading, ConfigDocument, ConfigImportPreview, ConfigImportResponse, DemoStartResult,
+  ClearCooldownsResult, ClearModelCooldownsResult, ClientActivity, ClockReading, ConfigDocument, ConfigImportPreview, ConfigImportResponse, DemoStartResult, InstanceSummary,
   ConnectionTestResult, CooldownRow, CreatedKey, DeletedById, DeletedByName, ModelLockoutItem, MonitoringHealth,
   RateLimitProtectionResult, RawResponse, RequestStats, ResetBreakersResult, ResilienceSources,
 } from "./apiTypes.js";
@@ -110,6 +110,8 @@ export const CONTRACT = {
   importConfig: method<typeof configImportSchema, ConfigImportResponse>()({ verb: "POST", path: "/api/config/import", source: "body" }),
   /** The import's dry run: what it would change, nothing written; the same 400 for a bad document. */
   previewConfigImport: method<typeof configImportSchema, ConfigImportPreview>()({ verb: "POST", path: "/api/config/import/preview", source: "body" }),
+  /** This instance's gateway address and version. */
+  getInstance: method<typeof noInputSchema, InstanceSummary>()({ verb: "GET", path: "/api/instance", source: "none" }),
   /** Starts the built-in simulated demo (R0.5) in a running instance. */
   startDemo: method<typeof noInputSchema, DemoStartResult>()({ verb: "POST", path: "/api/demo", source: "none" }),
 

@@ -65,6 +65,7 @@ export const CONTRACT_INPUTS = {
   importConfig: configImportSchema,
   previewConfigImport: configImportSchema,
   startDemo: noInputSchema,
+  getInstance: noInputSchema,
 
   getClock: noInputSchema,
   advanceClock: advanceClockBodySchema,

@@ -31,7 +31,7 @@ import { createLogger } from "./logger.js";
 import { createMonitoringHandlers } from "./monitoringHandlers.js";
 import { createSessionHandlers } from "./sessionHandlers.js";
 import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
-import { createDemoControl } from "./demoControl.js";
+import { createDemoControl, createInstanceHandlers } from "./demoControl.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
 
@@ -166,7 +166,8 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
     ...createMonitoringHandlers({ store, clock }),
     ...createSessionHandlers({ ...sessions, store }),
-    startDemo: () => demo.start(),
+    // `url` is known once the server listens; nothing calls these before.
+    ...createInstanceHandlers(demo, () => url, VERSION),
   };
 
   const catalog: CatalogPort = {

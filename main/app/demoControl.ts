@@ -1,6 +1,7 @@
 // The built-in demo (R0.5) as something a running instance can start on request: from `--demo` at
 // startup or from the dashboard's first screen (POST /api/demo). Started at most once per process.
 import type { DemoStartResult } from "../../shared/apiTypes.js";
+import type { HandlersFor } from "../api/handlerTypes.js";
 import type { Clock } from "../engine/ports.js";
 import type { Store } from "../store/types.js";
 import { DEMO_COMBO, startDemo } from "./demo.js";
@@ -34,5 +35,13 @@ export function createDemoControl(store: Store, bus: EventBus, clock: Clock, pro
       const demo = running && (await running.catch(() => null));
       await demo?.close();
     },
+  };
+}
+
+/** The instance's own methods: start the demo, say where the gateway listens. */
+export function createInstanceHandlers(demo: DemoControl, url: () => string, version: string): HandlersFor<"startDemo" | "getInstance"> {
+  return {
+    startDemo: () => demo.start(),
+    getInstance: () => ({ url: url(), version }),
   };
 }
