@@ -49,6 +49,8 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
     process.stderr.write(`switchyard: ${e.message}\n`);
     process.exit(1);
   }
+  // Handlers first: whoever reads the lines below may signal at once, and must find the cleanup ready.
+  stopOnSignals(app);
   writeInstanceFile(app.home, { url: app.url, pid: process.pid, startedAt: Date.now(), version: VERSION });
   process.stdout.write(`Switchyard listening on ${app.url}\n`);
   process.stdout.write(`Dashboard: ${app.url}/#token=${app.adminToken}\n`);
@@ -58,6 +60,9 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
     process.stdout.write(`Data: ${app.home}\n`);
   }
   if (values.demo) process.stdout.write(`Demo: two simulated providers and the combo "${DEMO_COMBO}" are ready (model "${DEMO_COMBO}")\n`);
+}
+
+function stopOnSignals(app: SwitchyardApp): void {
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

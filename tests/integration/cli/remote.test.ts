@@ -153,6 +153,30 @@ describe("switchyard status | reset | export | import (issue 14)", () => {
   });
 });
 
+describe("progress (issue 14)", () => {
+  it("R0.5 serve --demo says what it is doing, step by step, before its listening line", async () => {
+    const h = mkdtempSync(path.join(tmpdir(), "switchyard-cli-demo-"));
+    const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--home", h, "--demo"], { env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      await new Promise<void>((resolve) => child.stdout!.on("data", (b: Buffer) => {
+        out += b.toString();
+        if (out.includes("Dashboard:")) resolve();
+      }));
+      const lines = out.split("\n");
+      const at = (text: string) => lines.findIndex((l) => l.startsWith(text));
+      expect(at("Demo: starting simulated provider A")).toBeGreaterThanOrEqual(0);
+      expect(at("Demo: starting simulated provider B")).toBeGreaterThan(at("Demo: starting simulated provider A"));
+      expect(at("Demo: adding providers sim-a and sim-b")).toBeGreaterThan(at("Demo: starting simulated provider B"));
+      expect(at("Switchyard listening on")).toBeGreaterThan(at("Demo: adding providers sim-a and sim-b"));
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
+      rmSync(h, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
 describe("switchyard CLI with no running instance (issue 14)", () => {
   it("status says no instance runs, where it looked and how to start one; exit 1", async () => {
     const empty = mkdtempSync(path.join(tmpdir(), "switchyard-cli-none-"));
