@@ -29,9 +29,10 @@ describe("everyday use (issue 14)", () => {
     expect(await layoutAndLabelProblems(page)).toEqual([]);
     await screenshot(page, "first-run");
     await page.getByRole("button", { name: "Start the simulated demo" }).click();
-    await page.getByText("Demo ready: providers sim-a and sim-b").waitFor({ timeout: 15_000 });
-    await page.getByRole("heading", { name: "No providers yet" }).waitFor({ state: "detached", timeout: 10_000 });
+    // The first screen gives way to the providers as soon as the demo has added them.
+    await page.getByRole("heading", { name: "No providers yet" }).waitFor({ state: "detached", timeout: 15_000 });
     await page.getByText("Provider A · key 1").first().waitFor();
+    await page.getByText("Provider B · key 1").first().waitFor();
   }, 40_000);
 
   it("issue14 Connect your tools: the exact lines with this instance's address, copied by the button", async () => {
@@ -99,14 +100,14 @@ describe("everyday use (issue 14)", () => {
     await claudeRow.getByRole("button", { name: /open its timeline/ }).click();
     const timeline = page.getByRole("region", { name: "Why this request went where it went" });
     const steps = timeline.getByRole("list", { name: "Timeline" });
-    await steps.getByText("Received from Claude Code (openai format) for demo (combo demo)").waitFor();
+    await steps.getByText("Received from Claude Code (openai format) for demo (a combo)").waitFor();
     await steps.getByText(/Attempt 1: sim-a · Provider A · key 1 \(demo-model\) → 429 rate_limit, .*; cooldown 1\d(\.\d)? s from Retry-After/).waitFor();
     await steps.getByText(/Attempt 2: sim-a · Provider A · key 2 \(demo-model\) → 200 ok, .* \d+ B/).waitFor();
     await steps.getByText(/Answered 200 by sim-a · Provider A · key 2 after 2 attempts/).waitFor();
 
     // The curl request came later, while key 1 was cooling: skipped before dispatch.
     await page.getByRole("row").filter({ hasText: "curl" }).first().getByRole("button", { name: /open its timeline/ }).click();
-    await steps.getByText("Received from curl (openai format) for demo (combo demo)").waitFor();
+    await steps.getByText("Received from curl (openai format) for demo (a combo)").waitFor();
     await steps.getByText(/Skipped sim-a · Provider A · key 1 before dispatch: cooling down \(\d+(\.\d)? s left\)/).waitFor();
     expect(await layoutAndLabelProblems(page)).toEqual([]);
     await screenshot(page, "request-timeline");

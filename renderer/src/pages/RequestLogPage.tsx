@@ -127,7 +127,7 @@ function LogRow({ entry, connection, onOpen }: { entry: RequestLogEntry; connect
         {entry.attempts.length}
         {entry.attempts.length > 1 && <span className="muted"> · {entry.attempts.map((a) => a.status ?? "—").join(" → ")}</span>}
       </td>
-      <td className="nowrap">{entry.clientKind ? CLIENT_LABELS[entry.clientKind] : <span className="muted">—</span>}</td>
+      <td>{entry.clientKind ? CLIENT_LABELS[entry.clientKind] : <span className="muted">—</span>}</td>
     </tr>
   );
 }

@@ -7,10 +7,16 @@ import { CopyBlock } from "../../components/CopyBlock.js";
 import { DataTable } from "../../components/DataTable.js";
 import { SelectField } from "../../components/Field.js";
 import { errorText } from "../../stores/liveResource.js";
-import { call } from "../../transport.js";
+import { call, ContractCallError } from "../../transport.js";
 import { ImportProgress, type ImportStage } from "./ImportProgress.js";
 
 type Format = "json" | "yaml";
+
+/** The server's message, with the field it names when the message does not already. */
+function importError(err: unknown): string {
+  const text = errorText(err);
+  return err instanceof ContractCallError && err.path && !text.includes(err.path) ? `${text} (at ${err.path})` : text;
+}
 
 /** JSON when it parses as an object, else YAML (the server checks either way). */
 export function formatOf(name: string, text: string): Format {
@@ -112,7 +118,7 @@ function ImportCard() {
       setPreview(await call("previewConfigImport", { format: formatOf(src.name, src.text), text: src.text }));
       setStage("previewed");
     } catch (err) {
-      setError(errorText(err));
+      setError(importError(err));
       setStage("failed");
     }
   }
@@ -124,7 +130,7 @@ function ImportCard() {
       setResult(await call("importConfig", { format: formatOf(source.name, source.text), text: source.text }));
       setStage("done");
     } catch (err) {
-      setError(errorText(err));
+      setError(importError(err));
       setStage("failed");
     }
   }

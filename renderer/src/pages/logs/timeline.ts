@@ -72,10 +72,15 @@ function outcomeStep(e: RequestLogEntry, name: Names): TimelineStep {
   return { kind: "outcome", tone: e.status === 499 ? "muted" : "bad", text: `Ended ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""} after ${tries} in ${seconds(e.latencyMs)}${ttfb}` };
 }
 
+function comboNote(e: RequestLogEntry): string {
+  if (!e.combo) return "";
+  return e.combo === e.model ? " (a combo)" : ` (combo ${e.combo})`;
+}
+
 export function timelineOf(e: RequestLogEntry, name: Names): TimelineStep[] {
   const client = e.clientKind ? CLIENT_LABELS[e.clientKind] : "a client";
   const steps: TimelineStep[] = [
-    { kind: "received", tone: "muted", text: `Received from ${client} (${e.clientFormat} format${e.stream ? ", streaming" : ""}) for ${e.model}${e.combo && e.combo !== e.model ? ` (combo ${e.combo})` : ""}` },
+    { kind: "received", tone: "muted", text: `Received from ${client} (${e.clientFormat} format${e.stream ? ", streaming" : ""}) for ${e.model}${comboNote(e)}` },
     ...(e.skipped ?? []).map((s): TimelineStep => ({ kind: "skipped", tone: "warn", text: skipText(s, name) })),
   ];
   if (e.comboWaits) steps.push({ kind: "wait", tone: "muted", text: `Waited ${e.comboWaits.count}× (${seconds(e.comboWaits.waitedMs)}) for a target to recover` });
