@@ -104,13 +104,13 @@ describe("everyday use (issue 14)", () => {
     await steps.getByText(/Attempt 1: sim-a · Provider A · key 1 \(demo-model\) → 429 rate_limit, .*; cooldown 1\d(\.\d)? s from Retry-After/).waitFor();
     await steps.getByText(/Attempt 2: sim-a · Provider A · key 2 \(demo-model\) → 200 ok, .* \d+ B/).waitFor();
     await steps.getByText(/Answered 200 by sim-a · Provider A · key 2 after 2 attempts/).waitFor();
+    expect(await layoutAndLabelProblems(page)).toEqual([]);
+    await screenshot(page, "request-timeline");
 
     // The curl request came later, while key 1 was cooling: skipped before dispatch.
     await page.getByRole("row").filter({ hasText: "curl" }).first().getByRole("button", { name: /open its timeline/ }).click();
     await steps.getByText("Received from curl (openai format) for demo (a combo)").waitFor();
     await steps.getByText(/Skipped sim-a · Provider A · key 1 before dispatch: cooling down \(\d+(\.\d)? s left\)/).waitFor();
-    expect(await layoutAndLabelProblems(page)).toEqual([]);
-    await screenshot(page, "request-timeline");
     await timeline.getByRole("button", { name: "Close timeline" }).click();
     await timeline.waitFor({ state: "detached" });
     expect(await send(server.base, "OpenAI/Python 1.40.0")).toBe(200);
