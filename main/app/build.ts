@@ -166,7 +166,6 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
     ...createMonitoringHandlers({ store, clock }),
     ...createSessionHandlers({ ...sessions, store }),
-    // `url` is known once the server listens; nothing calls these before.
     ...createInstanceHandlers(demo, () => url, VERSION),
   };
 

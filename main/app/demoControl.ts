@@ -38,7 +38,7 @@ export function createDemoControl(store: Store, bus: EventBus, clock: Clock, pro
   };
 }
 
-/** The instance's own methods: start the demo, say where the gateway listens. */
+/** The instance's own methods: start the demo, say where the gateway listens (`url` is read per call: it is known once the server listens). */
 export function createInstanceHandlers(demo: DemoControl, url: () => string, version: string): HandlersFor<"startDemo" | "getInstance"> {
   return {
     startDemo: () => demo.start(),
