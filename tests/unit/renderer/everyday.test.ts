@@ -2,7 +2,7 @@
 // words, the live "last request per client" list, the log filters and the import format guess.
 import { describe, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../../shared/types.js";
-import { formatOf } from "../../../renderer/src/pages/config/ConfigPage.js";
+import { formatOf } from "../../../renderer/src/pages/config/importFormat.js";
 import { withEntry } from "../../../renderer/src/pages/connect/clientActivity.js";
 import { buildSnippets } from "../../../renderer/src/pages/connect/snippets.js";
 import { timelineOf } from "../../../renderer/src/pages/logs/timeline.js";

@@ -8,9 +8,10 @@ import { DataTable } from "../../components/DataTable.js";
 import { SelectField } from "../../components/Field.js";
 import { errorText } from "../../stores/liveResource.js";
 import { call, ContractCallError } from "../../transport.js";
+import { formatOf, type ConfigFormat } from "./importFormat.js";
 import { ImportProgress, type ImportStage } from "./ImportProgress.js";
 
-type Format = "json" | "yaml";
+type Format = ConfigFormat;
 
 /** The server's message, with the field it names when the message does not already. */
 function importError(err: unknown): string {
@@ -18,12 +19,6 @@ function importError(err: unknown): string {
   return err instanceof ContractCallError && err.path && !text.includes(err.path) ? `${text} (at ${err.path})` : text;
 }
 
-/** JSON when it parses as an object, else YAML (the server checks either way). */
-export function formatOf(name: string, text: string): Format {
-  if (/\.ya?ml$/i.test(name)) return "yaml";
-  if (/\.json$/i.test(name)) return "json";
-  return text.trimStart().startsWith("{") ? "json" : "yaml";
-}
 
 export function ConfigPage() {
   return (
