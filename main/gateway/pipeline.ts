@@ -132,7 +132,7 @@ export function createPipeline(deps: PipelineDeps) {
       if (!(await waitUnlessAborted(delayMs, run.client.signal))) return run.client.clientClosed();
       run.waits.count++;
       run.waits.waitedMs += delayMs;
-      run.selection = new SelectionLog();
+      run.selection = run.selection.nextPass();
       run.failures = [];
     }
     if ((await tryEmergencyFallback(run, deps, tryCandidate)) === "answered") return;

@@ -28,6 +28,14 @@ export class SelectionLog {
   readonly leased: Array<{ provider: string; target: string; connectionId: string }> = [];
   private readonly tried = new Set<string>();
 
+  /** What earlier passes of the same request skipped (a combo that waited and dispatched again). */
+  constructor(readonly earlier: readonly SelectionLog[] = []) {}
+
+  /** A fresh log for the next pass; the decisions start over, the record of this pass is kept. */
+  nextPass(): SelectionLog {
+    return new SelectionLog([...this.earlier, this]);
+  }
+
   claim(connectionId: string, target: Target): boolean {
     const key = `${connectionId}\u0000${target.model}`;
     if (this.tried.has(key)) return false;

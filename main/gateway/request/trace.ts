@@ -53,12 +53,12 @@ export function promptTextOf(body: Record<string, unknown>): string {
   return all.length > PROMPT_TEXT_MAX_CHARS ? `${all.slice(0, PROMPT_TEXT_MAX_CHARS)}…` : all;
 }
 
-/** What selection passed over before dispatch, connection by connection where it knows which. */
+/** What selection passed over before dispatch, pass by pass, connection by connection where it knows which. */
 export function skipRecordsOf(selection: SelectionLog): SkipRecord[] {
-  return [
-    ...selection.exclusions.map((e) => ({ provider: e.provider, target: e.target, connectionId: e.connectionId ?? null, reason: e.reason, remainingMs: e.remainingMs })),
-    ...selection.leased.map((l) => ({ ...l, reason: "leased", remainingMs: null })),
-  ];
+  return [...selection.earlier, selection].flatMap((pass) => [
+    ...pass.exclusions.map((e) => ({ provider: e.provider, target: e.target, connectionId: e.connectionId ?? null, reason: e.reason, remainingMs: e.remainingMs })),
+    ...pass.leased.map((l) => ({ ...l, reason: "leased", remainingMs: null })),
+  ]);
 }
 
 /** The log fields of a request that are known when it arrives. */

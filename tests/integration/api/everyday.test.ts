@@ -219,3 +219,25 @@ describe("instance and demo (issue 14, R0.5)", () => {
     expect(r.headers.get("x-switchyard-attempts")).toBe("2");
   });
 });
+
+describe("timeline across combo waits (issue 14, R11.4)", () => {
+  it("R11.4 a combo that waited keeps what every pass skipped, and how long it waited", async () => {
+    for (const id of ["ta", "tb"]) await addProvider(gw, id, sim, "openai", [`${id}-key`]);
+    expect((await gw.api("POST", "/api/combos", { name: "waiting", strategy: "priority", targets: [{ model: "ta/m1" }, { model: "tb/m1" }] })).status).toBe(201);
+    for (const id of ["ta", "tb"]) {
+      sim.addFault(`${id}-key`, { status: 429, retryAfter: 1, times: 1 });
+      expect((await gw.post("/v1/chat/completions", chat(`${id}/m1`))).status).toBe(429);
+    }
+    const id = await send("waiting", "curl/8");
+    const e = await entry(id);
+    expect(e.status).toBe(200);
+    expect(e.comboWaits?.count).toBeGreaterThanOrEqual(1);
+    expect(e.comboWaits?.waitedMs).toBeGreaterThan(0);
+    const firstPass = e.skipped!.slice(0, 2);
+    expect(firstPass).toEqual([
+      expect.objectContaining({ connectionId: "ta-c1", reason: "unavailable" }),
+      expect.objectContaining({ connectionId: "tb-c1", reason: "unavailable" }),
+    ]);
+    expect(e.attempts).toHaveLength(1);
+  });
+});
