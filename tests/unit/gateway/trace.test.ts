@@ -1,7 +1,10 @@
 // What the request log keeps beyond the attempts (issue 14): the client kind from the user-agent
 // and the prompt text (only ever read when prompt logging is on).
 import { describe, expect, it } from "vitest";
-import { arrivalFields, clientKindOf, PROMPT_TEXT_MAX_CHARS, promptTextOf } from "../../../main/gateway/request/trace.js";
+import { candidatesFor, SelectionLog } from "../../../main/gateway/request/select.js";
+import { arrivalFields, clientKindOf, PROMPT_TEXT_MAX_CHARS, promptTextOf, skipRecordsOf } from "../../../main/gateway/request/trace.js";
+import type { RequestSession } from "../../../main/gateway/sessions/routing.js";
+import { connection, ports, provider } from "./fixtures.js";
 
 describe("client kind", () => {
   it("issue14 tells the common clients apart by their user-agent and marks", () => {
@@ -34,5 +37,25 @@ describe("prompt text", () => {
     const body = { messages: [{ role: "user", content: "secret plans" }] };
     expect(arrivalFields({ "user-agent": "curl/8" }, body, false)).toEqual({ clientKind: "curl", promptText: null });
     expect(arrivalFields({ "user-agent": "curl/8" }, body, true)).toEqual({ clientKind: "curl", promptText: "user: secret plans" });
+  });
+});
+
+describe("skipped before dispatch", () => {
+  it("R7.2 a connection leased to another session is passed over and named in the timeline, with the cooling one", () => {
+    const alpha = provider({ id: "alpha", models: ["m1"] });
+    const p = ports({ providers: [alpha], connections: [connection({ id: "a1", provider: "alpha" }), connection({ id: "a2", provider: "alpha", priority: 1 }), connection({ id: "a3", provider: "alpha", priority: 2 })] });
+    p.h.store.updateRuntime("a1", { rateLimitedUntil: p.h.clock.now() + 5_000, testStatus: "unavailable" });
+    // A narrow fake of the session port: another owner's lease holds a2.
+    const session: RequestSession = {
+      key: "s", pinnedConnectionId: () => null, isFree: (c) => c.id !== "a2", served: () => undefined, capacityRefusal: () => null,
+    };
+    const log = new SelectionLog();
+    const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null, session)];
+    expect(got.map((c) => c.connection.id)).toEqual(["a3"]);
+    expect(skipRecordsOf(log)).toEqual([
+      { provider: "alpha", target: "alpha/m1", connectionId: "a1", reason: "unavailable", remainingMs: 5_000 },
+      { provider: "alpha", target: "alpha/m1", connectionId: "a2", reason: "leased", remainingMs: null },
+    ]);
+    expect(skipRecordsOf(log.nextPass())).toEqual(skipRecordsOf(log));
   });
 });
