@@ -126,6 +126,26 @@ export interface AttemptRecord {
   latencyMs: number;
   /** R12.5: the IP the attempt left from, when the connection binds one. */
   egressIp?: string;
+  /** Bytes of the answer: the upstream's error body, or what the client received from this attempt. */
+  bytes?: number;
+  /** The upstream's retry hint and where it came from ("retry-after", a reset header…). */
+  retryHintMs?: number | null;
+  retryHintSource?: string | null;
+  /** What the failure left on the connection: cooling down or a model lockout, and for how long. */
+  after?: { state: string; remainingMs: number | null } | null;
+}
+
+/** The kinds of client the request log tells apart, from the user-agent. */
+export type ClientKind = "claude-code" | "aider" | "codex-cli" | "openai-sdk" | "anthropic-sdk" | "curl" | "other";
+
+/** A connection or target passed over before dispatch, and why (the request timeline). */
+export interface SkipRecord {
+  provider: string;
+  target: string;
+  connectionId: string | null;
+  /** circuit_open, unavailable (cooling), model_lockout, provider_cooldown, terminal, inactive, tool_limit, leased. */
+  reason: string;
+  remainingMs: number | null;
 }
 
 /** R15.1 */
@@ -147,6 +167,13 @@ export interface RequestLogEntry {
   attempts: AttemptRecord[];
   /** R12.5: the egress IP of the row's connection (its attempt's), when known. */
   egressIp?: string | null;
+  /** From the user-agent; absent on rows written before it was recorded. */
+  clientKind?: ClientKind;
+  /** What selection passed over before dispatch (last pass), and the combo's waits. */
+  skipped?: SkipRecord[];
+  comboWaits?: { count: number; waitedMs: number };
+  /** Only with the promptLogging setting on, and only until its retention ends. */
+  promptText?: string | null;
 }
 
 /** General (non-resilience) settings, GET/PATCH /api/settings. */
@@ -169,6 +196,10 @@ export interface AppSettings {
   emergencyFallback: { enabled: boolean; model: string | null };
   aliases: Record<string, string>;
   requestLogRetention: number;
+  /** Keep the prompt text of each request in the log (off by default). */
+  promptLogging: boolean;
+  /** Hours a logged prompt is kept before it is erased from its row. */
+  promptRetentionHours: number;
 }
 
 /** Live events pushed to the UI (R15.2). */

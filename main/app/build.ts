@@ -34,7 +34,7 @@ import { createLogger } from "./logger.js";
 import { createMonitoringHandlers } from "./monitoringHandlers.js";
 import { createSessionHandlers } from "./sessionHandlers.js";
 import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
-import { startDemo } from "./demo.js";
+import { createDemoControl, createInstanceHandlers } from "./demoControl.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
 
@@ -49,6 +49,8 @@ export interface BuildOptions {
   cipher?: SecretCipher;
   env?: NodeJS.ProcessEnv;
   quiet?: boolean;
+  /** Hears what a long step (the demo) is doing, line by line. */
+  onProgress?: (line: string) => void;
 }
 
 /** R7.2: how long an exclusive lease lives without a renew. */
@@ -89,6 +91,12 @@ function createSessionBooks(store: Store, clock: Clock, settings: () => AppSetti
     connectionById: (id) => store.connections.get(id),
     providerById: (id) => store.providers.get(id),
   };
+}
+
+/** R15.1 retention, and prompt logging: off keeps no prompt, on keeps each for its retention. */
+function applyLogSettings(store: Store, settings: AppSettings): void {
+  store.logs.setRetention(settings.requestLogRetention);
+  store.logs.setPromptRetention(settings.promptLogging ? settings.promptRetentionHours * 3_600_000 : null);
 }
 
 export interface SwitchyardApp {
@@ -134,14 +142,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const adminToken = loadAdminToken(home, env);
 
   let appSettings: AppSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
-  store.logs.setRetention(appSettings.requestLogRetention);
+  applyLogSettings(store, appSettings);
   const getAppSettings = () => appSettings;
   const resilience = createSettingsCache(store, env);
   if (opts.config) {
     applyConfigDocument(store, loadConfigFile(opts.config), env, { validateResilience: resilience.validate });
     resilience.reload();
     appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
-    store.logs.setRetention(appSettings.requestLogRetention);
+    applyLogSettings(store, appSettings);
   }
   const engine = createResilienceEngine({
     clock,
@@ -164,20 +172,21 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
-
+  const demo = createDemoControl(store, bus, clock, opts.onProgress);
   const handlers: ContractHandlers = {
     ...createManagementHandlers({
       store, bus, clock, testConnection,
       validateResilience: resilience.validate,
       onSettingsChanged: () => {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
-        store.logs.setRetention(appSettings.requestLogRetention);
+        applyLogSettings(store, appSettings);
         resilience.reload();
       },
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
     ...createMonitoringHandlers({ store, clock }),
     ...createSessionHandlers({ ...sessions, store }),
+    ...createInstanceHandlers(demo, () => url, VERSION),
   };
 
   const catalog: CatalogPort = {
@@ -197,6 +206,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     toolLimits: new ToolLimits(clock),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor, secret: connections.secret, userAgent })),
+    promptLogging: () => getAppSettings().promptLogging,
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const app = createGatewayApp({
@@ -219,7 +229,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host}:${port}`;
 
-  const demo = opts.demo ? await startDemo(store, bus, clock) : null;
+  if (opts.demo) await demo.start();
   logger.debug({ home, port }, "switchyard started");
 
   let closed = false;
@@ -236,7 +246,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       await drained;
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
-      await demo?.close();
+      await demo.close();
       await builtinSimulator.close();
       store.close();
     },

@@ -5,6 +5,8 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Noti
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildApp, type SwitchyardApp } from "../app/build.js";
+import { removeInstanceFile, writeInstanceFile } from "../app/instanceFile.js";
+import { VERSION } from "../app/version.js";
 import { createSenderPolicy, forwardEvents, originOf, registerIpc } from "./ipc.js";
 import { parseDesktopArgs } from "./options.js";
 import { safeStorageCipher } from "./safeStorageCipher.js";
@@ -49,6 +51,7 @@ async function start(): Promise<void> {
     event.preventDefault();
     for (const cleanup of cleanups.splice(0)) cleanup();
     tray?.destroy();
+    if (core) removeInstanceFile(core.home);
     void (core?.close() ?? Promise.resolve()).finally(() => {
       closed = true;
       app.quit();
@@ -67,6 +70,8 @@ async function start(): Promise<void> {
     testClock: options.testClock,
     cipher,
   });
+  // The CLI's status/reset/export/import find the app through it, as they find `serve`.
+  writeInstanceFile(core.home, { url: core.url, pid: process.pid, startedAt: Date.now(), version: VERSION });
   const appUrl = `${core.url}/`;
   const appOrigin = originOf(appUrl);
   if (!appOrigin) throw new Error(`Unexpected app URL: ${appUrl}`);

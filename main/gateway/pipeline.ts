@@ -2,7 +2,7 @@
 // candidate connection admit, attempt, classify and record, and answer or go on; when nothing
 // answered, the terminal verdict. Each stage is its own module under request/.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
+import type { Connection, SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
@@ -18,6 +18,7 @@ import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, 
 import { planRequest, type RequestPlan } from "./request/plan.js";
 import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEngine } from "./request/record.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
+import { arrivalFields, skipRecordsOf } from "./request/trace.js";
 import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
 import type { RequestSession } from "./sessions/routing.js";
 import type { Target } from "./resolve.js";
@@ -58,6 +59,8 @@ export interface PipelineDeps {
   egressLock?: EgressLock;
   /** R12.6: the Claude usage-wall handling of opted-in connections. */
   usageWall?: UsageWallDeps;
+  /** The promptLogging setting (absent = off): the request log keeps prompt text only when true. */
+  promptLogging?: () => boolean;
 }
 
 export interface PipelineRouting {
@@ -104,6 +107,7 @@ export function createPipeline(deps: PipelineDeps) {
     const client = new ClientResponse(call.res, {
       format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit,
     });
+    client.arrival = arrivalFields(call.headers, call.body, deps.promptLogging?.() ?? false);
     const routing = deps.routing && {
       router: deps.routing.router, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
     };
@@ -122,6 +126,7 @@ export function createPipeline(deps: PipelineDeps) {
       session: call.session ?? null,
       transcript: stream ? StreamTranscript.for(call.format, budgets.midstreamEnabled === true) : null,
     };
+    client.timeline = () => ({ skipped: skipRecordsOf(run.selection), ...(run.waits.count > 0 ? { comboWaits: { ...run.waits } } : {}) });
     skipTargetsOverToolLimit(run, deps.toolLimits);
     if (stream) client.startHeartbeat(budgets.heartbeatMs);
     try {
@@ -139,7 +144,7 @@ export function createPipeline(deps: PipelineDeps) {
       if (!(await waitUnlessAborted(delayMs, run.client.signal))) return run.client.clientClosed();
       run.waits.count++;
       run.waits.waitedMs += delayMs;
-      run.selection = new SelectionLog();
+      run.selection = run.selection.nextPass();
       run.failures = [];
     }
     if ((await tryEmergencyFallback(run, deps, tryCandidate)) === "answered") return;
@@ -194,7 +199,7 @@ export function createPipeline(deps: PipelineDeps) {
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
     const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection, run.transcript)).finally(admission.release);
-    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, deps.egressLock);
+    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, { egressLock: deps.egressLock, fresh: freshConnection });
     noteForRouting(combo, ctx, target, outcome, result, startedAt, run.session?.key ?? null);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
@@ -224,6 +229,11 @@ export function createPipeline(deps: PipelineDeps) {
       deps.engine.recordNeutral(ctx);
       throw err;
     }
+  }
+
+  /** The request log notes the cooldown a failure left, as the store now holds it. */
+  function freshConnection(c: Connection): Connection {
+    return deps.connections.listByProvider(c.provider).find((x) => x.id === c.id) ?? c;
   }
 
   return { handle };

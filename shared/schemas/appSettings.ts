@@ -55,6 +55,8 @@ export const settingsPatchSchema = z.strictObject({
   emergencyFallback: emergencyFallbackSchema.optional(),
   aliases: z.record(entityName, nonEmpty).optional(),
   requestLogRetention: z.number().int().optional(),
+  promptLogging: z.boolean().optional(),
+  promptRetentionHours: z.number().finite().optional(),
 });
 
 export type SettingsPatchBody = z.infer<typeof settingsPatchSchema>;
@@ -99,6 +101,8 @@ function storedSettingsSchema(report: Report) {
       d.requestLogRetention,
       report,
     ),
+    promptLogging: tolerant("promptLogging", z.boolean(), d.promptLogging, report),
+    promptRetentionHours: tolerant("promptRetentionHours", clamped("promptRetentionHours", L.promptRetentionHours, report), d.promptRetentionHours, report),
   });
 }
 

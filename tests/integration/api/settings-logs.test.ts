@@ -30,6 +30,8 @@ describe("settings API", () => {
       emergencyFallback: { enabled: false, model: null },
       aliases: {},
       requestLogRetention: 10_000,
+      promptLogging: false,
+      promptRetentionHours: 24,
     });
   });
 

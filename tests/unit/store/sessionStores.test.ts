@@ -53,7 +53,7 @@ describe("session pin and lease repositories (R7)", () => {
     db.pragma("foreign_keys = OFF");
     runMigrations(db, MIGRATIONS.filter((m) => m.version === 1));
     db.prepare("INSERT INTO session_account_affinity (session_key, provider, connection_id, expires_at) VALUES ('s', 'p', 'c', 9)").run();
-    expect(runMigrations(db)).toBe(CURRENT_SCHEMA_VERSION);
+    expect(runMigrations(db, MIGRATIONS.filter((m) => m.version <= 2))).toBe(2);
     expect(db.prepare("SELECT last_used_at FROM session_account_affinity").get()).toEqual({ last_used_at: 0 });
     MIGRATIONS.find((m) => m.version === 2)!.up(db);
     expect(db.prepare<[], { name: string }>("PRAGMA table_info(session_account_affinity)").all().filter((c) => c.name === "last_used_at")).toHaveLength(1);
