@@ -18,7 +18,8 @@ import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
 import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
-import { createAdmission } from "../gateway/request/admit.js";
+import { createAdmissionControl } from "../gateway/admission/control.js";
+import { createSharedLimits } from "../gateway/admission/sharedLimits.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
 import { createRouting } from "../gateway/routing/index.js";
@@ -142,6 +143,13 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  // R9.6: limits shared through Redis when SWITCHYARD_REDIS_URL names one; read at start.
+  const shared = env.SWITCHYARD_REDIS_URL ? createSharedLimits(env.SWITCHYARD_REDIS_URL) : null;
+  const admission = createAdmissionControl({
+    clock, settings: resilience.get, shared, lockModel: (input) => engine.lockModel(input),
+    onChange: (queues) => bus.emit({ type: "queues", queues, at: clock.now() }),
+  });
+  const admissionHealth = () => ({ queues: admission.queues(), sharedLimits: shared?.state() ?? { mode: "local" as const, status: "local" as const } });
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
 
@@ -155,7 +163,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
         resilience.reload();
       },
     }),
-    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
+    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admissionHealth }),
     ...createMonitoringHandlers({ store, clock }),
     ...createSessionHandlers({ ...sessions, store }),
   };
@@ -171,7 +179,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     secret: (id) => store.connections.getSecret(id),
   };
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    catalog, connections, requestLog: store.logs, engine, admission, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
@@ -215,6 +223,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       await drained;
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
+      await admission.close();
       await demo?.close();
       await builtinSimulator.close();
       store.close();
