@@ -1,0 +1,109 @@
+// The admit stage with real timers (short budgets): semaphores, queue budgets, pacing, fail-open.
+import { describe, expect, it } from "vitest";
+import { createAdmissionControl } from "../../../main/gateway/admission/control.js";
+import type { Admission } from "../../../main/gateway/request/admit.js";
+import type { Verdict } from "../../../main/engine/ports.js";
+import { DEFAULT_RESILIENCE_SETTINGS, type ResilienceSettings } from "../../../shared/resilienceSettings.js";
+import type { Connection } from "../../../shared/types.js";
+import { connection, provider } from "../gateway/fixtures.js";
+
+const realClock = { now: () => Date.now() };
+
+function control(queue: Partial<ResilienceSettings["requestQueue"]> = {}, quotaShareEnabled = true) {
+  const settings = { requestQueue: { ...DEFAULT_RESILIENCE_SETTINGS.requestQueue, ...queue }, quotaShareConcurrencyLimit: { enabled: quotaShareEnabled } };
+  return createAdmissionControl({ clock: realClock, settings: () => settings });
+}
+
+const oauth = provider({ category: "oauth" });
+const apikey = provider({ category: "apikey" });
+const signal = () => new AbortController().signal;
+
+function admitted(a: Admission): Extract<Admission, { admitted: true }> {
+  if (!a.admitted) throw new Error(`refused: ${a.refusal.code}`);
+  return a;
+}
+
+describe("admit stage", () => {
+  it("D9 a semaphore is FIFO; 20 waiters → SEMAPHORE_QUEUE_FULL; its wait ends in SEMAPHORE_TIMEOUT; a double release is harmless", async () => {
+    const ctl = control({ maxWaitMs: 150 });
+    const c: Connection = connection({ maxConcurrent: 1 });
+    const first = admitted(await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
+    const order: number[] = [];
+    const waiters = Array.from({ length: 20 }, (_, i) => ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }).then((a) => (order.push(i), a)));
+    const full = await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() });
+    expect(full.admitted ? null : full.refusal).toMatchObject({ code: "SEMAPHORE_QUEUE_FULL", status: 503 });
+    first.release();
+    first.release();
+    const results = await Promise.all(waiters);
+    expect(order[0]).toBe(0);
+    const granted = admitted(results[0]!);
+    expect(results.slice(1).map((r) => (r.admitted ? "admitted" : r.refusal.code))).toEqual(Array(19).fill("SEMAPHORE_TIMEOUT"));
+    expect(ctl.queues()[0]).toMatchObject({ connectionId: "c1", inFlight: 1, queued: 0 });
+    granted.release();
+    expect(ctl.queues()[0]).toMatchObject({ inFlight: 0, queued: 0 });
+    await ctl.close();
+  });
+
+  it("R8.3 a client that leaves while queued holds nothing; the next waiter still gets the permit", async () => {
+    const ctl = control({ maxWaitMs: 5_000 });
+    const c = connection({ maxConcurrent: 1 });
+    const first = admitted(await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
+    const leaving = new AbortController();
+    const gone = ctl.admit({ provider: oauth, connection: c, model: "m", signal: leaving.signal });
+    const next = ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() });
+    expect(ctl.queues()[0]!.queued).toBe(2);
+    leaving.abort();
+    expect((await gone).admitted).toBe(false);
+    first.release();
+    admitted(await next).release();
+    expect(ctl.queues()[0]).toMatchObject({ inFlight: 0, queued: 0 });
+    await ctl.close();
+  });
+
+  it("R8.2 a quota-share dispatch fails open: its timeout proceeds without a slot", async () => {
+    const ctl = control({ maxWaitMs: 80 });
+    const c = connection({ maxConcurrent: 1 });
+    const first = admitted(await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
+    const shared = await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal(), quotaShare: true });
+    expect(shared.admitted).toBe(true);
+    expect(ctl.queues()[0]!.inFlight).toBe(1);
+    const strict = control({ maxWaitMs: 80 }, false);
+    admitted(await strict.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
+    const refused = await strict.admit({ provider: oauth, connection: c, model: "m", signal: signal(), quotaShare: true });
+    expect(refused.admitted).toBe(false);
+    first.release();
+    await ctl.close();
+    await strict.close();
+  });
+
+  it("R9.4 a stated retry within the budget pauses the queue; a caller whose budget ends first is refused at once", async () => {
+    const ctl = control({ maxWaitMs: 2_000 });
+    const c = connection();
+    const first = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
+    const verdict: Verdict = { reason: "rate_limit", scope: "connection", status: 429, retryHintMs: 300, retryHintSource: "retry-after", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
+    first.release({ headers: null, verdict });
+    expect(ctl.queues()[0]!.pausedUntil).toBeGreaterThan(Date.now());
+    const started = Date.now();
+    const shortBudget = await ctl.admit({ provider: apikey, connection: connection({ rateLimitOverrides: { maxWaitMs: 100 } }), model: "m", signal: signal() });
+    expect(shortBudget.admitted ? null : shortBudget.refusal).toMatchObject({ code: "RATE_LIMIT_QUEUE_TIMEOUT", status: 503 });
+    expect(Date.now() - started).toBeLessThan(90);
+    const queued = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    queued.release();
+    await ctl.close();
+  });
+
+  it("R9.1 a protected connection's job expires executionMaxWaitMs after dispatch", async () => {
+    const ctl = control({ executionMaxWaitMs: 60 });
+    const a = admitted(await ctl.admit({ provider: apikey, connection: connection(), model: "m", signal: signal() }));
+    expect(a.execution?.signal.aborted).toBe(false);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(a.execution?.signal.aborted).toBe(true);
+    expect(a.execution?.error).toMatchObject({ code: "RATE_LIMIT_EXECUTION_TIMEOUT", status: 504 });
+    a.release();
+    const unmanaged = admitted(await ctl.admit({ provider: oauth, connection: connection({ id: "c2" }), model: "m", signal: signal() }));
+    expect(unmanaged.execution).toBeUndefined();
+    unmanaged.release();
+    await ctl.close();
+  });
+});
