@@ -46,9 +46,12 @@ export function pauseFromHeaders(headers: Headers | null, now: number): number |
   return null;
 }
 
+/** Throttling verdicts whose stated delay is worth waiting out; auth or request errors are not. */
+const PACED_REASONS: ReadonlySet<Verdict["reason"]> = new Set(["rate_limit", "quota_exhausted", "concurrency_limited"]);
+
 /** What a failed attempt's stated retry delay does to the limiter (R9.4). */
 export function pacingFromVerdict(verdict: Verdict | null, maxWaitMs: number, perModel: boolean, now: number): PacingDecision | null {
-  if (!verdict || verdict.reason !== "rate_limit") return null;
+  if (!verdict || !PACED_REASONS.has(verdict.reason)) return null;
   const hint = verdict.retryHintMs;
   if (hint === null || hint <= 0) return null;
   if (maxWaitMs === 0 || hint <= maxWaitMs) return { kind: "pause", until: now + Math.min(hint, LOCKOUT_HINT_CAP_MS) };

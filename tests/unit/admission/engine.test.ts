@@ -142,6 +142,7 @@ describe("learned pacing (R9.4)", () => {
     expect(pacingFromVerdict(verdict(3 * 86_400_000, "google_rpc_retry_info"), 30_000, true, 0)).toEqual({ kind: "lockout", durationMs: 86_400_000 });
     expect(pacingFromVerdict(verdict(90_000, "google_rpc_retry_info"), 30_000, false, 0)).toBeNull();
     expect(pacingFromVerdict(verdict(null), 30_000, false, 0)).toBeNull();
-    expect(pacingFromVerdict({ ...verdict(2_000), reason: "quota_exhausted" }, 30_000, false, 0)).toBeNull();
+    expect(pacingFromVerdict({ ...verdict(2_000), reason: "quota_exhausted" }, 30_000, false, 0)).toEqual({ kind: "pause", until: 2_000 });
+    expect(pacingFromVerdict({ ...verdict(2_000), reason: "auth_error" }, 30_000, false, 0)).toBeNull();
   });
 });
