@@ -178,6 +178,8 @@ export interface QueueRow {
   queued: number;
   /** Epoch ms at which learned pacing lets the queue go again; null = not paused. */
   pausedUntil: number | null;
+  /** How long the pause still lasts when this row was computed (0 = not paused). */
+  pausedMs: number;
   maxConcurrent: number | null;
   maxQueueDepth: number;
   /** R9.5: queue-protected. */

@@ -22,12 +22,10 @@ describe("settings no code acts on yet", () => {
     await openPage(h, "Resilience settings", "Resilience settings");
   });
 
-  it("Resilience settings: the request queue and mid-stream fields are marked; live ones (combo wait and p2c since issue 9) are not", async () => {
+  it("Resilience settings: the mid-stream field is marked; live ones (combo wait and p2c since issue 9, the request queue since issue 10) are not", async () => {
     const { page } = h;
-    const queue = page.getByRole("region", { name: "Request queue" });
-    await queue.getByText("not active yet", { exact: true }).waitFor();
-    expect(await queue.getByText("not active yet", { exact: true }).getAttribute("title")).toContain("the request queue (R9)");
-    for (const title of ["Provider circuit breakers", "Connection cooldown", "Combo cooldown wait", "Latency-aware balancing"]) {
+    await page.getByRole("region", { name: "Stream recovery and watchdogs" }).getByText("not active yet").first().waitFor();
+    for (const title of ["Request queue", "Provider circuit breakers", "Connection cooldown", "Combo cooldown wait", "Latency-aware balancing"]) {
       expect(await page.getByRole("region", { name: title }).getByText("not active yet").count()).toBe(0);
     }
 

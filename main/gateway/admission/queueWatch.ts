@@ -60,6 +60,7 @@ export class QueueWatch {
         inFlight: this.book.inFlight(key),
         queued: this.book.queuedIn(key) + (this.shared?.queued(connectionId) ?? 0),
         pausedUntil: pausedMs > 0 ? now + pausedMs : null,
+        pausedMs,
         maxConcurrent: entry.limits.connectionCap,
         maxQueueDepth: entry.limits.maxQueueDepth,
         protected: entry.limits.protected,
