@@ -37,6 +37,7 @@ export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
   emergencyFallback: { enabled: false, model: null }, // R11.6
   aliases: {},
   requestLogRetention: 10_000, // R15.1
+  redisUrl: null, // R9.6: SWITCHYARD_REDIS_URL, else limits stay in-process
 });
 
 export function defaultAppSettings(): AppSettings {

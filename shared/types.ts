@@ -166,6 +166,8 @@ export interface AppSettings {
   emergencyFallback: { enabled: boolean; model: string | null };
   aliases: Record<string, string>;
   requestLogRetention: number;
+  /** R9.6: Redis shared by the Switchyards that share limits (wins over SWITCHYARD_REDIS_URL); null = env or none. */
+  redisUrl: string | null;
 }
 
 /** Live events pushed to the UI (R15.2). */

@@ -19,7 +19,7 @@ import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js"
 import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmissionControl } from "../gateway/admission/control.js";
-import { createSharedLimits } from "../gateway/admission/sharedLimits.js";
+import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
 import { createRouting } from "../gateway/routing/index.js";
@@ -143,13 +143,13 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
-  // R9.6: limits shared through Redis when SWITCHYARD_REDIS_URL names one; read at start.
-  const shared = env.SWITCHYARD_REDIS_URL ? createSharedLimits(env.SWITCHYARD_REDIS_URL) : null;
+  // R9.6: limits shared through the Redis the settings name, else SWITCHYARD_REDIS_URL, else none.
+  const shared = followRedisUrl(() => getAppSettings().redisUrl ?? env.SWITCHYARD_REDIS_URL ?? null);
   const admission = createAdmissionControl({
-    clock, settings: resilience.get, shared, lockModel: (input) => engine.lockModel(input),
+    clock, settings: resilience.get, shared: shared.current, lockModel: (input) => engine.lockModel(input),
     onChange: (queues) => bus.emit({ type: "queues", queues, at: clock.now() }),
   });
-  const admissionHealth = () => ({ queues: admission.queues(), sharedLimits: shared?.state() ?? { mode: "local" as const, status: "local" as const } });
+  const admissionHealth = () => ({ queues: admission.queues(), sharedLimits: shared.state() });
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
 
@@ -161,6 +161,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
         store.logs.setRetention(appSettings.requestLogRetention);
         resilience.reload();
+        shared.refresh();
       },
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admissionHealth }),
@@ -224,6 +225,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
       await admission.close();
+      await shared.close();
       await demo?.close();
       await builtinSimulator.close();
       store.close();

@@ -25,7 +25,8 @@ export interface AdmissionControlDeps {
   settings: () => Pick<ResilienceSettings, "requestQueue" | "quotaShareConcurrencyLimit">;
   /** R9.4: a long typed retry delay on a per-model limiter becomes a model lockout. */
   lockModel?: (input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }) => void;
-  shared?: SharedLimits | null;
+  /** R9.6: the Redis-shared limits in force (null = in-process only); may change with the settings. */
+  shared?: () => SharedLimits | null;
   /** Told (throttled) when the queue state changed, for the events stream. */
   onChange?: (rows: QueueRow[]) => void;
 }
@@ -44,7 +45,8 @@ const CLIENT_GONE: FinalError = { status: 499, code: "client_closed", message: "
 export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionControl {
   const book = new GateBook(deps.clock);
   const waiting = new Map<GateTicket, (granted: boolean) => void>();
-  const watch = new QueueWatch(book, deps.clock, deps.onChange, deps.shared ?? null);
+  const sharedLimits = deps.shared ?? (() => null);
+  const watch = new QueueWatch(book, deps.clock, deps.onChange, sharedLimits);
   let wakeTimer: NodeJS.Timeout | null = null;
   let wakeAt = Infinity;
 
@@ -94,7 +96,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   /** Refusals decided before waiting: a full queue, a full semaphore, a pause longer than the budget. */
   function refuseAtOnce(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket): FinalError | null {
     const scope = { provider: req.provider.id, connectionId: req.connection.id, model: req.model };
-    const queued = book.queuedIn(ticket.queueKey) + (deps.shared?.queued(req.connection.id) ?? 0);
+    const queued = book.queuedIn(ticket.queueKey) + (sharedLimits()?.queued(req.connection.id) ?? 0);
     const depth = checkQueueAdmission(queued, limits.maxQueueDepth, scope);
     if (!depth.admit) return localLimitError(depth.code, depth.message, 1_000);
     if (!limits.protected && ticket.levels.some((l) => l.cap !== Infinity && book.waitingOnGate(l.key) >= SEMAPHORE_MAX_WAITERS)) {
@@ -170,7 +172,8 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   async function admit(req: AdmissionRequest): Promise<Admission> {
     const settings = deps.settings();
     const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model);
-    const useShared = limits.connectionCap !== null && deps.shared?.available() === true;
+    const shared = limits.connectionCap !== null ? sharedLimits() : null;
+    const useShared = shared?.available() === true;
     const levels: GateLevel[] = [{ key: connKey(req.connection.id), cap: limits.connectionCap === null || useShared ? Infinity : limits.connectionCap }];
     if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: limits.modelCap });
     const pauseKey = !limits.protected ? null : limits.perModel ? `p\u0000${req.connection.id}\u0000${req.model}` : `p\u0000${req.connection.id}`;
@@ -186,10 +189,10 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     watch.changed();
     if (!useShared) return admitted(req, limits, ticket);
     const budgetMs = limits.maxWaitMs === 0 ? 0 : Math.max(1, limits.maxWaitMs - (deps.clock.now() - startedAt));
-    const shared = await deps.shared!.acquire(req.connection.id, limits.connectionCap!, budgetMs, req.signal);
-    if (shared.ok) return admitted(req, limits, ticket, shared.release);
+    const slot = await shared!.acquire(req.connection.id, limits.connectionCap!, budgetMs, req.signal);
+    if (slot.ok) return admitted(req, limits, ticket, slot.release);
     freeTicket(ticket);
-    if (shared.gone) return { admitted: false, refusal: CLIENT_GONE };
+    if (slot.gone) return { admitted: false, refusal: CLIENT_GONE };
     const error = timeoutError(req, limits, ticket);
     return failOpen ? admitted(req, limits, null) : { admitted: false, refusal: error };
   }
@@ -200,7 +203,6 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     async close() {
       if (wakeTimer) clearTimeout(wakeTimer);
       watch.close();
-      await deps.shared?.close();
     },
   };
 }

@@ -25,7 +25,7 @@ export class QueueWatch {
     private readonly book: GateBook,
     private readonly clock: Clock,
     private readonly onChange: ((rows: QueueRow[]) => void) | undefined,
-    private readonly shared: SharedLimits | null,
+    private readonly shared: () => SharedLimits | null,
   ) {}
 
   know(provider: string, connectionId: string, limits: AdmissionLimits, pauseKey: string | null): void {
@@ -58,13 +58,13 @@ export class QueueWatch {
         provider: entry.provider,
         connectionId,
         inFlight: this.book.inFlight(key),
-        queued: this.book.queuedIn(key) + (this.shared?.queued(connectionId) ?? 0),
+        queued: this.book.queuedIn(key) + (this.shared()?.queued(connectionId) ?? 0),
         pausedUntil: pausedMs > 0 ? now + pausedMs : null,
         pausedMs,
         maxConcurrent: entry.limits.connectionCap,
         maxQueueDepth: entry.limits.maxQueueDepth,
         protected: entry.limits.protected,
-        shared: entry.limits.connectionCap !== null && this.shared?.available() === true,
+        shared: entry.limits.connectionCap !== null && this.shared()?.available() === true,
       });
     }
     return rows.sort((a, b) => (a.provider === b.provider ? a.connectionId.localeCompare(b.connectionId) : a.provider.localeCompare(b.provider)));

@@ -114,3 +114,32 @@ export function createSharedLimits(url: string, onState?: (state: SharedLimitsSt
     },
   };
 }
+
+export interface SharedLimitsSwitch {
+  current(): SharedLimits | null;
+  /** Re-reads the URL (after a settings change): a new URL connects anew, none goes local. */
+  refresh(): void;
+  state(): SharedLimitsState;
+  close(): Promise<void>;
+}
+
+/** The shared limits of whatever Redis the settings (else SWITCHYARD_REDIS_URL) name, live (R10.3). */
+export function followRedisUrl(urlOf: () => string | null): SharedLimitsSwitch {
+  let url = urlOf();
+  let current = url ? createSharedLimits(url) : null;
+  return {
+    current: () => current,
+    refresh() {
+      const next = urlOf();
+      if (next === url) return;
+      const previous = current;
+      url = next;
+      current = next ? createSharedLimits(next) : null;
+      void previous?.close();
+    },
+    state: () => current?.state() ?? { mode: "local", status: "local" },
+    async close() {
+      await current?.close();
+    },
+  };
+}

@@ -144,4 +144,27 @@ describe("request queue and gates", () => {
     const missing = await gw.api("POST", "/api/rate-limits", { connectionId: "nope", enabled: true });
     expect(missing.status).toBe(404);
   });
+
+  it("R9.6 the Redis URL is also a setting: applied live, credentials refused, an unreachable Redis leaves requests flowing", async () => {
+    const withPassword = await gw.api("PATCH", "/api/settings", { redisUrl: "redis://:secret@127.0.0.1:6379" });
+    expect(withPassword.status).toBe(400);
+    expect(withPassword.text).toContain("redisUrl");
+    expect(withPassword.text).not.toContain("secret@");
+    const notRedis = await gw.api("PATCH", "/api/settings", { redisUrl: "http://127.0.0.1:6379" });
+    expect(notRedis.status).toBe(400);
+    // Port 1 on loopback: nothing listens there.
+    expect((await gw.api("PATCH", "/api/settings", { redisUrl: "redis://127.0.0.1:1" })).status).toBe(200);
+    try {
+      await connectionWith("unshared", "unshared-key", { maxConcurrent: 1 });
+      expect((await health()).sharedLimits.mode).toBe("redis");
+      const res = await gw.post("/v1/chat/completions", chat("unshared/m1"));
+      expect(res.status).toBe(200);
+      expect(await queueOf("unshared-c1")).toMatchObject({ shared: false, inFlight: 0 });
+      for (let i = 0; i < 50 && (await health()).sharedLimits.status !== "unreachable"; i++) await new Promise((r) => setTimeout(r, 100));
+      expect((await health()).sharedLimits).toEqual({ mode: "redis", status: "unreachable" });
+    } finally {
+      await gw.api("PATCH", "/api/settings", { redisUrl: null });
+    }
+    expect((await health()).sharedLimits).toEqual({ mode: "local", status: "local" });
+  });
 });
