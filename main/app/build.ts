@@ -88,6 +88,31 @@ function createSessionBooks(store: Store, clock: Clock, settings: () => AppSetti
   };
 }
 
+/** Admission control (R8, R9) and the Redis it shares limits through: the settings' URL, else SWITCHYARD_REDIS_URL (R9.6). */
+function createAdmissionParts(deps: {
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  bus: EventBus;
+  engine: ReturnType<typeof createResilienceEngine>;
+  settings: () => ResilienceSettings;
+  appSettings: () => AppSettings;
+}) {
+  const shared = followRedisUrl(() => deps.appSettings().redisUrl ?? deps.env.SWITCHYARD_REDIS_URL ?? null);
+  const control = createAdmissionControl({
+    clock: deps.clock, settings: deps.settings, shared: shared.current, lockModel: (input) => deps.engine.lockModel(input),
+    onChange: (queues) => deps.bus.emit({ type: "queues", queues, at: deps.clock.now() }),
+  });
+  return {
+    control,
+    shared,
+    health: () => ({ queues: control.queues(), sharedLimits: shared.state() }),
+    async close() {
+      await control.close();
+      await shared.close();
+    },
+  };
+}
+
 export interface SwitchyardApp {
   url: string;
   port: number;
@@ -135,21 +160,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const sessions = createSessionBooks(store, clock, getAppSettings, engine);
   const upstream = createUpstreamClient();
   const builtinSimulator = createBuiltinSimulator();
-  const baseUrlFor = builtinSimulator.baseUrlFor;
   const userAgent = `switchyard/${VERSION}`;
   const streamRecovery = () => resilience.get().streamRecovery;
   const callUpstream = createUpstreamCaller({
-    upstream, baseUrlFor, userAgent,
+    upstream, baseUrlFor: builtinSimulator.baseUrlFor, userAgent,
     timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
-  // R9.6: limits shared through the Redis the settings name, else SWITCHYARD_REDIS_URL, else none.
-  const shared = followRedisUrl(() => getAppSettings().redisUrl ?? env.SWITCHYARD_REDIS_URL ?? null);
-  const admission = createAdmissionControl({
-    clock, settings: resilience.get, shared: shared.current, lockModel: (input) => engine.lockModel(input),
-    onChange: (queues) => bus.emit({ type: "queues", queues, at: clock.now() }),
-  });
-  const admissionHealth = () => ({ queues: admission.queues(), sharedLimits: shared.state() });
+  const admission = createAdmissionParts({ env, clock, bus, engine, settings: resilience.get, appSettings: getAppSettings });
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
 
@@ -161,10 +179,10 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
         store.logs.setRetention(appSettings.requestLogRetention);
         resilience.reload();
-        shared.refresh();
+        admission.shared.refresh();
       },
     }),
-    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admissionHealth }),
+    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admission.health }),
     ...createMonitoringHandlers({ store, clock }),
     ...createSessionHandlers({ ...sessions, store }),
   };
@@ -180,7 +198,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     secret: (id) => store.connections.getSecret(id),
   };
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    catalog, connections, requestLog: store.logs, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
@@ -225,7 +243,6 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
       await admission.close();
-      await shared.close();
       await demo?.close();
       await builtinSimulator.close();
       store.close();
