@@ -110,7 +110,8 @@ export function createSharedLimits(url: string, onState?: (state: SharedLimitsSt
     async close() {
       degradeWaiters();
       await Promise.allSettled([...limiters.values()].map(({ limiter }) => limiter.disconnect(false)));
-      client.disconnect();
+      // Closes the client and Bottleneck's subscriber twin, so no reconnect loop outlives us.
+      await connection.disconnect(false);
     },
   };
 }

@@ -30,6 +30,7 @@ describe("settings API", () => {
       emergencyFallback: { enabled: false, model: null },
       aliases: {},
       requestLogRetention: 10_000,
+      redisUrl: null,
     });
   });
 

@@ -106,4 +106,19 @@ describe("admit stage", () => {
     unmanaged.release();
     await ctl.close();
   });
+
+  it("R9.4 a typed Google retry delay beyond the budget on a per-model limiter locks the model and leaves the limiter unpaused", async () => {
+    const locked: Array<{ connectionId: string; model: string; durationMs: number }> = [];
+    const settings = { requestQueue: { ...DEFAULT_RESILIENCE_SETTINGS.requestQueue, maxWaitMs: 1_000 }, quotaShareConcurrencyLimit: { enabled: true } };
+    const ctl = createAdmissionControl({ clock: realClock, settings: () => settings, lockModel: (input) => void locked.push(input) });
+    const gemini = provider({ category: "apikey", format: "gemini" });
+    const a = admitted(await ctl.admit({ provider: gemini, connection: connection(), model: "gemini-pro", signal: signal() }));
+    const verdict: Verdict = { reason: "rate_limit", scope: "model", status: 429, retryHintMs: 90_000, retryHintSource: "google_rpc_retry_info", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
+    a.release({ headers: null, verdict });
+    expect(locked).toMatchObject([{ connectionId: "c1", model: "gemini-pro", durationMs: 90_000 }]);
+    expect(ctl.queues()[0]!.pausedUntil).toBeNull();
+    const next = await ctl.admit({ provider: gemini, connection: connection(), model: "gemini-pro", signal: signal() });
+    expect(next.admitted).toBe(true);
+    await ctl.close();
+  });
 });
