@@ -1,6 +1,7 @@
 // What admission adds to a request that does not wait (issue 10: at most 0.1 ms at p50).
 // In-process on the built admit stage, no HTTP: each sample is one `await admit()` and its
-// release with an attempt observation, as the pipeline does it. Three worlds:
+// release with an attempt observation, as the pipeline does it (the job-expiration signal the
+// upstream call listens to is made inside admit). Three worlds:
 //   noop      the stage with no admission control (createAdmission), the baseline;
 //   unlimited a connection with nothing configured (not protected, no cap);
 //   limited   a queue-protected apikey connection with a connection cap, a model cap and a

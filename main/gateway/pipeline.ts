@@ -211,9 +211,9 @@ export function createPipeline(deps: PipelineDeps) {
     return settleAttempt(run.client, outcome, result, run.policy);
   }
 
-  /** The attempt's upstream call also ends when its admission job expires (R9.1). */
+  /** The attempt's upstream call also ends when its admission job expires (R9.1); `expiry` follows the client too. */
   function withExecutionDeadline(expiry: AbortSignal): PipelineDeps {
-    const callUpstream: CallUpstream = (req) => deps.callUpstream({ ...req, signal: req.signal ? AbortSignal.any([req.signal, expiry]) : expiry });
+    const callUpstream: CallUpstream = (req) => deps.callUpstream({ ...req, signal: expiry });
     return { ...deps, callUpstream };
   }
 

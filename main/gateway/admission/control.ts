@@ -150,8 +150,11 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   function admitted(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket | null, sharedRelease?: () => void): Admission {
     const managed = limits.protected || limits.connectionCap !== null || limits.modelCap !== null;
     if (!managed) return { admitted: true, release: releaseOnce(() => freeTicket(ticket)) };
+    // One signal for the attempt: the job expiration or the client leaving (cheaper than AbortSignal.any).
     const expiry = new AbortController();
-    const timer = setTimeout(() => expiry.abort(), limits.executionMaxWaitMs);
+    const abort = () => expiry.abort();
+    const timer = setTimeout(abort, limits.executionMaxWaitMs);
+    req.signal.addEventListener("abort", abort, { once: true });
     const error = localLimitError(
       "RATE_LIMIT_EXECUTION_TIMEOUT",
       `The request to ${req.provider.id} connection ${req.connection.id} ran longer than ${limits.executionMaxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
@@ -162,6 +165,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
       if (released) return;
       released = true;
       clearTimeout(timer);
+      req.signal.removeEventListener("abort", abort);
       observe(req, limits, ticket?.pauseKey ?? null, observed);
       sharedRelease?.();
       freeTicket(ticket);

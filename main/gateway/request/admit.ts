@@ -26,7 +26,10 @@ export type Admission =
   | {
       admitted: true;
       release: (observed?: AttemptObservation) => void;
-      /** The job expiration (R9.1): aborted when the attempt runs too long; it ends with `error`. */
+      /**
+       * The job expiration (R9.1): `signal` aborts when the attempt runs too long (it then ends with
+       * `error`) and also when the request's own signal aborts, so the attempt can use it alone.
+       */
       execution?: { signal: AbortSignal; error: FinalError };
     }
   /** The request ends with this error in the client's format (e.g. a queue that is full). */
