@@ -140,8 +140,10 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   function observe(req: AdmissionRequest, limits: AdmissionLimits, pauseKey: string | null, observed: AttemptObservation | undefined): void {
     if (!observed || pauseKey === null) return;
     const now = deps.clock.now();
+    // Like a stated retry (R9.4), an exhausted window paces only within the queue budget; a longer
+    // one is left to the upstream's 429 and its cooldown, which lets selection fail over.
     const fromHeaders = pauseFromHeaders(observed.headers, now);
-    if (fromHeaders !== null) book.pause(pauseKey, fromHeaders);
+    if (fromHeaders !== null && (limits.maxWaitMs === 0 || fromHeaders - now <= limits.maxWaitMs)) book.pause(pauseKey, fromHeaders);
     const decision = pacingFromVerdict(observed.verdict, limits.maxWaitMs, limits.perModel, now);
     if (decision?.kind === "pause") book.pause(pauseKey, decision.until);
     if (decision?.kind === "lockout") deps.lockModel?.({ provider: req.provider, connectionId: req.connection.id, model: req.model, durationMs: decision.durationMs, reason: "rate_limit" });

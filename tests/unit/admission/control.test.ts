@@ -121,4 +121,19 @@ describe("admit stage", () => {
     expect(next.admitted).toBe(true);
     await ctl.close();
   });
+
+  it("R9.4 an exhausted request window paces within the queue budget only", async () => {
+    const ctl = control({ maxWaitMs: 1_000 });
+    const c = connection();
+    const a = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
+    a.release({ headers: { "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "5m0s" }, verdict: null });
+    expect(ctl.queues()[0]!.pausedUntil).toBeNull();
+    const b = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
+    b.release({ headers: { "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "200ms" }, verdict: null });
+    expect(ctl.queues()[0]!.pausedMs).toBeGreaterThan(100);
+    const started = Date.now();
+    admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() })).release();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    await ctl.close();
+  });
 });
