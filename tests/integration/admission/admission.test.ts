@@ -32,8 +32,12 @@ afterAll(async () => {
 });
 
 describe("request queue and gates", () => {
-  it("D9 concurrency 1 + depth 1: the third request is rejected at once, the first two complete one after the other", async () => {
+  it("D9 concurrency 1 + depth 1: the third request is rejected at once, the first two complete one after the other (and the events stream shows it)", async () => {
     await gw.api("PATCH", "/api/resilience", { requestQueue: { maxQueueDepth: 1 } });
+    const seen: Array<{ inFlight: number; queued: number }> = [];
+    const unsubscribe = gw.app.bus.subscribe((e) => {
+      if (e.type === "queues") seen.push(...e.queues.filter((q) => q.connectionId === "depth-c1"));
+    });
     try {
       await connectionWith("depth", "depth-key", { maxConcurrent: 1 });
       sim.addFault("depth-key", { latencyMs: 400, times: 2 });
@@ -53,7 +57,10 @@ describe("request queue and gates", () => {
       expect(starts).toHaveLength(2);
       // R8.1 the second reached upstream only after the first one's 400 ms answer.
       expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(390);
+      // The events stream carried the state while one ran and one waited.
+      expect(seen).toContainEqual(expect.objectContaining({ inFlight: 1, queued: 1 }));
     } finally {
+      unsubscribe();
       await gw.api("PATCH", "/api/resilience", { requestQueue: { maxQueueDepth: 0 } });
     }
   });
