@@ -102,6 +102,10 @@ function createAdmissionParts(deps: {
     clock: deps.clock, settings: deps.settings, shared: shared.current, lockModel: (input) => deps.engine.lockModel(input),
     onChange: (queues) => deps.bus.emit({ type: "queues", queues, at: deps.clock.now() }),
   });
+  // A pause learned from a 429 is part of that connection's cooling: when the cooldown ends early, so does it.
+  deps.bus.subscribe((e) => {
+    if (e.type === "cooldown.cleared") control.resume(e.connectionId);
+  });
   return {
     control,
     shared,

@@ -89,6 +89,11 @@ export class GateBook {
     if (until > (this.pausedUntil.get(key) ?? 0)) this.pausedUntil.set(key, until);
   }
 
+  /** Lifts a pause early (the operator cleared the connection's cooldown, or it served again). */
+  resume(key: string): void {
+    this.pausedUntil.delete(key);
+  }
+
   /** How long `key` stays paused (0 = not paused); an expired pause is forgotten on read. */
   pausedMs(key: string | null): number {
     if (key === null) return 0;

@@ -33,6 +33,8 @@ export interface AdmissionControlDeps {
 
 export interface AdmissionControl extends AdmissionStage {
   queues(): QueueRow[];
+  /** The connection's cooldown ended (cleared by the operator, or a success): its learned pauses end too. */
+  resume(connectionId: string): void;
   close(): Promise<void>;
 }
 
@@ -206,6 +208,13 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   return {
     admit,
     queues: () => watch.rows(),
+    resume(connectionId) {
+      const keys = watch.pauseKeysOf(connectionId);
+      if (![...keys].some((key) => book.pausedMs(key) > 0)) return;
+      for (const key of keys) book.resume(key);
+      wake();
+      watch.changed();
+    },
     async close() {
       if (wakeTimer) clearTimeout(wakeTimer);
       watch.close();

@@ -38,6 +38,10 @@ export class QueueWatch {
     if (pauseKey !== null) entry.pauseKeys.add(pauseKey);
   }
 
+  pauseKeysOf(connectionId: string): ReadonlySet<string> {
+    return this.known.get(connectionId)?.pauseKeys ?? new Set();
+  }
+
   changed(): void {
     if (!this.onChange || this.timer) return;
     this.timer = setTimeout(() => {

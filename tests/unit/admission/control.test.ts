@@ -137,4 +137,20 @@ describe("admit stage", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     await ctl.close();
   });
+
+  it("R9.4 a learned pause ends with the connection's cooldown (resume)", async () => {
+    const ctl = control({ maxWaitMs: 30_000 });
+    const c = connection();
+    const a = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
+    const verdict: Verdict = { reason: "rate_limit", scope: "connection", status: 429, retryHintMs: 20_000, retryHintSource: "retry-after", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
+    a.release({ headers: null, verdict });
+    const waiting = ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() });
+    expect(ctl.queues()[0]!.queued).toBe(1);
+    ctl.resume("c1");
+    const started = Date.now();
+    admitted(await waiting).release();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(ctl.queues()[0]).toMatchObject({ pausedUntil: null, queued: 0, inFlight: 0 });
+    await ctl.close();
+  });
 });
