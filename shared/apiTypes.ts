@@ -214,8 +214,34 @@ export interface ResilienceHealth {
 export interface MonitoringHealth extends ResilienceHealth {
   ok: true;
   uptimeMs: number;
-  /** Always empty for now; kept so clients reading it see an array. */
-  queues: unknown[];
+  /** Admission state per connection that has seen traffic (R9, issue 10). */
+  queues: QueueRow[];
+  /** R9.6: where the limits live; "unreachable" = Redis is configured but down, limits are local. */
+  sharedLimits: SharedLimitsState;
+}
+
+/** One connection's admission state in GET /api/monitoring/health and `queues` events. */
+export interface QueueRow {
+  provider: string;
+  connectionId: string;
+  inFlight: number;
+  /** Requests waiting locally for this connection, whichever gate holds them (R9.3). */
+  queued: number;
+  /** Epoch ms at which learned pacing lets the queue go again; null = not paused. */
+  pausedUntil: number | null;
+  /** How long the pause still lasts when this row was computed (0 = not paused). */
+  pausedMs: number;
+  maxConcurrent: number | null;
+  maxQueueDepth: number;
+  /** R9.5: queue-protected. */
+  protected: boolean;
+  /** The concurrency cap is held in Redis, shared with other Switchyards (R9.6). */
+  shared: boolean;
+}
+
+export interface SharedLimitsState {
+  mode: "local" | "redis";
+  status: "local" | "connecting" | "ready" | "unreachable";
 }
 
 /** One time bucket of one provider in GET /api/monitoring/stats. */

@@ -41,6 +41,7 @@ export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
   requestLogRetention: 10_000, // R15.1
   promptLogging: false,
   promptRetentionHours: 24,
+  redisUrl: null, // R9.6: SWITCHYARD_REDIS_URL, else limits stay in-process
 });
 
 export function defaultAppSettings(): AppSettings {

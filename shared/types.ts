@@ -1,4 +1,5 @@
 // Domain types shared by main, preload and renderer. No Node, Electron or DOM imports.
+import type { QueueRow } from "./apiTypes.js";
 
 export type WireFormat = "openai" | "anthropic" | "gemini";
 /** `simulator` is the built-in fake upstream: it speaks whichever wire format the client speaks. */
@@ -200,6 +201,8 @@ export interface AppSettings {
   promptLogging: boolean;
   /** Hours a logged prompt is kept before it is erased from its row. */
   promptRetentionHours: number;
+  /** R9.6: Redis shared by the Switchyards that share limits (wins over SWITCHYARD_REDIS_URL); null = env or none. */
+  redisUrl: string | null;
 }
 
 /** Live events pushed to the UI (R15.2). */
@@ -211,4 +214,6 @@ export type SwitchyardEvent =
   | { type: "lockout.cleared"; provider: string; connectionId: string | null; model: string | null; at: number }
   | { type: "settings"; scope: "resilience" | "settings"; at: number }
   | { type: "config"; entity: "provider" | "connection" | "combo" | "key"; id: string; action: "created" | "updated" | "deleted"; at: number }
-  | { type: "request"; entry: RequestLogEntry; at: number };
+  | { type: "request"; entry: RequestLogEntry; at: number }
+  /** Admission state changed (R9): every connection's in-flight, queued and paused-until. */
+  | { type: "queues"; queues: QueueRow[]; at: number };

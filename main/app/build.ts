@@ -21,7 +21,8 @@ import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
 import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
 import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
-import { createAdmission } from "../gateway/request/admit.js";
+import { createAdmissionControl } from "../gateway/admission/control.js";
+import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
 import { createRouting } from "../gateway/routing/index.js";
@@ -99,6 +100,35 @@ function applyLogSettings(store: Store, settings: AppSettings): void {
   store.logs.setPromptRetention(settings.promptLogging ? settings.promptRetentionHours * 3_600_000 : null);
 }
 
+/** Admission control (R8, R9) and the Redis it shares limits through: the settings' URL, else SWITCHYARD_REDIS_URL (R9.6). */
+function createAdmissionParts(deps: {
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  bus: EventBus;
+  engine: ReturnType<typeof createResilienceEngine>;
+  settings: () => ResilienceSettings;
+  appSettings: () => AppSettings;
+}) {
+  const shared = followRedisUrl(() => deps.appSettings().redisUrl ?? deps.env.SWITCHYARD_REDIS_URL ?? null);
+  const control = createAdmissionControl({
+    clock: deps.clock, settings: deps.settings, shared: shared.current, lockModel: (input) => deps.engine.lockModel(input),
+    onChange: (queues) => deps.bus.emit({ type: "queues", queues, at: deps.clock.now() }),
+  });
+  // A pause learned from a 429 is part of that connection's cooling: when the cooldown ends early, so does it.
+  deps.bus.subscribe((e) => {
+    if (e.type === "cooldown.cleared") control.resume(e.connectionId);
+  });
+  return {
+    control,
+    shared,
+    health: () => ({ queues: control.queues(), sharedLimits: shared.state() }),
+    async close() {
+      await control.close();
+      await shared.close();
+    },
+  };
+}
+
 export interface SwitchyardApp {
   url: string;
   port: number;
@@ -162,14 +192,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const sessions = createSessionBooks(store, clock, getAppSettings, engine);
   const upstream = createUpstreamClient();
   const builtinSimulator = createBuiltinSimulator();
-  const baseUrlFor = builtinSimulator.baseUrlFor;
   const userAgent = `switchyard/${VERSION}`;
   const streamRecovery = () => resilience.get().streamRecovery;
   const callUpstream = createUpstreamCaller({
-    upstream, baseUrlFor, userAgent,
+    upstream, baseUrlFor: builtinSimulator.baseUrlFor, userAgent,
     timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  const admission = createAdmissionParts({ env, clock, bus, engine, settings: resilience.get, appSettings: getAppSettings });
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
   const demo = createDemoControl(store, bus, clock, opts.onProgress);
@@ -181,9 +211,10 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
         applyLogSettings(store, appSettings);
         resilience.reload();
+        admission.shared.refresh();
       },
     }),
-    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
+    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admission.health }),
     ...createMonitoringHandlers({ store, clock }),
     ...createSessionHandlers({ ...sessions, store }),
     ...createInstanceHandlers(demo, () => url, VERSION),
@@ -200,12 +231,12 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     secret: (id) => store.connections.getSecret(id),
   };
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    catalog, connections, requestLog: store.logs, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
-    ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor, secret: connections.secret, userAgent })),
+    ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent })),
     promptLogging: () => getAppSettings().promptLogging,
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
@@ -246,6 +277,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       await drained;
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
+      await admission.close();
       await demo.close();
       await builtinSimulator.close();
       store.close();

@@ -186,11 +186,14 @@ export function createPipeline(deps: PipelineDeps) {
   async function tryCandidate(run: RequestRun, target: Target, { connection, probe }: Candidate): Promise<Step> {
     if (run.transcript?.resuming && !run.transcript.canContinueOn(target)) return "next";
     const ctx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
+    const quotaShare = run.plan.comboDef?.config.quotaShare === true;
     const admission = await neutralOnThrow(ctx, () =>
-      deps.admission.admit({ provider: target.provider, connection, model: target.model, signal: run.client.signal }),
+      deps.admission.admit({ provider: target.provider, connection, model: target.model, signal: run.client.signal, quotaShare }),
     );
     if (!admission.admitted) {
+      // A local refusal (R8, R9) ends the request and never blames the provider.
       deps.engine.recordNeutral(ctx);
+      if (run.client.gone) return closed(run);
       run.client.fail(admission.refusal);
       return "answered";
     }
@@ -198,8 +201,24 @@ export function createPipeline(deps: PipelineDeps) {
     run.client.attemptStarted();
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
-    const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection, run.transcript)).finally(admission.release);
+    const attemptDeps = admission.execution ? withExecutionDeadline(admission.execution.signal) : deps;
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await neutralOnThrow(ctx, () => runAttempt(attemptDeps, run.request, run.client, target, connection, run.transcript));
+    } catch (err) {
+      admission.release();
+      throw err;
+    }
+    if (admission.execution?.signal.aborted && !run.client.gone) {
+      // R9.1: the job expired; a local limit, not the provider's failure.
+      deps.engine.recordNeutral(ctx);
+      admission.release();
+      run.client.attempts.push({ provider: ctx.provider.id, connectionId: connection.id, model: ctx.model, status: null, verdict: admission.execution.error.code, latencyMs: deps.clock.now() - startedAt });
+      run.client.fail(admission.execution.error);
+      return "answered";
+    }
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, { egressLock: deps.egressLock, fresh: freshConnection });
+    admission.release({ headers: upstreamHeadersOf(outcome), verdict: result.kind === "failure" ? result.verdict : null });
     noteForRouting(combo, ctx, target, outcome, result, startedAt, run.session?.key ?? null);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
@@ -209,6 +228,12 @@ export function createPipeline(deps: PipelineDeps) {
     if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
     if (outcome.kind === "failed_after_output" && outcome.code !== "stream_continuation_refused" && run.transcript?.breakAfterOutput()) return "next";
     return settleAttempt(run.client, outcome, result, run.policy);
+  }
+
+  /** The attempt's upstream call also ends when its admission job expires (R9.1); `expiry` follows the client too. */
+  function withExecutionDeadline(expiry: AbortSignal): PipelineDeps {
+    const callUpstream: CallUpstream = (req) => deps.callUpstream({ ...req, signal: expiry });
+    return { ...deps, callUpstream };
   }
 
   /** Learned quotas hear of every attempt, a combo's book of its own (R11.1, R4.10). */

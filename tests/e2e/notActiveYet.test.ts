@@ -22,12 +22,11 @@ describe("settings no code acts on yet", () => {
     await openPage(h, "Resilience settings", "Resilience settings");
   });
 
-  it("Resilience settings: the request queue is marked; live ones (combo wait and p2c since issue 9, mid-stream continuation since issue 11) are not", async () => {
+  it("Resilience settings: no field is marked now that issues 9–11 made combo waits, p2c, the request queue and mid-stream continuation live", async () => {
     const { page } = h;
-    const queue = page.getByRole("region", { name: "Request queue" });
-    await queue.getByText("not active yet", { exact: true }).waitFor();
-    expect(await queue.getByText("not active yet", { exact: true }).getAttribute("title")).toContain("the request queue (R9)");
-    for (const title of ["Provider circuit breakers", "Connection cooldown", "Combo cooldown wait", "Latency-aware balancing"]) {
+    await page.getByRole("region", { name: "Stream recovery and watchdogs" }).getByRole("checkbox", { name: "Continue mid-stream" }).waitFor();
+    expect(await page.getByText("not active yet").count()).toBe(0);
+    for (const title of ["Request queue", "Stream recovery and watchdogs", "Provider circuit breakers", "Connection cooldown", "Combo cooldown wait", "Latency-aware balancing"]) {
       expect(await page.getByRole("region", { name: title }).getByText("not active yet").count()).toBe(0);
     }
 
