@@ -8,7 +8,7 @@ import { buildApp, type SwitchyardApp } from "../app/build.js";
 import { createSenderPolicy, forwardEvents, originOf, registerIpc } from "./ipc.js";
 import { parseDesktopArgs } from "./options.js";
 import { safeStorageCipher } from "./safeStorageCipher.js";
-import { isAllowedPermission, isAppUrl, isExternalHttpUrl, withContentSecurityPolicy } from "./security.js";
+import { WINDOW_WEB_PREFERENCES, isAllowedPermission, webContentsGuards, withContentSecurityPolicy } from "./security.js";
 import { createTrayController } from "./trayController.js";
 import { TRAY_ICON_FILES, toNativeMenu } from "./trayMenu.js";
 
@@ -72,18 +72,12 @@ async function start(): Promise<void> {
   if (!appOrigin) throw new Error(`Unexpected app URL: ${appUrl}`);
 
   hardenSession(appOrigin);
+  const guards = webContentsGuards(appOrigin, (url) => void shell.openExternal(url));
   app.on("web-contents-created", (_event, contents) => {
-    contents.on("will-attach-webview", (e) => e.preventDefault());
-    contents.on("will-navigate", (e, url) => {
-      if (!isAppUrl(url, appOrigin)) e.preventDefault();
-    });
-    contents.on("will-redirect", (e, url) => {
-      if (!isAppUrl(url, appOrigin)) e.preventDefault();
-    });
-    contents.setWindowOpenHandler(({ url }) => {
-      if (isExternalHttpUrl(url)) void shell.openExternal(url);
-      return { action: "deny" };
-    });
+    contents.on("will-attach-webview", (e) => guards.willAttachWebview(e));
+    contents.on("will-navigate", (e, url) => guards.willNavigate(e, url));
+    contents.on("will-redirect", (e, url) => guards.willRedirect(e, url));
+    contents.setWindowOpenHandler(guards.windowOpen);
   });
 
   const mainFrame = () => (win && !win.isDestroyed() ? win.webContents.mainFrame : null);
@@ -129,15 +123,7 @@ async function start(): Promise<void> {
       show: false,
       title: "Switchyard",
       icon: path.join(ASSETS_DIR, "icon.png"),
-      webPreferences: {
-        preload: PRELOAD_PATH,
-        contextIsolation: true,
-        sandbox: true,
-        nodeIntegration: false,
-        webSecurity: true,
-        webviewTag: false,
-        spellcheck: false,
-      },
+      webPreferences: { ...WINDOW_WEB_PREFERENCES, preload: PRELOAD_PATH },
     });
     created.once("ready-to-show", () => created.show());
     created.on("close", (event) => {

@@ -86,7 +86,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (requests.length > recordLimit) requests.splice(0, requests.length - recordLimit);
   }
 
-  function chooseFault(req: IncomingMessage, key: string | null): FaultSpec | undefined {
+  function chooseFault(req: IncomingMessage, key: string | null, entry: SimulatedRequest): FaultSpec | undefined {
     const header = req.headers["x-sim-fault"];
     if (typeof header === "string" && header.length > 0) {
       let parsed: unknown;
@@ -97,7 +97,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
       return parseFault(parsed);
     }
-    return faults.take(key) ?? opts.defaultFault;
+    const picked = faults.take(key) ?? opts.pickFault?.(entry);
+    return picked ? parseFault(picked) : opts.defaultFault;
   }
 
   async function answer(call: Call): Promise<void> {
@@ -220,12 +221,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const key = readKey(req.headers, query);
     const model = route.pathModel ?? (isRecord(body) && typeof body.model === "string" ? body.model : "");
     const stream = route.pathStream ?? (isRecord(body) && body.stream === true);
-    record({ path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now() });
+    const entry: SimulatedRequest = { path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now() };
+    record(entry);
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));
       return;
     }
-    const fault = chooseFault(req, key);
+    const fault = chooseFault(req, key, entry);
     await answer({ req, res, route, model, key, stream, body, fault });
   }
 
