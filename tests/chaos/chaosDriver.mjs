@@ -1,0 +1,209 @@
+// Chaos and soak driver: runs the BUILT gateway and simulators in this process (started with
+// `node --expose-gc`), sends a bounded, seeded mix of requests through combos and plain provider
+// models while the simulators inject faults at random, and prints one JSON report line.
+// Usage: node --expose-gc tests/chaos/chaosDriver.mjs '<json options>'
+//   {mode: "chaos"|"soak", rate: 0.3, requests: 200, concurrency: 12, seed: 1, streamShare: 0.5}
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Agent, request } from "undici";
+import { FAULT_KINDS, checkStream, mulberry32, percentile } from "./chaosModel.mjs";
+
+const opts = { mode: "chaos", rate: 0.3, requests: 200, concurrency: 12, seed: 1, streamShare: 0.5, warmup: 0, ...JSON.parse(process.argv[2] ?? "{}") };
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { buildApp } = await import(path.join(root, "dist/main/app/build.js"));
+const { startSimulator } = await import(path.join(root, "dist/main/simulator/index.js"));
+
+let unhandled = 0;
+let firstUnhandled = null;
+process.on("unhandledRejection", (err) => {
+  unhandled += 1;
+  firstUnhandled ??= String(err?.stack ?? err);
+});
+process.on("uncaughtException", (err) => {
+  unhandled += 1;
+  firstUnhandled ??= String(err?.stack ?? err);
+});
+
+const ADMIN = "chaos-admin";
+const random = mulberry32(opts.seed);
+const home = mkdtempSync(path.join(tmpdir(), "switchyard-chaos-"));
+const app = await buildApp({ port: 0, home, quiet: true, env: { SWITCHYARD_ADMIN_TOKEN: ADMIN, SWITCHYARD_STREAM_HEARTBEAT_MS: "0" } });
+
+const faultCounts = {};
+const upstreamCalls = { total: 0, faulted: 0 };
+/** Connections whose key starts with "bad" fault at `rate`; the "good" ones never do. */
+function pickFault(req) {
+  upstreamCalls.total += 1;
+  if (!req.key?.startsWith("bad") || random() >= opts.rate) return undefined;
+  const kind = FAULT_KINDS[Math.floor(random() * FAULT_KINDS.length)];
+  faultCounts[kind.name] = (faultCounts[kind.name] ?? 0) + 1;
+  upstreamCalls.faulted += 1;
+  return kind.fault;
+}
+const sim = await startSimulator({ port: 0, label: "chaos", recordLimit: 0, pickFault });
+
+/** A port nothing listens on: the "refused" provider's connections get ECONNREFUSED. */
+async function closedPort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+const agent = new Agent({ connections: opts.concurrency * 2, keepAliveTimeout: 10_000 });
+async function admin(verb, route, body) {
+  const r = await request(app.url + route, {
+    method: verb,
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.body.text();
+  if (r.statusCode >= 300) throw new Error(`${verb} ${route}: ${r.statusCode} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function setup() {
+  // Short budgets so a stalled upstream costs about a second, not the production minutes.
+  await admin("PATCH", "/api/resilience", { streamRecovery: { contentStallTimeoutMs: 1_000, idleTimeoutMs: 1_000, attemptDeadlineMs: 1_500 } });
+  const refused = await closedPort();
+  const providers = [
+    { id: "oa", format: "openai", baseUrl: `${sim.url}/v1` },
+    { id: "an", format: "anthropic", baseUrl: sim.url },
+    { id: "gone", format: "openai", baseUrl: `http://127.0.0.1:${refused}/v1` },
+  ];
+  for (const p of providers) {
+    await admin("POST", "/api/providers", { ...p, category: "apikey", models: ["m1"] });
+    const keys = p.id === "gone" ? ["bad-gone"] : [`bad1-${p.id}`, `bad2-${p.id}`, `good-${p.id}`];
+    // The healthy connection comes last, so failover is exercised on every fault.
+    for (const [i, key] of keys.entries()) await admin("POST", "/api/connections", { id: `${p.id}-${i}`, provider: p.id, apiKey: key, priority: i });
+  }
+  await admin("POST", "/api/combos", { name: "chaos-combo", strategy: "priority", targets: [{ model: "gone/m1" }, { model: "oa/m1" }, { model: "an/m1" }] });
+}
+
+const ROUTES = ["chaos-combo", "oa/m1", "an/m1"];
+function requestFor(i) {
+  const model = ROUTES[i % ROUTES.length];
+  const via = model === "chaos-combo" ? "combo" : "provider";
+  const client = Math.floor(i / ROUTES.length) % 2 === 0 ? "openai" : "anthropic";
+  const stream = random() < opts.streamShare;
+  const messages = [{ role: "user", content: `chaos request ${i}` }];
+  const body = client === "openai" ? { model, stream, messages } : { model, stream, max_tokens: 64, messages };
+  return { via, client, stream, url: `${app.url}${client === "openai" ? "/v1/chat/completions" : "/v1/messages"}`, body };
+}
+
+const results = [];
+async function one(i) {
+  const spec = requestFor(i);
+  const started = performance.now();
+  const out = { via: spec.via, client: spec.client, stream: spec.stream, ok: false, problem: null, attempts: 0, ms: 0 };
+  try {
+    const r = await request(spec.url, {
+      method: "POST",
+      dispatcher: agent,
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify(spec.body),
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    });
+    const text = await r.body.text();
+    out.attempts = Number(r.headers["x-switchyard-attempts"] ?? 0);
+    if (!r.headers["x-switchyard-request-id"]) out.problem = "no request id";
+    else if (r.statusCode !== 200) out.problem = `status ${r.statusCode}: ${text.slice(0, 200)}`;
+    else if (!spec.stream) {
+      const json = JSON.parse(text);
+      out.ok = spec.client === "openai" ? Array.isArray(json.choices) : json.type === "message";
+      if (!out.ok) out.problem = `bad JSON answer: ${text.slice(0, 200)}`;
+    } else {
+      const verdict = checkStream(spec.client, text);
+      out.ok = verdict.ok;
+      out.midStreamError = verdict.midStreamError;
+      out.problem = verdict.problem;
+    }
+  } catch (err) {
+    out.problem = `transport: ${err?.code ?? ""} ${err?.message ?? err}`;
+  }
+  out.ms = performance.now() - started;
+  results.push(out);
+}
+
+async function run(count, offset) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: opts.concurrency }, async () => {
+      while (next < count) await one(offset + next++);
+    }),
+  );
+}
+
+function openFds() {
+  return readdirSync("/proc/self/fd").length;
+}
+function rssMb() {
+  const line = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  return Number(line?.match(/\d+/)?.[0] ?? 0) / 1024;
+}
+async function settled() {
+  await sleep(1_500);
+  globalThis.gc?.();
+  await sleep(50);
+  globalThis.gc?.();
+  return { heapMb: process.memoryUsage().heapUsed / 1048576, rssMb: rssMb(), fds: openFds() };
+}
+
+function summarise(rows) {
+  const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
+  const ok = rows.filter((r) => r.ok).length;
+  return {
+    requests: rows.length,
+    successRate: rows.length ? ok / rows.length : 1,
+    attemptsPerRequest: rows.length ? rows.reduce((s, r) => s + r.attempts, 0) / rows.length : 0,
+    p50Ms: Math.round(percentile(ms, 0.5)),
+    p99Ms: Math.round(percentile(ms, 0.99)),
+  };
+}
+
+await setup();
+const started = performance.now();
+if (opts.warmup > 0) await run(opts.warmup, 0);
+results.length = 0;
+const before = await settled();
+await run(opts.requests, opts.warmup);
+const wallMs = performance.now() - started;
+const after = await settled();
+const health = await admin("GET", "/api/monitoring/health");
+const busyQueues = (health.queues ?? []).filter((q) => (q.inFlight ?? 0) !== 0 || (q.queued ?? 0) !== 0);
+
+const violations = results.filter((r) => !r.ok && !r.midStreamError).slice(0, 5);
+const report = {
+  mode: opts.mode,
+  rate: opts.rate,
+  seed: opts.seed,
+  requests: results.length,
+  wallMs: Math.round(wallMs),
+  upstreamCalls,
+  faultCounts,
+  all: summarise(results),
+  combo: summarise(results.filter((r) => r.via === "combo")),
+  provider: summarise(results.filter((r) => r.via === "provider")),
+  nonStreamFailures: results.filter((r) => !r.stream && !r.ok).length,
+  earlyStreamFailures: results.filter((r) => r.stream && !r.ok && !r.midStreamError).length,
+  midStreamErrors: results.filter((r) => r.midStreamError).length,
+  violations,
+  unhandled,
+  firstUnhandled,
+  queues: health.queues ?? null,
+  busyQueues,
+  memory: { before, after, heapGrowthMb: after.heapMb - before.heapMb, fdGrowth: after.fds - before.fds },
+};
+
+await agent.close();
+await sim.close();
+await app.close();
+rmSync(home, { recursive: true, force: true });
+console.log(JSON.stringify(report));
