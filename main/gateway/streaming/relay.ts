@@ -187,7 +187,10 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     if (client.gone) return { kind: "client_gone" };
     const code: StreamFailureCode = call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
     const detail = code === "stream_transport_error" ? String((err as Error)?.message ?? err) : code;
-    return gate.committed() ? { kind: "failed_after_output", code, detail } : { kind: "failed_before_output", code, detail };
+    if (!gate.committed()) return { kind: "failed_before_output", code, detail };
+    // Frames gathered from the chunk that held the bad frame still go out before the error event.
+    gate.flush();
+    return { kind: "failed_after_output", code, detail };
   } finally {
     watchdogs.stop();
   }
