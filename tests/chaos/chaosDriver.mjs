@@ -69,8 +69,13 @@ async function admin(verb, route, body) {
 }
 
 async function setup() {
-  // Short budgets so a stalled upstream costs about a second, not the production minutes.
-  await admin("PATCH", "/api/resilience", { streamRecovery: { contentStallTimeoutMs: 1_000, idleTimeoutMs: 1_000, attemptDeadlineMs: 1_500 } });
+  // Short budgets so a stalled upstream costs about a second, not the production minutes; short
+  // connection cooldowns so the faulty connections come back at once and keep failing at `rate`
+  // (with the default 3 s base and backoff they would sit out most of a short run).
+  await admin("PATCH", "/api/resilience", {
+    streamRecovery: { contentStallTimeoutMs: 1_000, idleTimeoutMs: 1_000, attemptDeadlineMs: 1_500 },
+    connectionCooldown: { apikey: { baseCooldownMs: 100, maxBackoffSteps: 0 } },
+  });
   const refused = await closedPort();
   const providers = [
     { id: "oa", format: "openai", baseUrl: `${sim.url}/v1` },
