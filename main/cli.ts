@@ -6,7 +6,8 @@ import { buildApp, type SwitchyardApp } from "./app/build.js";
 import { DEMO_COMBO } from "./app/demo.js";
 
 const USAGE = `Usage:
-  switchyard serve  [--port <p>] [--home <dir>] [--config <file>] [--test-clock] [--demo]
+  switchyard serve  [--port <p>] [--host <addr>] [--home <dir>] [--config <file>] [--test-clock] [--demo]
+                    (--host: default 127.0.0.1; any other address warns and requires client keys)
   switchyard start  [same options]          (headless app; default port 8642)
   switchyard export [--home <dir>] [--format json|yaml]
   switchyard import <file> [--home <dir>]`;
@@ -30,6 +31,7 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
   try {
     app = await buildApp({
       port: parsePort(values.port as string | undefined),
+      host: (values.host as string | undefined) ?? process.env.SWITCHYARD_HOST,
       home: values.home as string | undefined,
       config: values.config as string | undefined,
       demo: Boolean(values.demo),
@@ -41,6 +43,7 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
     process.stderr.write(`switchyard: ${e.message}\n`);
     process.exit(1);
   }
+  if (app.exposureWarning) process.stderr.write(`switchyard: ${app.exposureWarning}\n`);
   process.stdout.write(`Switchyard listening on ${app.url}\n`);
   process.stdout.write(`Dashboard: ${app.url}/#token=${app.adminToken}\n`);
   if (friendly) {
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
       allowPositionals: true,
       options: {
         port: { type: "string" },
+        host: { type: "string" },
         home: { type: "string" },
         config: { type: "string" },
         format: { type: "string" },

@@ -34,11 +34,13 @@ import { createResilienceHandlers, createSettingsCache } from "./resilienceHandl
 import { startDemo } from "./demo.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
+import { clientRouteSettings, planBind } from "./bind.js";
 
 export interface BuildOptions {
   home?: string;
   /** 0 picks a free port. */
   port: number;
+  /** Listen address; anything but loopback must be chosen explicitly and forces client keys. */
   host?: string;
   config?: string;
   demo?: boolean;
@@ -94,6 +96,8 @@ export interface SwitchyardApp {
   adminToken: string;
   handlers: ContractHandlers;
   bus: EventBus;
+  /** Set when the port is reachable from other machines (a non-loopback host was chosen). */
+  exposureWarning: string | null;
   close(): Promise<void>;
 }
 
@@ -178,10 +182,11 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
+  const bind = planBind(opts.host);
   const app = createGatewayApp({
-    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: getAppSettings, version: VERSION,
+    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION,
     verifyClientKey: (key) => store.apiKeys.verify(key),
-    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
+    hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR,
     sessions,
   });
 
@@ -190,20 +195,20 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   server.headersTimeout = 70_000;
   // Long generations stream for many minutes; node's default request timeout would cut them.
   server.requestTimeout = 0;
-  const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port, host, () => resolve());
+    server.listen(opts.port, bind.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${port}`;
+  const url = `http://${bind.urlHost}:${port}`;
+  if (bind.warning) logger.warn({ host: bind.host }, bind.warning);
 
   const demo = opts.demo ? await startDemo(store, bus, clock) : null;
   logger.debug({ home, port }, "switchyard started");
 
   let closed = false;
   return {
-    url, port, home, adminToken, handlers, bus,
+    url, port, home, adminToken, handlers, bus, exposureWarning: bind.warning,
     async close() {
       if (closed) return;
       closed = true;
