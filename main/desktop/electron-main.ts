@@ -8,7 +8,7 @@ import { buildApp, type SwitchyardApp } from "../app/build.js";
 import { createSenderPolicy, forwardEvents, originOf, registerIpc } from "./ipc.js";
 import { parseDesktopArgs } from "./options.js";
 import { safeStorageCipher } from "./safeStorageCipher.js";
-import { WINDOW_WEB_PREFERENCES, isAllowedPermission, webContentsGuards, withContentSecurityPolicy } from "./security.js";
+import { isAllowedPermission, webContentsGuards, withContentSecurityPolicy } from "./security.js";
 import { createTrayController } from "./trayController.js";
 import { TRAY_ICON_FILES, toNativeMenu } from "./trayMenu.js";
 
@@ -123,7 +123,22 @@ async function start(): Promise<void> {
       show: false,
       title: "Switchyard",
       icon: path.join(ASSETS_DIR, "icon.png"),
-      webPreferences: { ...WINDOW_WEB_PREFERENCES, preload: PRELOAD_PATH },
+      // Spelled out here (not spread from a constant) so electronegativity can read each value.
+      webPreferences: {
+        preload: PRELOAD_PATH,
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        nodeIntegrationInWorker: false,
+        nodeIntegrationInSubFrames: false,
+        webSecurity: true,
+        allowRunningInsecureContent: false,
+        experimentalFeatures: false,
+        webviewTag: false,
+        navigateOnDragDrop: false,
+        disableBlinkFeatures: "Auxclick",
+        spellcheck: false,
+      },
     });
     created.once("ready-to-show", () => created.show());
     created.on("close", (event) => {

@@ -5,24 +5,6 @@ import { originOf } from "./ipc.js";
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
-/**
- * The window's webPreferences besides the preload path: the renderer gets no Node, runs in
- * Chromium's sandbox, and sees the preload's bridge only through an isolated world.
- */
-export const WINDOW_WEB_PREFERENCES = Object.freeze({
-  contextIsolation: true,
-  sandbox: true,
-  nodeIntegration: false,
-  nodeIntegrationInWorker: false,
-  nodeIntegrationInSubFrames: false,
-  webSecurity: true,
-  allowRunningInsecureContent: false,
-  experimentalFeatures: false,
-  webviewTag: false,
-  navigateOnDragDrop: false,
-  spellcheck: false,
-} as const);
-
 /** The parts of an Electron navigation event the guards use. */
 export interface Preventable {
   preventDefault(): void;
