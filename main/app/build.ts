@@ -201,7 +201,6 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${bind.urlHost}:${port}`;
-  if (bind.warning) logger.warn({ host: bind.host }, bind.warning);
 
   const demo = opts.demo ? await startDemo(store, bus, clock) : null;
   logger.debug({ home, port }, "switchyard started");
