@@ -119,7 +119,11 @@ async function one(i) {
     const text = await r.body.text();
     out.attempts = Number(r.headers["x-switchyard-attempts"] ?? 0);
     if (!r.headers["x-switchyard-request-id"]) out.problem = "no request id";
-    else if (r.statusCode !== 200) out.problem = `status ${r.statusCode}: ${text.slice(0, 200)}`;
+    else if (r.statusCode !== 200) {
+      out.problem = `status ${r.statusCode}: ${text.slice(0, 200)}`;
+      // D13: a stream that ends before its first event is retried once per request, then answered 502.
+      out.eofGiveUp = spec.stream && r.statusCode === 502 && text.includes('"code":"STREAM_EARLY_EOF"') && out.attempts >= 2;
+    }
     else if (!spec.stream) {
       const json = JSON.parse(text);
       out.ok = spec.client === "openai" ? Array.isArray(json.choices) : json.type === "message";
@@ -184,7 +188,7 @@ const after = await settled();
 const health = await admin("GET", "/api/monitoring/health");
 const busyQueues = (health.queues ?? []).filter((q) => (q.inFlight ?? 0) !== 0 || (q.queued ?? 0) !== 0);
 
-const violations = results.filter((r) => !r.ok && !r.midStreamError).slice(0, 5);
+const violations = results.filter((r) => !r.ok && !r.midStreamError && !r.eofGiveUp).slice(0, 5);
 const report = {
   mode: opts.mode,
   rate: opts.rate,
@@ -197,7 +201,8 @@ const report = {
   combo: summarise(results.filter((r) => r.via === "combo")),
   provider: summarise(results.filter((r) => r.via === "provider")),
   nonStreamFailures: results.filter((r) => !r.stream && !r.ok).length,
-  earlyStreamFailures: results.filter((r) => r.stream && !r.ok && !r.midStreamError).length,
+  earlyStreamFailures: results.filter((r) => r.stream && !r.ok && !r.midStreamError && !r.eofGiveUp).length,
+  earlyEofGiveUps: results.filter((r) => r.eofGiveUp).length,
   midStreamErrors: results.filter((r) => r.midStreamError).length,
   violations,
   unhandled,

@@ -30,6 +30,8 @@ export interface DriverReport {
   provider: Summary;
   nonStreamFailures: number;
   earlyStreamFailures: number;
+  /** D13: streams answered 502 STREAM_EARLY_EOF after their one early-EOF retry also ended empty. */
+  earlyEofGiveUps: number;
   midStreamErrors: number;
   violations: unknown[];
   unhandled: number;

@@ -130,6 +130,7 @@ it("R10.2 R2.5 R4.1 R7.1 R7.2 R15.1 kill -9 under load loses nothing acknowledge
   const lease = await setup(server, sim.url);
   const acked: Acked = { ttl: 0, maxWaitMs: 0, pins: new Map(), cooling: new Map(), logRows: 0, sent: { ttl: new Set(), maxWaitMs: new Set() } };
   const figures: Array<Record<string, number>> = [];
+  let breaker: { state: string; failure_count: number; open_until: number } | undefined;
 
   // One cooldown is certain before the load; more are written during it.
   await server.post("/v1/chat/completions", chat("flaky/m1"));
@@ -151,6 +152,8 @@ it("R10.2 R2.5 R4.1 R7.1 R7.2 R15.1 kill -9 under load loses nothing acknowledge
       expect(rows).toBeGreaterThanOrEqual(acked.logRows);
       const pins = new Map((db.prepare("SELECT session_key, connection_id FROM session_account_affinity").all() as Array<{ session_key: string; connection_id: string }>).map((r) => [r.session_key, r.connection_id]));
       for (const [session, conn] of acked.pins) expect(pins.get(session), session).toBe(conn);
+      breaker = db.prepare("SELECT state, failure_count, open_until FROM domain_circuit_breakers WHERE provider = 'brk'").get() as typeof breaker;
+      expect(["OPEN", "HALF_OPEN"]).toContain(breaker?.state);
       figures.push({ round, pins: acked.pins.size, cooling: acked.cooling.size, logRowsSeen: acked.logRows, logRowsAfter: rows });
     } finally {
       db.close();
@@ -164,7 +167,14 @@ it("R10.2 R2.5 R4.1 R7.1 R7.2 R15.1 kill -9 under load loses nothing acknowledge
     expect(wait).toBeGreaterThanOrEqual(acked.maxWaitMs);
     expect(acked.sent.maxWaitMs.has(wait)).toBe(true);
     const health = (await server.api("GET", "/api/monitoring/health")).body;
-    expect(health.providerBreakers.find((b: { provider: string }) => b.provider === "brk")?.state).toBe("OPEN");
+    // The persisted breaker comes back as it was: OPEN until its stored open_until, HALF_OPEN after
+    // (or as stored HALF_OPEN); never reset to CLOSED by the crash.
+    const restored = health.providerBreakers.find((b: { provider: string }) => b.provider === "brk");
+    expect(restored?.failureCount).toBe(breaker!.failure_count);
+    expect(restored?.state).not.toBe("CLOSED");
+    const left = breaker!.open_until - Date.now();
+    if (breaker!.state === "HALF_OPEN") expect(restored?.state).toBe("HALF_OPEN");
+    else if (Math.abs(left) > 1_000) expect(restored?.state).toBe(left > 0 ? "OPEN" : "HALF_OPEN");
     for (const [id, until] of acked.cooling) expect((await server.api("GET", `/api/connections/${id}`)).body.rateLimitedUntil, id).toBe(until);
     const renewed = await server.post(
       "/api/v1/session-leases",
