@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent, request } from "undici";
-import { FAULT_KINDS, checkStream, mulberry32, percentile } from "./chaosModel.mjs";
+import { FAULT_KINDS, REPLY_TEXT, checkStream, jsonText, mulberry32, percentile } from "./chaosModel.mjs";
 
 const opts = { mode: "chaos", rate: 0.3, requests: 200, concurrency: 12, seed: 1, streamShare: 0.5, warmup: 0, ...JSON.parse(process.argv[2] ?? "{}") };
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -44,7 +44,7 @@ function pickFault(req) {
   upstreamCalls.faulted += 1;
   return kind.fault;
 }
-const sim = await startSimulator({ port: 0, label: "chaos", recordLimit: 0, pickFault });
+const sim = await startSimulator({ port: 0, label: "chaos", recordLimit: 0, replyText: REPLY_TEXT, pickFault });
 
 /** A port nothing listens on: the "refused" provider's connections get ECONNREFUSED. */
 async function closedPort() {
@@ -128,11 +128,13 @@ async function one(i) {
       const json = JSON.parse(text);
       out.ok = spec.client === "openai" ? Array.isArray(json.choices) : json.type === "message";
       if (!out.ok) out.problem = `bad JSON answer: ${text.slice(0, 200)}`;
+      else out.cutShort = jsonText(spec.client, json) !== REPLY_TEXT;
     } else {
       const verdict = checkStream(spec.client, text);
       out.ok = verdict.ok;
       out.midStreamError = verdict.midStreamError;
       out.problem = verdict.problem;
+      out.cutShort = verdict.ok && verdict.text !== REPLY_TEXT;
     }
   } catch (err) {
     out.problem = `transport: ${err?.code ?? ""} ${err?.message ?? err}`;
@@ -204,6 +206,9 @@ const report = {
   earlyStreamFailures: results.filter((r) => r.stream && !r.ok && !r.midStreamError && !r.eofGiveUp).length,
   earlyEofGiveUps: results.filter((r) => r.eofGiveUp).length,
   midStreamErrors: results.filter((r) => r.midStreamError).length,
+  // Answers that ended as complete but carry less than the upstream's full text (reported, see docs/reliability.md).
+  cutShortNonStream: results.filter((r) => r.ok && !r.stream && r.cutShort).length,
+  cutShortStreams: results.filter((r) => r.ok && r.stream && r.cutShort).length,
   violations,
   unhandled,
   firstUnhandled,

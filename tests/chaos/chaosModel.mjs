@@ -38,6 +38,15 @@ export const FAULT_KINDS = [
   { name: "malformed-sse-mid", when: "mid", fault: { garbleAfterChunks: 1 } },
 ];
 
+/** What every simulated answer says; a "completed" answer with less text was cut short silently. */
+export const REPLY_TEXT = "alpha beta gamma delta epsilon zeta.";
+
+/** The answer text of a JSON response in the client's format. */
+export function jsonText(client, body) {
+  if (client === "openai") return body.choices?.[0]?.message?.content ?? "";
+  return (body.content ?? []).map((b) => b.text ?? "").join("");
+}
+
 export function percentile(sorted, p) {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
@@ -53,6 +62,16 @@ function frames(text) {
     out.push({ event, data });
   }
   return out;
+}
+
+function streamText(client, list) {
+  let text = "";
+  for (const f of list) {
+    if (f.data === "[DONE]") continue;
+    const d = JSON.parse(f.data);
+    text += client === "openai" ? (d.choices?.[0]?.delta?.content ?? "") : d.type === "content_block_delta" ? (d.delta?.text ?? "") : "";
+  }
+  return text;
 }
 
 /**
@@ -82,5 +101,5 @@ export function checkStream(client, text) {
   }
   const complete = client === "openai" ? last.data === "[DONE]" : last.event === "message_stop";
   if (!complete) return { ok: false, midStreamError: false, problem: `stream ended without a terminal event (last: ${last.event ?? ""} ${last.data.slice(0, 80)})` };
-  return { ok: true, midStreamError: false, problem: null };
+  return { ok: true, midStreamError: false, problem: null, text: streamText(client, list) };
 }

@@ -33,6 +33,8 @@ export interface DriverReport {
   /** D13: streams answered 502 STREAM_EARLY_EOF after their one early-EOF retry also ended empty. */
   earlyEofGiveUps: number;
   midStreamErrors: number;
+  cutShortNonStream: number;
+  cutShortStreams: number;
   violations: unknown[];
   unhandled: number;
   firstUnhandled: string | null;
