@@ -102,7 +102,54 @@ function requestFor(i) {
   return { via, client, stream, url: `${app.url}${client === "openai" ? "/v1/chat/completions" : "/v1/messages"}`, body };
 }
 
-const results = [];
+/**
+ * Per-request figures in columns allocated up front: the load generator shares the gateway's
+ * process, so it must not itself grow the heap the soak measures.
+ */
+const OK = 1, STREAM = 2, MID = 4, EOF = 8, CUT = 16, COMBO = 32;
+function createResults(capacity) {
+  const ms = new Float64Array(capacity);
+  const attempts = new Uint16Array(capacity);
+  const flags = new Uint8Array(capacity);
+  const violations = [];
+  let size = 0;
+  return {
+    violations,
+    size: () => size,
+    reset() {
+      size = 0;
+      violations.length = 0;
+    },
+    add(out) {
+      if (size >= capacity) throw new Error("chaosDriver: more results than requests");
+      ms[size] = out.ms;
+      attempts[size] = Math.min(out.attempts, 65_535);
+      flags[size] = (out.ok ? OK : 0) | (out.stream ? STREAM : 0) | (out.midStreamError ? MID : 0) | (out.eofGiveUp ? EOF : 0) | (out.cutShort ? CUT : 0) | (out.via === "combo" ? COMBO : 0);
+      if (!out.ok && !out.midStreamError && !out.eofGiveUp && violations.length < 5) violations.push(out);
+      size += 1;
+    },
+    count(pred) {
+      let n = 0;
+      for (let i = 0; i < size; i++) if (pred(flags[i])) n += 1;
+      return n;
+    },
+    summary(pred) {
+      const sel = [];
+      let ok = 0;
+      let tries = 0;
+      for (let i = 0; i < size; i++) {
+        if (!pred(flags[i])) continue;
+        sel.push(ms[i]);
+        ok += flags[i] & OK;
+        tries += attempts[i];
+      }
+      sel.sort((a, b) => a - b);
+      const n = sel.length;
+      return { requests: n, successRate: n ? ok / n : 1, attemptsPerRequest: n ? tries / n : 0, p50Ms: Math.round(percentile(sel, 0.5)), p99Ms: Math.round(percentile(sel, 0.99)) };
+    },
+  };
+}
+const results = createResults(Math.max(opts.requests, opts.warmup));
 async function one(i) {
   const spec = requestFor(i);
   const started = performance.now();
@@ -140,7 +187,7 @@ async function one(i) {
     out.problem = `transport: ${err?.code ?? ""} ${err?.message ?? err}`;
   }
   out.ms = performance.now() - started;
-  results.push(out);
+  results.add(out);
 }
 
 async function run(count, offset) {
@@ -167,22 +214,10 @@ async function settled() {
   return { heapMb: process.memoryUsage().heapUsed / 1048576, rssMb: rssMb(), fds: openFds() };
 }
 
-function summarise(rows) {
-  const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
-  const ok = rows.filter((r) => r.ok).length;
-  return {
-    requests: rows.length,
-    successRate: rows.length ? ok / rows.length : 1,
-    attemptsPerRequest: rows.length ? rows.reduce((s, r) => s + r.attempts, 0) / rows.length : 0,
-    p50Ms: Math.round(percentile(ms, 0.5)),
-    p99Ms: Math.round(percentile(ms, 0.99)),
-  };
-}
-
 await setup();
 const started = performance.now();
 if (opts.warmup > 0) await run(opts.warmup, 0);
-results.length = 0;
+results.reset();
 const before = await settled();
 await run(opts.requests, opts.warmup);
 const wallMs = performance.now() - started;
@@ -190,26 +225,26 @@ const after = await settled();
 const health = await admin("GET", "/api/monitoring/health");
 const busyQueues = (health.queues ?? []).filter((q) => (q.inFlight ?? 0) !== 0 || (q.queued ?? 0) !== 0);
 
-const violations = results.filter((r) => !r.ok && !r.midStreamError && !r.eofGiveUp).slice(0, 5);
+const has = (bit) => (f) => (f & bit) !== 0;
 const report = {
   mode: opts.mode,
   rate: opts.rate,
   seed: opts.seed,
-  requests: results.length,
+  requests: results.size(),
   wallMs: Math.round(wallMs),
   upstreamCalls,
   faultCounts,
-  all: summarise(results),
-  combo: summarise(results.filter((r) => r.via === "combo")),
-  provider: summarise(results.filter((r) => r.via === "provider")),
-  nonStreamFailures: results.filter((r) => !r.stream && !r.ok).length,
-  earlyStreamFailures: results.filter((r) => r.stream && !r.ok && !r.midStreamError && !r.eofGiveUp).length,
-  earlyEofGiveUps: results.filter((r) => r.eofGiveUp).length,
-  midStreamErrors: results.filter((r) => r.midStreamError).length,
+  all: results.summary(() => true),
+  combo: results.summary(has(COMBO)),
+  provider: results.summary((f) => !has(COMBO)(f)),
+  nonStreamFailures: results.count((f) => !(f & STREAM) && !(f & OK)),
+  earlyStreamFailures: results.count((f) => (f & STREAM) !== 0 && !(f & (OK | MID | EOF))),
+  earlyEofGiveUps: results.count(has(EOF)),
+  midStreamErrors: results.count(has(MID)),
   // Answers that ended as complete but carry less than the upstream's full text (reported, see docs/reliability.md).
-  cutShortNonStream: results.filter((r) => r.ok && !r.stream && r.cutShort).length,
-  cutShortStreams: results.filter((r) => r.ok && r.stream && r.cutShort).length,
-  violations,
+  cutShortNonStream: results.count((f) => (f & (OK | CUT)) === (OK | CUT) && !(f & STREAM)),
+  cutShortStreams: results.count((f) => (f & (OK | CUT | STREAM)) === (OK | CUT | STREAM)),
+  violations: results.violations,
   unhandled,
   firstUnhandled,
   queues: health.queues ?? null,
