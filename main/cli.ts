@@ -8,7 +8,8 @@ import { VERSION } from "./app/version.js";
 import { CliError, connect, exportTo, homeOf, importFrom, reset, status } from "./cliRemote.js";
 
 const USAGE = `Usage:
-  switchyard serve  [--port <p>] [--home <dir>] [--config <file>] [--test-clock] [--demo]
+  switchyard serve  [--port <p>] [--host <addr>] [--home <dir>] [--config <file>] [--test-clock] [--demo]
+                    (--host: default 127.0.0.1; any other address warns and requires client keys)
   switchyard start  [same options]          (headless app; default port 8642)
   switchyard status [--home <dir>] [--url <url>]        breakers, cooldowns, lockouts, queues
   switchyard reset  [--provider <id>] [--home <dir>] [--url <url>]
@@ -37,6 +38,7 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
   try {
     app = await buildApp({
       port: parsePort(values.port as string | undefined),
+      host: (values.host as string | undefined) ?? process.env.SWITCHYARD_HOST,
       home: values.home as string | undefined,
       config: values.config as string | undefined,
       demo: Boolean(values.demo),
@@ -52,6 +54,7 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
   // Handlers first: whoever reads the lines below may signal at once, and must find the cleanup ready.
   stopOnSignals(app);
   writeInstanceFile(app.home, { url: app.url, pid: process.pid, startedAt: Date.now(), version: VERSION });
+  if (app.exposureWarning) process.stderr.write(`switchyard: ${app.exposureWarning}\n`);
   process.stdout.write(`Switchyard listening on ${app.url}\n`);
   process.stdout.write(`Dashboard: ${app.url}/#token=${app.adminToken}\n`);
   if (friendly) {
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
       allowPositionals: true,
       options: {
         port: { type: "string" },
+        host: { type: "string" },
         home: { type: "string" },
         config: { type: "string" },
         format: { type: "string" },

@@ -38,11 +38,13 @@ import { createResilienceHandlers, createSettingsCache } from "./resilienceHandl
 import { createDemoControl, createInstanceHandlers } from "./demoControl.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
+import { clientRouteSettings, planBind } from "./bind.js";
 
 export interface BuildOptions {
   home?: string;
   /** 0 picks a free port. */
   port: number;
+  /** Listen address; anything but loopback must be chosen explicitly and forces client keys. */
   host?: string;
   config?: string;
   demo?: boolean;
@@ -136,6 +138,8 @@ export interface SwitchyardApp {
   adminToken: string;
   handlers: ContractHandlers;
   bus: EventBus;
+  /** Set when the port is reachable from other machines (a non-loopback host was chosen). */
+  exposureWarning: string | null;
   close(): Promise<void>;
 }
 
@@ -240,10 +244,11 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     promptLogging: () => getAppSettings().promptLogging,
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
+  const bind = planBind(opts.host);
   const app = createGatewayApp({
-    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: getAppSettings, version: VERSION,
+    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION,
     verifyClientKey: (key) => store.apiKeys.verify(key),
-    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
+    hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR,
     sessions,
   });
 
@@ -252,20 +257,19 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   server.headersTimeout = 70_000;
   // Long generations stream for many minutes; node's default request timeout would cut them.
   server.requestTimeout = 0;
-  const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port, host, () => resolve());
+    server.listen(opts.port, bind.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${port}`;
+  const url = `http://${bind.urlHost}:${port}`;
 
   if (opts.demo) await demo.start();
   logger.debug({ home, port }, "switchyard started");
 
   let closed = false;
   return {
-    url, port, home, adminToken, handlers, bus,
+    url, port, home, adminToken, handlers, bus, exposureWarning: bind.warning,
     async close() {
       if (closed) return;
       closed = true;

@@ -10,7 +10,7 @@ import { VERSION } from "../app/version.js";
 import { createSenderPolicy, forwardEvents, originOf, registerIpc } from "./ipc.js";
 import { parseDesktopArgs } from "./options.js";
 import { safeStorageCipher } from "./safeStorageCipher.js";
-import { isAllowedPermission, isAppUrl, isExternalHttpUrl, withContentSecurityPolicy } from "./security.js";
+import { isAllowedPermission, webContentsGuards, withContentSecurityPolicy } from "./security.js";
 import { createTrayController } from "./trayController.js";
 import { TRAY_ICON_FILES, toNativeMenu } from "./trayMenu.js";
 
@@ -77,18 +77,12 @@ async function start(): Promise<void> {
   if (!appOrigin) throw new Error(`Unexpected app URL: ${appUrl}`);
 
   hardenSession(appOrigin);
+  const guards = webContentsGuards(appOrigin, (url) => void shell.openExternal(url));
   app.on("web-contents-created", (_event, contents) => {
-    contents.on("will-attach-webview", (e) => e.preventDefault());
-    contents.on("will-navigate", (e, url) => {
-      if (!isAppUrl(url, appOrigin)) e.preventDefault();
-    });
-    contents.on("will-redirect", (e, url) => {
-      if (!isAppUrl(url, appOrigin)) e.preventDefault();
-    });
-    contents.setWindowOpenHandler(({ url }) => {
-      if (isExternalHttpUrl(url)) void shell.openExternal(url);
-      return { action: "deny" };
-    });
+    contents.on("will-attach-webview", (e) => guards.willAttachWebview(e));
+    contents.on("will-navigate", (e, url) => guards.willNavigate(e, url));
+    contents.on("will-redirect", (e, url) => guards.willRedirect(e, url));
+    contents.setWindowOpenHandler(guards.windowOpen);
   });
 
   const mainFrame = () => (win && !win.isDestroyed() ? win.webContents.mainFrame : null);
@@ -134,13 +128,20 @@ async function start(): Promise<void> {
       show: false,
       title: "Switchyard",
       icon: path.join(ASSETS_DIR, "icon.png"),
+      // Spelled out here (not spread from a constant) so electronegativity can read each value.
       webPreferences: {
         preload: PRELOAD_PATH,
         contextIsolation: true,
         sandbox: true,
         nodeIntegration: false,
+        nodeIntegrationInWorker: false,
+        nodeIntegrationInSubFrames: false,
         webSecurity: true,
+        allowRunningInsecureContent: false,
+        experimentalFeatures: false,
         webviewTag: false,
+        navigateOnDragDrop: false,
+        disableBlinkFeatures: "Auxclick",
         spellcheck: false,
       },
     });

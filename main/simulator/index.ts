@@ -90,7 +90,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (requests.length > recordLimit) requests.splice(0, requests.length - recordLimit);
   }
 
-  function chooseFault(req: IncomingMessage, key: string | null): FaultSpec | undefined {
+  function chooseFault(req: IncomingMessage, key: string | null, entry: SimulatedRequest): FaultSpec | undefined {
     const header = req.headers["x-sim-fault"];
     if (typeof header === "string" && header.length > 0) {
       let parsed: unknown;
@@ -101,7 +101,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
       return parseFault(parsed);
     }
-    return faults.take(key) ?? opts.defaultFault;
+    const picked = faults.take(key) ?? opts.pickFault?.(entry);
+    return picked ? parseFault(picked) : opts.defaultFault;
   }
 
   async function answer(call: Call): Promise<void> {
@@ -242,14 +243,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const key = readKey(req.headers, query);
     const model = route.pathModel ?? (isRecord(body) && typeof body.model === "string" ? body.model : "");
     const stream = route.pathStream ?? (isRecord(body) && body.stream === true);
-    record({ path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now(), remoteAddress: req.socket.remoteAddress });
+    const entry: SimulatedRequest = { path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now(), remoteAddress: req.socket.remoteAddress };
+    record(entry);
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));
       return;
     }
     const wall = route.kind === "models" || route.kind === "count_tokens" ? null : walls.check(key, req.headers);
     if (wall?.kind === "reject") return sendJson(res, wall.status, WRITERS[route.format].error(wall.status, wall.message), { "x-sim-label": label, ...wall.headers });
-    const fault = chooseFault(req, key);
+    const fault = chooseFault(req, key, entry);
     await answer({ req, res, route, model, key, stream, body, fault, wallHeaders: wall?.headers });
   }
 

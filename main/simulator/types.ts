@@ -29,6 +29,10 @@ export interface FaultSpec {
   reset?: boolean;
   /** Stream: close the socket abruptly after N content chunks. */
   resetAfterChunks?: number;
+  /** Stream: after N content chunks end the response cleanly, without the closing frames (a truncated stream). */
+  endAfterChunks?: number;
+  /** Stream: after N content chunks send one frame whose data is not valid JSON, then end (malformed SSE). */
+  garbleAfterChunks?: number;
   /** Stream: after N content chunks send nothing more, keeping the socket open until the client leaves. */
   stallAfterChunks?: number;
   /** Stream: send the lifecycle frames (message_start / role chunk), then nothing. */
@@ -56,6 +60,11 @@ export interface SimulatorOptions {
   label?: string;
   /** Fault applied when neither the request header nor a programmed fault applies. */
   defaultFault?: FaultSpec;
+  /**
+   * Chooses a fault per request when neither the header nor a programmed fault applies, before
+   * `defaultFault`: chaos runs draw faults from a seeded generator here. Its result is validated.
+   */
+  pickFault?: (request: SimulatedRequest) => FaultSpec | undefined;
   /** Reply text instead of `Hello from <label> (key <key>)`. */
   replyText?: string;
   /** How many received requests `requests` keeps (default 1000). */

@@ -38,6 +38,20 @@ export type StreamFailureCode =
 
 const PROGRESS_KINDS = new Set(["content", "reasoning", "tool"]);
 
+/**
+ * A frame whose data is cut or garbled (neither a JSON object/array nor [DONE]) must not reach
+ * the client: it fails the attempt, which fails over before the first byte and ends the stream
+ * with an error event after it (found by the chaos run, issue 13). Ends are checked, not parsed,
+ * to keep the hot path cheap.
+ */
+function isMalformedData(data: string): boolean {
+  const text = data.trim();
+  if (text === "" || text === "[DONE]") return false;
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  return !((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d));
+}
+
 export interface RelayOptions {
   /** The upstream call; its deadline (R13.6) ends the stream as `stream_attempt_deadline`. */
   call: UpstreamCall;
@@ -170,6 +184,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   const parser = createParser({ onEvent: (evt) => pending.push({ event: evt.event, data: evt.data }) });
   const decoder = new TextDecoder();
   const push = (evt: { event?: string; data: string }) => {
+    if (isMalformedData(evt.data)) throw new Error("upstream sent a malformed SSE frame");
     watchdogs.event(opts.upstreamFormat, evt);
     const frames = translator.push(evt);
     if (frames.some((f) => PROGRESS_KINDS.has(f.kind))) watchdogs.progress();
@@ -192,7 +207,10 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     if (client.gone) return { kind: "client_gone" };
     const code: StreamFailureCode = refused ? "stream_continuation_refused" : call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
     const detail = code === "stream_transport_error" ? String((err as Error)?.message ?? err) : code;
-    return gate.committed() ? { kind: "failed_after_output", code, detail } : { kind: "failed_before_output", code, detail };
+    if (!gate.committed()) return { kind: "failed_before_output", code, detail };
+    // Frames gathered from the chunk that held the bad frame still go out before the error event.
+    gate.flush();
+    return { kind: "failed_after_output", code, detail };
   } finally {
     watchdogs.stop();
   }
