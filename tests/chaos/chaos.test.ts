@@ -22,8 +22,10 @@ describe("chaos at three upstream fault rates (issue 13 item 1)", () => {
       expect(report.requests).toBe(REQUESTS);
       expect(report.violations, JSON.stringify(report.violations)).toEqual([]);
       expect(report.nonStreamFailures).toBe(0);
-      // Every JSON answer the client got is the upstream's whole answer.
+      // Every answer the client got as complete is the upstream's whole answer: a stream the upstream
+      // cut short ends with an error event, never with synthesised closing frames.
       expect(report.cutShortNonStream).toBe(0);
+      expect(report.cutShortStreams).toBe(0);
       expect(report.earlyStreamFailures).toBe(0);
       expect(report.unhandled, report.firstUnhandled ?? "").toBe(0);
       expect(Array.isArray(report.queues)).toBe(true);

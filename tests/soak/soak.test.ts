@@ -20,6 +20,7 @@ describe("soak (issue 13 item 2)", () => {
     expect(report.upstreamCalls.faulted).toBeGreaterThan(0);
     expect(report.violations, JSON.stringify(report.violations)).toEqual([]);
     expect(report.unhandled, report.firstUnhandled ?? "").toBe(0);
+    expect(report.cutShortNonStream + report.cutShortStreams).toBe(0);
     expect(report.busyQueues).toEqual([]);
     expect(report.memory.before.heapMb).toBeGreaterThan(0);
     expect(report.memory.before.fds).toBeGreaterThan(0);

@@ -27,8 +27,11 @@ export interface StreamEncoder {
 
 /** Per-stream bookkeeping of a same-format relay, which forwards frames untranslated. */
 export interface PassthroughTracker {
-  /** Reads one parsed upstream event: the usage it reports and whether it carries the model id. */
-  track(evt: UpstreamEvent, payload: JsonObject): { usage: HubUsage | undefined; carriesModel: boolean };
+  /**
+   * Reads one parsed upstream event: the usage it reports, whether it carries the model id, and
+   * whether it states the end of the answer (a finish reason).
+   */
+  track(evt: UpstreamEvent, payload: JsonObject): { usage: HubUsage | undefined; carriesModel: boolean; finished?: boolean };
   /** Frames that close a stream the upstream ended without closing; `usage` is the total seen. */
   closing(usage: HubUsage): OutFrame[];
 }

@@ -32,6 +32,7 @@ export class PassthroughTranslator implements StreamTranslator {
   private started = false;
   private completed = false;
   private content = false;
+  private upstreamFinished = false;
   private total: HubUsage = emptyUsage();
   private readonly tracker: PassthroughTracker;
 
@@ -47,7 +48,7 @@ export class PassthroughTranslator implements StreamTranslator {
     const payload = isDone ? undefined : asRecord(parseJson(evt.data));
     const kind = this.adapter.classify(evt, payload);
     if (isProgressKind(kind)) this.content = true;
-    if (kind === "error" || kind === "done") this.completed = true;
+    if (kind === "error" || kind === "done") this.completed = this.upstreamFinished = true;
     this.started = true;
     const data = payload && this.track(evt, payload) ? rewriteModel(evt.data, this.ctx.clientModel) : evt.data;
     return [{ text: sseFrame(data, evt.event), kind }];
@@ -67,10 +68,15 @@ export class PassthroughTranslator implements StreamTranslator {
     return this.content;
   }
 
+  finished(): boolean {
+    return this.upstreamFinished;
+  }
+
   /** Updates the usage total; returns whether this event carries the model id to rewrite. */
   private track(evt: UpstreamEvent, payload: JsonObject): boolean {
-    const { usage, carriesModel } = this.tracker.track(evt, payload);
+    const { usage, carriesModel, finished } = this.tracker.track(evt, payload);
     if (usage) this.total = mergeUsage(this.total, usage);
+    if (finished) this.upstreamFinished = true;
     return carriesModel;
   }
 }

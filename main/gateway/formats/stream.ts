@@ -12,6 +12,7 @@ import { summariseUsage } from "./usage.js";
 class TranslatingStream implements StreamTranslator {
   private total: HubUsage = emptyUsage();
   private content = false;
+  private upstreamFinished = false;
 
   constructor(
     private readonly decoder: StreamDecoder,
@@ -22,6 +23,7 @@ class TranslatingStream implements StreamTranslator {
     const frames: OutFrame[] = [];
     for (const event of this.decoder.decode(evt)) {
       if (event.type === "usage") this.total = mergeUsage(this.total, event.usage);
+      if (event.type === "finish" || event.type === "done" || event.type === "error") this.upstreamFinished = true;
       if (event.type === "start" && event.usage) this.total = mergeUsage(this.total, event.usage);
       frames.push(...this.encoder.encode(event));
     }
@@ -38,6 +40,10 @@ class TranslatingStream implements StreamTranslator {
 
   hasContent(): boolean {
     return this.content;
+  }
+
+  finished(): boolean {
+    return this.upstreamFinished;
   }
 
   private observe(frames: OutFrame[]): OutFrame[] {

@@ -32,6 +32,11 @@ export interface StreamTranslator {
   usage(): { inputTokens: number | null; outputTokens: number | null; cacheReadTokens?: number; cacheCreationTokens?: number };
   /** True once a content/reasoning/tool frame has been produced. */
   hasContent(): boolean;
+  /**
+   * True once the upstream stated the end of its answer: a finish reason, its terminal event or an
+   * error event. A stream that ends without it was cut short, whatever end() can close.
+   */
+  finished(): boolean;
 }
 
 export function isProgressKind(kind: FrameKind): boolean {

@@ -220,6 +220,13 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   if (!gate.committed() && !translator.hasContent() && !gate.sawTerminalFrame()) {
     return { kind: "failed_before_output", code: "STREAM_EARLY_EOF", detail: "upstream stream ended before its first event" };
   }
+  if (!translator.finished() && !gate.sawTerminalFrame()) {
+    // Cut short after content: closing it with synthesised frames would hand the client a truncated
+    // answer as a complete one (found by the chaos run), so it ends with an error event instead,
+    // or continues elsewhere when mid-stream continuation is on (R13.3).
+    const detail = "upstream stream ended before its final event";
+    return gate.committed() ? { kind: "failed_after_output", code: "STREAM_EARLY_EOF", detail } : { kind: "failed_before_output", code: "STREAM_EARLY_EOF", detail };
+  }
   // A well-formed but empty completion (the upstream sent its own terminal frames) commits here.
   if (!gate.close(toClient(closing))) await client.drained();
   return { kind: "completed" };

@@ -89,6 +89,32 @@ describe("after the first byte (R13.3)", () => {
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ type: "error", error: { code: "stream_content_stall" } });
   });
 
+  it("R13.3 an OpenAI stream the upstream closes after content but before its finish ends with an error event, not a synthesised [DONE]", async () => {
+    sim.addFault("s-1", { endAfterChunks: 2, times: 1 });
+    const r = await gw.post("/v1/chat/completions", chat("oai/m1"));
+    const events = parseSse(r.text);
+    expect(events.some((e) => e.data !== "[DONE]" && JSON.parse(e.data).choices?.[0]?.delta?.content)).toBe(true);
+    expect(events.map((e) => e.data)).not.toContain("[DONE]");
+    expect(events.some((e) => e.data !== "[DONE]" && JSON.parse(e.data).choices?.[0]?.finish_reason)).toBe(false);
+    expect(JSON.parse(events.at(-1)!.data).error.code).toBe("STREAM_EARLY_EOF");
+    const log = (await gw.api("GET", "/api/logs?limit=1")).body[0];
+    expect(log.errorCode).toBe("STREAM_EARLY_EOF");
+  });
+
+  it("R13.3 a cut-short Anthropic stream, same format and translated to an OpenAI client, ends with an error event", async () => {
+    sim.addFault("a-1", { endAfterChunks: 2, times: 2 });
+    const same = await gw.post("/v1/messages", msg("ant/m1"));
+    const names = parseSse(same.text).map((e) => e.event);
+    expect(names).toContain("content_block_delta");
+    expect(names).not.toContain("message_stop");
+    expect(names.at(-1)).toBe("error");
+    await gw.api("POST", "/api/resilience/cooldowns", { all: true });
+    const translated = await gw.post("/v1/chat/completions", chat("ant/m1"));
+    const events = parseSse(translated.text);
+    expect(events.map((e) => e.data)).not.toContain("[DONE]");
+    expect(JSON.parse(events.at(-1)!.data).error.code).toBe("STREAM_EARLY_EOF");
+  });
+
   it("R13.5 the throughput watchdog aborts a trickling stream after warm-up and one window", async () => {
     await gw.api("PATCH", "/api/resilience", { streamRecovery: { throughputWatchdog: { enabled: true, warmupMs: 0, windowMs: 1_000, minBytesPerSec: 500, minBytes: 1 } } });
     try {

@@ -15,7 +15,7 @@ export class AnthropicPassthroughTracker implements PassthroughTracker {
   private readonly openBlocks = new Set<number>();
   private rawUsage: Record<string, unknown> = {};
 
-  track(evt: UpstreamEvent, payload: JsonObject): { usage: HubUsage | undefined; carriesModel: boolean } {
+  track(evt: UpstreamEvent, payload: JsonObject): { usage: HubUsage | undefined; carriesModel: boolean; finished?: boolean } {
     const index = asNumber(payload["index"]) ?? 0;
     switch (asString(payload["type"]) ?? evt.event) {
       case "message_start": {
@@ -30,7 +30,7 @@ export class AnthropicPassthroughTracker implements PassthroughTracker {
         return NOTHING;
       case "message_delta":
         this.sawMessageDelta = true;
-        return { usage: this.addUsage(payload["usage"]), carriesModel: false };
+        return { usage: this.addUsage(payload["usage"]), carriesModel: false, finished: typeof asRecord(payload["delta"])?.["stop_reason"] === "string" };
       default:
         return NOTHING;
     }

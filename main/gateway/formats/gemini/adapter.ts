@@ -15,7 +15,12 @@ import { usageFromGemini } from "./usage.js";
 
 // Gemini streams carry no model id to rewrite and have no closing frame of their own.
 const passthrough: PassthroughTracker = {
-  track: (_evt, chunk) => ({ usage: usageFromGemini(chunk["usageMetadata"]), carriesModel: false }),
+  // Gemini has no closing event: the last chunk carries the candidate's finishReason.
+  track: (_evt, chunk) => ({
+    usage: usageFromGemini(chunk["usageMetadata"]),
+    carriesModel: false,
+    finished: Array.isArray(chunk["candidates"]) && chunk["candidates"].some((c) => typeof asRecord(c)?.["finishReason"] === "string"),
+  }),
   closing: () => [],
 };
 

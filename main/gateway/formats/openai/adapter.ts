@@ -13,7 +13,11 @@ import { OpenaiStreamEncoder } from "./stream-encode.js";
 import { usageFromOpenai } from "./usage.js";
 
 const passthrough: PassthroughTracker = {
-  track: (_evt, chunk) => ({ usage: usageFromOpenai(chunk["usage"]), carriesModel: typeof chunk["model"] === "string" }),
+  track: (_evt, chunk) => ({
+    usage: usageFromOpenai(chunk["usage"]),
+    carriesModel: typeof chunk["model"] === "string",
+    finished: Array.isArray(chunk["choices"]) && chunk["choices"].some((choice) => typeof asRecord(choice)?.["finish_reason"] === "string"),
+  }),
   closing: () => [{ text: sseFrame("[DONE]"), kind: "done" }],
 };
 
