@@ -95,6 +95,8 @@ function readConfig() {
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
     syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
     dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),
+    // Another build of Switchyard measured as one more line of every case (old against new, same run).
+    compareDist: process.env.BENCH_COMPARE_DIST ? path.resolve(process.env.BENCH_COMPARE_DIST) : null,
   };
 }
 
@@ -171,6 +173,11 @@ async function startEverything(cfg) {
     ["undici", "bare undici", [path.join(here, "bareProxy.mjs"), sim.url], {}, /^bare proxy listening on (http:\/\/127\.0\.0\.1:\d+)/],
     ["switchyard", "switchyard", [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", home], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/],
   ];
+  if (cfg.compareDist) {
+    const compareHome = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
+    started.dirs.push(compareHome);
+    specs.push(["compare", "switchyard (compare)", [path.join(cfg.compareDist, "main", "cli.js"), "serve", "--port", "0", "--home", compareHome], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/]);
+  }
   const procs = specs.map(([key, name, args, env, ready]) => {
     const child = startChild(name, process.execPath, args, { cwd: root, env, ready });
     started.children.push(child.handle);
@@ -180,15 +187,17 @@ async function startEverything(cfg) {
   const targets = {};
   procs.forEach((p, i) => (targets[p.key] = { name: p.key, url: matches[i][1], proc: p.child.handle }));
   await configureSwitchyard(targets.switchyard.url, sim);
+  if (targets.compare) await configureSwitchyard(targets.compare.url, sim);
   return { sim, targets };
 }
 
 // ---- load cases --------------------------------------------------------------------------------
 
 function requestFor(scenario, cfg, line) {
-  const body = JSON.stringify(line === "switchyard" && scenario.switchyardBody ? scenario.switchyardBody(cfg) : scenario.body(cfg));
+  const sy = line === "switchyard" || line === "compare";
+  const body = JSON.stringify(sy && scenario.switchyardBody ? scenario.switchyardBody(cfg) : scenario.body(cfg));
   // The bare proxies talk to the simulator as it is; the same key reaches it either way.
-  const auth = line === "switchyard" ? {} : { authorization: "Bearer k" };
+  const auth = sy ? {} : { authorization: "Bearer k" };
   return { path: scenario.path, body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...auth, ...(scenario.extraHeaders ?? {}) } };
 }
 
@@ -196,6 +205,7 @@ function requestFor(scenario, cfg, line) {
 async function prepareScenario(name, cfg, targets, scriptDir) {
   const scenario = SCENARIOS[name];
   const keys = scenario.onlySwitchyard ? ["floor", "switchyard"] : ["floor", "undici", "switchyard"];
+  if (targets.compare) keys.push("compare");
   const lines = [];
   for (const key of keys) {
     const req = requestFor(scenario, cfg, key);
@@ -208,9 +218,9 @@ async function prepareScenario(name, cfg, targets, scriptDir) {
     } catch (err) {
       throw new Error(`${name} via ${key}: unexpected response (${err.message}): ${r.text.slice(0, 500)}`);
     }
-    req.sessions = key === "switchyard" ? (scenario.sessions ?? 0) : 0;
+    req.sessions = key === "switchyard" || key === "compare" ? (scenario.sessions ?? 0) : 0;
     req.script = writeWrkScript(scriptDir, `${name}-${key}`, req, req.sessions);
-    lines.push({ key: key === "switchyard" && name === "features" ? "features" : key, target: targets[key], req });
+    lines.push({ key: name === "features" && key !== "floor" ? `${key === "compare" ? "compare " : ""}features` : key, target: targets[key], req });
   }
   return lines;
 }
@@ -253,7 +263,7 @@ const mb = (kb) => round(kb / 1024, 1);
 const ratio = (a, b) => (a === null || b === null || !b ? null : round(a / b, 3));
 
 function rssOf(targets) {
-  return Object.fromEntries(["floor", "undici", "switchyard"].map((k) => [k, mb(procStats(targets[k].proc.pid).rssKb)]));
+  return Object.fromEntries(Object.keys(targets).map((k) => [k, mb(procStats(targets[k].proc.pid).rssKb)]));
 }
 
 async function measureHttp(cfg, results) {

@@ -12,11 +12,12 @@ async function timeOne(pool, req) {
   return { ttfb: first ?? performance.now() - t0, total: performance.now() - t0 };
 }
 
-const KEYS = ["floor", "undici", "switchyard"];
+const keysOf = (targets) => ["floor", "undici", "switchyard", "compare"].filter((k) => targets[k]);
 
 /** p50/p99 of TTFB and total per target, interleaved rounds of sequential requests. */
 export async function measureStreams(targets, cfg, { requestFor, pools }) {
   const { requests, rounds } = cfg.stream;
+  const KEYS = keysOf(targets);
   const samples = Object.fromEntries(KEYS.map((k) => [k, { ttfb: [], total: [] }]));
   const clients = Object.fromEntries(KEYS.map((k) => [k, createTargetClient(targets[k].url, 1)]));
   pools.push(...Object.values(clients));
@@ -48,7 +49,7 @@ export async function measureStreams(targets, cfg, { requestFor, pools }) {
 /** RSS before and after `n` streams held open at once (settled for a second after they end). */
 export async function measureManyStreams(targets, n, { requestFor, pools }) {
   const out = {};
-  for (const k of KEYS) {
+  for (const k of keysOf(targets)) {
     const pool = createTargetClient(targets[k].url, n);
     pools.push(pool);
     const req = requestFor(k);
