@@ -6,7 +6,7 @@
 import type { IncomingMessage } from "node:http";
 
 export type BodyRead =
-  | { kind: "json"; value: unknown }
+  | { kind: "json"; value: unknown; text: string }
   | { kind: "invalid" }
   | { kind: "too_large" }
   /** The client went away mid-body: nobody is left to answer. */
@@ -24,9 +24,9 @@ export function plainJsonBody(req: IncomingMessage): boolean {
 
 function parse(text: string): BodyRead {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (body.length === 0) return { kind: "json", value: {} };
+  if (body.length === 0) return { kind: "json", value: {}, text: "{}" };
   try {
-    return { kind: "json", value: JSON.parse(body) as unknown };
+    return { kind: "json", value: JSON.parse(body) as unknown, text: body };
   } catch {
     return { kind: "invalid" };
   }

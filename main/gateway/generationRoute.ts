@@ -7,6 +7,7 @@ import type { Express, Request, RequestHandler, Response } from "express";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WireFormat } from "../../shared/types.js";
 import { plainJsonBody, readJsonBody } from "./clientBody.js";
+import { rememberReceivedText } from "./formats/index.js";
 import { clientAuth, clientError, clientJson, requestIdOf, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
 import type { Pipeline } from "./pipeline.js";
 import { leaseFence } from "./sessions/fence.js";
@@ -65,6 +66,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     const body = read.value;
     if (!body || typeof body !== "object" || Array.isArray(body)) return void clientError(res, format, 400, "invalid_request", "Request body must be a JSON object"), false;
     req.body = body;
+    rememberReceivedText(body, read.text);
     return true;
   }
 
@@ -77,7 +79,9 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     if (problem) return clientError(res, format, 400, "invalid_request", problem);
     if (!passes(g.fence, req, res)) return;
     const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, body), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
-    await deps.pipeline.handle({ format, body, headers: req.headers, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null });
+    await deps.pipeline.handle({
+      format, body, headers: req.headers, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
+    });
   }
 
   return (rawReq, rawRes) => {

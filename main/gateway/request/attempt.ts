@@ -2,7 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
-import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, receivedText, requestTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
@@ -41,7 +41,7 @@ export async function runAttempt(deps: AttemptDeps, request: ClientRequest, clie
   const { provider, model } = target;
   const upstreamFormat = upstreamFormatOf(provider, request.format);
   const stream = isStreamRequest(request.format, request.body);
-  const { body, dropped } = translateRequest(request.format, upstreamFormat, request.body, model);
+  const { body, dropped } = upstreamBody(request, upstreamFormat, model);
   let call: UpstreamCall;
   try {
     call = await deps.callUpstream({
@@ -74,6 +74,12 @@ export async function runAttempt(deps: AttemptDeps, request: ClientRequest, clie
   }
   const out = translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId });
   return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers };
+}
+
+function upstreamBody(request: ClientRequest, upstreamFormat: WireFormat, model: string): { body: unknown; dropped: string[] } {
+  const raw = upstreamFormat === request.format ? receivedText(request.body) : undefined;
+  const text = raw === undefined ? null : requestTextWithModel(raw, request.model, model);
+  return text === null ? translateRequest(request.format, upstreamFormat, request.body, model) : { body: text, dropped: [] };
 }
 
 function transportFailure(err: unknown): AttemptOutcome {

@@ -38,6 +38,7 @@ export interface UpstreamCallRequest {
   clientHeaders: IncomingHttpHeaders;
   /** Appended to the provider's base URL. */
   path: string;
+  /** A JSON value, or JSON text already serialised (a same-format body passed through). */
   body: unknown;
   /** The client went away: abort the call. */
   signal?: AbortSignal;
@@ -88,7 +89,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     let response: UpstreamResponse;
     try {
       response = await deps.upstream.send({
-        url, headers, body: JSON.stringify(req.body), signal,
+        url, headers, body: typeof req.body === "string" ? req.body : JSON.stringify(req.body), signal,
         // undici's own limits only back up the composed signal.
         headersTimeoutMs: deadlineMs || 600_000,
         bodyTimeoutMs: timeouts.idleTimeoutMs || 300_000,
