@@ -75,6 +75,12 @@ export interface WireAdapter extends ProviderAdapter {
   /** How this format's reasoning is marked when relayed into Anthropic thinking blocks; null for Anthropic's own. */
   readonly reasoningMarker: Exclude<ReasoningOrigin, "anthropic"> | null;
   passthroughTracker(): PassthroughTracker;
+  /**
+   * Optional, for same-format streams: true only when `data` is certainly a plain text-delta chunk
+   * that carries the model id and neither usage nor an error, so it needs no parse (issue 12: the
+   * parse was the largest cost of a relayed frame). False means "parse it", never "not content".
+   */
+  isPlainContentChunk?(data: string): boolean;
 
   /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
   classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;

@@ -72,6 +72,11 @@ export class PassthroughTranslator implements StreamTranslator {
   }
 
   push(evt: UpstreamEvent): OutFrame[] {
+    if (this.adapter.isPlainContentChunk?.(evt.data)) {
+      this.content = true;
+      this.started = true;
+      return [{ text: sseFrame(rewriteModel(evt.data, this.ctx.clientModel), evt.event), kind: "content" }];
+    }
     const isDone = evt.data.trim() === "[DONE]";
     const payload = isDone ? undefined : asRecord(parseJson(evt.data));
     const kind = this.adapter.classify(evt, payload);
