@@ -77,8 +77,9 @@ export interface WireAdapter extends ProviderAdapter {
   passthroughTracker(): PassthroughTracker;
   /**
    * Optional, for same-format streams: true only when `data` is certainly a plain text-delta chunk
-   * that carries the model id and neither usage nor an error, so it needs no parse (issue 12: the
-   * parse was the largest cost of a relayed frame). False means "parse it", never "not content".
+   * with neither usage nor an error (a model id in it is the chunk's own), so it needs no parse
+   * (issue 12: the parse was the largest cost of a relayed frame). False means "parse it", never
+   * "not content".
    */
   isPlainContentChunk?(data: string): boolean;
 

@@ -75,7 +75,9 @@ export class PassthroughTranslator implements StreamTranslator {
     if (this.adapter.isPlainContentChunk?.(evt.data)) {
       this.content = true;
       this.started = true;
-      return [{ text: sseFrame(rewriteModel(evt.data, this.ctx.clientModel), evt.event), kind: "content" }];
+      // Unescaped `"model":"` in JSON text can only be a key, so without it there is nothing to rewrite.
+      const data = evt.data.includes('"model":"') ? rewriteModel(evt.data, this.ctx.clientModel) : evt.data;
+      return [{ text: sseFrame(data, evt.event), kind: "content" }];
     }
     const isDone = evt.data.trim() === "[DONE]";
     const payload = isDone ? undefined : asRecord(parseJson(evt.data));

@@ -33,3 +33,22 @@ describe("plain OpenAI content chunks", () => {
     expect(isPlainOpenaiContentChunk(data)).toBe(false);
   });
 });
+
+describe("plain Anthropic text deltas", () => {
+  it("R13.4 a delta it accepts parses as content", async () => {
+    const { classifyAnthropic, isPlainAnthropicTextDelta } = await import("../../../main/gateway/formats/anthropic/events.js");
+    const data = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a \\"b\\""}}';
+    expect(isPlainAnthropicTextDelta(data)).toBe(true);
+    expect(classifyAnthropic({ event: "content_block_delta", data }, JSON.parse(data) as Record<string, unknown>)).toBe("content");
+  });
+
+  it.each([
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}'],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}'],
+    ['{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"x"}}'],
+    ['{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}'],
+  ])("R13.4 refuses %s (it goes through the parse)", async (data) => {
+    const { isPlainAnthropicTextDelta } = await import("../../../main/gateway/formats/anthropic/events.js");
+    expect(isPlainAnthropicTextDelta(data)).toBe(false);
+  });
+});
