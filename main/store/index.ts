@@ -40,6 +40,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       retention: opts.logRetention ?? DEFAULT_REQUEST_LOG_RETENTION,
       onError: opts.onLogError ?? warnLogError,
     });
+    const sessionPins = createSessionPinRepo(db, opts.onLogError ?? warnLogError);
     return {
       providers: createProviderRepo(db, clock, epoch),
       connections: createConnectionRepo(db, clock, opts.cipher, epoch),
@@ -48,7 +49,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       settings: createSettingsRepo(db, clock),
       logs,
       breakers: createBreakerRepo(db),
-      sessionPins: createSessionPinRepo(db),
+      sessionPins,
       leases: createLeaseRepo(db),
       transaction: (fn) => {
         try {
@@ -60,7 +61,11 @@ export function createStore(opts: CreateStoreOptions): Store {
       close() {
         if (!db.open) return;
         try {
-          logs.close();
+          try {
+            sessionPins.flush();
+          } finally {
+            logs.close();
+          }
         } finally {
           db.close();
         }

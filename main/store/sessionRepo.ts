@@ -1,5 +1,7 @@
 // Session pins (R7.1, table session_account_affinity). Read once at start-up into the engine's
-// in-memory book; the request path only writes through, with prepared statements.
+// in-memory book. The request path writes behind: every served request moves or extends its pin,
+// and one SQLite write per request was the largest cost of session affinity (issue 12), so the
+// latest pin per session is kept and written in one transaction a moment later, and on close.
 import type Database from "better-sqlite3";
 import type { SessionPin, SessionPinStore } from "../engine/sessionAffinity.js";
 
@@ -11,7 +13,15 @@ interface PinRow {
   last_used_at: number;
 }
 
-export function createSessionPinRepo(db: Database.Database): SessionPinStore {
+/** A pin written this long after the request at most (a crash loses at most this much pin history). */
+const PIN_FLUSH_DELAY_MS = 1_000;
+
+export interface BufferedSessionPinStore extends SessionPinStore {
+  /** Writes the pins waiting to be written. */
+  flush(): void;
+}
+
+export function createSessionPinRepo(db: Database.Database, onError: (err: Error) => void = () => {}): BufferedSessionPinStore {
   const selectAll = db.prepare<[], PinRow>("SELECT session_key, provider, connection_id, expires_at, last_used_at FROM session_account_affinity");
   const upsert = db.prepare(
     `INSERT INTO session_account_affinity (session_key, provider, connection_id, expires_at, last_used_at)
@@ -22,19 +32,52 @@ export function createSessionPinRepo(db: Database.Database): SessionPinStore {
   const remove = db.prepare<[string]>("DELETE FROM session_account_affinity WHERE session_key = ?");
   const connectionExists = db.prepare<[string], { id: string }>("SELECT id FROM connections WHERE id = ?");
 
-  return {
-    loadAll: () =>
-      selectAll.all().map((r) => ({
-        sessionKey: r.session_key, provider: r.provider, connectionId: r.connection_id, expiresAt: r.expires_at, lastUsedAt: r.last_used_at,
-      })),
-    save(pin: SessionPin) {
-      // A connection deleted while a request was in flight must not break the answer with a
+  const pending = new Map<string, SessionPin>();
+  let timer: NodeJS.Timeout | null = null;
+  const writePending = db.transaction((pins: SessionPin[]) => {
+    for (const pin of pins) {
+      // A connection deleted since the request was served must not fail the batch with a
       // foreign-key error; the pin is simply not kept.
-      if (!connectionExists.get(pin.connectionId)) return;
+      if (!connectionExists.get(pin.connectionId)) continue;
       upsert.run({
         session_key: pin.sessionKey, provider: pin.provider, connection_id: pin.connectionId, expires_at: pin.expiresAt, last_used_at: pin.lastUsedAt,
       });
+    }
+  });
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!pending.size || !db.open) return;
+    const pins = [...pending.values()];
+    pending.clear();
+    writePending(pins);
+  };
+  const flushInBackground = (): void => {
+    try {
+      flush();
+    } catch (err) {
+      onError(err instanceof Error ? err : new Error(String(err)));
+    }
+  };
+
+  return {
+    loadAll: () => {
+      flush();
+      return selectAll.all().map((r) => ({
+        sessionKey: r.session_key, provider: r.provider, connectionId: r.connection_id, expiresAt: r.expires_at, lastUsedAt: r.last_used_at,
+      }));
     },
-    delete: (sessionKey) => void remove.run(sessionKey),
+    save(pin: SessionPin) {
+      pending.set(pin.sessionKey, pin);
+      if (timer) return;
+      timer = setTimeout(flushInBackground, PIN_FLUSH_DELAY_MS);
+      // A pending pin write must never keep a finished process alive.
+      timer.unref();
+    },
+    delete(sessionKey) {
+      pending.delete(sessionKey);
+      remove.run(sessionKey);
+    },
+    flush,
   };
 }
