@@ -1,15 +1,23 @@
 #!/usr/bin/env node
 // Headless entry: `switchyard serve|start|export|import`. Plain Node: never imports electron.
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
 import { buildApp, type SwitchyardApp } from "./app/build.js";
 import { DEMO_COMBO } from "./app/demo.js";
+import { removeInstanceFile, writeInstanceFile } from "./app/instanceFile.js";
+import { VERSION } from "./app/version.js";
+import { CliError, connect, exportTo, homeOf, importFrom, reset, status } from "./cliRemote.js";
 
 const USAGE = `Usage:
-  switchyard serve  [--port <p>] [--home <dir>] [--config <file>] [--test-clock] [--demo]
+  switchyard serve  [--port <p>] [--host <addr>] [--home <dir>] [--config <file>] [--test-clock] [--demo]
+                    (--host: default 127.0.0.1; any other address warns and requires client keys)
   switchyard start  [same options]          (headless app; default port 8642)
-  switchyard export [--home <dir>] [--format json|yaml]
-  switchyard import <file> [--home <dir>]`;
+  switchyard status [--home <dir>] [--url <url>]        breakers, cooldowns, lockouts, queues
+  switchyard reset  [--provider <id>] [--home <dir>] [--url <url>]
+  switchyard export [FILE|-] [--format json|yaml] [--secrets redacted|env] [--home <dir>] [--url <url>]
+  switchyard import FILE [--dry-run] [--home <dir>] [--url <url>]
+
+status, reset, export and import talk to the running instance (found through <home>/instance.json;
+admin token from SWITCHYARD_ADMIN_TOKEN or <home>/admin-token).`;
 
 const DEFAULT_PORT = 8642;
 
@@ -30,10 +38,12 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
   try {
     app = await buildApp({
       port: parsePort(values.port as string | undefined),
+      host: (values.host as string | undefined) ?? process.env.SWITCHYARD_HOST,
       home: values.home as string | undefined,
       config: values.config as string | undefined,
       demo: Boolean(values.demo),
       testClock: Boolean(values["test-clock"]),
+      onProgress: (line) => process.stdout.write(line + "\n"),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
@@ -41,6 +51,10 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
     process.stderr.write(`switchyard: ${e.message}\n`);
     process.exit(1);
   }
+  // Handlers first: whoever reads the lines below may signal at once, and must find the cleanup ready.
+  stopOnSignals(app);
+  writeInstanceFile(app.home, { url: app.url, pid: process.pid, startedAt: Date.now(), version: VERSION });
+  if (app.exposureWarning) process.stderr.write(`switchyard: ${app.exposureWarning}\n`);
   process.stdout.write(`Switchyard listening on ${app.url}\n`);
   process.stdout.write(`Dashboard: ${app.url}/#token=${app.adminToken}\n`);
   if (friendly) {
@@ -49,10 +63,14 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
     process.stdout.write(`Data: ${app.home}\n`);
   }
   if (values.demo) process.stdout.write(`Demo: two simulated providers and the combo "${DEMO_COMBO}" are ready (model "${DEMO_COMBO}")\n`);
+}
+
+function stopOnSignals(app: SwitchyardApp): void {
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    removeInstanceFile(app.home);
     await app.close();
     process.exit(0);
   };
@@ -60,27 +78,25 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
   process.on("SIGINT", stop);
 }
 
-async function exportConfig(values: Record<string, string | boolean | undefined>): Promise<void> {
-  const app = await buildApp({ port: 0, home: values.home as string | undefined, quiet: true });
-  try {
-    const format = values.format === "yaml" ? "yaml" : "json";
-    const out = await app.handlers.exportConfig!({ format });
-    process.stdout.write(typeof out === "string" ? out : JSON.stringify(out, null, 2) + "\n");
-  } finally {
-    await app.close();
-  }
-}
+type Values = Record<string, string | boolean | undefined>;
 
-async function importConfig(file: string | undefined, values: Record<string, string | boolean | undefined>): Promise<void> {
-  if (!file) fail("import needs a file");
-  const app = await buildApp({ port: 0, home: values.home as string | undefined, quiet: true });
+/** The commands that talk to a running instance; a CliError is the user's to act on (exit 1). */
+async function remoteCommand(command: string, file: string | undefined, values: Values): Promise<void> {
+  const str = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  if (command === "import" && !file) fail("import needs a file: switchyard import FILE");
   try {
-    const text = readFileSync(file, "utf8");
-    const isYaml = /\.ya?ml$/i.test(file);
-    const result = await app.handlers.importConfig!(isYaml ? { format: "yaml", text } : JSON.parse(text));
-    process.stdout.write(JSON.stringify(result) + "\n");
-  } finally {
-    await app.close();
+    const remote = connect(homeOf(str("home")), str("url"));
+    let out: string | null;
+    if (command === "status") out = await status(remote);
+    else if (command === "reset") out = await reset(remote, str("provider"));
+    else if (command === "export") out = await exportTo(remote, file, str("format"), str("secrets"));
+    else out = await importFrom(remote, file!, Boolean(values["dry-run"]));
+    if (out !== null) process.stdout.write(out.endsWith("\n") ? out : out + "\n");
+    else process.stderr.write(`switchyard: wrote ${file}\n`);
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    process.stderr.write(`switchyard: ${err.message}\n`);
+    process.exit(1);
   }
 }
 
@@ -91,9 +107,14 @@ async function main(): Promise<void> {
       allowPositionals: true,
       options: {
         port: { type: "string" },
+        host: { type: "string" },
         home: { type: "string" },
         config: { type: "string" },
         format: { type: "string" },
+        secrets: { type: "string" },
+        provider: { type: "string" },
+        url: { type: "string" },
+        "dry-run": { type: "boolean" },
         demo: { type: "boolean" },
         "test-clock": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -112,10 +133,11 @@ async function main(): Promise<void> {
       return serve(parsed.values, false);
     case "start":
       return serve(parsed.values, true);
+    case "status":
+    case "reset":
     case "export":
-      return exportConfig(parsed.values);
     case "import":
-      return importConfig(rest[0], parsed.values);
+      return remoteCommand(command, rest[0], parsed.values);
     default:
       fail(`unknown command: ${command}`);
   }

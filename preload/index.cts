@@ -51,8 +51,13 @@ const CONTRACT_METHODS: Record<ContractMethod, true> = {
   getSettings: true,
   patchSettings: true,
   listLogs: true,
+  getLog: true,
+  listClientActivity: true,
   exportConfig: true,
   importConfig: true,
+  previewConfigImport: true,
+  startDemo: true,
+  getInstance: true,
   getClock: true,
   advanceClock: true,
 };

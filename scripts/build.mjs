@@ -26,11 +26,16 @@ export function build({ force = false } = {}) {
   const srcTime = Math.max(...inputs.map((i) => newest(path.join(root, i))));
   if (!force && existsSync(stamp) && statSync(stamp).mtimeMs >= srcTime) return false;
   console.log("[switchyard] building main, preload and renderer…");
+  const started = Date.now();
   const bin = (n) => path.join(root, "node_modules", ".bin", n);
+  // Each phase names itself: a build of a minute or more must not look like a hang.
+  console.log("[switchyard]   compiling main and preload (tsc)…");
   run(bin("tsc"), ["-p", "tsconfig.json"]);
+  console.log("[switchyard]   bundling the dashboard (vite)…");
   run(bin("vite"), ["build", "--logLevel", "warn"]);
   mkdirSync(path.dirname(stamp), { recursive: true });
   writeFileSync(stamp, new Date().toISOString());
+  console.log(`[switchyard]   built in ${Math.round((Date.now() - started) / 1000)} s`);
   return true;
 }
 

@@ -23,12 +23,13 @@ export function ensureDependencies() {
     .update(readFileSync(path.join(root, "package.json")))
     .update(existsSync(lock) ? readFileSync(lock) : "")
     .digest("hex");
-  if (existsSync(stamp) && readFileSync(stamp, "utf8") === want) return;
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === want) return false;
   console.log("[switchyard] installing dependencies (npm ci)…");
   // Electron is used for types and packaging only; its binary cannot be downloaded offline.
   const env = { ELECTRON_SKIP_BINARY_DOWNLOAD: "1", npm_config_audit: "false", npm_config_fund: "false" };
   run("npm", existsSync(lock) ? ["ci", "--no-audit", "--no-fund"] : ["install", "--no-audit", "--no-fund"], env);
   writeFileSync(stamp, want);
+  return true;
 }
 
 function onPath(name) {

@@ -8,8 +8,12 @@ import { ensureDependencies } from "./ensure.mjs";
 import { build } from "./build.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-ensureDependencies();
-build();
+// Say what each step does: a first start installs and builds for minutes, and silence looks like a hang.
+const say = (line) => console.log(`[switchyard] ${line}`);
+say("step 1 of 3: dependencies");
+if (!ensureDependencies()) say("  dependencies are installed");
+say("step 2 of 3: build");
+if (!build()) say("  the build is up to date");
 const args = process.argv.slice(2);
 
 function electronBinary() {
@@ -21,6 +25,7 @@ function electronBinary() {
   return probe.status === 0 ? bin : null;
 }
 
+say("step 3 of 3: starting Switchyard…");
 const electron = electronBinary();
 const child = electron
   ? spawn(electron, [path.join(root, "dist", "main", "desktop", "electron-main.js"), ...args], { stdio: "inherit" })

@@ -3,7 +3,7 @@
 // fails to compile on the other. Types only (no zod): responses are built by our own code.
 import type { ResilienceSettings } from "./resilienceSettings.js";
 import type { REDACTED_SECRET } from "./schemas/config.js";
-import type { AppSettings, BreakerState, Combo, Connection, Provider, TestStatus } from "./types.js";
+import type { AppSettings, BreakerState, ClientKind, Combo, Connection, Provider, TestStatus, WireFormat } from "./types.js";
 
 /** DELETE of an entity addressed by id. */
 export interface DeletedById {
@@ -67,7 +67,7 @@ export type ExportedConnection = Pick<
   Connection,
   | "id" | "provider" | "name" | "priority" | "weight" | "active" | "maxConcurrent" | "rateLimitOverrides"
   | "providerSpecificData" | "disableCooling" | "rateLimitProtection"
-> & { apiKey?: typeof REDACTED_SECRET };
+> & { apiKey?: typeof REDACTED_SECRET | `env:${string}` };
 
 export type ExportedCombo = Omit<Combo, "createdAt" | "updatedAt">;
 
@@ -106,8 +106,57 @@ export interface ConfigImportResponse {
   createdKeys?: Array<{ id: string; name: string; key: string }>;
 }
 
+/** One line of an import preview: what the import would do to one entity. */
+export interface ConfigPreviewChange {
+  entity: "provider" | "connection" | "combo" | "key";
+  /** The id (a key's name when it is created or replaced). */
+  id: string;
+  action: "create" | "update" | "replace" | "unchanged";
+  /** The fields an update changes (`apiKey` when a secret is given: it cannot be compared). */
+  fields: string[];
+}
+
+/** POST /api/config/import/preview: the import's plan, nothing written. */
+export interface ConfigImportPreview {
+  ok: true;
+  changes: ConfigPreviewChange[];
+  /** Top-level settings the import would change. */
+  settings: string[];
+  /** Resilience groups the import would change. */
+  resilience: string[];
+  /** Entities created, updated or replaced. */
+  total: number;
+}
+
+/** GET /api/clients: the newest request seen from each kind of client (the connect page). */
+export interface ClientActivity {
+  kind: ClientKind;
+  lastSeenAt: number;
+  requestId: string;
+  model: string;
+  status: number;
+  clientFormat: WireFormat;
+}
+
+/** GET /api/instance: where this instance's gateway listens (the connect page fills its snippets with it). */
+export interface InstanceSummary {
+  /** `http://127.0.0.1:<port>`: Anthropic clients use it as is, OpenAI clients add `/v1`. */
+  url: string;
+  version: string;
+}
+
+/** POST /api/demo: the built-in simulated demo (R0.5), started from the dashboard. */
+export interface DemoStartResult {
+  ok: true;
+  /** false: it was already running. */
+  started: boolean;
+  combo: string;
+  providers: string[];
+}
+
 /** D6: terminal > cooling_down > model_locked > unavailable. */
-export type CooldownRowStatus = "terminal" | "cooling_down" | "model_locked" | "unavailable";
+/** "slow_lane": otherwise healthy, its Claude requests run in the usage wall's slow lane (R12.6). */
+export type CooldownRowStatus = "terminal" | "cooling_down" | "model_locked" | "unavailable" | "slow_lane";
 
 /** GET /api/resilience/cooldowns item (R6.1). Runtime fields only, never a credential. */
 export interface CooldownRow {
@@ -121,6 +170,8 @@ export interface CooldownRow {
   backoffLevel: number;
   lastErrorType: string | null;
   lockouts: Array<{ model: string; reason: string; remainingMs: number }>;
+  /** R12.6: until when the connection's requests carry `anthropic-usage-limit: slow`, else null. */
+  slowLaneUntil: number | null;
 }
 
 /** POST /api/resilience/cooldowns result (R6.2). */
@@ -163,8 +214,34 @@ export interface ResilienceHealth {
 export interface MonitoringHealth extends ResilienceHealth {
   ok: true;
   uptimeMs: number;
-  /** Always empty for now; kept so clients reading it see an array. */
-  queues: unknown[];
+  /** Admission state per connection that has seen traffic (R9, issue 10). */
+  queues: QueueRow[];
+  /** R9.6: where the limits live; "unreachable" = Redis is configured but down, limits are local. */
+  sharedLimits: SharedLimitsState;
+}
+
+/** One connection's admission state in GET /api/monitoring/health and `queues` events. */
+export interface QueueRow {
+  provider: string;
+  connectionId: string;
+  inFlight: number;
+  /** Requests waiting locally for this connection, whichever gate holds them (R9.3). */
+  queued: number;
+  /** Epoch ms at which learned pacing lets the queue go again; null = not paused. */
+  pausedUntil: number | null;
+  /** How long the pause still lasts when this row was computed (0 = not paused). */
+  pausedMs: number;
+  maxConcurrent: number | null;
+  maxQueueDepth: number;
+  /** R9.5: queue-protected. */
+  protected: boolean;
+  /** The concurrency cap is held in Redis, shared with other Switchyards (R9.6). */
+  shared: boolean;
+}
+
+export interface SharedLimitsState {
+  mode: "local" | "redis";
+  status: "local" | "connecting" | "ready" | "unreachable";
 }
 
 /** One time bucket of one provider in GET /api/monitoring/stats. */

@@ -25,6 +25,8 @@ export const APP_SETTINGS_LIMITS = {
   /** HTTP status range a rule may match. */
   ruleStatus: { min: 100, max: 599 },
   ruleMatchMaxLength: 500,
+  /** Logged prompts live 1 hour to 30 days. */
+  promptRetentionHours: { min: 1, max: 720 },
 } as const;
 
 export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
@@ -37,6 +39,9 @@ export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
   emergencyFallback: { enabled: false, model: null }, // R11.6
   aliases: {},
   requestLogRetention: 10_000, // R15.1
+  promptLogging: false,
+  promptRetentionHours: 24,
+  redisUrl: null, // R9.6: SWITCHYARD_REDIS_URL, else limits stay in-process
 });
 
 export function defaultAppSettings(): AppSettings {

@@ -8,7 +8,7 @@
 // the schema each entry names.
 import type { z } from "zod";
 import type {
-  ClearCooldownsResult, ClearModelCooldownsResult, ClockReading, ConfigDocument, ConfigImportResponse,
+  ClearCooldownsResult, ClearModelCooldownsResult, ClientActivity, ClockReading, ConfigDocument, ConfigImportPreview, ConfigImportResponse, DemoStartResult, InstanceSummary,
   ConnectionTestResult, CooldownRow, CreatedKey, DeletedById, DeletedByName, ModelLockoutItem, MonitoringHealth,
   RateLimitProtectionResult, RawResponse, RequestStats, ResetBreakersResult, ResilienceSources,
 } from "./apiTypes.js";
@@ -101,9 +101,19 @@ export const CONTRACT = {
   patchSettings: method<typeof settingsPatchSchema, AppSettings>()({ verb: "PATCH", path: "/api/settings", source: "body" }),
 
   listLogs: method<typeof logsQuerySchema, RequestLogEntry[]>()({ verb: "GET", path: "/api/logs", source: "query" }),
+  /** One request with its timeline (attempts, what was skipped before dispatch, the outcome). */
+  getLog: method<typeof byIdSchema, RequestLogEntry>()({ verb: "GET", path: "/api/logs/:id", source: "none" }),
+  /** The newest request seen from each kind of client (from its user-agent). */
+  listClientActivity: method<typeof noInputSchema, { items: ClientActivity[] }>()({ verb: "GET", path: "/api/clients", source: "none" }),
   /** JSON by default; `format: "yaml"` answers the YAML text (a RawResponse over IPC). */
   exportConfig: method<typeof exportQuerySchema, ConfigDocument | RawResponse>()({ verb: "GET", path: "/api/config/export", source: "query" }),
   importConfig: method<typeof configImportSchema, ConfigImportResponse>()({ verb: "POST", path: "/api/config/import", source: "body" }),
+  /** The import's dry run: what it would change, nothing written; the same 400 for a bad document. */
+  previewConfigImport: method<typeof configImportSchema, ConfigImportPreview>()({ verb: "POST", path: "/api/config/import/preview", source: "body" }),
+  /** This instance's gateway address and version. */
+  getInstance: method<typeof noInputSchema, InstanceSummary>()({ verb: "GET", path: "/api/instance", source: "none" }),
+  /** Starts the built-in simulated demo (R0.5) in a running instance. */
+  startDemo: method<typeof noInputSchema, DemoStartResult>()({ verb: "POST", path: "/api/demo", source: "none" }),
 
   /** The test clock (--test-clock); with the real clock both answer 404 not_found. */
   getClock: method<typeof noInputSchema, ClockReading>()({ verb: "GET", path: "/api/debug/clock", source: "none" }),

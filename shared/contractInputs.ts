@@ -59,8 +59,13 @@ export const CONTRACT_INPUTS = {
   patchSettings: settingsPatchSchema,
 
   listLogs: logsQuerySchema,
+  getLog: byIdSchema,
+  listClientActivity: noInputSchema,
   exportConfig: exportQuerySchema,
   importConfig: configImportSchema,
+  previewConfigImport: configImportSchema,
+  startDemo: noInputSchema,
+  getInstance: noInputSchema,
 
   getClock: noInputSchema,
   advanceClock: advanceClockBodySchema,

@@ -1,4 +1,5 @@
 // Domain types shared by main, preload and renderer. No Node, Electron or DOM imports.
+import type { QueueRow } from "./apiTypes.js";
 
 export type WireFormat = "openai" | "anthropic" | "gemini";
 /** `simulator` is the built-in fake upstream: it speaks whichever wire format the client speaks. */
@@ -124,6 +125,28 @@ export interface AttemptRecord {
   status: number | null;
   verdict: string | null;
   latencyMs: number;
+  /** R12.5: the IP the attempt left from, when the connection binds one. */
+  egressIp?: string;
+  /** Bytes of the answer: the upstream's error body, or what the client received from this attempt. */
+  bytes?: number;
+  /** The upstream's retry hint and where it came from ("retry-after", a reset header…). */
+  retryHintMs?: number | null;
+  retryHintSource?: string | null;
+  /** What the failure left on the connection: cooling down or a model lockout, and for how long. */
+  after?: { state: string; remainingMs: number | null } | null;
+}
+
+/** The kinds of client the request log tells apart, from the user-agent. */
+export type ClientKind = "claude-code" | "aider" | "codex-cli" | "openai-sdk" | "anthropic-sdk" | "curl" | "other";
+
+/** A connection or target passed over before dispatch, and why (the request timeline). */
+export interface SkipRecord {
+  provider: string;
+  target: string;
+  connectionId: string | null;
+  /** circuit_open, unavailable (cooling), model_lockout, provider_cooldown, terminal, inactive, tool_limit, leased. */
+  reason: string;
+  remainingMs: number | null;
 }
 
 /** R15.1 */
@@ -143,6 +166,15 @@ export interface RequestLogEntry {
   inputTokens: number | null;
   outputTokens: number | null;
   attempts: AttemptRecord[];
+  /** R12.5: the egress IP of the row's connection (its attempt's), when known. */
+  egressIp?: string | null;
+  /** From the user-agent; absent on rows written before it was recorded. */
+  clientKind?: ClientKind;
+  /** What selection passed over before dispatch (last pass), and the combo's waits. */
+  skipped?: SkipRecord[];
+  comboWaits?: { count: number; waitedMs: number };
+  /** Only with the promptLogging setting on, and only until its retention ends. */
+  promptText?: string | null;
 }
 
 /** General (non-resilience) settings, GET/PATCH /api/settings. */
@@ -165,6 +197,12 @@ export interface AppSettings {
   emergencyFallback: { enabled: boolean; model: string | null };
   aliases: Record<string, string>;
   requestLogRetention: number;
+  /** Keep the prompt text of each request in the log (off by default). */
+  promptLogging: boolean;
+  /** Hours a logged prompt is kept before it is erased from its row. */
+  promptRetentionHours: number;
+  /** R9.6: Redis shared by the Switchyards that share limits (wins over SWITCHYARD_REDIS_URL); null = env or none. */
+  redisUrl: string | null;
 }
 
 /** Live events pushed to the UI (R15.2). */
@@ -176,4 +214,6 @@ export type SwitchyardEvent =
   | { type: "lockout.cleared"; provider: string; connectionId: string | null; model: string | null; at: number }
   | { type: "settings"; scope: "resilience" | "settings"; at: number }
   | { type: "config"; entity: "provider" | "connection" | "combo" | "key"; id: string; action: "created" | "updated" | "deleted"; at: number }
-  | { type: "request"; entry: RequestLogEntry; at: number };
+  | { type: "request"; entry: RequestLogEntry; at: number }
+  /** Admission state changed (R9): every connection's in-flight, queued and paused-until. */
+  | { type: "queues"; queues: QueueRow[]; at: number };

@@ -6,6 +6,7 @@ import { createConfigHandlers } from "./configHandlers.js";
 import { createConnectionHandlers } from "./connectionHandlers.js";
 import type { HandlersFor, ManagementDeps } from "./handlerTypes.js";
 import { createKeyHandlers } from "./keyHandlers.js";
+import { createLogHandlers } from "./logHandlers.js";
 import { createProviderHandlers } from "./providerHandlers.js";
 import { createSettingsHandlers } from "./settingsHandlers.js";
 
@@ -18,8 +19,8 @@ export type ManagementMethod =
   | "deleteConnection" | "testConnection"
   | "listCombos" | "createCombo" | "updateCombo" | "deleteCombo"
   | "listKeys" | "createKey" | "deleteKey"
-  | "getSettings" | "patchSettings" | "listLogs"
-  | "exportConfig" | "importConfig";
+  | "getSettings" | "patchSettings" | "listLogs" | "getLog" | "listClientActivity"
+  | "exportConfig" | "importConfig" | "previewConfigImport";
 
 export type ManagementHandlers = HandlersFor<ManagementMethod>;
 
@@ -31,5 +32,6 @@ export function createManagementHandlers(deps: ManagementDeps): ManagementHandle
     ...createKeyHandlers(deps),
     ...createSettingsHandlers(deps),
     ...createConfigHandlers(deps),
+    ...createLogHandlers(deps),
   };
 }

@@ -9,7 +9,7 @@ export type CombosPort = Pick<ComboRepo, "list" | "get" | "create" | "update" | 
 /** `verify` lets a config import recognise a key it already holds without reading any key back. */
 export type ApiKeysPort = Pick<ApiKeyRepo, "list" | "create" | "delete" | "verify">;
 export type SettingsPort = Pick<SettingsRepo, "getDocument" | "setDocument">;
-export type RequestLogReader = Pick<RequestLogRepo, "flush" | "list" | "stats">;
+export type RequestLogReader = Pick<RequestLogRepo, "flush" | "list" | "stats" | "get" | "latestPerClient">;
 
 /** Everything the management API reads and writes. */
 export interface ManagementStore {

@@ -16,9 +16,13 @@ import { SessionPins } from "../engine/sessionAffinity.js";
 import { ToolLimits } from "../engine/toolLimits.js";
 import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
+import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/egress/siblingLock.js";
+import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
+import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
 import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
-import { createAdmission } from "../gateway/request/admit.js";
+import { createAdmissionControl } from "../gateway/admission/control.js";
+import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
 import { createRouting } from "../gateway/routing/index.js";
@@ -31,14 +35,16 @@ import { createLogger } from "./logger.js";
 import { createMonitoringHandlers } from "./monitoringHandlers.js";
 import { createSessionHandlers } from "./sessionHandlers.js";
 import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
-import { startDemo } from "./demo.js";
+import { createDemoControl, createInstanceHandlers } from "./demoControl.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
+import { clientRouteSettings, planBind } from "./bind.js";
 
 export interface BuildOptions {
   home?: string;
   /** 0 picks a free port. */
   port: number;
+  /** Listen address; anything but loopback must be chosen explicitly and forces client keys. */
   host?: string;
   config?: string;
   demo?: boolean;
@@ -46,6 +52,8 @@ export interface BuildOptions {
   cipher?: SecretCipher;
   env?: NodeJS.ProcessEnv;
   quiet?: boolean;
+  /** Hears what a long step (the demo) is doing, line by line. */
+  onProgress?: (line: string) => void;
 }
 
 /** R7.2: how long an exclusive lease lives without a renew. */
@@ -71,6 +79,7 @@ function pipelineBudgets(streamRecovery: () => ResilienceSettings["streamRecover
       idleTimeoutMs: s.idleTimeoutMs,
       throughput: s.throughputWatchdog,
       recoveryEnabled: s.enabled,
+      midstreamEnabled: s.midstreamEnabled,
       heartbeatMs: heartbeat,
     };
   };
@@ -87,6 +96,41 @@ function createSessionBooks(store: Store, clock: Clock, settings: () => AppSetti
   };
 }
 
+/** R15.1 retention, and prompt logging: off keeps no prompt, on keeps each for its retention. */
+function applyLogSettings(store: Store, settings: AppSettings): void {
+  store.logs.setRetention(settings.requestLogRetention);
+  store.logs.setPromptRetention(settings.promptLogging ? settings.promptRetentionHours * 3_600_000 : null);
+}
+
+/** Admission control (R8, R9) and the Redis it shares limits through: the settings' URL, else SWITCHYARD_REDIS_URL (R9.6). */
+function createAdmissionParts(deps: {
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  bus: EventBus;
+  engine: ReturnType<typeof createResilienceEngine>;
+  settings: () => ResilienceSettings;
+  appSettings: () => AppSettings;
+}) {
+  const shared = followRedisUrl(() => deps.appSettings().redisUrl ?? deps.env.SWITCHYARD_REDIS_URL ?? null);
+  const control = createAdmissionControl({
+    clock: deps.clock, settings: deps.settings, shared: shared.current, lockModel: (input) => deps.engine.lockModel(input),
+    onChange: (queues) => deps.bus.emit({ type: "queues", queues, at: deps.clock.now() }),
+  });
+  // A pause learned from a 429 is part of that connection's cooling: when the cooldown ends early, so does it.
+  deps.bus.subscribe((e) => {
+    if (e.type === "cooldown.cleared") control.resume(e.connectionId);
+  });
+  return {
+    control,
+    shared,
+    health: () => ({ queues: control.queues(), sharedLimits: shared.state() }),
+    async close() {
+      await control.close();
+      await shared.close();
+    },
+  };
+}
+
 export interface SwitchyardApp {
   url: string;
   port: number;
@@ -94,6 +138,8 @@ export interface SwitchyardApp {
   adminToken: string;
   handlers: ContractHandlers;
   bus: EventBus;
+  /** Set when the port is reachable from other machines (a non-loopback host was chosen). */
+  exposureWarning: string | null;
   close(): Promise<void>;
 }
 
@@ -102,6 +148,22 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const DASHBOARD_DIR = here.split(path.sep).includes("dist")
   ? path.resolve(here, "..", "..", "renderer")
   : path.resolve(here, "..", "..", "dist", "renderer");
+
+/**
+ * The request path's account-level rules beyond the engine's own: the egress-bucketed sibling lock
+ * (R12.5) and the usage-wall lane, which reads the engine's per-connection state and the request's
+ * own timeout (R12.6).
+ */
+function accountRules(
+  egress: EgressLockDeps & { engine: { usageWall: UsageWallDeps["book"] } },
+  requestTimeoutMs: () => number,
+  limitReset: UsageWallDeps["limitReset"],
+): { egressLock: EgressLock; usageWall: UsageWallDeps } {
+  return {
+    egressLock: createEgressLock(egress),
+    usageWall: { book: egress.engine.usageWall, clock: egress.clock, random: Math.random, requestTimeoutMs, limitReset },
+  };
+}
 
 export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const env = opts.env ?? process.env;
@@ -114,14 +176,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const adminToken = loadAdminToken(home, env);
 
   let appSettings: AppSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
-  store.logs.setRetention(appSettings.requestLogRetention);
+  applyLogSettings(store, appSettings);
   const getAppSettings = () => appSettings;
   const resilience = createSettingsCache(store, env);
   if (opts.config) {
     applyConfigDocument(store, loadConfigFile(opts.config), env, { validateResilience: resilience.validate });
     resilience.reload();
     appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
-    store.logs.setRetention(appSettings.requestLogRetention);
+    applyLogSettings(store, appSettings);
   }
   const engine = createResilienceEngine({
     clock,
@@ -134,30 +196,32 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const sessions = createSessionBooks(store, clock, getAppSettings, engine);
   const upstream = createUpstreamClient();
   const builtinSimulator = createBuiltinSimulator();
-  const baseUrlFor = builtinSimulator.baseUrlFor;
   const userAgent = `switchyard/${VERSION}`;
   const streamRecovery = () => resilience.get().streamRecovery;
   const callUpstream = createUpstreamCaller({
-    upstream, baseUrlFor, userAgent,
+    upstream, baseUrlFor: builtinSimulator.baseUrlFor, userAgent,
     timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  const admission = createAdmissionParts({ env, clock, bus, engine, settings: resilience.get, appSettings: getAppSettings });
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
-
+  const demo = createDemoControl(store, bus, clock, opts.onProgress);
   const handlers: ContractHandlers = {
     ...createManagementHandlers({
       store, bus, clock, testConnection,
       validateResilience: resilience.validate,
       onSettingsChanged: () => {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
-        store.logs.setRetention(appSettings.requestLogRetention);
+        applyLogSettings(store, appSettings);
         resilience.reload();
+        admission.shared.refresh();
       },
     }),
-    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt }),
+    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admission.health }),
     ...createMonitoringHandlers({ store, clock }),
     ...createSessionHandlers({ ...sessions, store }),
+    ...createInstanceHandlers(demo, () => url, VERSION),
   };
 
   const catalog: CatalogPort = {
@@ -171,17 +235,20 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     secret: (id) => store.connections.getSecret(id),
   };
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission: createAdmission(), callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    catalog, connections, requestLog: store.logs, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
+    ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent })),
+    promptLogging: () => getAppSettings().promptLogging,
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
+  const bind = planBind(opts.host);
   const app = createGatewayApp({
-    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: getAppSettings, version: VERSION,
+    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION,
     verifyClientKey: (key) => store.apiKeys.verify(key),
-    hostGuard: createHostGuard(), apiRouter, dashboardDir: DASHBOARD_DIR,
+    hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR,
     sessions,
   });
 
@@ -190,20 +257,19 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   server.headersTimeout = 70_000;
   // Long generations stream for many minutes; node's default request timeout would cut them.
   server.requestTimeout = 0;
-  const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port, host, () => resolve());
+    server.listen(opts.port, bind.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${port}`;
+  const url = `http://${bind.urlHost}:${port}`;
 
-  const demo = opts.demo ? await startDemo(store, bus, clock) : null;
+  if (opts.demo) await demo.start();
   logger.debug({ home, port }, "switchyard started");
 
   let closed = false;
   return {
-    url, port, home, adminToken, handlers, bus,
+    url, port, home, adminToken, handlers, bus, exposureWarning: bind.warning,
     async close() {
       if (closed) return;
       closed = true;
@@ -215,7 +281,8 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       await drained;
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
-      await demo?.close();
+      await admission.close();
+      await demo.close();
       await builtinSimulator.close();
       store.close();
     },

@@ -1,5 +1,6 @@
 // Contract methods served by the engine: resilience settings, breakers, Cooldown Manager,
 // model lockouts, monitoring health, queue protection, and the test clock.
+import type { MonitoringHealth } from "../../shared/apiTypes.js";
 import { resilienceDefaults } from "../../shared/resilienceEnv.js";
 import { applyResiliencePatch, type ResilienceSettings } from "../../shared/resilienceSettings.js";
 import { normalizeResilienceSettings, resiliencePatchSchema } from "../../shared/schemas/resilienceDocument.js";
@@ -59,6 +60,8 @@ export function createResilienceHandlers(deps: {
   clock: AdjustableClock;
   settings: SettingsCache;
   startedAt: number;
+  /** The admission state for `queues` (R9): connections and where the limits live. */
+  admission: () => Pick<MonitoringHealth, "queues" | "sharedLimits">;
 }): HandlersFor<EngineMethod> {
   const { store, engine, settings, clock } = deps;
   const handlers = {
@@ -79,7 +82,7 @@ export function createResilienceHandlers(deps: {
       ok: true,
       uptimeMs: Date.now() - deps.startedAt,
       ...engine.monitoringHealth(store.providers.list()),
-      queues: [],
+      ...deps.admission(),
     }),
     setRateLimitProtection: ({ connectionId, enabled }) => {
       const updated = store.connections.setRateLimitProtection(connectionId, enabled);

@@ -5,10 +5,12 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Noti
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildApp, type SwitchyardApp } from "../app/build.js";
+import { removeInstanceFile, writeInstanceFile } from "../app/instanceFile.js";
+import { VERSION } from "../app/version.js";
 import { createSenderPolicy, forwardEvents, originOf, registerIpc } from "./ipc.js";
 import { parseDesktopArgs } from "./options.js";
 import { safeStorageCipher } from "./safeStorageCipher.js";
-import { isAllowedPermission, isAppUrl, isExternalHttpUrl, withContentSecurityPolicy } from "./security.js";
+import { isAllowedPermission, webContentsGuards, withContentSecurityPolicy } from "./security.js";
 import { createTrayController } from "./trayController.js";
 import { TRAY_ICON_FILES, toNativeMenu } from "./trayMenu.js";
 
@@ -49,6 +51,7 @@ async function start(): Promise<void> {
     event.preventDefault();
     for (const cleanup of cleanups.splice(0)) cleanup();
     tray?.destroy();
+    if (core) removeInstanceFile(core.home);
     void (core?.close() ?? Promise.resolve()).finally(() => {
       closed = true;
       app.quit();
@@ -67,23 +70,19 @@ async function start(): Promise<void> {
     testClock: options.testClock,
     cipher,
   });
+  // The CLI's status/reset/export/import find the app through it, as they find `serve`.
+  writeInstanceFile(core.home, { url: core.url, pid: process.pid, startedAt: Date.now(), version: VERSION });
   const appUrl = `${core.url}/`;
   const appOrigin = originOf(appUrl);
   if (!appOrigin) throw new Error(`Unexpected app URL: ${appUrl}`);
 
   hardenSession(appOrigin);
+  const guards = webContentsGuards(appOrigin, (url) => void shell.openExternal(url));
   app.on("web-contents-created", (_event, contents) => {
-    contents.on("will-attach-webview", (e) => e.preventDefault());
-    contents.on("will-navigate", (e, url) => {
-      if (!isAppUrl(url, appOrigin)) e.preventDefault();
-    });
-    contents.on("will-redirect", (e, url) => {
-      if (!isAppUrl(url, appOrigin)) e.preventDefault();
-    });
-    contents.setWindowOpenHandler(({ url }) => {
-      if (isExternalHttpUrl(url)) void shell.openExternal(url);
-      return { action: "deny" };
-    });
+    contents.on("will-attach-webview", (e) => guards.willAttachWebview(e));
+    contents.on("will-navigate", (e, url) => guards.willNavigate(e, url));
+    contents.on("will-redirect", (e, url) => guards.willRedirect(e, url));
+    contents.setWindowOpenHandler(guards.windowOpen);
   });
 
   const mainFrame = () => (win && !win.isDestroyed() ? win.webContents.mainFrame : null);
@@ -129,13 +128,20 @@ async function start(): Promise<void> {
       show: false,
       title: "Switchyard",
       icon: path.join(ASSETS_DIR, "icon.png"),
+      // Spelled out here (not spread from a constant) so electronegativity can read each value.
       webPreferences: {
         preload: PRELOAD_PATH,
         contextIsolation: true,
         sandbox: true,
         nodeIntegration: false,
+        nodeIntegrationInWorker: false,
+        nodeIntegrationInSubFrames: false,
         webSecurity: true,
+        allowRunningInsecureContent: false,
+        experimentalFeatures: false,
         webviewTag: false,
+        navigateOnDragDrop: false,
+        disableBlinkFeatures: "Auxclick",
         spellcheck: false,
       },
     });

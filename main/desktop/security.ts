@@ -5,6 +5,30 @@ import { originOf } from "./ipc.js";
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
+/** The parts of an Electron navigation event the guards use. */
+export interface Preventable {
+  preventDefault(): void;
+}
+
+/**
+ * Guards for every web contents: no navigation or redirect away from the app origin, no
+ * <webview>, and window.open never opens a window (http(s) links go to the system browser).
+ */
+export function webContentsGuards(appOrigin: string, openExternal: (url: string) => void) {
+  const stayInApp = (event: Preventable, url: string): void => {
+    if (!isAppUrl(url, appOrigin)) event.preventDefault();
+  };
+  return {
+    willNavigate: stayInApp,
+    willRedirect: stayInApp,
+    willAttachWebview: (event: Preventable): void => event.preventDefault(),
+    windowOpen: ({ url }: { url: string }): { action: "deny" } => {
+      if (isExternalHttpUrl(url)) openExternal(url);
+      return { action: "deny" };
+    },
+  };
+}
+
 /** Navigation is allowed only within the dashboard's own origin. */
 export function isAppUrl(url: string, appOrigin: string): boolean {
   return originOf(url) === appOrigin;

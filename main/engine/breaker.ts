@@ -39,6 +39,7 @@ export function closedBreaker(provider: string, now: number): BreakerSnapshot {
     openedAt: null,
     openUntil: null,
     openCycles: 0,
+    cyclesByKind: "",
     lastFailureAt: null,
     lastFailureKind: null,
     probeStartedAt: null,
@@ -53,16 +54,52 @@ export function openDurationMs(profile: BreakerProfile, openCycles: number): num
   return profile.resetTimeoutMs * multiplier;
 }
 
-/** R2.4: DEGRADED with no new failure for the longest OPEN duration (at least one reset) is stale. */
-export function staleAfterMs(profile: BreakerProfile): number {
-  return profile.resetTimeoutMs * profile.maxBackoffMultiplier;
+/** R2.4: the failure kinds that escalate separately. */
+export type BreakerFailureKind = "timeout" | "server_error" | "transport";
+
+/** A verdict reason (or "probe_timeout") as the failure kind whose escalation it feeds. */
+export function breakerFailureKind(reason: string): BreakerFailureKind {
+  if (reason === "timeout" || reason === "probe_timeout") return "timeout";
+  return reason === "transport" ? "transport" : "server_error";
 }
 
-function open(s: BreakerSnapshot, profile: BreakerProfile, at: number, openCycles: number): BreakerSnapshot {
+function readCycles(encoded: string | undefined): Map<string, number> {
+  const cycles = new Map<string, number>();
+  for (const part of (encoded ?? "").split(";")) {
+    const [kind, count] = part.split("=");
+    if (kind && Number.isFinite(Number(count))) cycles.set(kind, Number(count));
+  }
+  return cycles;
+}
+
+function writeCycles(cycles: Map<string, number>): string {
+  return [...cycles].sort(([a], [b]) => a.localeCompare(b)).map(([kind, n]) => `${kind}=${n}`).join(";");
+}
+
+/** How many times the breaker opened for this kind of failure since it last closed. */
+export function openCyclesOf(s: BreakerSnapshot, kind: BreakerFailureKind): number {
+  return readCycles(s.cyclesByKind).get(kind) ?? 0;
+}
+
+/**
+ * R2.4: DEGRADED with no new failure for the longest OPEN duration of its last failure kind (at
+ * least one reset) is stale. Every kind escalates from the profile's reset timeout up to the same
+ * cap, so the longest duration of any kind is that cap.
+ */
+export function staleAfterMs(profile: BreakerProfile): number {
+  return Math.max(profile.resetTimeoutMs, openDurationMs(profile, Number.MAX_SAFE_INTEGER));
+}
+
+/** Opens for `kind`: its own cycle count grows, and the open duration follows that count alone. */
+function open(s: BreakerSnapshot, profile: BreakerProfile, at: number, kind: BreakerFailureKind): BreakerSnapshot {
+  const cycles = readCycles(s.cyclesByKind);
+  const openCycles = (cycles.get(kind) ?? 0) + 1;
+  cycles.set(kind, openCycles);
   return {
     ...s,
     state: "OPEN",
     openCycles,
+    cyclesByKind: writeCycles(cycles),
     openedAt: at,
     openUntil: at + openDurationMs(profile, openCycles),
     probeStartedAt: null,
@@ -72,7 +109,7 @@ function open(s: BreakerSnapshot, profile: BreakerProfile, at: number, openCycle
 }
 
 function close(s: BreakerSnapshot, at: number): BreakerSnapshot {
-  return { ...s, state: "CLOSED", failureCount: 0, successCount: 0, openedAt: null, openUntil: null, openCycles: 0, probeStartedAt: null, updatedAt: at };
+  return { ...s, state: "CLOSED", failureCount: 0, successCount: 0, openedAt: null, openUntil: null, openCycles: 0, cyclesByKind: "", probeStartedAt: null, updatedAt: at };
 }
 
 /**
@@ -90,7 +127,7 @@ export function refreshBreaker(s: BreakerSnapshot, profile: BreakerProfile, now:
       // D2: a probe unfinished after one reset timeout counts as failed.
       const deadline = current.probeStartedAt + profile.resetTimeoutMs;
       if (now >= deadline) {
-        current = open({ ...current, lastFailureAt: deadline, lastFailureKind: "probe_timeout" }, profile, deadline, current.openCycles + 1);
+        current = open({ ...current, lastFailureAt: deadline, lastFailureKind: "probe_timeout" }, profile, deadline, "timeout");
         continue;
       }
     }
@@ -147,7 +184,7 @@ export function recordBreakerFailure(
   if (current.state === "HALF_OPEN") {
     // Only the probe's outcome decides; a late failure of a request admitted before the trip is stale news.
     if (!failure.probe || current.probeStartedAt === null) return current;
-    return open({ ...current, lastFailureAt: now, lastFailureKind: failure.kind }, profile, now, current.openCycles + 1);
+    return open({ ...current, lastFailureAt: now, lastFailureKind: failure.kind }, profile, now, breakerFailureKind(failure.kind));
   }
   if (failure.connectionId !== null) {
     const last = recentByConnection.get(failure.connectionId);
@@ -156,7 +193,7 @@ export function recordBreakerFailure(
   }
   const failureCount = current.failureCount + 1;
   const counted: BreakerSnapshot = { ...current, failureCount, successCount: 0, lastFailureAt: now, lastFailureKind: failure.kind, updatedAt: now };
-  if (failureCount >= profile.failureThreshold) return open(counted, profile, now, 1);
+  if (failureCount >= profile.failureThreshold) return open(counted, profile, now, breakerFailureKind(failure.kind));
   if (failureCount >= profile.degradationThreshold) return { ...counted, state: "DEGRADED" };
   return counted;
 }
@@ -191,5 +228,6 @@ export function clearDegraded(s: BreakerSnapshot, profile: BreakerProfile, now: 
 }
 
 export function sameSnapshot(a: BreakerSnapshot, b: BreakerSnapshot): boolean {
-  return (Object.keys(a) as Array<keyof BreakerSnapshot>).every((key) => a[key] === b[key]);
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as Array<keyof BreakerSnapshot>);
+  return [...keys].every((key) => (a[key] ?? "") === (b[key] ?? ""));
 }

@@ -1,7 +1,8 @@
 // classifyUpstreamFailure (R12.1): (status, headers, body, transport error) -> one Verdict. Pure.
-// Order: restatement (R12.2) -> built-in detectors that keep priority for their phrases (credits,
-// banned account, daily quota) -> 400 handling (D4, no rule applies) -> operator rule -> built-in
-// provider rule -> classification by status -> per-provider operator default (R12.4).
+// Order: restatement (R12.2) -> operator rule (R12.4: the operator's more specific instruction
+// decides ahead of any built-in text detector) -> built-in detectors for their phrases (credits,
+// banned account, daily quota) -> 400 handling (D4) -> built-in provider rule -> classification by
+// status -> per-provider operator default (R12.4).
 import type { AppSettings, Provider } from "../../shared/types.js";
 import {
   BREAKER_TRIP_STATUSES,
@@ -105,6 +106,8 @@ function classifyTransport(code: string): Verdict {
   const facts = (status: number): Facts => ({ status, hintMs: null, hintSource: null, errorCode: code, message: code, clientRetryAfterMs: null });
   if (upper === "STREAM_STALL" || upper === "STREAM_CONTENT_STALL") return build("stream_stall", facts(504));
   if (upper === "STREAM_EARLY_EOF") return build("stream_early_eof", facts(502));
+  // R13.3: the continuation answered with a tool call or reasoning; nobody is to blame, nothing cools.
+  if (upper === "STREAM_CONTINUATION_REFUSED") return build("bad_request", facts(502));
   if (upper === "STREAM_THROUGHPUT_TOO_LOW" || upper === "STREAM_THROUGHPUT") return build("stream_throughput", facts(504));
   if (TIMEOUT_ERRORS.includes(upper)) return build("timeout", facts(504), { breakerEligible: true });
   return build("transport", facts(502), { breakerEligible: true });
@@ -197,6 +200,8 @@ export function classifyUpstreamFailure(input: FailureInput, ctx: ClassifyContex
     clientRetryAfterMs: hint?.ms ?? restated?.rule.defaultRetryAfterMs ?? null,
   };
 
+  const operator = matchOperatorRule(input.provider.id, status, input.bodyText, ctx.appSettings);
+  if (operator) return applyRule(classifyByStatus(text, input, facts, ctx), operator, facts, ctx.settings);
   if (looksBanned(text)) return build("banned", facts, { terminal: "banned" });
   if (looksLikeCreditsExhausted(text, status)) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
   if (status === 429 && quotaKind(text) === "daily") return classify429(text, input.provider, facts, ctx.now);
@@ -205,9 +210,7 @@ export function classifyUpstreamFailure(input: FailureInput, ctx: ClassifyContex
   }
   if (status === 400) return classify400(text, facts);
 
-  const operator = matchOperatorRule(input.provider.id, status, input.bodyText, ctx.appSettings);
   const generic = classifyByStatus(text, input, facts, ctx);
-  if (operator) return applyRule(generic, operator, facts, ctx.settings);
   const builtin = matchBuiltinRule(providerKey, status, input.bodyText, facts.errorCode, hasOperatorRules(input.provider.id, ctx.appSettings));
   if (builtin) return applyRule(generic, builtin, facts, ctx.settings);
   if (status === 401 || generic.terminal !== null) return generic;

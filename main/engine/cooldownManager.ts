@@ -13,16 +13,18 @@ export interface ConnectionTimers {
   /** Extra connection-level cooldown outside the row (R3.2 window gate), in ms. */
   extraCoolingMs(connection: Connection): number;
   activeLockouts(connection: Connection): LockoutEntry[];
+  /** R12.6: until when the connection runs in the usage wall's slow lane, or null. */
+  slowLaneUntil(connection: Connection): number | null;
 }
 
-/** D6: terminal > cooling_down > model_locked > unavailable > healthy (null). */
-export function rowStatus(connection: Connection, coolingMs: number, lockouts: LockoutEntry[]): CooldownRowStatus | null {
+/** D6: terminal > cooling_down > model_locked > unavailable > slow_lane (R12.6) > healthy (null). */
+export function rowStatus(connection: Connection, coolingMs: number, lockouts: LockoutEntry[], slowLane = false): CooldownRowStatus | null {
   if (isTerminal(connection.testStatus)) return "terminal";
   if (coolingMs > 0) return "cooling_down";
   if (lockouts.length > 0) return "model_locked";
   // Marked unavailable with no timer at all: out of rotation until a success or an operator clears it.
   if (connection.testStatus === "unavailable" && connection.rateLimitedUntil === null) return "unavailable";
-  return null;
+  return slowLane ? "slow_lane" : null;
 }
 
 function coolingMsOf(connection: Connection, timers: ConnectionTimers, now: number): number {
@@ -48,12 +50,14 @@ export function listCooldownRows(
   for (const { c } of ordered) {
     const locks = timers.activeLockouts(c);
     const coolingMs = coolingMsOf(c, timers, now);
-    const status = rowStatus(c, coolingMs, locks);
+    const slowLaneUntil = timers.slowLaneUntil(c);
+    const status = rowStatus(c, coolingMs, locks, slowLaneUntil !== null);
     if (status === null) continue;
     const lockouts = locks
       .map((l) => ({ model: l.family ? l.family.name : l.model, reason: l.reason, remainingMs: l.expiresAt - now }))
       .sort((a, b) => b.remainingMs - a.remainingMs);
-    const remainingMs = status === "cooling_down" ? coolingMs : status === "model_locked" ? lockouts[0]!.remainingMs : null;
+    const remainingMs =
+      status === "cooling_down" ? coolingMs : status === "model_locked" ? lockouts[0]!.remainingMs : status === "slow_lane" ? slowLaneUntil! - now : null;
     items.push({
       connectionId: c.id,
       provider: c.provider,
@@ -65,6 +69,7 @@ export function listCooldownRows(
       backoffLevel: c.backoffLevel,
       lastErrorType: c.lastErrorType,
       lockouts,
+      slowLaneUntil,
     });
   }
   return { items };

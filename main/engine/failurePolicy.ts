@@ -38,6 +38,8 @@ export interface FailurePlanInput {
   now: number;
   /** The request_rejected streak's duration for this connection+model (R4.7), when the reason is that. */
   requestRejectedMs?: number;
+  /** R12.5: an egress-bucketed 429 cools the connection (the IP is spent), never a per-model lockout. */
+  egressBucketed?: boolean;
 }
 
 const NOTHING: FailurePlan = { connection: { kind: "none" }, lockout: null, providerCooldownMs: null };
@@ -111,7 +113,7 @@ function decide(input: FailurePlanInput): FailurePlan {
     const fixedMs = verdict.cooldownMs ?? undefined;
     return only({ kind: "error_only" }, { scope: "model", reason: lockReason, fixedMs });
   }
-  const wantsLockout = ruleScope !== "connection" && lockoutEnabledFor(settings.modelLockout, verdict.status);
+  const wantsLockout = ruleScope !== "connection" && !input.egressBucketed && lockoutEnabledFor(settings.modelLockout, verdict.status);
   if (wantsLockout) {
     const scope = resolveLockScope(verdict.status, verdict.scope === "model" ? "model" : undefined);
     return only({ kind: "error_only" }, { scope, reason: lockReason, minimumMs: upstreamWait(verdict) });

@@ -21,8 +21,9 @@ import {
 import { classifyUpstreamFailure } from "./classifier.js";
 import { activeCooldownUntil, cooldownPatch, errorFields, isTerminal, successPatch, terminalPatch } from "./connectionCooldown.js";
 import { clearCooldownRows, listCooldownRows, type ClearCooldownsRequest } from "./cooldownManager.js";
+import { EgressSiblingCooldowns, locksEgressBucket, planSiblingCooldowns } from "./egressBucket.js";
 import { planFailure, type FailurePlan } from "./failurePolicy.js";
-import { familyOf, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
+import { lockTargetFor, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
 import type {
   AttemptContext,
   BreakerSnapshot,
@@ -36,6 +37,7 @@ import type {
 } from "./ports.js";
 import { ProviderCooldowns } from "./providerCooldown.js";
 import { RequestRejectedStreaks } from "./requestRejected.js";
+import { UsageWallBook } from "./usageWall.js";
 
 export interface ResilienceEngineDeps {
   clock: Clock;
@@ -62,6 +64,13 @@ export interface ResilienceAdmin {
   lockModel(input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }): void;
   /** The breaker as every reader sees it (lazily refreshed). */
   breakerSnapshot(provider: Provider): BreakerSnapshot;
+  /** R12.6: the per-connection usage-wall state the gateway's Claude calls consult. */
+  readonly usageWall: UsageWallBook;
+  /**
+   * R12.5: after an egress-bucketed 429 of `ctx.connection` (already recorded), cool the siblings
+   * that last left from the same IP until the failing connection's own cooldown ends; returns their ids.
+   */
+  coolEgressSiblings(ctx: AttemptContext, verdict: Verdict, siblings: Connection[]): string[];
 }
 
 export type ResilienceAdminEngine = ResilienceEngine & ResilienceAdmin;
@@ -90,6 +99,8 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
   const lockouts = new ModelLockouts();
   const providerCooldowns = new ProviderCooldowns();
   const streaks = new RequestRejectedStreaks();
+  const egressCooled = new EgressSiblingCooldowns();
+  const usageWall = new UsageWallBook();
 
   function exclusionCheck(provider: Provider, model: string): (c: Connection) => ConnectionExclusion | null {
     const now = clock.now();
@@ -98,7 +109,11 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       if (!c.active) return { connectionId: c.id, reason: "inactive", remainingMs: null };
       if (isTerminal(c.testStatus)) return { connectionId: c.id, reason: "terminal", remainingMs: null };
       const until = activeCooldownUntil(c, now);
-      const cooling = Math.max(until === null ? 0 : until - now, providerCooldowns.connectionRemainingMs(provider.id, c.id, cooldownSettings, now));
+      const cooling = Math.max(
+        until === null ? 0 : until - now,
+        providerCooldowns.connectionRemainingMs(provider.id, c.id, cooldownSettings, now),
+        egressCooled.remainingMs(c.id, now),
+      );
       if (cooling > 0) return { connectionId: c.id, reason: "cooling_down", remainingMs: cooling };
       const locked = lockouts.remainingMs(provider.id, c.id, model, now);
       if (locked > 0) return { connectionId: c.id, reason: "model_lockout", remainingMs: locked };
@@ -157,7 +172,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const scope = plan.lockout.scope;
       const entry = lockouts.lock(
         {
-          target: { provider: provider.id, connectionId: connection.id, model: ctx.model, family: scope === "family" ? familyOf(ctx.model, provider.quotaFamilies) : null },
+          target: lockTargetFor(scope, { provider: provider.id, connectionId: connection.id, model: ctx.model }, provider.quotaFamilies),
           reason: plan.lockout.reason,
           escalationWindowMs: profileOf(provider).resetTimeoutMs,
           minimumMs: plan.lockout.minimumMs,
@@ -172,6 +187,8 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
   }
 
   const engine: ResilienceAdminEngine = {
+    usageWall,
+
     admitProvider(provider) {
       const now = clock.now();
       const cooling = providerCooldowns.providerRemainingMs(provider.id, deps.getSettings().providerCooldown, now);
@@ -223,7 +240,8 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       }
       const runtime = freshRuntime(connection);
       const requestRejectedMs = verdict.reason === "request_rejected" ? streaks.record(connection.id, ctx.model || null, now) : undefined;
-      const plan = planFailure({ verdict, runtime, connection, provider, model: ctx.model, settings, now, requestRejectedMs });
+      const egressBucketed = locksEgressBucket(provider, verdict);
+      const plan = planFailure({ verdict, runtime, connection, provider, model: ctx.model, settings, now, requestRejectedMs, egressBucketed });
       applyPlan(ctx, verdict, plan, runtime, now);
     },
 
@@ -232,6 +250,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const { provider, connection } = ctx;
       updateBreaker(provider, (s, p) => recordBreakerSuccess(s, p, now));
       providerCooldowns.recordSuccess(provider.id, connection.id);
+      egressCooled.delete(connection.id);
       const runtime = freshRuntime(connection);
       // R4.6: only new credentials or an operator end a terminal state, not a request that was in flight.
       const patch = isTerminal(runtime.testStatus) ? null : successPatch(runtime);
@@ -290,6 +309,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
         {
           extraCoolingMs: (c) => providerCooldowns.connectionRemainingMs(c.provider, c.id, settings.providerCooldown, now),
           activeLockouts: (c) => lockouts.activeFor(c.provider, c.id, now),
+          slowLaneUntil: (c) => usageWall.laneUntil(c.id, now),
         },
         now,
         filter,
@@ -308,6 +328,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
             const cleared = lockouts.clear({ provider: c.provider, connectionId: c.id }, now);
             emitLockoutsCleared(cleared, now);
             streaks.clearConnection(c.id);
+            egressCooled.delete(c.id);
             const extra = providerCooldowns.connectionRemainingMs(c.provider, c.id, settings.providerCooldown, now) > 0;
             providerCooldowns.clearConnection(c.provider, c.id);
             return { lockouts: cleared, otherTimers: extra };
@@ -344,7 +365,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const now = clock.now();
       const settings = deps.getSettings();
       const entry = lockouts.lock(
-        { target: { provider: provider.id, connectionId, model, family: null }, reason, fixedMs: durationMs, escalationWindowMs: profileOf(provider).resetTimeoutMs },
+        { target: { provider: provider.id, connectionId, model, family: null, exact: true }, reason, fixedMs: durationMs, escalationWindowMs: profileOf(provider).resetTimeoutMs },
         settings.modelLockout,
         now,
       );
@@ -353,6 +374,20 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
 
     breakerSnapshot(provider) {
       return readBreaker(provider);
+    },
+
+    coolEgressSiblings(ctx, verdict, siblings) {
+      const now = clock.now();
+      const until = activeCooldownUntil(freshRuntime(ctx.connection), now);
+      if (until === null || !locksEgressBucket(ctx.provider, verdict)) return [];
+      const others = siblings.filter((c) => c.id !== ctx.connection.id).map((c) => ({ connection: c, runtime: freshRuntime(c) }));
+      const planned = planSiblingCooldowns(others, verdict, until, now);
+      for (const { connectionId, provider, patch } of planned) {
+        deps.connections.updateRuntime(connectionId, patch);
+        egressCooled.set(connectionId, until);
+        emit({ type: "cooldown.set", connectionId, provider, until, reason: "egress_bucket", at: now });
+      }
+      return planned.map((p) => p.connectionId);
     },
   };
   return engine;

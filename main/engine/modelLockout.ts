@@ -4,7 +4,11 @@
 import type { ModelLockoutItem } from "../../shared/apiTypes.js";
 import { MODEL_LOCKOUT_DEFAULT_WINDOW_MS, type ResilienceSettings } from "../../shared/resilienceSettings.js";
 
-export type LockScope = "family" | "model";
+/**
+ * R5.2's three keys: the quota family, the bare model (every variant of it on the connection), or
+ * the exact provider/connection/model string.
+ */
+export type LockScope = "family" | "model" | "exact";
 
 export interface LockTarget {
   provider: string;
@@ -12,6 +16,8 @@ export interface LockTarget {
   model: string;
   /** Set when the lock covers a quota family (R5.2): the family's name and its model prefixes. */
   family: { name: string; prefixes: string[] } | null;
+  /** Without a family: "model" covers every variant of the bare model, "exact" only this string. */
+  exact?: boolean;
 }
 
 export interface LockoutEntry extends LockTarget {
@@ -24,10 +30,29 @@ export interface LockoutEntry extends LockTarget {
   forgetAt: number;
 }
 
-/** R5.2: 429/403/402 lock the quota family, everything else the model; an explicit scope wins. */
+/**
+ * R5.2: 429/403/402 (quota or entitlement) lock the quota family, 404 the bare model, anything else
+ * (5xx, a synthesized 502, a broken stream) only the exact model; an explicit caller scope wins.
+ */
 export function resolveLockScope(status: number | null, explicit?: LockScope): LockScope {
   if (explicit) return explicit;
-  return status === 429 || status === 403 || status === 402 ? "family" : "model";
+  if (status === 429 || status === 403 || status === 402) return "family";
+  return status === 404 ? "model" : "exact";
+}
+
+/**
+ * The model without its variant suffix: `claude-x[1m]`, `gpt-5:high`, `m1 (thinking)` and
+ * `m1@2025-01-01` are all `claude-x` / `gpt-5` / `m1` for a 404, which says the model is missing.
+ */
+export function bareModelOf(model: string): string {
+  const bare = model.replace(/\s*(\[[^\]]*\]|\([^)]*\))\s*$/, "").replace(/[:@][^:@/]*$/, "");
+  return bare === "" ? model : bare;
+}
+
+/** The lock target of a scope: a family lock without a declared family falls back to the bare model. */
+export function lockTargetFor(scope: LockScope, base: Omit<LockTarget, "family" | "exact">, quotaFamilies: Record<string, string[]>): LockTarget {
+  const family = scope === "family" ? familyOf(base.model, quotaFamilies) : null;
+  return { ...base, family, exact: scope === "exact" };
 }
 
 export function familyOf(model: string, quotaFamilies: Record<string, string[]>): { name: string; prefixes: string[] } | null {
@@ -44,11 +69,16 @@ export function escalatedCooldownMs(settings: ResilienceSettings["modelLockout"]
   return Math.min(settings.baseCooldownMs * 2 ** exponent, settings.maxCooldownMs);
 }
 
-const keyOf = (t: LockTarget): string =>
-  [t.provider, t.connectionId, t.family ? `family:${t.family.name}` : `model:${t.model}`].join("\u0000");
+function scopeKey(t: LockTarget): string {
+  if (t.family) return `family:${t.family.name}`;
+  return t.exact ? `exact:${t.model}` : `model:${bareModelOf(t.model)}`;
+}
+
+const keyOf = (t: LockTarget): string => [t.provider, t.connectionId, scopeKey(t)].join("\u0000");
 
 function covers(entry: LockTarget, model: string): boolean {
-  return entry.family ? entry.family.prefixes.some((prefix) => model.startsWith(prefix)) : entry.model === model;
+  if (entry.family) return entry.family.prefixes.some((prefix) => model.startsWith(prefix));
+  return entry.exact ? entry.model === model : bareModelOf(entry.model) === bareModelOf(model);
 }
 
 export interface LockRequest {

@@ -15,6 +15,11 @@ export interface BreakerSnapshot {
   openedAt: number | null;
   openUntil: number | null;
   openCycles: number;
+  /**
+   * R2.4: open cycles per failure kind ("timeout=2;server_error=1"), so that timeouts, 5xx and
+   * transport errors each escalate on their own; absent or "" = none yet.
+   */
+  cyclesByKind?: string;
   lastFailureAt: number | null;
   lastFailureKind: string | null;
   probeStartedAt: number | null;

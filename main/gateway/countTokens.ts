@@ -26,9 +26,11 @@ export interface CountTokensDeps {
 export function countTokensHandler(deps: CountTokensDeps): RequestHandler {
   return async (req, res) => {
     const body = req.body as Record<string, unknown>;
-    const model = typeof body.model === "string" ? body.model : "";
+    // R1.9: a missing or non-string model is a malformed request, not an unknown model.
+    if (typeof body.model !== "string" || body.model === "") return clientError(res, "anthropic", 400, "invalid_request", "model must be a non-empty string");
+    const model = body.model;
     const plan = planRequest(model, deps.catalog);
-    if (!plan) return clientError(res, "anthropic", 404, "model_not_found", `Unknown model: ${model || "(none)"}`);
+    if (!plan) return clientError(res, "anthropic", 404, "model_not_found", `Unknown model: ${model}`);
     const selection = new SelectionLog();
     let calls = 0;
     for (const target of plan.targets) {

@@ -6,6 +6,8 @@ export interface Exclusion {
   reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit";
   remainingMs: number | null;
   provider: string;
+  /** The connection passed over, when the exclusion is about one (the request log's timeline). */
+  connectionId?: string;
 }
 
 export interface FinalError {
@@ -23,7 +25,7 @@ const TIMER_REASONS = new Set(["model_lockout", "circuit_open", "provider_cooldo
 
 export function exclusionFromConnection(provider: string, target: string, e: ConnectionExclusion): Exclusion {
   const reason = e.reason === "cooling_down" ? "unavailable" : e.reason === "model_lockout" ? "model_lockout" : e.reason === "terminal" ? "terminal" : "inactive";
-  return { target, reason, remainingMs: e.remainingMs, provider };
+  return { target, reason, remainingMs: e.remainingMs, provider, connectionId: e.connectionId };
 }
 
 function minRemaining(list: Exclusion[]): number | null {

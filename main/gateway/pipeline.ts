@@ -2,10 +2,13 @@
 // candidate connection admit, attempt, classify and record, and answer or go on; when nothing
 // answered, the terminal verdict. Each stage is its own module under request/.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { SwitchyardEvent, WireFormat } from "../../shared/types.js";
+import type { Connection, SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
+import { StreamTranscript } from "./continuation/midstream.js";
+import type { EgressLock } from "./egress/siblingLock.js";
+import type { UsageWallDeps } from "./usageWall/lane.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import type { AdmissionStage } from "./request/admit.js";
@@ -15,6 +18,7 @@ import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, 
 import { planRequest, type RequestPlan } from "./request/plan.js";
 import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEngine } from "./request/record.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
+import { arrivalFields, skipRecordsOf } from "./request/trace.js";
 import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
 import type { RequestSession } from "./sessions/routing.js";
 import type { Target } from "./resolve.js";
@@ -28,6 +32,8 @@ import type { CallUpstream } from "./upstream/call.js";
 export interface PipelineBudgets extends StreamBudgets {
   /** R13.2: fail over on a stream failure before any client-visible content. */
   recoveryEnabled: boolean;
+  /** R13.3: continue a stream that broke after text on another connection (absent = off). */
+  midstreamEnabled?: boolean;
   /** Keep-alive frames to a waiting streaming client (Anthropic `ping`, SSE comments for OpenAI). */
   heartbeatMs: number;
 }
@@ -49,6 +55,12 @@ export interface PipelineDeps {
   toolLimits?: ToolLimits;
   /** Combo routing (R11.1, R11.4); absent, combos keep their stored order and never wait. */
   routing?: PipelineRouting;
+  /** R12.5: cools the IP siblings of an egress-bucketed 429 (absent = no sibling lock). */
+  egressLock?: EgressLock;
+  /** R12.6: the Claude usage-wall handling of opted-in connections. */
+  usageWall?: UsageWallDeps;
+  /** The promptLogging setting (absent = off): the request log keeps prompt text only when true. */
+  promptLogging?: () => boolean;
 }
 
 export interface PipelineRouting {
@@ -84,6 +96,8 @@ interface RequestRun {
   /** Why each attempt of the current pass failed (R11.4 decides on all of them, not the last). */
   failures: Blocker[];
   waits: { count: number; waitedMs: number };
+  /** R13.3: the text this stream sent, when mid-stream continuation is on. */
+  transcript: StreamTranscript | null;
 }
 
 export function createPipeline(deps: PipelineDeps) {
@@ -93,6 +107,7 @@ export function createPipeline(deps: PipelineDeps) {
     const client = new ClientResponse(call.res, {
       format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit,
     });
+    client.arrival = arrivalFields(call.headers, call.body, deps.promptLogging?.() ?? false);
     const routing = deps.routing && {
       router: deps.routing.router, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
     };
@@ -109,7 +124,9 @@ export function createPipeline(deps: PipelineDeps) {
       policy: { recoveryEnabled: budgets.recoveryEnabled, earlyEofRetries: { spent: 0 } },
       allowed: call.allowedConnections ?? null,
       session: call.session ?? null,
+      transcript: stream ? StreamTranscript.for(call.format, budgets.midstreamEnabled === true) : null,
     };
+    client.timeline = () => ({ skipped: skipRecordsOf(run.selection), ...(run.waits.count > 0 ? { comboWaits: { ...run.waits } } : {}) });
     skipTargetsOverToolLimit(run, deps.toolLimits);
     if (stream) client.startHeartbeat(budgets.heartbeatMs);
     try {
@@ -127,7 +144,7 @@ export function createPipeline(deps: PipelineDeps) {
       if (!(await waitUnlessAborted(delayMs, run.client.signal))) return run.client.clientClosed();
       run.waits.count++;
       run.waits.waitedMs += delayMs;
-      run.selection = new SelectionLog();
+      run.selection = run.selection.nextPass();
       run.failures = [];
     }
     if ((await tryEmergencyFallback(run, deps, tryCandidate)) === "answered") return;
@@ -167,12 +184,16 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   async function tryCandidate(run: RequestRun, target: Target, { connection, probe }: Candidate): Promise<Step> {
+    if (run.transcript?.resuming && !run.transcript.canContinueOn(target)) return "next";
     const ctx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
+    const quotaShare = run.plan.comboDef?.config.quotaShare === true;
     const admission = await neutralOnThrow(ctx, () =>
-      deps.admission.admit({ provider: target.provider, connection, model: target.model, signal: run.client.signal }),
+      deps.admission.admit({ provider: target.provider, connection, model: target.model, signal: run.client.signal, quotaShare }),
     );
     if (!admission.admitted) {
+      // A local refusal (R8, R9) ends the request and never blames the provider.
       deps.engine.recordNeutral(ctx);
+      if (run.client.gone) return closed(run);
       run.client.fail(admission.refusal);
       return "answered";
     }
@@ -180,8 +201,24 @@ export function createPipeline(deps: PipelineDeps) {
     run.client.attemptStarted();
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
-    const outcome = await neutralOnThrow(ctx, () => runAttempt(deps, run.request, run.client, target, connection)).finally(admission.release);
-    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt);
+    const attemptDeps = admission.execution ? withExecutionDeadline(admission.execution.signal) : deps;
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await neutralOnThrow(ctx, () => runAttempt(attemptDeps, run.request, run.client, target, connection, run.transcript));
+    } catch (err) {
+      admission.release();
+      throw err;
+    }
+    if (admission.execution?.signal.aborted && !run.client.gone) {
+      // R9.1: the job expired; a local limit, not the provider's failure.
+      deps.engine.recordNeutral(ctx);
+      admission.release();
+      run.client.attempts.push({ provider: ctx.provider.id, connectionId: connection.id, model: ctx.model, status: null, verdict: admission.execution.error.code, latencyMs: deps.clock.now() - startedAt });
+      run.client.fail(admission.execution.error);
+      return "answered";
+    }
+    const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, { egressLock: deps.egressLock, fresh: freshConnection });
+    admission.release({ headers: upstreamHeadersOf(outcome), verdict: result.kind === "failure" ? result.verdict : null });
     noteForRouting(combo, ctx, target, outcome, result, startedAt, run.session?.key ?? null);
     if (result.kind === "failure") {
       run.lastVerdict = result.verdict;
@@ -189,7 +226,14 @@ export function createPipeline(deps: PipelineDeps) {
       learnToolLimit(deps.toolLimits, target, run, result.verdict);
     }
     if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
+    if (outcome.kind === "failed_after_output" && outcome.code !== "stream_continuation_refused" && run.transcript?.breakAfterOutput()) return "next";
     return settleAttempt(run.client, outcome, result, run.policy);
+  }
+
+  /** The attempt's upstream call also ends when its admission job expires (R9.1); `expiry` follows the client too. */
+  function withExecutionDeadline(expiry: AbortSignal): PipelineDeps {
+    const callUpstream: CallUpstream = (req) => deps.callUpstream({ ...req, signal: expiry });
+    return { ...deps, callUpstream };
   }
 
   /** Learned quotas hear of every attempt, a combo's book of its own (R11.1, R4.10). */
@@ -210,6 +254,11 @@ export function createPipeline(deps: PipelineDeps) {
       deps.engine.recordNeutral(ctx);
       throw err;
     }
+  }
+
+  /** The request log notes the cooldown a failure left, as the store now holds it. */
+  function freshConnection(c: Connection): Connection {
+    return deps.connections.listByProvider(c.provider).find((x) => x.id === c.id) ?? c;
   }
 
   return { handle };

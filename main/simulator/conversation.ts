@@ -11,6 +11,8 @@ export interface ToolOffer {
 export type LastTurn =
   | { kind: "user"; text: string }
   | { kind: "tool_result"; text: string }
+  /** The request ends with the start of the assistant's answer: continue it (prefill). */
+  | { kind: "assistant_prefix"; text: string }
   | { kind: "other" };
 
 export interface Conversation {
@@ -75,6 +77,7 @@ function readOpenAI(body: Obj): Conversation {
   if (isRecord(last)) {
     if (last.role === "tool" || last.role === "function") lastTurn = { kind: "tool_result", text: contentText(last.content) };
     else if (last.role === "user") lastTurn = { kind: "user", text: contentText(last.content) };
+    else if (last.role === "assistant") lastTurn = { kind: "assistant_prefix", text: contentText(last.content) };
   }
   const first = Array.isArray(body.tools) ? body.tools[0] : undefined;
   const fn = isRecord(first) && isRecord(first.function) ? first.function : undefined;
@@ -95,6 +98,8 @@ function readAnthropic(body: Obj): Conversation {
     lastTurn = result
       ? { kind: "tool_result", text: contentText(result.content) }
       : { kind: "user", text: contentText(last.content) };
+  } else if (isRecord(last) && last.role === "assistant") {
+    lastTurn = { kind: "assistant_prefix", text: contentText(last.content) };
   }
   const first = Array.isArray(body.tools) ? body.tools[0] : undefined;
   return {

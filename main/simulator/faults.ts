@@ -14,6 +14,8 @@ const NUMBER_FIELDS = [
   "latencyMs",
   "resetAfterChunks",
   "stallAfterChunks",
+  "endAfterChunks",
+  "garbleAfterChunks",
   "trickleMs",
   "pingEveryMs",
   "reasoningOnlyMs",

@@ -11,6 +11,7 @@ import { geminiChunks, geminiWriter } from "./wire/gemini.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
 import { isRecord } from "./records.js";
+import { parseUsageWall, UsageWalls } from "./usageWall.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 
@@ -68,6 +69,8 @@ interface Call {
   stream: boolean;
   body: unknown;
   fault: FaultSpec | undefined;
+  /** Headers of a usage wall the request passed (R12.6 slow lane). */
+  wallHeaders?: OutgoingHttpHeaders;
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
@@ -75,6 +78,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const host = opts.host ?? "127.0.0.1";
   const recordLimit = opts.recordLimit ?? DEFAULT_RECORD_LIMIT;
   const faults = new FaultBook();
+  const walls = new UsageWalls();
   const requests: SimulatedRequest[] = [];
   let received = 0;
   let seq = 0;
@@ -86,7 +90,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (requests.length > recordLimit) requests.splice(0, requests.length - recordLimit);
   }
 
-  function chooseFault(req: IncomingMessage, key: string | null): FaultSpec | undefined {
+  function chooseFault(req: IncomingMessage, key: string | null, entry: SimulatedRequest): FaultSpec | undefined {
     const header = req.headers["x-sim-fault"];
     if (typeof header === "string" && header.length > 0) {
       let parsed: unknown;
@@ -97,7 +101,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
       return parseFault(parsed);
     }
-    return faults.take(key) ?? opts.defaultFault;
+    const picked = faults.take(key) ?? opts.pickFault?.(entry);
+    return picked ? parseFault(picked) : opts.defaultFault;
   }
 
   async function answer(call: Call): Promise<void> {
@@ -113,7 +118,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       req.socket.resetAndDestroy();
       return;
     }
-    const headers = responseHeaders(call.key, label, fault);
+    const headers = { ...responseHeaders(call.key, label, fault), ...call.wallHeaders };
     const toolRefusal = toolLimitRefusal(fault, route.format, call.body);
     if (toolRefusal) return sendJson(res, 400, writer.error(400, toolRefusal), headers);
     if (fault?.status !== undefined && fault.status !== 200) {
@@ -176,6 +181,19 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     } else if (path === "/__sim/faults" && method === "DELETE") {
       faults.clear(query?.get("key") ?? undefined);
       sendJson(res, 200, { ok: true });
+    } else if (path === "/__sim/usage-wall" && method === "POST") {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        throw new InvalidFaultError("body is not valid JSON");
+      }
+      if (!isRecord(payload) || typeof payload.key !== "string" || !payload.key) throw new InvalidFaultError("body must be {key, wall}");
+      walls.set(payload.key, parseUsageWall(payload.wall ?? {}));
+      sendJson(res, 200, { ok: true, key: payload.key });
+    } else if (path === "/__sim/usage-wall" && method === "DELETE") {
+      walls.clear(query?.get("key") ?? undefined);
+      sendJson(res, 200, { ok: true });
     } else if (path === "/__sim/requests" && method === "GET") {
       sendJson(res, 200, { count: received, requests: requests.slice(-CONTROL_RECENT) });
     } else if (path === "/__sim/requests" && method === "DELETE") {
@@ -199,6 +217,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       res.end(method === "HEAD" ? undefined : `Switchyard simulator "${label}": a simulated LLM upstream, not a real provider.\n`);
       return;
     }
+    if (path === "/api/oauth/usage" && method === "GET") return sendJson(res, 200, walls.usage(readKey(req.headers, query)));
+    if (/^\/api\/organizations\/[^/]+\/reset_rate_limits$/.test(path) && method === "POST") {
+      await readBody(req);
+      return sendJson(res, 200, walls.claim(readKey(req.headers, query)));
+    }
     const route = matchRoute(method, path, query, req.headers);
     if (!route) {
       req.resume();
@@ -220,13 +243,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const key = readKey(req.headers, query);
     const model = route.pathModel ?? (isRecord(body) && typeof body.model === "string" ? body.model : "");
     const stream = route.pathStream ?? (isRecord(body) && body.stream === true);
-    record({ path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now() });
+    const entry: SimulatedRequest = { path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now(), remoteAddress: req.socket.remoteAddress };
+    record(entry);
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));
       return;
     }
-    const fault = chooseFault(req, key);
-    await answer({ req, res, route, model, key, stream, body, fault });
+    const wall = route.kind === "models" || route.kind === "count_tokens" ? null : walls.check(key, req.headers);
+    if (wall?.kind === "reject") return sendJson(res, wall.status, WRITERS[route.format].error(wall.status, wall.message), { "x-sim-label": label, ...wall.headers });
+    const fault = chooseFault(req, key, entry);
+    await answer({ req, res, route, model, key, stream, body, fault, wallHeaders: wall?.headers });
   }
 
   const server = createServer({ noDelay: true }, (req, res) => {
@@ -261,6 +287,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     port,
     requests,
     addFault: (key, fault) => faults.add(key, fault),
+    setUsageWall: (key, spec) => walls.set(key, parseUsageWall(spec)),
+    clearUsageWall: (key) => walls.clear(key),
     clearFaults: (key) => faults.clear(key),
     close: () =>
       new Promise<void>((resolve) => {

@@ -70,6 +70,9 @@ export function composeAnswer(conversation: Conversation, defaultText: string): 
     for (const name of firstTool.requiredStrings) input[name] = "sim";
     const args = JSON.stringify(input);
     reply = { kind: "tool", name: firstTool.name, input, args, argChunks: splitInTwo(args) };
+  } else if (lastTurn.kind === "assistant_prefix") {
+    // A prefill continues the answer: the rest of it when the prefix is its start, else all of it.
+    reply = textReply(defaultText.startsWith(lastTurn.text) && lastTurn.text !== "" ? defaultText.slice(lastTurn.text.length) : defaultText);
   } else if (lastTurn.kind === "tool_result") {
     reply = textReply(`Tool result received: ${lastTurn.text.slice(0, TOOL_RESULT_PREVIEW)}`);
   } else {

@@ -2,6 +2,9 @@ import type { ServerResponse } from "node:http";
 import type { FaultSpec } from "./types.js";
 import type { StreamPlan } from "./wire/plan.js";
 
+/** A frame whose data is cut inside a JSON string, as a broken upstream sends it. */
+const GARBLED_FRAME = 'data: {"id":"garbled","choices":[{"delta":{"content":"\\u12\n\n';
+
 /** Interval of reasoning frames during `reasoningOnlyMs` when no trickle is set. */
 const REASONING_EVERY_MS = 50;
 
@@ -47,6 +50,8 @@ function isTimed(fault: FaultSpec): boolean {
   return (
     fault.resetAfterChunks !== undefined ||
     fault.stallAfterChunks !== undefined ||
+    fault.endAfterChunks !== undefined ||
+    fault.garbleAfterChunks !== undefined ||
     fault.stallBeforeContent === true ||
     (fault.trickleMs ?? 0) > 0 ||
     fault.pingEveryMs !== undefined ||
@@ -126,8 +131,11 @@ export async function playStream(
   }
 
   const total = plan.content.length;
-  const resetAt = fault.resetAfterChunks === undefined ? -1 : Math.min(fault.resetAfterChunks, total);
-  const stallAt = fault.stallAfterChunks === undefined ? -1 : Math.min(fault.stallAfterChunks, total);
+  const at = (n: number | undefined): number => (n === undefined ? -1 : Math.min(n, total));
+  const resetAt = at(fault.resetAfterChunks);
+  const stallAt = at(fault.stallAfterChunks);
+  const endAt = at(fault.endAfterChunks);
+  const garbleAt = at(fault.garbleAfterChunks);
   for (let i = 0; i <= total; i++) {
     if (pacer.closed) return;
     if (i === resetAt) {
@@ -136,6 +144,11 @@ export async function playStream(
     }
     if (i === stallAt) {
       await pacer.untilClosed();
+      return;
+    }
+    // A proxy that drops the connection politely: the chunked body ends, the closing frames never come.
+    if (i === endAt || i === garbleAt) {
+      res.end(i === garbleAt ? GARBLED_FRAME : undefined);
       return;
     }
     if (i < total) await send(plan.content[i] as string);

@@ -1,3 +1,5 @@
+import type { UsageWallSpec } from "./usageWall.js";
+
 /** Wire format of a simulated upstream call, decided by the route it arrived on. */
 export type WireFormat = "openai" | "anthropic" | "gemini";
 
@@ -27,6 +29,10 @@ export interface FaultSpec {
   reset?: boolean;
   /** Stream: close the socket abruptly after N content chunks. */
   resetAfterChunks?: number;
+  /** Stream: after N content chunks end the response cleanly, without the closing frames (a truncated stream). */
+  endAfterChunks?: number;
+  /** Stream: after N content chunks send one frame whose data is not valid JSON, then end (malformed SSE). */
+  garbleAfterChunks?: number;
   /** Stream: after N content chunks send nothing more, keeping the socket open until the client leaves. */
   stallAfterChunks?: number;
   /** Stream: send the lifecycle frames (message_start / role chunk), then nothing. */
@@ -54,6 +60,11 @@ export interface SimulatorOptions {
   label?: string;
   /** Fault applied when neither the request header nor a programmed fault applies. */
   defaultFault?: FaultSpec;
+  /**
+   * Chooses a fault per request when neither the header nor a programmed fault applies, before
+   * `defaultFault`: chaos runs draw faults from a seeded generator here. Its result is validated.
+   */
+  pickFault?: (request: SimulatedRequest) => FaultSpec | undefined;
   /** Reply text instead of `Hello from <label> (key <key>)`. */
   replyText?: string;
   /** How many received requests `requests` keeps (default 1000). */
@@ -69,6 +80,8 @@ export interface SimulatedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   at: number;
+  /** The caller's address as this upstream saw it (the gateway's egress IP, R12.5). */
+  remoteAddress?: string;
 }
 
 export interface Simulator {
@@ -80,5 +93,8 @@ export interface Simulator {
   /** Program faults for requests presenting this API key ("*" = any key). Appended to a FIFO per key; `times` consumes. */
   addFault(key: string, fault: FaultSpec): void;
   clearFaults(key?: string): void;
+  /** Put this key behind the Claude usage wall (R12.6; see UsageWallSpec). */
+  setUsageWall(key: string, spec: UsageWallSpec): void;
+  clearUsageWall(key?: string): void;
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ interface BreakerRow {
   opened_at: number | null;
   open_until: number | null;
   open_cycles: number;
+  cycles_by_kind: string;
   last_failure_at: number | null;
   last_failure_kind: string | null;
   probe_started_at: number | null;
@@ -26,6 +27,7 @@ function toSnapshot(row: BreakerRow): BreakerSnapshot {
     openedAt: row.opened_at,
     openUntil: row.open_until,
     openCycles: row.open_cycles,
+    cyclesByKind: row.cycles_by_kind,
     lastFailureAt: row.last_failure_at,
     lastFailureKind: row.last_failure_kind,
     probeStartedAt: row.probe_started_at,
@@ -37,12 +39,12 @@ export function createBreakerRepo(db: Database.Database): BreakerStore {
   const selectAll = db.prepare<[], BreakerRow>("SELECT * FROM domain_circuit_breakers ORDER BY provider");
   const upsert = db.prepare(
     `INSERT INTO domain_circuit_breakers (provider, state, failure_count, success_count, opened_at, open_until,
-       open_cycles, last_failure_at, last_failure_kind, probe_started_at, updated_at)
+       open_cycles, cycles_by_kind, last_failure_at, last_failure_kind, probe_started_at, updated_at)
      VALUES (@provider, @state, @failure_count, @success_count, @opened_at, @open_until,
-       @open_cycles, @last_failure_at, @last_failure_kind, @probe_started_at, @updated_at)
+       @open_cycles, @cycles_by_kind, @last_failure_at, @last_failure_kind, @probe_started_at, @updated_at)
      ON CONFLICT (provider) DO UPDATE SET state = excluded.state, failure_count = excluded.failure_count,
        success_count = excluded.success_count, opened_at = excluded.opened_at, open_until = excluded.open_until,
-       open_cycles = excluded.open_cycles, last_failure_at = excluded.last_failure_at,
+       open_cycles = excluded.open_cycles, cycles_by_kind = excluded.cycles_by_kind, last_failure_at = excluded.last_failure_at,
        last_failure_kind = excluded.last_failure_kind, probe_started_at = excluded.probe_started_at,
        updated_at = excluded.updated_at`,
   );
@@ -59,6 +61,7 @@ export function createBreakerRepo(db: Database.Database): BreakerStore {
         opened_at: s.openedAt,
         open_until: s.openUntil,
         open_cycles: s.openCycles,
+        cycles_by_kind: s.cyclesByKind ?? "",
         last_failure_at: s.lastFailureAt,
         last_failure_kind: s.lastFailureKind,
         probe_started_at: s.probeStartedAt,

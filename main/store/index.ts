@@ -39,6 +39,7 @@ export function createStore(opts: CreateStoreOptions): Store {
     const logs = createRequestLogRepo(db, {
       retention: opts.logRetention ?? DEFAULT_REQUEST_LOG_RETENTION,
       onError: opts.onLogError ?? warnLogError,
+      now: () => clock.now(),
     });
     const sessionPins = createSessionPinRepo(db, opts.onLogError ?? warnLogError);
     return {

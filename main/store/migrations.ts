@@ -151,6 +151,34 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R12.5: each request log row keeps the egress IP its connection used, for the egress-bucketed
+    // lock's sibling lookup; R2.4: breaker open cycles are counted per failure kind.
+    version: 3,
+    up(db) {
+      const columnsOf = (table: string) => db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name);
+      if (!columnsOf("request_log").includes("egress_ip")) db.exec("ALTER TABLE request_log ADD COLUMN egress_ip TEXT");
+      if (!columnsOf("domain_circuit_breakers").includes("cycles_by_kind")) {
+        db.exec("ALTER TABLE domain_circuit_breakers ADD COLUMN cycles_by_kind TEXT NOT NULL DEFAULT ''");
+      }
+      db.exec("CREATE INDEX IF NOT EXISTS request_log_egress ON request_log (connection_id, time) WHERE egress_ip IS NOT NULL");
+    },
+  },
+  {
+    // The request timeline (issue 14): the client kind from the user-agent, what selection skipped
+    // before dispatch (JSON), and the prompt text, kept only with prompt logging on.
+    version: 4,
+    up(db) {
+      const columns = new Set(db.prepare<[], { name: string }>("PRAGMA table_info(request_log)").all().map((c) => c.name));
+      const add: Array<[string, string]> = [
+        ["client_kind", "TEXT"],
+        ["details", "TEXT NOT NULL DEFAULT '{}'"],
+        ["prompt_text", "TEXT"],
+      ];
+      for (const [name, type] of add) if (!columns.has(name)) db.exec(`ALTER TABLE request_log ADD COLUMN ${name} ${type}`);
+      db.exec("CREATE INDEX IF NOT EXISTS request_log_by_client ON request_log (client_kind, seq)");
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -2,7 +2,7 @@
 // transaction per batch, off the request path (a timer, or a full batch), so a request
 // never waits on SQLite. Each flush trims the table to the newest `retention` rows.
 import type Database from "better-sqlite3";
-import type { RequestLogEntry } from "../../shared/types.js";
+import type { ClientKind, RequestLogEntry } from "../../shared/types.js";
 import { isUniqueViolation } from "./errors.js";
 import { fromFlag, fromJson, toFlag, toJson } from "./rows.js";
 import type { RequestLogRepo, RequestStatsRow } from "./types.js";
@@ -19,6 +19,8 @@ export interface RequestLogOptions {
   retention: number;
   /** Receives failures of background flushes, which have no caller to throw to. */
   onError: (err: Error) => void;
+  /** The store's clock: logged prompts older than their retention are erased against it. */
+  now?: () => number;
 }
 
 export interface BufferedRequestLog extends RequestLogRepo {
@@ -29,7 +31,7 @@ export interface BufferedRequestLog extends RequestLogRepo {
 /** The row's columns, in one place: the INSERT and the SELECTs are built from this list. */
 const COLUMNS = [
   "id", "time", "client_format", "model", "combo", "provider", "connection_id", "status", "error_code",
-  "latency_ms", "ttfb_ms", "stream", "input_tokens", "output_tokens", "attempts",
+  "latency_ms", "ttfb_ms", "stream", "input_tokens", "output_tokens", "attempts", "egress_ip", "client_kind", "details", "prompt_text",
 ] as const satisfies ReadonlyArray<keyof RequestLogRow>;
 
 interface RequestLogRow {
@@ -48,6 +50,26 @@ interface RequestLogRow {
   input_tokens: number | null;
   output_tokens: number | null;
   attempts: string;
+  egress_ip: string | null;
+  client_kind: ClientKind | null;
+  details: string;
+  prompt_text: string | null;
+}
+
+/** R12.5: a row's egress IP is the one its connection's attempt left from. */
+function egressOf(e: RequestLogEntry): string | null {
+  if (e.egressIp !== undefined) return e.egressIp;
+  for (let i = e.attempts.length - 1; i >= 0; i--) {
+    const a = e.attempts[i];
+    if (a.connectionId === e.connectionId && a.egressIp) return a.egressIp;
+  }
+  return null;
+}
+
+/** What the `details` column holds: the timeline beyond the attempts. */
+interface LogDetails {
+  skipped?: RequestLogEntry["skipped"];
+  comboWaits?: RequestLogEntry["comboWaits"];
 }
 
 function toEntry(row: RequestLogRow): RequestLogEntry {
@@ -67,7 +89,19 @@ function toEntry(row: RequestLogRow): RequestLogEntry {
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
     attempts: fromJson(row.attempts),
+    ...(row.egress_ip === null ? {} : { egressIp: row.egress_ip }),
+    ...detailFields(row),
   };
+}
+
+function detailFields(row: RequestLogRow): Partial<RequestLogEntry> {
+  const details = fromJson<LogDetails>(row.details || "{}");
+  const out: Partial<RequestLogEntry> = {};
+  if (row.client_kind) out.clientKind = row.client_kind;
+  if (details.skipped) out.skipped = details.skipped;
+  if (details.comboWaits) out.comboWaits = details.comboWaits;
+  if (row.prompt_text !== null) out.promptText = row.prompt_text;
+  return out;
 }
 
 function toParams(e: RequestLogEntry): RequestLogRow {
@@ -87,8 +121,14 @@ function toParams(e: RequestLogEntry): RequestLogRow {
     input_tokens: e.inputTokens,
     output_tokens: e.outputTokens,
     attempts: toJson(e.attempts),
+    egress_ip: egressOf(e),
+    client_kind: e.clientKind ?? null,
+    details: toJson({ skipped: e.skipped, comboWaits: e.comboWaits } satisfies LogDetails),
+    prompt_text: e.promptText ?? null,
   };
 }
+
+const ROW_COLUMNS = COLUMNS.join(", ");
 
 function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
@@ -109,7 +149,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   };
   let retention = checkRetention(options.retention);
 
-  const insert = db.prepare(`INSERT INTO request_log (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})`);
+  const insert = db.prepare(`INSERT INTO request_log (${ROW_COLUMNS}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})`);
   // The newest of the rows beyond the retention bound, counted from the oldest end (so the scan
   // covers only the excess); it and everything older goes.
   const selectCutoff = db.prepare<[number], { time: number; seq: number }>(
@@ -120,15 +160,28 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
     "DELETE FROM request_log WHERE time < ? OR (time = ? AND seq <= ?)",
   );
   const select = db.prepare<[Record<string, unknown>], RequestLogRow>(
-    `SELECT ${COLUMNS.join(", ")}
+    `SELECT ${ROW_COLUMNS}
      FROM request_log
      WHERE (@provider IS NULL OR provider = @provider)
        AND (@model IS NULL OR model = @model)
        AND (@status IS NULL OR status = @status)
        AND (@combo IS NULL OR combo = @combo)
+       AND (@client IS NULL OR client_kind = @client)
+       AND (@since IS NULL OR time >= @since)
+       AND (@until IS NULL OR time < @until)
      ORDER BY time DESC, seq DESC
      LIMIT @limit`,
   );
+  const selectOne = db.prepare<[string], RequestLogRow>(`SELECT ${ROW_COLUMNS} FROM request_log WHERE id = ?`);
+  // The newest row of each client kind: the connect page's "last request seen".
+  const selectLatestPerClient = db.prepare<[], RequestLogRow>(
+    `SELECT ${ROW_COLUMNS} FROM request_log
+     WHERE seq IN (SELECT MAX(seq) FROM request_log WHERE client_kind IS NOT NULL GROUP BY client_kind)`,
+  );
+  const erasePromptsBefore = db.prepare<[number]>("UPDATE request_log SET prompt_text = NULL WHERE prompt_text IS NOT NULL AND time < ?");
+  const erasePrompts = db.prepare("UPDATE request_log SET prompt_text = NULL WHERE prompt_text IS NOT NULL");
+  const now = options.now ?? Date.now;
+  let promptRetentionMs: number | null = null;
 
   // One pass over the time range; the range is served by the request_log_newest (time, seq) index,
   // so a large retention costs only the rows in the window. CAST keeps the bucket index an integer
@@ -143,6 +196,12 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
      WHERE time >= @since AND time < @until
      GROUP BY bucketStart, provider
      ORDER BY bucketStart, provider`,
+  );
+
+  // SQLite returns the bare columns of the row that holds MAX(time): each connection's newest IP.
+  const selectEgress = db.prepare<[number], { connection_id: string; egress_ip: string; time: number }>(
+    `SELECT connection_id, egress_ip, MAX(time) AS time FROM request_log
+     WHERE egress_ip IS NOT NULL AND connection_id IS NOT NULL AND time >= ? GROUP BY connection_id`,
   );
 
   let buffer: RequestLogEntry[] = [];
@@ -167,6 +226,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
       const cutoff = selectCutoff.get(rows - retention - 1);
       if (cutoff) rows -= pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq).changes;
     }
+    if (promptRetentionMs !== null) erasePromptsBefore.run(now() - promptRetentionMs);
     return duplicates;
   });
 
@@ -220,9 +280,27 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
           model: query.model ?? null,
           status: query.status ?? null,
           combo: query.combo ?? null,
+          client: query.client ?? null,
+          since: query.since ?? null,
+          until: query.until ?? null,
           limit: clampLimit(query.limit),
         })
         .map(toEntry);
+    },
+    get(id) {
+      flush();
+      const row = selectOne.get(id);
+      return row ? toEntry(row) : null;
+    },
+    latestPerClient() {
+      flush();
+      return selectLatestPerClient.all().map(toEntry);
+    },
+    setPromptRetention(ms) {
+      // Off (null): nothing may keep a prompt, so what was logged goes now.
+      promptRetentionMs = ms;
+      if (ms === null) erasePrompts.run();
+      else erasePromptsBefore.run(now() - ms);
     },
     stats({ since, bucketMs, until }) {
       if (!Number.isInteger(bucketMs) || bucketMs <= 0) {
@@ -234,6 +312,10 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
       // Buffered appends are requests already answered; a chart without them would lag behind the log.
       flush();
       return selectStats.all({ since, bucketMs, until: until ?? Number.MAX_SAFE_INTEGER });
+    },
+    lastEgressIps(since) {
+      flush();
+      return new Map(selectEgress.all(since).map((r) => [r.connection_id, r.egress_ip]));
     },
     close() {
       if (closed) return;

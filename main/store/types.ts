@@ -1,7 +1,7 @@
 // The store's public surface, used by main/app, main/api and main/gateway.
 // Implemented with better-sqlite3 (synchronous, prepared statements, WAL).
 import type {
-  ApiKeyInfo, AppSettings, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry,
+  ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry,
 } from "../../shared/types.js";
 import type { LeaseStore } from "../engine/leases.js";
 import type { BreakerStore, ConnectionRuntimeStore } from "../engine/ports.js";
@@ -77,7 +77,13 @@ export interface RequestLogRepo {
   /** Buffered: written in batches off the hot path; `flush()` writes now. */
   append(entry: RequestLogEntry): void;
   flush(): void;
-  list(query: { limit?: number; provider?: string; model?: string; status?: number; combo?: string }): RequestLogEntry[];
+  list(query: RequestLogQuery): RequestLogEntry[];
+  /** One request by its id (the timeline), or null. Flushes first. */
+  get(id: string): RequestLogEntry | null;
+  /** The newest request of each client kind seen (rows without a kind are left out). Flushes first. */
+  latestPerClient(): RequestLogEntry[];
+  /** Logged prompts are erased once older than `ms`; null erases them all now and keeps none. */
+  setPromptRetention(ms: number | null): void;
   /**
    * Requests per provider and time bucket, over every stored row from `since` (inclusive) to
    * `until` (exclusive; no upper bound when absent). Buckets start at `since + k * bucketMs`;
@@ -86,6 +92,21 @@ export interface RequestLogRepo {
   stats(query: { since: number; bucketMs: number; until?: number }): RequestStatsRow[];
   /** Rows kept from the next flush on (setting requestLogRetention, R15.1). */
   setRetention(rows: number): void;
+  /** R12.5: each connection's newest recorded egress IP since `since` (flushes first). */
+  lastEgressIps(since: number): Map<string, string>;
+}
+
+export interface RequestLogQuery {
+  limit?: number;
+  provider?: string;
+  model?: string;
+  status?: number;
+  combo?: string;
+  client?: ClientKind;
+  /** Epoch ms, inclusive. */
+  since?: number;
+  /** Epoch ms, exclusive. */
+  until?: number;
 }
 
 /** One provider's requests in one time bucket (R14.2). */

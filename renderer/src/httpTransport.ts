@@ -74,6 +74,10 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     const text = await response.text();
     const parsed: unknown = text ? safeJson(text) : undefined;
     if (!response.ok) throw toContractCallError(parsed ?? { error: { message: response.statusText } }, response.status);
+    // A method that answers text (the YAML export) arrives as the RawResponse IPC would carry.
+    if (text && parsed === undefined) {
+      return { kind: "raw", contentType: response.headers.get("content-type") ?? "text/plain", body: text } as ContractOutput<M>;
+    }
     // The server answered this method, so its body is the method's output (API.md); not re-checked here.
     return parsed as ContractOutput<M>;
   }

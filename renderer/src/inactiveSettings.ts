@@ -3,15 +3,12 @@
 // that feature deletes the entry here, and every "not active yet" mark it drove disappears.
 // Keys are "<document>.<path>"; an entry covers everything below its path.
 //
-// Stored-only values the dashboard does not show at all are not listed (maxConcurrent,
-// rateLimitOverrides, rateLimitProtection, quotaShareConcurrencyLimit, quotaPreflightCutoff,
-// a combo's targetTimeoutMs and quotaShare):
+// Stored-only values the dashboard does not show at all are not listed (quotaPreflightCutoff,
+// a combo's targetTimeoutMs):
 // a page that starts showing one before its feature exists adds it here.
 import { COMBO_STRATEGIES } from "../../shared/catalog.js";
 
 export const INACTIVE_SETTINGS = {
-  "resilience.requestQueue": "the request queue (R9)",
-  "resilience.streamRecovery.midstreamEnabled": "mid-stream continuation (R13.3)",
   "connection.weight": "a connection weight (combos weight their targets, R11.1; nothing reads a connection's)",
 } as const;
 

@@ -11,6 +11,25 @@ import type { AppSettings, ProviderErrorRule } from "../types.js";
 import { entityName, nonEmpty, providerId } from "./fields.js";
 
 const L = APP_SETTINGS_LIMITS;
+
+function isPlainRedisUrl(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "redis:" || url.protocol === "rediss:") && url.username === "" && url.password === "";
+}
+
+/**
+ * R9.6: a redis:// or rediss:// URL. Settings are returned by GET /api/settings and exported, so a
+ * URL carrying credentials is refused here; such a Redis is named by SWITCHYARD_REDIS_URL instead.
+ */
+const redisUrl = z
+  .string()
+  .max(2_048)
+  .refine(isPlainRedisUrl, "must be a redis:// or rediss:// URL without credentials (give a password-protected Redis in SWITCHYARD_REDIS_URL)");
 const scopeEnum = z.enum(["model", "connection", "provider"]);
 
 /** R12.4: status and/or a plain case-insensitive substring (never a RegExp), AND-ed. */
@@ -55,6 +74,9 @@ export const settingsPatchSchema = z.strictObject({
   emergencyFallback: emergencyFallbackSchema.optional(),
   aliases: z.record(entityName, nonEmpty).optional(),
   requestLogRetention: z.number().int().optional(),
+  promptLogging: z.boolean().optional(),
+  promptRetentionHours: z.number().finite().optional(),
+  redisUrl: redisUrl.nullable().optional(),
 });
 
 export type SettingsPatchBody = z.infer<typeof settingsPatchSchema>;
@@ -92,6 +114,7 @@ function storedSettingsSchema(report: Report) {
     providerErrorRules: tolerant("providerErrorRules", storedRules(report), [], report),
     providerErrorDefaults: tolerant("providerErrorDefaults", storedEntries("providerErrorDefaults", providerErrorDefaultSchema, report), {}, report),
     emergencyFallback: tolerant("emergencyFallback", storedEmergencyFallback(report), { ...d.emergencyFallback }, report),
+    redisUrl: tolerant("redisUrl", redisUrl.nullable(), d.redisUrl, report),
     aliases: tolerant("aliases", storedEntries("aliases", nonEmpty, report), {}, report),
     requestLogRetention: tolerant(
       "requestLogRetention",
@@ -99,6 +122,8 @@ function storedSettingsSchema(report: Report) {
       d.requestLogRetention,
       report,
     ),
+    promptLogging: tolerant("promptLogging", z.boolean(), d.promptLogging, report),
+    promptRetentionHours: tolerant("promptRetentionHours", clamped("promptRetentionHours", L.promptRetentionHours, report), d.promptRetentionHours, report),
   });
 }
 

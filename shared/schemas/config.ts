@@ -88,6 +88,8 @@ const providerSpecificDataSchema = z.looseObject({
   lowPriorityMode: z.boolean().optional(),
   autoLimitReset: z.boolean().optional(),
   organizationUUID: z.string().optional(),
+  /** R12.5: the local address the connection's upstream socket binds to (its egress IP). */
+  egressIp: z.union([z.ipv4(), z.ipv6()]).optional(),
 });
 
 /** Every caller-settable connection field (runtime fields and rateLimitProtection are not). */
@@ -172,10 +174,17 @@ export const logsQuerySchema = z.object({
   status: z.coerce.number().int().min(100).max(599).optional(),
   /** Only requests that named this combo (the combo page's "which target served"). */
   combo: z.string().min(1).optional(),
+  /** The client kind from the user-agent (the request log and the connect page). */
+  client: z.enum(["claude-code", "aider", "codex-cli", "openai-sdk", "anthropic-sdk", "curl", "other"]).optional(),
+  /** Epoch ms: requests from `since` (inclusive) to `until` (exclusive). */
+  since: z.coerce.number().int().min(0).optional(),
+  until: z.coerce.number().int().min(0).optional(),
 });
 
 export const exportQuerySchema = z.object({
   format: z.enum(["json", "yaml"]).default("json"),
+  /** `redacted` (default) writes `<redacted>`; `env` writes an `env:NAME` reference to fill in per machine. */
+  secrets: z.enum(["redacted", "env"]).default("redacted"),
 });
 
 

@@ -22,19 +22,19 @@ describe("settings no code acts on yet", () => {
     await openPage(h, "Resilience settings", "Resilience settings");
   });
 
-  it("Resilience settings: the request queue and mid-stream fields are marked; live ones (combo wait and p2c since issue 9) are not", async () => {
+  it("Resilience settings: no field is marked now that issues 9–11 made combo waits, p2c, the request queue and mid-stream continuation live", async () => {
     const { page } = h;
-    const queue = page.getByRole("region", { name: "Request queue" });
-    await queue.getByText("not active yet", { exact: true }).waitFor();
-    expect(await queue.getByText("not active yet", { exact: true }).getAttribute("title")).toContain("the request queue (R9)");
-    for (const title of ["Provider circuit breakers", "Connection cooldown", "Combo cooldown wait", "Latency-aware balancing"]) {
+    await page.getByRole("region", { name: "Stream recovery and watchdogs" }).getByRole("checkbox", { name: "Continue mid-stream" }).waitFor();
+    expect(await page.getByText("not active yet").count()).toBe(0);
+    for (const title of ["Request queue", "Stream recovery and watchdogs", "Provider circuit breakers", "Connection cooldown", "Combo cooldown wait", "Latency-aware balancing"]) {
       expect(await page.getByRole("region", { name: title }).getByText("not active yet").count()).toBe(0);
     }
 
     const streams = page.getByRole("region", { name: "Stream recovery and watchdogs" });
-    expect(await description(streams.getByRole("checkbox", { name: "Continue mid-stream" }))).toContain("not active yet");
+    await streams.getByRole("checkbox", { name: "Continue mid-stream" }).waitFor();
+    expect(await description(streams.getByRole("checkbox", { name: "Continue mid-stream" }))).not.toContain("not active yet");
     expect(await description(streams.getByRole("checkbox", { name: "Recover before the first byte" }))).not.toContain("not active yet");
-    expect(await streams.getByText("not active yet").count()).toBe(1);
+    expect(await streams.getByText("not active yet").count()).toBe(0);
     expect(await layoutAndLabelProblems(page)).toEqual([]);
     await screenshot(page, "not-active-yet-settings");
   }, 30_000);

@@ -1,8 +1,9 @@
-// Stage "admit": after a connection is selected and before its attempt is sent. The admission
-// issue fills it with the concurrency gates (R8) and the Bottleneck queues (R9); today it admits
-// at once. Its shape is final: it may wait, it may refuse with a typed error, and what it
-// acquired is released exactly once, whatever the attempt did.
+// Stage "admit": after a connection is selected and before its attempt is sent: the concurrency
+// gates (R8) and the request queues (R9), built in gateway/admission. It may wait, it may refuse
+// with a typed error, and what it acquired is released exactly once, whatever the attempt did.
+// `createAdmission()` admits at once (no limits), for pipelines built without admission control.
 import type { Connection, Provider } from "../../../shared/types.js";
+import type { Verdict } from "../../engine/ports.js";
 import type { FinalError } from "../outcome.js";
 
 export interface AdmissionRequest {
@@ -11,10 +12,26 @@ export interface AdmissionRequest {
   model: string;
   /** The client went away while waiting: give up the wait. */
   signal: AbortSignal;
+  /** R8.2: dispatched by a quota-share combo (the gate fails open). */
+  quotaShare?: boolean;
+}
+
+/** What the attempt learned, handed back on release: upstream headers and verdict pace the limiter (R9.4). */
+export interface AttemptObservation {
+  headers: Record<string, string | string[] | undefined> | null;
+  verdict: Verdict | null;
 }
 
 export type Admission =
-  | { admitted: true; release: () => void }
+  | {
+      admitted: true;
+      release: (observed?: AttemptObservation) => void;
+      /**
+       * The job expiration (R9.1): `signal` aborts when the attempt runs too long (it then ends with
+       * `error`) and also when the request's own signal aborts, so the attempt can use it alone.
+       */
+      execution?: { signal: AbortSignal; error: FinalError };
+    }
   /** The request ends with this error in the client's format (e.g. a queue that is full). */
   | { admitted: false; refusal: FinalError };
 

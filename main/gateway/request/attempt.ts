@@ -3,6 +3,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
 import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, receivedText, requestTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import type { StreamTranscript } from "../continuation/midstream.js";
+import { egressIpOf } from "../egress/siblingLock.js";
+import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
@@ -32,22 +35,36 @@ export interface AttemptDeps {
   callUpstream: CallUpstream;
   connections: ConnectionsPort;
   streamBudgets: () => StreamBudgets;
+  /** R12.6: the Claude usage-wall handling (absent = a wall 429 is an ordinary rate limit). */
+  usageWall?: UsageWallDeps;
 }
 
 /** JSON bodies are read whole; a translation needs all of it (R13.6 still bounds the wait). */
 const MAX_JSON_BODY_BYTES = 256 * 1024 * 1024;
 
-export async function runAttempt(deps: AttemptDeps, request: ClientRequest, client: ClientResponse, target: Target, connection: Connection): Promise<AttemptOutcome> {
+export async function runAttempt(
+  deps: AttemptDeps,
+  request: ClientRequest,
+  client: ClientResponse,
+  target: Target,
+  connection: Connection,
+  transcript: StreamTranscript | null = null,
+): Promise<AttemptOutcome> {
   const { provider, model } = target;
   const upstreamFormat = upstreamFormatOf(provider, request.format);
   const stream = isStreamRequest(request.format, request.body);
-  const { body, dropped } = upstreamBody(request, upstreamFormat, model);
+  // R13.3: a continuation asks for the rest of the answer the client already has the start of.
+  const clientBody = transcript?.resuming ? transcript.continuationBody(request.body) : request.body;
+  const { body, dropped } = upstreamBody(request.format, clientBody, request.model, upstreamFormat, model);
   let call: UpstreamCall;
   try {
-    call = await deps.callUpstream({
-      provider, upstreamFormat, clientFormat: request.format, secret: deps.connections.secret(connection.id),
-      clientHeaders: request.headers, path: upstreamPath(upstreamFormat, model, stream), body, signal: client.signal,
-    });
+    const secret = deps.connections.secret(connection.id);
+    call = await callThroughUsageWall(deps.usageWall, { provider, connection, signal: client.signal }, (extraHeaders) =>
+      deps.callUpstream({
+        provider, upstreamFormat, clientFormat: request.format, secret, clientHeaders: request.headers,
+        path: upstreamPath(upstreamFormat, model, stream), body, signal: client.signal, localAddress: egressIpOf(connection), extraHeaders,
+      }),
+    );
   } catch (err) {
     return transportFailure(err);
   }
@@ -58,7 +75,7 @@ export async function runAttempt(deps: AttemptDeps, request: ClientRequest, clie
   }
   client.answeredBy(connection.id, dropped);
   const isSse = String(response.headers["content-type"] ?? "").includes("text/event-stream");
-  if (stream && isSse) return relayAttempt(deps, request, client, call, upstreamFormat);
+  if (stream && isSse) return relayAttempt(deps, request, client, call, upstreamFormat, transcript);
   let text: string;
   try {
     text = await call.bodyText(MAX_JSON_BODY_BYTES);
@@ -76,10 +93,14 @@ export async function runAttempt(deps: AttemptDeps, request: ClientRequest, clie
   return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers };
 }
 
-function upstreamBody(request: ClientRequest, upstreamFormat: WireFormat, model: string): { body: unknown; dropped: string[] } {
-  const raw = upstreamFormat === request.format ? receivedText(request.body) : undefined;
-  const text = raw === undefined ? null : requestTextWithModel(raw, request.model, model);
-  return text === null ? translateRequest(request.format, upstreamFormat, request.body, model) : { body: text, dropped: [] };
+/**
+ * A same-format body as the client's own JSON text with only the model replaced, when the body is
+ * the one received (a rebuilt body, such as a continuation's, has no text and is serialised).
+ */
+function upstreamBody(format: WireFormat, body: Record<string, unknown>, clientModel: string, upstreamFormat: WireFormat, model: string): { body: unknown; dropped: string[] } {
+  const raw = upstreamFormat === format ? receivedText(body) : undefined;
+  const text = raw === undefined ? null : requestTextWithModel(raw, clientModel, model);
+  return text === null ? translateRequest(format, upstreamFormat, body, model) : { body: text, dropped: [] };
 }
 
 function transportFailure(err: unknown): AttemptOutcome {
@@ -87,12 +108,20 @@ function transportFailure(err: unknown): AttemptOutcome {
   throw err;
 }
 
-async function relayAttempt(deps: AttemptDeps, request: ClientRequest, client: ClientResponse, call: UpstreamCall, upstreamFormat: WireFormat): Promise<AttemptOutcome> {
+async function relayAttempt(
+  deps: AttemptDeps,
+  request: ClientRequest,
+  client: ClientResponse,
+  call: UpstreamCall,
+  upstreamFormat: WireFormat,
+  transcript: StreamTranscript | null,
+): Promise<AttemptOutcome> {
   const translator = createStreamTranslator(upstreamFormat, request.format, {
     clientModel: request.model,
     requestId: client.requestId,
     includeUsage: adapterFor(request.format).wantsStreamUsage(request.body),
   });
-  const outcome = await relayStream({ call, upstreamFormat, translator, client, budgets: deps.streamBudgets() });
+  const stitch = transcript?.resuming ? transcript.stitch() : null;
+  const outcome = await relayStream({ call, upstreamFormat, translator, client, budgets: deps.streamBudgets(), transcript, stitch });
   return { ...outcome, usage: translator.usage(), headers: call.response.headers };
 }

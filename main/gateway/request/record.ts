@@ -1,11 +1,15 @@
 // Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
 // exactly once per attempt, plus the attempt's line in the request log.
+import type { AttemptRecord, Connection } from "../../../shared/types.js";
 import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
+import { egressIpOf, type EgressLock } from "../egress/siblingLock.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { StreamFailureCode } from "../streaming/relay.js";
 import type { AttemptOutcome } from "./attempt.js";
 
-export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral">;
+export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral">
+  /** Reads what a failure left on the connection, for the request log (absent: not noted). */
+  & Partial<Pick<ResilienceEngine, "exclusionCheck">>;
 
 export type AttemptResult =
   | { kind: "success" }
@@ -21,6 +25,7 @@ const STREAM_FAILURE_TRANSPORT: Record<StreamFailureCode, string> = {
   stream_attempt_deadline: "ETIMEDOUT",
   STREAM_THROUGHPUT_TOO_LOW: "STREAM_THROUGHPUT_TOO_LOW",
   stream_transport_error: "ECONNRESET",
+  stream_continuation_refused: "STREAM_CONTINUATION_REFUSED",
 };
 
 interface Failure {
@@ -46,9 +51,25 @@ function failureOf(outcome: AttemptOutcome): Failure | null {
   }
 }
 
-export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: AttemptContext, client: ClientResponse, outcome: AttemptOutcome, startedAt: number): AttemptResult {
+/** The connection as the store holds it now (after recordFailure wrote its cooldown). */
+export type FreshConnection = (connection: Connection) => Connection;
+
+export interface RecordExtras {
+  /** R12.5: cools the IP siblings of an egress-bucketed 429. */
+  egressLock?: EgressLock;
+  /** Reads the connection back for the timeline's "what the failure left". */
+  fresh?: FreshConnection;
+}
+
+export function recordAttempt(
+  engine: RecordingEngine, clock: Clock, ctx: AttemptContext, client: ClientResponse, outcome: AttemptOutcome, startedAt: number, extras: RecordExtras = {},
+): AttemptResult {
+  const egressIp = egressIpOf(ctx.connection);
   const line = (status: number | null, verdict: string | null) =>
-    client.attempts.push({ provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt });
+    client.attempts.push({
+      provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt,
+      ...(egressIp === null ? {} : { egressIp }),
+    });
   const streamed = outcome.kind === "completed" || outcome.kind === "client_gone";
   if (outcome.kind === "client_gone" || (outcome.kind === "transport_failure" && client.gone)) {
     engine.recordNeutral(ctx);
@@ -63,8 +84,21 @@ export function recordAttempt(engine: RecordingEngine, clock: Clock, ctx: Attemp
   }
   const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, ...failure });
   engine.recordFailure(ctx, verdict);
+  extras.egressLock?.(ctx, verdict); // R12.5: after the failing connection's own cooldown is set
   line(failure.status, verdict.reason);
+  Object.assign(client.attempts[client.attempts.length - 1]!, failureDetails(engine, ctx, verdict, failure, extras.fresh));
   return { kind: "failure", verdict };
+}
+
+/** The timeline's view of a failed attempt: the hint it carried and the cooldown or lockout it left. */
+function failureDetails(engine: RecordingEngine, ctx: AttemptContext, verdict: Verdict, failure: Failure, fresh?: FreshConnection): Partial<AttemptRecord> {
+  const left = fresh && engine.exclusionCheck ? engine.exclusionCheck(ctx.provider, ctx.model)(fresh(ctx.connection)) : null;
+  return {
+    bytes: Buffer.byteLength(failure.bodyText),
+    retryHintMs: verdict.retryHintMs,
+    retryHintSource: verdict.retryHintSource ?? null,
+    after: left ? { state: left.reason, remainingMs: left.remainingMs } : null,
+  };
 }
 
 /** The upstream's response headers of an attempt, where they carry quota windows to learn from. */

@@ -24,7 +24,17 @@ export class SelectionLog {
   readonly exclusions: Exclusion[] = [];
   readonly connectionCounts = new Map<string, number>();
   readonly triedProviders = new Set<string>();
+  /** Free by every other measure but held by another session's lease (R7.2): the timeline shows them. */
+  readonly leased: Array<{ provider: string; target: string; connectionId: string }> = [];
   private readonly tried = new Set<string>();
+
+  /** What earlier passes of the same request skipped (a combo that waited and dispatched again). */
+  constructor(readonly earlier: readonly SelectionLog[] = []) {}
+
+  /** A fresh log for the next pass; the decisions start over, the record of this pass is kept. */
+  nextPass(): SelectionLog {
+    return new SelectionLog([...this.earlier, this]);
+  }
 
   claim(connectionId: string, target: Target): boolean {
     const key = `${connectionId}\u0000${target.model}`;
@@ -83,7 +93,10 @@ export function* candidatesFor(
       continue;
     }
     if (target.connectionId && connection.id !== target.connectionId) continue;
-    if (session && !session.isFree(connection)) continue;
+    if (session && !session.isFree(connection)) {
+      log.leased.push({ provider: provider.id, target: name, connectionId: connection.id });
+      continue;
+    }
     if (!log.claim(connection.id, target)) continue;
     const admission = deps.engine.admitProvider(provider);
     if (!admission.allowed) {

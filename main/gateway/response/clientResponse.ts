@@ -2,7 +2,7 @@
 // and headers (once), JSON and SSE writes with backpressure, the error in the client's format
 // before or after the commit, and the request-log entry and live `request` event (exactly once).
 import type { ServerResponse } from "node:http";
-import type { AttemptRecord, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
+import type { AttemptRecord, ClientKind, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import { adapterFor, errorBody, errorFrame } from "../formats/index.js";
 import type { FinalError } from "../outcome.js";
@@ -37,6 +37,11 @@ export class ClientResponse {
   readonly attempts: AttemptRecord[] = [];
   readonly startedAt: number;
   combo: string | null = null;
+  /** Request-log fields known on arrival (client kind, prompt when logging it is on). */
+  arrival: { clientKind?: ClientKind; promptText?: string | null } = {};
+  /** Read when the entry is written: what selection skipped, the combo's waits. */
+  timeline: () => Pick<RequestLogEntry, "skipped" | "comboWaits"> = () => ({});
+  private bytesOut = 0;
   private readonly abort = new AbortController();
   private heartbeat: NodeJS.Timeout | null = null;
   private attemptsStarted = 0;
@@ -121,6 +126,7 @@ export class ClientResponse {
   /** Writes SSE text; false when the socket is full and the writer should wait for `drained()`. */
   write(text: string): boolean {
     if (!text || this.res.writableEnded) return true;
+    this.bytesOut += Buffer.byteLength(text);
     return this.res.write(text);
   }
 
@@ -144,7 +150,7 @@ export class ClientResponse {
 
   sendJson(body: unknown, fields: LogFields = {}): void {
     this.markFirstOutput();
-    this.endWhole(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" }, JSON.stringify(body));
+    this.bytesOut += this.endWhole(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" }, JSON.stringify(body));
     this.finish(200, fields);
   }
 
@@ -190,12 +196,15 @@ export class ClientResponse {
 
   /**
    * A whole answer with its length: status line, headers and body leave in one socket write
-   * (without a length, node frames the body as chunks and writes several buffers).
+   * (without a length, node frames the body as chunks and writes several buffers). Returns the
+   * body's bytes.
    */
-  private endWhole(status: number, headers: Record<string, string>, text: string): void {
-    headers["content-length"] = String(Buffer.byteLength(text));
+  private endWhole(status: number, headers: Record<string, string>, text: string): number {
+    const bytes = Buffer.byteLength(text);
+    headers["content-length"] = String(bytes);
     this.res.writeHead(status, headers);
     this.res.end(text);
+    return bytes;
   }
 
   private markFirstOutput(): void {
@@ -210,6 +219,8 @@ export class ClientResponse {
     if (this.logged) return;
     this.logged = true;
     const last = this.attempts[this.attempts.length - 1];
+    // The answering attempt's bytes are what the client received; failed ones noted their own.
+    if (last && last.bytes === undefined) last.bytes = this.bytesOut;
     const now = this.opts.clock.now();
     const entry: RequestLogEntry = {
       id: this.opts.requestId,
@@ -227,6 +238,8 @@ export class ClientResponse {
       inputTokens: fields.inputTokens ?? null,
       outputTokens: fields.outputTokens ?? null,
       attempts: this.attempts,
+      ...this.arrival,
+      ...this.timeline(),
     };
     this.opts.log.append(entry);
     this.opts.emit({ type: "request", entry, at: now });

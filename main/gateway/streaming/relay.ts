@@ -7,6 +7,7 @@ import type { WireFormat } from "../../../shared/types.js";
 import { createThroughputWatchdog, type ThroughputSettings } from "./throughput.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { UpstreamCall } from "../upstream/call.js";
+import type { ContinuationStitch, StreamTranscript } from "../continuation/midstream.js";
 
 export interface StreamBudgets {
   /** No model output (content, reasoning, tool) for this long aborts the attempt; 0 = off. */
@@ -31,9 +32,25 @@ export type StreamFailureCode =
   | "stream_idle_timeout"
   | "stream_attempt_deadline"
   | "STREAM_THROUGHPUT_TOO_LOW"
-  | "stream_transport_error";
+  | "stream_transport_error"
+  /** R13.3: a continuation turned into a tool call or reasoning, which a prefix cannot stitch. */
+  | "stream_continuation_refused";
 
 const PROGRESS_KINDS = new Set(["content", "reasoning", "tool"]);
+
+/**
+ * A frame whose data is cut or garbled (neither a JSON object/array nor [DONE]) must not reach
+ * the client: it fails the attempt, which fails over before the first byte and ends the stream
+ * with an error event after it (found by the chaos run, issue 13). Ends are checked, not parsed,
+ * to keep the hot path cheap.
+ */
+function isMalformedData(data: string): boolean {
+  const text = data.trim();
+  if (text === "" || text === "[DONE]") return false;
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  return !((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d));
+}
 
 export interface RelayOptions {
   /** The upstream call; its deadline (R13.6) ends the stream as `stream_attempt_deadline`. */
@@ -43,6 +60,10 @@ export interface RelayOptions {
   /** Where the frames go; committed right before the first client-visible frame. */
   client: ClientResponse;
   budgets: StreamBudgets;
+  /** R13.3: what reached the client, kept when mid-stream continuation is on. */
+  transcript?: StreamTranscript | null;
+  /** R13.3: this attempt continues a broken stream: only its new suffix reaches the client. */
+  stitch?: ContinuationStitch | null;
 }
 
 /**
@@ -144,16 +165,30 @@ function createFrameGate(client: ClientResponse) {
 
 export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   const { call, translator, client } = opts;
+  let refused = false;
   const watchdogs = createWatchdogs(opts.budgets, (code) => call.abort(code));
   const gate = createFrameGate(client);
+  /** The frames of this attempt that may reach the client (all of them unless it is a continuation). */
+  const toClient = (frames: OutFrame[]): OutFrame[] => {
+    if (!opts.stitch) {
+      opts.transcript?.record(frames);
+      return frames;
+    }
+    const stitched = opts.stitch.filter(frames);
+    if (stitched !== null) return stitched;
+    refused = true;
+    call.abort("stream_continuation_refused");
+    return [];
+  };
   const pending: Array<{ event?: string; data: string }> = [];
   const parser = createParser({ onEvent: (evt) => pending.push({ event: evt.event, data: evt.data }) });
   const decoder = new TextDecoder();
   const push = (evt: { event?: string; data: string }) => {
+    if (isMalformedData(evt.data)) throw new Error("upstream sent a malformed SSE frame");
     watchdogs.event(opts.upstreamFormat, evt);
     const frames = translator.push(evt);
     if (frames.some((f) => PROGRESS_KINDS.has(f.kind))) watchdogs.progress();
-    gate.collect(frames);
+    gate.collect(toClient(frames));
   };
   try {
     for await (const chunk of call.response.body) {
@@ -170,9 +205,12 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     if (fired) throw new Error(fired);
   } catch (err) {
     if (client.gone) return { kind: "client_gone" };
-    const code: StreamFailureCode = call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
+    const code: StreamFailureCode = refused ? "stream_continuation_refused" : call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
     const detail = code === "stream_transport_error" ? String((err as Error)?.message ?? err) : code;
-    return gate.committed() ? { kind: "failed_after_output", code, detail } : { kind: "failed_before_output", code, detail };
+    if (!gate.committed()) return { kind: "failed_before_output", code, detail };
+    // Frames gathered from the chunk that held the bad frame still go out before the error event.
+    gate.flush();
+    return { kind: "failed_after_output", code, detail };
   } finally {
     watchdogs.stop();
   }
@@ -183,6 +221,6 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     return { kind: "failed_before_output", code: "STREAM_EARLY_EOF", detail: "upstream stream ended before its first event" };
   }
   // A well-formed but empty completion (the upstream sent its own terminal frames) commits here.
-  if (!gate.close(closing)) await client.drained();
+  if (!gate.close(toClient(closing))) await client.drained();
   return { kind: "completed" };
 }

@@ -47,6 +47,10 @@ export interface UpstreamCallRequest {
   signal?: AbortSignal;
   /** A shorter deadline than the attempt deadline (auxiliary calls). */
   ceilingMs?: number;
+  /** R12.5: the connection's egress IP, bound as the socket's local address. */
+  localAddress?: string | null;
+  /** Headers Switchyard itself adds for this call (R12.6 `anthropic-usage-limit: slow`). */
+  extraHeaders?: Record<string, string>;
 }
 
 export interface UpstreamCall {
@@ -119,7 +123,8 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     const { signal, timedOut } = cancel;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
     const url = (await deps.baseUrlFor(req.provider)).replace(/\/+$/, "") + req.path;
-    const headers = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);
+    const built = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);
+    const headers = req.extraHeaders ? { ...built, ...req.extraHeaders } : built;
     let response: UpstreamResponse;
     try {
       response = await deps.upstream.send({
@@ -127,6 +132,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
         // undici's own limits only back up the composed signal.
         headersTimeoutMs: deadlineMs || 600_000,
         bodyTimeoutMs: timeouts.idleTimeoutMs || 300_000,
+        localAddress: req.localAddress,
       });
     } catch (err) {
       cancel.release();

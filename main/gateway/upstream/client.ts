@@ -10,6 +10,8 @@ export interface UpstreamRequest {
   headersTimeoutMs: number;
   /** Time allowed between body chunks (the stream watchdogs are stricter and run above this). */
   bodyTimeoutMs: number;
+  /** R12.5: bind the socket to this local address (the connection's egress IP). */
+  localAddress?: string | null;
 }
 
 export interface UpstreamResponse {
@@ -24,7 +26,19 @@ export interface UpstreamClient {
 }
 
 export function createUpstreamClient(): UpstreamClient {
-  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000, connections: 128, pipelining: 1 });
+  const options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000, connections: 128, pipelining: 1 };
+  const agent = new Agent(options);
+  // One pool per bound address: a keep-alive socket must never carry a request for another egress IP.
+  const bound = new Map<string, Agent>();
+  const dispatcherFor = (localAddress: string | null | undefined): Agent => {
+    if (!localAddress) return agent;
+    let pool = bound.get(localAddress);
+    if (!pool) {
+      pool = new Agent({ ...options, localAddress });
+      bound.set(localAddress, pool);
+    }
+    return pool;
+  };
   return {
     async send(req) {
       const res = await request(req.url, {
@@ -32,13 +46,15 @@ export function createUpstreamClient(): UpstreamClient {
         headers: req.headers,
         body: req.body,
         signal: req.signal,
-        dispatcher: agent,
+        dispatcher: dispatcherFor(req.localAddress),
         headersTimeout: req.headersTimeoutMs,
         bodyTimeout: req.bodyTimeoutMs,
       });
       return { status: res.statusCode, headers: res.headers, body: res.body };
     },
-    close: () => agent.close(),
+    close: async () => {
+      await Promise.all([agent, ...bound.values()].map((a) => a.close()));
+    },
   };
 }
 

@@ -3,6 +3,8 @@
 import type { ComponentType } from "react";
 import { ApiKeysPage } from "./ApiKeysPage.js";
 import { CombosPage } from "./CombosPage.js";
+import { ConfigPage } from "./config/ConfigPage.js";
+import { ConnectPage } from "./connect/ConnectPage.js";
 import { CooldownManagerPage } from "./cooldowns/CooldownManagerPage.js";
 import { HealthPage } from "./health/HealthPage.js";
 import { ModelCooldownsPage } from "./ModelCooldownsPage.js";
@@ -19,6 +21,7 @@ export interface PageDefinition {
 
 export const PAGES: readonly PageDefinition[] = [
   { id: "providers", title: "Providers & connections", Component: ProvidersPage },
+  { id: "connect", title: "Connect your tools", Component: ConnectPage },
   { id: "combos", title: "Combos", Component: CombosPage },
   { id: "keys", title: "API keys", Component: ApiKeysPage },
   { id: "cooldowns", title: "Cooldown Manager", Component: CooldownManagerPage },
@@ -27,6 +30,7 @@ export const PAGES: readonly PageDefinition[] = [
   { id: "resilience", title: "Resilience settings", Component: ResiliencePage },
   { id: "logs", title: "Request log", Component: RequestLogPage },
   { id: "health", title: "Health", Component: HealthPage },
+  { id: "config", title: "Import & export", Component: ConfigPage },
 ];
 
 export const DEFAULT_PAGE_ID = "providers";

@@ -38,7 +38,7 @@ export const apiKeys = createLiveResource(() => call("listKeys"), (e) => isConfi
 
 export const health = createLiveResource(
   () => call("monitoringHealth"),
-  (e) => e.type === "breaker" || e.type.startsWith("lockout.") || isConfig(e, "provider"),
+  (e) => e.type === "breaker" || e.type.startsWith("lockout.") || e.type === "queues" || isConfig(e, "provider"),
 );
 
 /** The Health charts' window: the last hour in 5-minute buckets (R14.2). */

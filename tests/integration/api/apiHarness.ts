@@ -22,7 +22,7 @@ import type { Store } from "../../../main/store/types.js";
 const ENGINE_METHODS = [
   "getResilience", "patchResilience", "getResilienceSources", "resetBreakers", "listCooldowns", "clearCooldowns",
   "listModelCooldowns", "clearModelCooldowns", "monitoringHealth", "requestStats", "setRateLimitProtection",
-  "getClock", "advanceClock", "listSessionPins", "unpinSession", "listSessionLeases", "releaseSessionLease",
+  "getClock", "advanceClock", "listSessionPins", "unpinSession", "listSessionLeases", "releaseSessionLease", "startDemo", "getInstance",
 ] as const;
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";

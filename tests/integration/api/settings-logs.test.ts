@@ -30,6 +30,9 @@ describe("settings API", () => {
       emergencyFallback: { enabled: false, model: null },
       aliases: {},
       requestLogRetention: 10_000,
+      promptLogging: false,
+      promptRetentionHours: 24,
+      redisUrl: null,
     });
   });
 

@@ -3,12 +3,14 @@ import {
   admitBreaker,
   clearDegraded,
   closedBreaker,
+  openCyclesOf,
   openDurationMs,
   recordBreakerFailure,
   recordBreakerSuccess,
   refreshBreaker,
   releaseProbe,
   resolveBreakerProfile,
+  staleAfterMs,
   type BreakerProfile,
 } from "../../../main/engine/breaker.js";
 import type { BreakerSnapshot } from "../../../main/engine/ports.js";
@@ -109,7 +111,34 @@ describe("lazy recovery and probes (R2.4, D2)", () => {
   it("D2 a probe unfinished within the reset timeout counts as failed (OPEN again)", () => {
     const probing = admitBreaker(openBreaker(oauth), oauth, T0 + 60_000).snapshot;
     const s = refreshBreaker(probing, oauth, T0 + 120_000);
-    expect(s).toMatchObject({ state: "OPEN", openCycles: 2, openedAt: T0 + 120_000, openUntil: T0 + 180_000 });
+    expect(s).toMatchObject({ state: "OPEN", lastFailureKind: "probe_timeout", openedAt: T0 + 120_000, openUntil: T0 + 180_000 });
+    expect(openCyclesOf(s, "timeout")).toBe(1);
+  });
+
+  it("R2.4 timeouts, 5xx and transport errors each escalate on their own", () => {
+    // local: reset 15 s, escalateAfter 3, ×4 → a kind's 4th open cycle lasts 30 s, its 5th 60 s.
+    let s = openBreaker(local);
+    const probeFails = (kind: string) => {
+      const at = s.openUntil!;
+      const probing = admitBreaker(s, local, at).snapshot;
+      s = recordBreakerFailure(probing, local, at + 1, { kind, connectionId: null, probe: true }, new Map());
+      return s.openUntil! - (at + 1);
+    };
+    expect([probeFails("server_error"), probeFails("server_error"), probeFails("server_error")]).toEqual([15_000, 15_000, 30_000]);
+    expect(probeFails("timeout")).toBe(15_000);
+    expect(probeFails("transport")).toBe(15_000);
+    expect(probeFails("server_error")).toBe(60_000);
+    expect(s.cyclesByKind).toBe("server_error=5;timeout=1;transport=1");
+  });
+
+  it("R2.4 a stale DEGRADED reads back as CLOSED only after the longest open duration of its last kind", () => {
+    let s = closedBreaker("p", T0);
+    for (let i = 0; i < 7; i++) s = recordBreakerFailure(s, apikey, T0 + i * 10_000, { kind: "timeout", connectionId: null, probe: false }, new Map());
+    expect(s.state).toBe("DEGRADED");
+    const last = s.lastFailureAt!;
+    expect(staleAfterMs(apikey)).toBe(120_000);
+    expect(refreshBreaker(s, apikey, last + 119_999).state).toBe("DEGRADED");
+    expect(refreshBreaker(s, apikey, last + 120_000).state).toBe("CLOSED");
   });
 
   it("D2 a neutral end of the probe frees the slot for the next caller", () => {

@@ -153,9 +153,19 @@ describe("status restatement and provider rules (R12.2–R12.4)", () => {
     expect(classify({ status: 500 }, appSettings).cooldownMs).toBe(30 * 86_400_000);
   });
 
-  it("R12.4 built-in detectors keep priority for their phrases (credits, deactivated, daily quota)", () => {
-    const appSettings = rules({ providerErrorRules: [{ provider: "p", status: 429, scope: "connection", cooldownMs: 1_000 }] });
-    expect(classify({ status: 429, bodyText: "daily limit reached" }, appSettings).rule).toBeNull();
+  it("R12.4 a matching operator rule decides ahead of the built-in text detectors (credits, daily quota, banned)", () => {
+    const rule = rules({ providerErrorRules: [{ provider: "p", status: 403, match: "INSUFFICIENT_QUOTA", scope: "connection", cooldownMs: HOUR }] });
+    const v = classify({ status: 403, bodyText: '{"error":{"message":"insufficient_quota for this org"}}' }, rule);
+    expect(v).toMatchObject({ reason: "auth_error", terminal: null, scope: "connection", cooldownMs: HOUR, rule: { source: "operator" } });
+    const daily = rules({ providerErrorRules: [{ provider: "p", status: 429, scope: "connection", cooldownMs: 1_000 }] });
+    expect(classify({ status: 429, bodyText: "daily limit reached" }, daily)).toMatchObject({ cooldownMs: 1_000, rule: { source: "operator" } });
+    const banned = rules({ providerErrorRules: [{ provider: "p", match: "suspended", scope: "connection", cooldownMs: 2_000 }] });
+    expect(classify({ status: 403, bodyText: "This organization has been suspended." }, banned)).toMatchObject({ terminal: null, cooldownMs: 2_000 });
+  });
+
+  it("R12.4 without a matching operator rule the built-in detectors keep their phrases", () => {
+    const other = rules({ providerErrorRules: [{ provider: "p", status: 500, scope: "connection", cooldownMs: 1_000 }] });
+    expect(classify({ status: 403, bodyText: '{"error":{"code":"insufficient_quota"}}' }, other).terminal).toBe("credits_exhausted");
     expect(classify({ status: 402 }, rules({ providerErrorRules: [{ provider: "p", status: 402, scope: "connection", cooldownMs: 1_000 }] })).terminal).toBe("credits_exhausted");
   });
 

@@ -48,11 +48,21 @@ describe("GET /api/resilience/cooldowns (R6.1, D6)", () => {
       backoffLevel: 1,
       lastErrorType: "server_error",
       lockouts: [],
+      slowLaneUntil: null,
     });
     expect(items.find((i) => i.connectionId === "locked")).toMatchObject({ status: "model_locked", remainingMs: 119_000, lockouts: [{ model: "m1", reason: "not_found", remainingMs: 119_000 }] });
     expect(items.find((i) => i.connectionId === "dead")).toMatchObject({ status: "terminal", remainingMs: null, testStatus: "banned" });
     expect(JSON.stringify(items)).not.toMatch(/secret|apiKey|hasSecret/i);
     expect(items.every((i) => i.provider === "p")).toBe(true);
+  });
+
+  it("R12.6 an otherwise healthy connection in the usage wall's slow lane is listed as slow_lane, until when", () => {
+    const h = setup();
+    h.engine.usageWall.enterLane("lapsed", T0 + 3_600_000, T0);
+    const row = h.engine.listCooldowns([provider()], h.store.list()).items.find((i) => i.connectionId === "lapsed");
+    expect(row).toMatchObject({ status: "slow_lane", slowLaneUntil: T0 + 3_660_000, remainingMs: 3_660_000 });
+    const cooling = h.engine.listCooldowns([provider()], h.store.list()).items.find((i) => i.connectionId === "cooling");
+    expect(cooling?.status).toBe("cooling_down");
   });
 
   it("R4.9 a lapsed cooldown is healthy again and not listed", () => {

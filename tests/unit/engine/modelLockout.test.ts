@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escalatedCooldownMs, familyOf, ModelLockouts, resolveLockScope } from "../../../main/engine/modelLockout.js";
+import { bareModelOf, escalatedCooldownMs, familyOf, ModelLockouts, resolveLockScope } from "../../../main/engine/modelLockout.js";
 import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import { connection, fail, harness, provider, succeed, T0 } from "./fixtures.js";
 
@@ -74,15 +74,37 @@ describe("scope by status (R5.2)", () => {
     [403, "family"],
     [402, "family"],
     [404, "model"],
-    [503, "model"],
-    [502, "model"],
-    [null, "model"],
+    [503, "exact"],
+    [502, "exact"],
+    [500, "exact"],
+    [null, "exact"],
   ] as const)("R5.2 status %s locks the %s", (status, scope) => {
     expect(resolveLockScope(status)).toBe(scope);
   });
 
   it("R5.2 an explicit caller scope always wins", () => {
     expect(resolveLockScope(429, "model")).toBe("model");
+    expect(resolveLockScope(404, "exact")).toBe("exact");
+  });
+
+  it("R5.2 the bare model drops a variant suffix", () => {
+    expect(["claude-x[1m]", "gpt-5:high", "m1 (thinking)", "m1@2025-01-01", "m1"].map(bareModelOf)).toEqual(["claude-x", "gpt-5", "m1", "m1", "m1"]);
+  });
+
+  it("R5.2 a 404 locks the bare model with every variant; a 503 only the exact provider/connection/model", () => {
+    const p = provider();
+    const h = harness({ settings: { modelLockout: { enabled: true } } });
+    fail(h, { status: 404, bodyText: "no such model", model: "m1:high", provider: p });
+    const pick = (g: typeof h, model: string) => g.engine.selectConnections(p, model, [g.store.row("c1")]);
+    expect(pick(h, "m1").excluded[0]?.reason).toBe("model_lockout");
+    expect(pick(h, "m1:low").excluded[0]?.reason).toBe("model_lockout");
+    expect(pick(h, "m2").eligible).toHaveLength(1);
+
+    const g = harness({ settings: { modelLockout: { enabled: true } } });
+    fail(g, { status: 503, model: "m1:high", provider: p });
+    expect(pick(g, "m1:high").excluded[0]?.reason).toBe("model_lockout");
+    expect(pick(g, "m1").eligible).toHaveLength(1);
+    expect(pick(g, "m1:low").eligible).toHaveLength(1);
   });
 
   it("R5.2 a 429 locks the whole quota family of the connection; a 503 only the exact model", () => {

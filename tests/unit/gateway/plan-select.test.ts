@@ -41,7 +41,7 @@ describe("select", () => {
     const log = new SelectionLog();
     const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null)];
     expect(got.map((c) => c.connection.id)).toEqual(["a2"]);
-    expect(log.exclusions).toEqual([{ target: "alpha/m1", reason: "unavailable", remainingMs: 30_000, provider: "alpha" }]);
+    expect(log.exclusions).toEqual([{ target: "alpha/m1", reason: "unavailable", remainingMs: 30_000, provider: "alpha", connectionId: "a1" }]);
     expect(log.connectionCounts.get("alpha")).toBe(2);
   });
 

@@ -24,10 +24,15 @@ describe("classify and record", () => {
     const startedAt = p.h.clock.now();
     p.h.clock.advance(120);
     const outcome: AttemptOutcome = { kind: "upstream_error", status: 429, headers: { "retry-after": "10" }, bodyText: '{"error":{"message":"slow"}}', upstreamFormat: "openai" };
-    const result = recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, outcome, startedAt);
+    const fresh = (c: { id: string }) => p.h.store.row(c.id);
+    const result = recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, outcome, startedAt, { fresh });
     expect(result).toMatchObject({ kind: "failure", verdict: { reason: "rate_limit", failover: true } });
     expect(p.h.store.row("c1").rateLimitedUntil).toBe(p.h.clock.now() + 10_000);
-    expect(side.client.attempts).toEqual([{ provider: "oai", connectionId: "c1", model: "m1", status: 429, verdict: "rate_limit", latencyMs: 120 }]);
+    expect(side.client.attempts).toEqual([{
+      provider: "oai", connectionId: "c1", model: "m1", status: 429, verdict: "rate_limit", latencyMs: 120,
+      // The request timeline: the error body's size, the hint and the cooldown it left.
+      bytes: 28, retryHintMs: 10_000, retryHintSource: "retry-after", after: { state: "cooling_down", remainingMs: 10_000 },
+    }]);
     side.client.clientClosed();
     await side.close();
   });

@@ -11,8 +11,6 @@ const root = path.resolve(__dirname, "..", "..", "..");
 
 /** How code that acts on each setting would read it. */
 const READS: Record<InactiveSetting, RegExp> = {
-  "resilience.requestQueue": /\brequestQueue\b/,
-  "resilience.streamRecovery.midstreamEnabled": /\bmidstreamEnabled\b/,
   // A combo target's weight is read by the weighted strategies; a connection's is not yet.
   "connection.weight": /\b(?:connection|conn)\.weight\b/,
 };
@@ -39,8 +37,10 @@ describe("settings marked not active yet", () => {
   });
 
   it("an entry covers the paths below it and nothing beside it", () => {
-    expect(inactiveReason("resilience.requestQueue.maxQueueDepth")).toBe(INACTIVE_SETTINGS["resilience.requestQueue"]);
-    expect(inactiveReason("resilience.streamRecovery.midstreamEnabled")).not.toBeNull();
+    expect(inactiveReason("connection.weight.x")).toBe(INACTIVE_SETTINGS["connection.weight"]);
+    // Issue 10: the request queue is live (admission control reads it on every request); R13.3: so is mid-stream continuation.
+    expect(inactiveReason("resilience.requestQueue.maxQueueDepth")).toBeNull();
+    expect(inactiveReason("resilience.streamRecovery.midstreamEnabled")).toBeNull();
     expect(inactiveReason("resilience.streamRecovery.enabled")).toBeNull();
     expect(inactiveReason("resilience.connectionCooldown.apikey.baseCooldownMs")).toBeNull();
     expect(inactiveReason("key.allowedConnections")).toBeNull();

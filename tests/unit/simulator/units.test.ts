@@ -68,7 +68,19 @@ describe("reply composition", () => {
     });
     expect(gem.firstTool).toEqual({ name: "f", requiredStrings: ["q"] });
     expect(gem.lastTurn).toEqual({ kind: "user", text: "hi" });
-    expect(readConversation("anthropic", { messages: [{ role: "assistant", content: "x" }] }).lastTurn.kind).toBe("other");
+    // R13.3: a trailing assistant message is a prefill the simulated model continues.
+    expect(readConversation("anthropic", { messages: [{ role: "assistant", content: "x" }] }).lastTurn).toEqual({ kind: "assistant_prefix", text: "x" });
+    expect(readConversation("anthropic", { messages: [{ role: "system", content: "x" }] }).lastTurn.kind).toBe("other");
     expect(readConversation("openai", "not an object").firstTool).toBeNull();
+  });
+});
+
+describe("prefill (R13.3)", () => {
+  it("R13.3 an assistant prefix that starts the answer is continued with the rest; another prefix gets the whole answer", () => {
+    const prefixed = (text: string) => composeAnswer(readConversation("anthropic", { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: text }] }), "The quick brown fox");
+    const rest = prefixed("The quick").reply;
+    expect(rest.kind === "text" && rest.text).toBe(" brown fox");
+    const other = prefixed("Once upon").reply;
+    expect(other.kind === "text" && other.text).toBe("The quick brown fox");
   });
 });

@@ -10,6 +10,7 @@ const open: BreakerSnapshot = {
   openedAt: 1_700_000_000_000,
   openUntil: 1_700_000_030_000,
   openCycles: 2,
+  cyclesByKind: "server_error=2",
   lastFailureAt: 1_700_000_000_000,
   lastFailureKind: "server_error",
   probeStartedAt: null,
@@ -36,7 +37,7 @@ describe("breaker snapshot persistence", () => {
     h.store.breakers.save(halfOpen);
     const closed: BreakerSnapshot = {
       provider: "anth", state: "CLOSED", failureCount: 0, successCount: 3, openedAt: null, openUntil: null,
-      openCycles: 0, lastFailureAt: null, lastFailureKind: null, probeStartedAt: null, updatedAt: 5,
+      openCycles: 0, cyclesByKind: "", lastFailureAt: null, lastFailureKind: null, probeStartedAt: null, updatedAt: 5,
     };
     h.store.breakers.save(closed);
     expect(h.reopen().breakers.loadAll()).toEqual([closed, halfOpen]);

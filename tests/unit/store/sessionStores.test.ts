@@ -2,7 +2,7 @@
 // deleted connections, and migration 2 upgrades a version-1 database that already holds pins.
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { MIGRATIONS, runMigrations } from "../../../main/store/migrations.js";
+import { CURRENT_SCHEMA_VERSION, MIGRATIONS, runMigrations } from "../../../main/store/migrations.js";
 import { connectionInput, openHarness, providerInput, type StoreHarness } from "./storeFixture.js";
 
 describe("session pin and lease repositories (R7)", () => {
@@ -53,7 +53,7 @@ describe("session pin and lease repositories (R7)", () => {
     db.pragma("foreign_keys = OFF");
     runMigrations(db, MIGRATIONS.filter((m) => m.version === 1));
     db.prepare("INSERT INTO session_account_affinity (session_key, provider, connection_id, expires_at) VALUES ('s', 'p', 'c', 9)").run();
-    expect(runMigrations(db)).toBe(2);
+    expect(runMigrations(db, MIGRATIONS.filter((m) => m.version <= 2))).toBe(2);
     expect(db.prepare("SELECT last_used_at FROM session_account_affinity").get()).toEqual({ last_used_at: 0 });
     MIGRATIONS.find((m) => m.version === 2)!.up(db);
     expect(db.prepare<[], { name: string }>("PRAGMA table_info(session_account_affinity)").all().filter((c) => c.name === "last_used_at")).toHaveLength(1);

@@ -19,6 +19,7 @@ const STATUS: Record<CooldownRow["status"], { label: string; tone: StatusTone }>
   model_locked: { label: "Model locked", tone: "warn" },
   unavailable: { label: "Unavailable", tone: "warn" },
   terminal: { label: "Terminal", tone: "bad" },
+  slow_lane: { label: "Slow lane", tone: "muted" },
 };
 
 const TERMINAL_LABELS: Record<string, string> = { banned: "Banned", expired: "Expired", credits_exhausted: "Credits exhausted" };
@@ -47,7 +48,7 @@ export function CooldownManagerPage() {
   // A row that left the list (expired, cleared elsewhere) cannot stay selected.
   useEffect(() => {
     setSelected((s) => {
-      const present = new Set(rows.filter((r) => r.status !== "terminal").map((r) => r.connectionId));
+      const present = new Set(rows.filter((r) => r.status !== "terminal" && r.status !== "slow_lane").map((r) => r.connectionId));
       const kept = [...s].filter((id) => present.has(id));
       return kept.length === s.size ? s : new Set(kept);
     });
@@ -86,7 +87,7 @@ export function CooldownManagerPage() {
       <header className="page-header">
         <div>
           <h1>Cooldown Manager</h1>
-          <p className="muted">Connections that Switchyard is not routing to right now, and why. Countdowns run live.</p>
+          <p className="muted">Connections that Switchyard is not routing to right now, and why, and Claude accounts in the slow lane. Countdowns run live.</p>
         </div>
       </header>
 
@@ -143,17 +144,20 @@ export function CooldownManagerPage() {
 function CooldownTableRow(props: { row: CooldownRow; left: number | null; selected: boolean; busy: boolean; onToggle(id: string, on: boolean): void; onClear(): void }) {
   const { row, left } = props;
   const terminal = row.status === "terminal";
+  // R12.6: a slow-lane account still routes; there is no cooldown to clear.
+  const slowLane = row.status === "slow_lane";
   const status = STATUS[row.status];
   const explainId = `why-${row.connectionId}`;
   return (
     <tr>
       <th scope="row">
         <label className="nowrap">
-          <input type="checkbox" checked={props.selected} disabled={terminal} onChange={(e) => props.onToggle(row.connectionId, e.target.checked)} /> {row.name}
+          <input type="checkbox" checked={props.selected} disabled={terminal || slowLane} onChange={(e) => props.onToggle(row.connectionId, e.target.checked)} /> {row.name}
         </label>
       </th>
       <td>
         <Badge tone={status.tone}>{terminal ? TERMINAL_LABELS[row.testStatus] ?? row.testStatus : status.label}</Badge>
+        {slowLane && row.slowLaneUntil !== null && <span className="field-hint"> until {new Date(row.slowLaneUntil).toLocaleTimeString()}</span>}
       </td>
       <td className={terminal ? undefined : "nowrap"}>
         {left !== null ? (
@@ -172,7 +176,7 @@ function CooldownTableRow(props: { row: CooldownRow; left: number | null; select
         {row.lockouts.length > 0 && <span className="field-hint"> · {row.lockouts.map((l) => `${l.model} locked (${l.reason})`).join(", ")}</span>}
       </td>
       <td className="actions">
-        <button type="button" className="small" aria-label={`Clear ${row.name}`} disabled={terminal || props.busy} aria-describedby={terminal ? explainId : undefined} onClick={props.onClear}>
+        <button type="button" className="small" aria-label={`Clear ${row.name}`} disabled={terminal || slowLane || props.busy} aria-describedby={terminal ? explainId : undefined} onClick={props.onClear}>
           Clear
         </button>
       </td>

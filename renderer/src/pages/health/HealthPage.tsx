@@ -1,6 +1,7 @@
 // Health (R2.6, R14.2): every provider's circuit breaker with a live retry countdown and a reset,
-// and per-provider charts of requests, errors and latency over the last hour, aggregated by the
-// backend over the whole request log and reloaded (throttled) on `request` events.
+// each connection's request queue (R9, live from `queues` events), and per-provider charts of
+// requests, errors and latency over the last hour, aggregated by the backend over the whole
+// request log and reloaded (throttled) on `request` events.
 import { useEffect, useMemo, useState } from "react";
 import type { BreakerState } from "../../../../shared/types.js";
 import { ActionMessage, type ActionOutcome } from "../../components/ActionMessage.js";
@@ -13,6 +14,7 @@ import { health, requestStats } from "../../stores/resources.js";
 import { call } from "../../transport.js";
 import { useNow } from "../../useNow.js";
 import { LineChart, SERIES_COLORS } from "./LineChart.js";
+import { QueuesSection } from "./QueuesSection.js";
 import { seriesFromStats } from "./metrics.js";
 
 const TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED: "warn", HALF_OPEN: "warn", OPEN: "bad" };
@@ -24,7 +26,8 @@ export function HealthPage() {
   const { data, error, loadedAt, reload } = health.use();
   const stats = requestStats.use();
   const breakers = data?.providerBreakers ?? [];
-  const now = useCountdowns(breakers.map((b) => (b.state === "OPEN" ? b.retryAfterMs : null)), loadedAt, reload);
+  const pauses = (data?.queues ?? []).map((q) => (q.pausedMs > 0 ? q.pausedMs : null));
+  const now = useCountdowns([...breakers.map((b) => (b.state === "OPEN" ? b.retryAfterMs : null)), ...pauses], loadedAt, reload);
   // The charts move on with time even when no request arrives (and so nothing is reloaded).
   const minute = useNow(60_000);
   const series = useMemo(() => (stats.data ? seriesFromStats(stats.data, minute - stats.loadedAt) : []), [stats.data, stats.loadedAt, minute]);
@@ -89,6 +92,7 @@ export function HealthPage() {
           </DataTable>
         )}
       </section>
+      <QueuesSection data={data} loadedAt={loadedAt} now={now} />
       <section aria-labelledby="charts-title">
         <h2 id="charts-title">Last hour, per provider</h2>
         {series.length === 0 ? (

@@ -6,6 +6,7 @@ import type { Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, TextField } from "../../components/Field.js";
 import { NotActiveYetFor } from "../../components/NotActiveYet.js";
+import { useProviderLists } from "../../stores/providers.js";
 import { call } from "../../transport.js";
 
 export function ConnectionForm({ provider, connection, onDone }: { provider: string; connection: Connection | null; onDone(saved: boolean): void }) {
@@ -15,6 +16,11 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
   const [priority, setPriority] = useState(String(connection?.priority ?? 0));
   const [weight, setWeight] = useState(String(connection?.weight ?? 1));
   const [active, setActive] = useState(connection?.active ?? true);
+  const data = connection?.providerSpecificData ?? {};
+  const [lowPriorityMode, setLowPriorityMode] = useState(data.lowPriorityMode === true);
+  const [autoLimitReset, setAutoLimitReset] = useState(data.autoLimitReset === true);
+  const [organizationUUID, setOrganizationUUID] = useState(typeof data.organizationUUID === "string" ? data.organizationUUID : "");
+  const isClaude = useProviderLists().providers.find((p) => p.id === provider)?.format === "anthropic";
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
 
@@ -25,6 +31,14 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
     // Numbers go as typed: a non-number reaches the server's validation, which names the field.
     body.priority = priority.trim() === "" ? 0 : Number(priority);
     body.weight = weight.trim() === "" ? 1 : Number(weight);
+    if (isClaude) {
+      // R12.6: the opt-ins live next to whatever else the connection keeps in providerSpecificData.
+      const org = organizationUUID.trim();
+      const next: Record<string, unknown> = { ...data, lowPriorityMode, autoLimitReset };
+      if (org === "") delete next.organizationUUID;
+      else next.organizationUUID = org;
+      body.providerSpecificData = next;
+    }
     if (removeSecret) body.apiKey = null;
     else if (secret !== "") body.apiKey = secret;
     setSaving(true);
@@ -63,6 +77,26 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
         <CheckboxField label="Active" checked={active} onChange={setActive} error={f.active} />
         {connection?.hasSecret && <CheckboxField label="Remove the stored key" checked={removeSecret} onChange={setRemoveSecret} />}
       </div>
+      {isClaude && (
+        <fieldset className="form-grid">
+          <legend>Claude subscription usage wall</legend>
+          <CheckboxField
+            label="Low-priority lane at the usage wall"
+            checked={lowPriorityMode}
+            onChange={setLowPriorityMode}
+            hint="At the 5-hour wall, keep using this account in the slow lane until the announced reset"
+            error={f["providerSpecificData.lowPriorityMode"]}
+          />
+          <CheckboxField
+            label="Reset the session limit at the wall"
+            checked={autoLimitReset}
+            onChange={setAutoLimitReset}
+            hint="Claim the weekly session-limit reset when the account offers one"
+            error={f["providerSpecificData.autoLimitReset"]}
+          />
+          <TextField label="Organization UUID" value={organizationUUID} onChange={setOrganizationUUID} hint="needed for the reset claim" error={f["providerSpecificData.organizationUUID"]} />
+        </fieldset>
+      )}
       <FormFooter submitLabel={connection ? "Save connection" : "Add connection"} saving={saving} onCancel={() => onDone(false)} error={errors.general} />
     </form>
   );

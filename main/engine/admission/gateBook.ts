@@ -1,0 +1,144 @@
+// Composite concurrency gates (R8.1, R8.3, D9) as pure bookkeeping: every request names the gate
+// levels it needs (global → provider → connection → model, each a key with a cap) and takes all
+// of them or none, so a timeout never leaves a partial hold. Waiters are served first come, first
+// served; a waiter may pass an earlier one only when they share no gate. A paused key (learned
+// pacing, R9.4) admits nobody until its instant. No timers here: the caller wakes `grant()` up.
+import type { Clock } from "../ports.js";
+
+export interface GateLevel {
+  key: string;
+  /** Permits of this gate; Infinity counts in-flight requests without limiting them. */
+  cap: number;
+}
+
+export interface GateTicket {
+  levels: readonly GateLevel[];
+  /** The limiter whose pause holds this request back (null = never paused). */
+  pauseKey: string | null;
+  /** Whose queue this waiter counts in (R9.3: one queue per provider+connection). */
+  queueKey: string;
+}
+
+/** A gate with an infinite cap only counts; it never makes anyone wait or queue behind another. */
+function limits(level: GateLevel): boolean {
+  return level.cap !== Infinity;
+}
+
+export class GateBook {
+  private readonly held = new Map<string, number>();
+  private readonly waiters: GateTicket[] = [];
+  private readonly queued = new Map<string, number>();
+  private readonly waitingOn = new Map<string, number>();
+  private readonly pausedUntil = new Map<string, number>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Takes every permit at once when nobody waits ahead on any of its gates; false = must wait. */
+  tryEnter(ticket: GateTicket): boolean {
+    if (this.pausedMs(ticket.pauseKey) > 0) return false;
+    for (const level of ticket.levels) {
+      if (limits(level) && ((this.waitingOn.get(level.key) ?? 0) > 0 || !this.hasRoom(level))) return false;
+    }
+    this.hold(ticket.levels);
+    return true;
+  }
+
+  enqueue(ticket: GateTicket): void {
+    this.waiters.push(ticket);
+    this.queued.set(ticket.queueKey, (this.queued.get(ticket.queueKey) ?? 0) + 1);
+    for (const level of ticket.levels) if (limits(level)) this.waitingOn.set(level.key, (this.waitingOn.get(level.key) ?? 0) + 1);
+  }
+
+  /** A waiter that gave up (timeout, client gone); false when it was not waiting any more. */
+  drop(ticket: GateTicket): boolean {
+    const index = this.waiters.indexOf(ticket);
+    if (index < 0) return false;
+    this.waiters.splice(index, 1);
+    this.unqueue(ticket);
+    return true;
+  }
+
+  release(levels: readonly GateLevel[]): void {
+    for (const level of levels) {
+      const n = (this.held.get(level.key) ?? 0) - 1;
+      if (n > 0) this.held.set(level.key, n);
+      else this.held.delete(level.key);
+    }
+  }
+
+  /** The waiters that may go now, first come first served; they hold their permits on return. */
+  grant(): GateTicket[] {
+    const granted: GateTicket[] = [];
+    const blocked = new Set<string>();
+    for (const ticket of [...this.waiters]) {
+      const paused = this.pausedMs(ticket.pauseKey) > 0;
+      const free = !paused && ticket.levels.every((l) => !blocked.has(l.key) && this.hasRoom(l));
+      if (!free) {
+        for (const level of ticket.levels) if (limits(level)) blocked.add(level.key);
+        continue;
+      }
+      this.waiters.splice(this.waiters.indexOf(ticket), 1);
+      this.unqueue(ticket);
+      this.hold(ticket.levels);
+      granted.push(ticket);
+    }
+    return granted;
+  }
+
+  pause(key: string, until: number): void {
+    if (until > (this.pausedUntil.get(key) ?? 0)) this.pausedUntil.set(key, until);
+  }
+
+  /** Lifts a pause early (the operator cleared the connection's cooldown, or it served again). */
+  resume(key: string): void {
+    this.pausedUntil.delete(key);
+  }
+
+  /** How long `key` stays paused (0 = not paused); an expired pause is forgotten on read. */
+  pausedMs(key: string | null): number {
+    if (key === null) return 0;
+    const until = this.pausedUntil.get(key);
+    if (until === undefined) return 0;
+    const left = until - this.clock.now();
+    if (left > 0) return left;
+    this.pausedUntil.delete(key);
+    return 0;
+  }
+
+  inFlight(key: string): number {
+    return this.held.get(key) ?? 0;
+  }
+
+  queuedIn(queueKey: string): number {
+    return this.queued.get(queueKey) ?? 0;
+  }
+
+  waitingOnGate(key: string): number {
+    return this.waitingOn.get(key) ?? 0;
+  }
+
+  /** Every gate key and pause key with something to show (for health snapshots). */
+  activeKeys(): Set<string> {
+    return new Set([...this.held.keys(), ...this.queued.keys(), ...this.pausedUntil.keys()]);
+  }
+
+  private hasRoom(level: GateLevel): boolean {
+    return (this.held.get(level.key) ?? 0) < level.cap;
+  }
+
+  private hold(levels: readonly GateLevel[]): void {
+    for (const level of levels) this.held.set(level.key, (this.held.get(level.key) ?? 0) + 1);
+  }
+
+  private unqueue(ticket: GateTicket): void {
+    const n = (this.queued.get(ticket.queueKey) ?? 1) - 1;
+    if (n > 0) this.queued.set(ticket.queueKey, n);
+    else this.queued.delete(ticket.queueKey);
+    for (const level of ticket.levels) {
+      if (!limits(level)) continue;
+      const w = (this.waitingOn.get(level.key) ?? 1) - 1;
+      if (w > 0) this.waitingOn.set(level.key, w);
+      else this.waitingOn.delete(level.key);
+    }
+  }
+}

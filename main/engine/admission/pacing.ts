@@ -1,0 +1,60 @@
+// Pacing learned from the upstream (R9.4): a window that says "no requests left until T", or a
+// body-stated retry delay, pauses the connection's limiter so the queued calls dispatch after it
+// instead of walking into 429s. A stated delay longer than the queue budget does not pause: on a
+// per-model limiter a typed Google RetryInfo becomes a model lockout (capped at 24 h) instead.
+import { LOCKOUT_HINT_CAP_MS } from "../../../shared/resilienceSettings.js";
+import type { Verdict } from "../ports.js";
+import { parseDurationText } from "../retryHints.js";
+
+type Headers = Record<string, string | string[] | undefined>;
+
+export type PacingDecision =
+  | { kind: "pause"; until: number }
+  | { kind: "lockout"; durationMs: number };
+
+function header(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** "1s" / "6m0s" (OpenAI), an RFC 3339 instant (Anthropic), or plain seconds. */
+function resetInstant(text: string | undefined, now: number): number | null {
+  if (!text) return null;
+  const trimmed = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) {
+    const at = Date.parse(trimmed);
+    return Number.isFinite(at) ? at : null;
+  }
+  const ms = parseDurationText(trimmed);
+  return ms === null ? null : now + ms;
+}
+
+const WINDOWS: ReadonlyArray<readonly [remaining: string, reset: string]> = [
+  ["x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"],
+  ["anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"],
+];
+
+/** The instant the upstream's request window reopens, when it says none is left; else null. */
+export function pauseFromHeaders(headers: Headers | null, now: number): number | null {
+  if (!headers) return null;
+  for (const [remainingName, resetName] of WINDOWS) {
+    const remaining = header(headers, remainingName);
+    if (remaining === undefined || Number(remaining.trim()) !== 0) continue;
+    const until = resetInstant(header(headers, resetName), now);
+    if (until !== null && until > now) return Math.min(until, now + LOCKOUT_HINT_CAP_MS);
+  }
+  return null;
+}
+
+/** Throttling verdicts whose stated delay is worth waiting out; auth or request errors are not. */
+const PACED_REASONS: ReadonlySet<Verdict["reason"]> = new Set(["rate_limit", "quota_exhausted", "concurrency_limited"]);
+
+/** What a failed attempt's stated retry delay does to the limiter (R9.4). */
+export function pacingFromVerdict(verdict: Verdict | null, maxWaitMs: number, perModel: boolean, now: number): PacingDecision | null {
+  if (!verdict || !PACED_REASONS.has(verdict.reason)) return null;
+  const hint = verdict.retryHintMs;
+  if (hint === null || hint <= 0) return null;
+  if (maxWaitMs === 0 || hint <= maxWaitMs) return { kind: "pause", until: now + Math.min(hint, LOCKOUT_HINT_CAP_MS) };
+  if (perModel && verdict.retryHintSource === "google_rpc_retry_info") return { kind: "lockout", durationMs: Math.min(hint, LOCKOUT_HINT_CAP_MS) };
+  return null;
+}

@@ -1,0 +1,223 @@
+// The admit stage (R8, R9): composite gates global → provider → connection → model taken at once,
+// one queue and one wait budget per provider+connection, pacing learned from the upstream, and the
+// job expiration after dispatch. The in-process path is synchronous when nothing waits: a request
+// that does not queue pays a few map operations, never a timer hop (a local Bottleneck job always
+// hops through a timer and measured milliseconds). With SWITCHYARD_REDIS_URL the connection's
+// concurrency is also taken in a Redis-clustered Bottleneck limiter, shared by every Switchyard.
+import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
+import type { Provider } from "../../../shared/types.js";
+import { GateBook, type GateLevel, type GateTicket } from "../../engine/admission/gateBook.js";
+import { resolveAdmissionLimits, type AdmissionLimits } from "../../engine/admission/limits.js";
+import { pacingFromVerdict, pauseFromHeaders } from "../../engine/admission/pacing.js";
+import { checkQueueAdmission } from "../../engine/admission/queueAdmission.js";
+import type { Clock } from "../../engine/ports.js";
+import type { FinalError } from "../outcome.js";
+import { releaseOnce, type Admission, type AdmissionRequest, type AdmissionStage, type AttemptObservation } from "../request/admit.js";
+import { QueueWatch, type QueueRow } from "./queueWatch.js";
+import { localLimitError } from "./refusals.js";
+import type { SharedLimits } from "./sharedLimits.js";
+
+/** D9: a semaphore gate refuses one more waiter once this many wait on it. */
+export const SEMAPHORE_MAX_WAITERS = 20;
+
+export interface AdmissionControlDeps {
+  clock: Clock;
+  settings: () => Pick<ResilienceSettings, "requestQueue" | "quotaShareConcurrencyLimit">;
+  /** R9.4: a long typed retry delay on a per-model limiter becomes a model lockout. */
+  lockModel?: (input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }) => void;
+  /** R9.6: the Redis-shared limits in force (null = in-process only); may change with the settings. */
+  shared?: () => SharedLimits | null;
+  /** Told (throttled) when the queue state changed, for the events stream. */
+  onChange?: (rows: QueueRow[]) => void;
+}
+
+export interface AdmissionControl extends AdmissionStage {
+  queues(): QueueRow[];
+  /** The connection's cooldown ended (cleared by the operator, or a success): its learned pauses end too. */
+  resume(connectionId: string): void;
+  close(): Promise<void>;
+}
+
+/** The wait ended without permits: a local error, or null when the client left. */
+type WaitResult = { ok: true } | { ok: false; error: FinalError | null };
+
+const connKey = (id: string) => `c\u0000${id}`;
+const CLIENT_GONE: FinalError = { status: 499, code: "client_closed", message: "The client closed the request", retryAfterMs: null, noRetry: true };
+
+export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionControl {
+  const book = new GateBook(deps.clock);
+  const waiting = new Map<GateTicket, (granted: boolean) => void>();
+  const sharedLimits = deps.shared ?? (() => null);
+  const watch = new QueueWatch(book, deps.clock, deps.onChange, sharedLimits);
+  let wakeTimer: NodeJS.Timeout | null = null;
+  let wakeAt = Infinity;
+
+  function wake(): void {
+    for (const ticket of book.grant()) {
+      const resolve = waiting.get(ticket);
+      waiting.delete(ticket);
+      resolve?.(true);
+    }
+    scheduleWake();
+  }
+
+  /** A pause ends without any release: the earliest paused waiter needs a timer to go. */
+  function scheduleWake(): void {
+    let next = Infinity;
+    for (const ticket of waiting.keys()) {
+      const ms = book.pausedMs(ticket.pauseKey);
+      if (ms > 0) next = Math.min(next, ms);
+    }
+    if (next === Infinity) return;
+    const at = deps.clock.now() + next;
+    if (wakeTimer && at >= wakeAt) return;
+    if (wakeTimer) clearTimeout(wakeTimer);
+    wakeAt = at;
+    wakeTimer = setTimeout(() => {
+      wakeTimer = null;
+      wakeAt = Infinity;
+      wake();
+    }, next + 1);
+  }
+
+  function freeTicket(ticket: GateTicket | null): void {
+    if (ticket) book.release(ticket.levels);
+    if (waiting.size > 0) wake();
+    watch.changed();
+  }
+
+  function timeoutError(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket): FinalError {
+    const where = `${req.provider.id} connection ${req.connection.id} (model ${req.model})`;
+    const pausedMs = book.pausedMs(ticket.pauseKey);
+    if (limits.protected) {
+      return localLimitError("RATE_LIMIT_QUEUE_TIMEOUT", `Waited ${limits.maxWaitMs} ms in the local request queue of ${where} (requestQueue.maxWaitMs)`, pausedMs || 1_000);
+    }
+    return localLimitError("SEMAPHORE_TIMEOUT", `Waited ${limits.maxWaitMs} ms for a concurrency permit of ${where}`, 1_000);
+  }
+
+  /** Refusals decided before waiting: a full queue, a full semaphore, a pause longer than the budget. */
+  function refuseAtOnce(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket): FinalError | null {
+    const scope = { provider: req.provider.id, connectionId: req.connection.id, model: req.model };
+    const queued = book.queuedIn(ticket.queueKey) + (sharedLimits()?.queued(req.connection.id) ?? 0);
+    const depth = checkQueueAdmission(queued, limits.maxQueueDepth, scope);
+    if (!depth.admit) return localLimitError(depth.code, depth.message, 1_000);
+    if (!limits.protected && ticket.levels.some((l) => l.cap !== Infinity && book.waitingOnGate(l.key) >= SEMAPHORE_MAX_WAITERS)) {
+      return localLimitError("SEMAPHORE_QUEUE_FULL", `${SEMAPHORE_MAX_WAITERS} requests already wait for a concurrency permit of ${scope.provider} connection ${scope.connectionId}`, 1_000);
+    }
+    const pausedMs = book.pausedMs(ticket.pauseKey);
+    if (limits.maxWaitMs > 0 && pausedMs > limits.maxWaitMs) {
+      // R9.4: the budget ends before the pause does; waiting would only end in a timeout.
+      return localLimitError("RATE_LIMIT_QUEUE_TIMEOUT", `${scope.provider} connection ${scope.connectionId} is paused for ${pausedMs} ms, longer than its queue budget of ${limits.maxWaitMs} ms`, pausedMs);
+    }
+    return null;
+  }
+
+  function waitForGates(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket): Promise<WaitResult> {
+    const early = refuseAtOnce(req, limits, ticket);
+    if (early) return Promise.resolve({ ok: false, error: early });
+    book.enqueue(ticket);
+    watch.changed();
+    return new Promise<WaitResult>((resolve) => {
+      let timer: NodeJS.Timeout | null = null;
+      const giveUp = (error: FinalError | null) => {
+        if (!book.drop(ticket)) return;
+        finish({ ok: false, error });
+        freeTicket(null);
+      };
+      const onAbort = () => giveUp(null);
+      const finish = (result: WaitResult) => {
+        waiting.delete(ticket);
+        if (timer) clearTimeout(timer);
+        req.signal.removeEventListener("abort", onAbort);
+        resolve(result);
+      };
+      waiting.set(ticket, () => finish({ ok: true }));
+      if (limits.maxWaitMs > 0) timer = setTimeout(() => giveUp(timeoutError(req, limits, ticket)), limits.maxWaitMs);
+      req.signal.addEventListener("abort", onAbort, { once: true });
+      if (req.signal.aborted) onAbort();
+      scheduleWake();
+    });
+  }
+
+  function observe(req: AdmissionRequest, limits: AdmissionLimits, pauseKey: string | null, observed: AttemptObservation | undefined): void {
+    if (!observed || pauseKey === null) return;
+    const now = deps.clock.now();
+    // Like a stated retry (R9.4), an exhausted window paces only within the queue budget; a longer
+    // one is left to the upstream's 429 and its cooldown, which lets selection fail over.
+    const fromHeaders = pauseFromHeaders(observed.headers, now);
+    if (fromHeaders !== null && (limits.maxWaitMs === 0 || fromHeaders - now <= limits.maxWaitMs)) book.pause(pauseKey, fromHeaders);
+    const decision = pacingFromVerdict(observed.verdict, limits.maxWaitMs, limits.perModel, now);
+    if (decision?.kind === "pause") book.pause(pauseKey, decision.until);
+    if (decision?.kind === "lockout") deps.lockModel?.({ provider: req.provider, connectionId: req.connection.id, model: req.model, durationMs: decision.durationMs, reason: "rate_limit" });
+  }
+
+  function admitted(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket | null, sharedRelease?: () => void): Admission {
+    const managed = limits.protected || limits.connectionCap !== null || limits.modelCap !== null;
+    if (!managed) return { admitted: true, release: releaseOnce(() => freeTicket(ticket)) };
+    // One signal for the attempt: the job expiration or the client leaving (cheaper than AbortSignal.any).
+    const expiry = new AbortController();
+    const abort = () => expiry.abort();
+    const timer = setTimeout(abort, limits.executionMaxWaitMs);
+    req.signal.addEventListener("abort", abort, { once: true });
+    const error = localLimitError(
+      "RATE_LIMIT_EXECUTION_TIMEOUT",
+      `The request to ${req.provider.id} connection ${req.connection.id} ran longer than ${limits.executionMaxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
+      null,
+    );
+    let released = false;
+    const release = (observed?: AttemptObservation) => {
+      if (released) return;
+      released = true;
+      clearTimeout(timer);
+      req.signal.removeEventListener("abort", abort);
+      observe(req, limits, ticket?.pauseKey ?? null, observed);
+      sharedRelease?.();
+      freeTicket(ticket);
+    };
+    return { admitted: true, release, execution: { signal: expiry.signal, error } };
+  }
+
+  async function admit(req: AdmissionRequest): Promise<Admission> {
+    const settings = deps.settings();
+    const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model);
+    const shared = limits.connectionCap !== null ? sharedLimits() : null;
+    const useShared = shared?.available() === true;
+    const levels: GateLevel[] = [{ key: connKey(req.connection.id), cap: limits.connectionCap === null || useShared ? Infinity : limits.connectionCap }];
+    if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: limits.modelCap });
+    const pauseKey = !limits.protected ? null : limits.perModel ? `p\u0000${req.connection.id}\u0000${req.model}` : `p\u0000${req.connection.id}`;
+    const ticket: GateTicket = { levels, pauseKey, queueKey: levels[0]!.key };
+    watch.know(req.provider.id, req.connection.id, limits, pauseKey);
+    // R8.2: a quota-share dispatch never fails on the gate: a full queue or a timeout goes without a slot.
+    const failOpen = req.quotaShare === true && settings.quotaShareConcurrencyLimit.enabled;
+    const startedAt = deps.clock.now();
+    if (!book.tryEnter(ticket)) {
+      const waited = await waitForGates(req, limits, ticket);
+      if (!waited.ok) return failOpen && waited.error ? admitted(req, limits, null) : { admitted: false, refusal: waited.error ?? CLIENT_GONE };
+    }
+    watch.changed();
+    if (!useShared) return admitted(req, limits, ticket);
+    const budgetMs = limits.maxWaitMs === 0 ? 0 : Math.max(1, limits.maxWaitMs - (deps.clock.now() - startedAt));
+    const slot = await shared!.acquire(req.connection.id, limits.connectionCap!, budgetMs, req.signal);
+    if (slot.ok) return admitted(req, limits, ticket, slot.release);
+    freeTicket(ticket);
+    if (slot.gone) return { admitted: false, refusal: CLIENT_GONE };
+    const error = timeoutError(req, limits, ticket);
+    return failOpen ? admitted(req, limits, null) : { admitted: false, refusal: error };
+  }
+
+  return {
+    admit,
+    queues: () => watch.rows(),
+    resume(connectionId) {
+      const keys = watch.pauseKeysOf(connectionId);
+      if (![...keys].some((key) => book.pausedMs(key) > 0)) return;
+      for (const key of keys) book.resume(key);
+      wake();
+      watch.changed();
+    },
+    async close() {
+      if (wakeTimer) clearTimeout(wakeTimer);
+      watch.close();
+    },
+  };
+}

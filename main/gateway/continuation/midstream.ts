@@ -1,0 +1,181 @@
+// Mid-stream continuation (R13.3, `streamRecovery.midstreamEnabled`): when a stream breaks after
+// text reached the client, another connection is asked for the rest, with the text so far as an
+// assistant prefix, and only the new suffix is stitched into the open client stream. Never after a
+// tool call or reasoning reached the client (a prefix cannot resume those), never repeating text.
+//
+// Supported: OpenAI and Anthropic clients (their text frames are read and rewritten here), and
+// Anthropic-format upstreams, whose trailing assistant message is a true prefill. Gemini clients,
+// and OpenAI or Gemini upstreams, end with the error event as before.
+import type { WireFormat } from "../../../shared/types.js";
+import type { Target } from "../resolve.js";
+import type { OutFrame } from "../formats/index.js";
+import { upstreamFormatOf } from "../formats/index.js";
+
+const CLIENT_FORMATS: ReadonlySet<WireFormat> = new Set(["openai", "anthropic"]);
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+interface ParsedFrame {
+  event: string | null;
+  data: Json;
+}
+
+function parseFrame(text: string): ParsedFrame | null {
+  let event: string | null = null;
+  const data: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+  }
+  try {
+    const parsed: unknown = JSON.parse(data.join("\n"));
+    return isRecord(parsed) ? { event, data: parsed } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where a client frame keeps its text delta: OpenAI choices[0].delta.content, Anthropic delta.text. */
+function textHolder(format: WireFormat, data: Json): { holder: Json; key: string } | null {
+  if (format === "openai") {
+    const choice = Array.isArray(data.choices) ? data.choices[0] : undefined;
+    const delta = isRecord(choice) ? choice.delta : undefined;
+    return isRecord(delta) && typeof delta.content === "string" ? { holder: delta, key: "content" } : null;
+  }
+  const delta = data.delta;
+  return isRecord(delta) && delta.type === "text_delta" && typeof delta.text === "string" ? { holder: delta, key: "text" } : null;
+}
+
+export function textOfFrame(format: WireFormat, frame: OutFrame): string {
+  const parsed = parseFrame(frame.text);
+  const at = parsed && textHolder(format, parsed.data);
+  return at ? String(at.holder[at.key]) : "";
+}
+
+/** The same client frame carrying other text. */
+function withText(format: WireFormat, frame: OutFrame, text: string): OutFrame {
+  const parsed = parseFrame(frame.text);
+  const at = parsed && textHolder(format, parsed.data);
+  if (!parsed || !at) return frame;
+  at.holder[at.key] = text;
+  const data = `data: ${JSON.stringify(parsed.data)}\n\n`;
+  return { kind: frame.kind, text: parsed.event ? `event: ${parsed.event}\n${data}` : data };
+}
+
+/** What one streaming request sent its client so far, and whether a prefix could resume it. */
+export class StreamTranscript {
+  text = "";
+  private unsafe = false;
+  private broken = false;
+
+  constructor(readonly clientFormat: WireFormat) {}
+
+  /** Only for formats whose text frames this module reads. */
+  static for(clientFormat: WireFormat, enabled: boolean): StreamTranscript | null {
+    return enabled && CLIENT_FORMATS.has(clientFormat) ? new StreamTranscript(clientFormat) : null;
+  }
+
+  /** Frames as they reach the client. */
+  record(frames: OutFrame[]): void {
+    for (const f of frames) {
+      if (f.kind === "tool" || f.kind === "reasoning") this.unsafe = true;
+      else if (f.kind === "content") this.text += textOfFrame(this.clientFormat, f);
+    }
+  }
+
+  /** The stream broke after output: true when the rest may be asked for elsewhere. */
+  breakAfterOutput(): boolean {
+    this.broken = !this.unsafe && this.text !== "";
+    return this.broken;
+  }
+
+  /** A continuation is pending: the next attempt asks for the rest. */
+  get resuming(): boolean {
+    return this.broken;
+  }
+
+  /** Can this target continue? Only an Anthropic-format upstream takes an assistant prefill. */
+  canContinueOn(target: Pick<Target, "provider">): boolean {
+    return upstreamFormatOf(target.provider, this.clientFormat) === "anthropic";
+  }
+
+  /** The client's request with the text so far as the assistant's unfinished answer. */
+  continuationBody(body: Json): Json {
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    // Anthropic refuses a prefill ending in whitespace, and a prefill cannot be combined with thinking.
+    const rest: Json = { ...body, messages: [...messages, { role: "assistant", content: this.text.trimEnd() }] };
+    delete rest.thinking;
+    return rest;
+  }
+
+  /** A fresh stitch for the continuation attempt. */
+  stitch(): ContinuationStitch {
+    return new ContinuationStitch(this);
+  }
+}
+
+/**
+ * Filters the continuation attempt's client frames: the lifecycle frames that would reopen the
+ * message are dropped, text the client already has is not sent again, and what goes out is added
+ * to the transcript (a second break resumes after it). A tool or reasoning frame ends the stitch.
+ */
+export class ContinuationStitch {
+  private held = "";
+  private checking = true;
+  private started = false;
+  /** Whitespace the prefill did not carry; a continuation that starts with it must not repeat it. */
+  private readonly trailing: string;
+
+  constructor(private readonly transcript: StreamTranscript) {
+    this.trailing = transcript.text.slice(transcript.text.trimEnd().length);
+  }
+
+  /** The frames to send, or null when the continuation turned into something a prefix cannot stitch. */
+  filter(frames: OutFrame[]): OutFrame[] | null {
+    const out: OutFrame[] = [];
+    for (const f of frames) {
+      if (f.kind === "tool" || f.kind === "reasoning") return null;
+      if (f.kind === "content") {
+        this.content(f, out);
+        continue;
+      }
+      // What would reopen the message is dropped; closing, usage and done frames still end it.
+      if (!this.started && f.kind === "lifecycle") continue;
+      this.dropHeld();
+      out.push(f);
+    }
+    this.transcript.record(out);
+    return out;
+  }
+
+  private content(frame: OutFrame, out: OutFrame[]): void {
+    const text = textOfFrame(this.transcript.clientFormat, frame);
+    if (!this.checking) return this.emit(frame, text, out);
+    // A model may restart its answer from the top instead of continuing: hold text while it could
+    // still be a repeat of what the client has, then send only what is new.
+    this.held += text;
+    const sent = this.transcript.text;
+    if (this.held.length < sent.length && sent.startsWith(this.held)) return;
+    const fresh = this.held.startsWith(sent) ? this.held.slice(sent.length) : this.stripTrailing(this.held);
+    this.checking = false;
+    this.held = "";
+    this.emit(frame, fresh, out);
+  }
+
+  private stripTrailing(text: string): string {
+    return this.trailing !== "" && text.startsWith(this.trailing) ? text.slice(this.trailing.length) : text;
+  }
+
+  /** The continuation ended while text was held: all of it repeated what the client has. */
+  private dropHeld(): void {
+    this.held = "";
+    this.checking = false;
+  }
+
+  private emit(frame: OutFrame, text: string, out: OutFrame[]): void {
+    if (text === "") return;
+    this.started = true;
+    out.push(withText(this.transcript.clientFormat, frame, text));
+  }
+}

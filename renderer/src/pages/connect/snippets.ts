@@ -1,0 +1,123 @@
+// The exact lines each client needs, filled with this instance's address, the chosen model and
+// key. Pure, so the page and its tests read the same text the copy buttons copy.
+import type { ClientKind } from "../../../../shared/types.js";
+
+export interface SnippetInput {
+  /** The gateway origin, e.g. http://127.0.0.1:8642 (no trailing slash). */
+  url: string;
+  model: string;
+  /** The model for Claude Code's small/fast (background) calls. */
+  smallModel: string;
+  /** A Switchyard client key, or null when loopback clients need none. */
+  key: string | null;
+}
+
+export interface Snippet {
+  kind: ClientKind;
+  title: string;
+  /** One sentence: where these lines go. */
+  where: string;
+  language: "sh" | "toml" | "python";
+  text: string;
+}
+
+/** Any non-empty value passes when the instance does not require a client key. */
+const NO_KEY = "switchyard";
+
+export const CLIENT_LABELS: Record<ClientKind, string> = {
+  "claude-code": "Claude Code",
+  aider: "aider",
+  "codex-cli": "Codex CLI",
+  "openai-sdk": "OpenAI SDK",
+  "anthropic-sdk": "Anthropic SDK",
+  curl: "curl",
+  other: "Other clients",
+};
+
+export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Snippet[] {
+  const k = key ?? NO_KEY;
+  return [
+    {
+      kind: "claude-code",
+      title: "Claude Code",
+      where: "Run in the shell you start claude from (or put the lines in your shell profile).",
+      language: "sh",
+      text: [
+        `export ANTHROPIC_BASE_URL=${url}`,
+        `export ANTHROPIC_API_KEY=${k}`,
+        `export ANTHROPIC_MODEL=${model}`,
+        `export ANTHROPIC_SMALL_FAST_MODEL=${smallModel}`,
+        `claude --model ${model}`,
+      ].join("\n"),
+    },
+    {
+      kind: "aider",
+      title: "aider",
+      where: "aider speaks OpenAI to Switchyard: the model takes the openai/ prefix.",
+      language: "sh",
+      text: [`export OPENAI_API_BASE=${url}/v1`, `export OPENAI_API_KEY=${k}`, `aider --model openai/${model}`].join("\n"),
+    },
+    {
+      kind: "codex-cli",
+      title: "Codex CLI",
+      where: "Add to ~/.codex/config.toml, then export SWITCHYARD_API_KEY in your shell.",
+      language: "toml",
+      text: [
+        `model = "${model}"`,
+        `model_provider = "switchyard"`,
+        ``,
+        `[model_providers.switchyard]`,
+        `name = "Switchyard"`,
+        `base_url = "${url}/v1"`,
+        `env_key = "SWITCHYARD_API_KEY"`,
+        `wire_api = "chat"`,
+        ``,
+        `# in your shell: export SWITCHYARD_API_KEY=${k}`,
+      ].join("\n"),
+    },
+    {
+      kind: "other",
+      title: "Other OpenAI-compatible tools",
+      where: "Most tools read these variables, or have a base URL and API key field.",
+      language: "sh",
+      text: [`export OPENAI_BASE_URL=${url}/v1`, `export OPENAI_API_KEY=${k}`, `# model: ${model}`].join("\n"),
+    },
+    {
+      kind: "openai-sdk",
+      title: "OpenAI SDK (Python)",
+      where: "Point the client at /v1; everything else stays as it is.",
+      language: "python",
+      text: [
+        `from openai import OpenAI`,
+        ``,
+        `client = OpenAI(base_url="${url}/v1", api_key="${k}")`,
+        `reply = client.chat.completions.create(model="${model}", messages=[{"role": "user", "content": "hello"}])`,
+        `print(reply.choices[0].message.content)`,
+      ].join("\n"),
+    },
+    {
+      kind: "anthropic-sdk",
+      title: "Anthropic SDK (Python)",
+      where: "The Anthropic SDK takes the origin, without /v1.",
+      language: "python",
+      text: [
+        `import anthropic`,
+        ``,
+        `client = anthropic.Anthropic(base_url="${url}", api_key="${k}")`,
+        `reply = client.messages.create(model="${model}", max_tokens=1024, messages=[{"role": "user", "content": "hello"}])`,
+        `print(reply.content[0].text)`,
+      ].join("\n"),
+    },
+    {
+      kind: "curl",
+      title: "curl",
+      where: "A first request by hand: it shows up below and in the request log.",
+      language: "sh",
+      text: [
+        `curl -s ${url}/v1/chat/completions \\`,
+        `  -H 'content-type: application/json' -H 'authorization: Bearer ${k}' \\`,
+        `  -d '{"model":"${model}","messages":[{"role":"user","content":"hello"}]}'`,
+      ].join("\n"),
+    },
+  ];
+}

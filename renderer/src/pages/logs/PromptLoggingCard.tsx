@@ -1,0 +1,54 @@
+// The prompt-logging setting, next to the log it affects: off by default; on keeps each request's
+// prompt text for a limited number of hours, then erases it from the row.
+import { useEffect, useState, type FormEvent } from "react";
+import { APP_SETTINGS_LIMITS } from "../../../../shared/appSettings.js";
+import { ActionMessage, type ActionOutcome } from "../../components/ActionMessage.js";
+import { CheckboxField, TextField } from "../../components/Field.js";
+import { errorText } from "../../stores/liveResource.js";
+import { appSettings } from "../../stores/resources.js";
+import { call } from "../../transport.js";
+
+const RANGE = APP_SETTINGS_LIMITS.promptRetentionHours;
+
+export function PromptLoggingCard() {
+  useEffect(() => appSettings.watch(), []);
+  const settings = appSettings.use((s) => s.data);
+  const [enabled, setEnabled] = useState(false);
+  const [hours, setHours] = useState("24");
+  const [outcome, setOutcome] = useState<ActionOutcome | null>(null);
+  useEffect(() => {
+    if (!settings) return;
+    setEnabled(settings.promptLogging);
+    setHours(String(settings.promptRetentionHours));
+  }, [settings]);
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    const retention = Number(hours);
+    if (!Number.isFinite(retention) || retention < RANGE.min || retention > RANGE.max) {
+      setOutcome({ ok: false, text: `Retention must be ${RANGE.min} to ${RANGE.max} hours.` });
+      return;
+    }
+    try {
+      const next = await call("patchSettings", { promptLogging: enabled, promptRetentionHours: retention });
+      setOutcome({ ok: true, text: next.promptLogging ? `Prompt logging is on: prompts are kept ${next.promptRetentionHours} h.` : "Prompt logging is off: no prompt is kept, and those logged before were erased." });
+    } catch (err) {
+      setOutcome({ ok: false, text: `Could not save: ${errorText(err)}` });
+    }
+  }
+
+  return (
+    <form className="card" onSubmit={save} aria-labelledby="prompt-logging-title">
+      <h2 id="prompt-logging-title">Prompt logging</h2>
+      <p className="muted">Off by default: the log keeps what happened to a request, never what it said. Secrets are never logged.</p>
+      <div className="form-grid">
+        <CheckboxField label="Keep the prompt text of each request" checked={enabled} onChange={setEnabled} />
+        <TextField label="Keep prompts for (hours)" inputMode="numeric" value={hours} onChange={setHours} hint={`${RANGE.min}–${RANGE.max} hours`} disabled={!enabled} />
+      </div>
+      <div className="form-actions">
+        <button type="submit">Save prompt logging</button>
+      </div>
+      <ActionMessage outcome={outcome} />
+    </form>
+  );
+}
