@@ -1,7 +1,8 @@
 // Session pins (R7.1, table session_account_affinity). Read once at start-up into the engine's
-// in-memory book. The request path writes behind: every served request moves or extends its pin,
-// and one SQLite write per request was the largest cost of session affinity (issue 12), so the
-// latest pin per session is kept and written in one transaction a moment later, and on close.
+// in-memory book. A new pin or a pin that moves is written through at once: an answered request's
+// pin survives a crash. Most served requests only extend a pin that stays where it is, and one
+// SQLite write for each was the largest cost of session affinity (issue 12): those extensions are
+// written behind, the latest per session in one transaction a moment later, and on close.
 import type Database from "better-sqlite3";
 import type { SessionPin, SessionPinStore } from "../engine/sessionAffinity.js";
 
@@ -13,7 +14,7 @@ interface PinRow {
   last_used_at: number;
 }
 
-/** A pin written this long after the request at most (a crash loses at most this much pin history). */
+/** An extension is written this long after the request at most (a crash loses at most this much of a pin's TTL). */
 const PIN_FLUSH_DELAY_MS = 1_000;
 
 export interface BufferedSessionPinStore extends SessionPinStore {
@@ -33,16 +34,20 @@ export function createSessionPinRepo(db: Database.Database, onError: (err: Error
   const connectionExists = db.prepare<[string], { id: string }>("SELECT id FROM connections WHERE id = ?");
 
   const pending = new Map<string, SessionPin>();
+  /** The connection each session's stored pin names, so an extension can be told from a move. */
+  const stored = new Map<string, string>();
   let timer: NodeJS.Timeout | null = null;
+  const writeOne = (pin: SessionPin): void => {
+    // A connection deleted since the request was served must not fail the write with a
+    // foreign-key error; the pin is simply not kept.
+    if (!connectionExists.get(pin.connectionId)) return;
+    upsert.run({
+      session_key: pin.sessionKey, provider: pin.provider, connection_id: pin.connectionId, expires_at: pin.expiresAt, last_used_at: pin.lastUsedAt,
+    });
+    stored.set(pin.sessionKey, pin.connectionId);
+  };
   const writePending = db.transaction((pins: SessionPin[]) => {
-    for (const pin of pins) {
-      // A connection deleted since the request was served must not fail the batch with a
-      // foreign-key error; the pin is simply not kept.
-      if (!connectionExists.get(pin.connectionId)) continue;
-      upsert.run({
-        session_key: pin.sessionKey, provider: pin.provider, connection_id: pin.connectionId, expires_at: pin.expiresAt, last_used_at: pin.lastUsedAt,
-      });
-    }
+    for (const pin of pins) writeOne(pin);
   });
   const flush = (): void => {
     if (timer) clearTimeout(timer);
@@ -63,11 +68,17 @@ export function createSessionPinRepo(db: Database.Database, onError: (err: Error
   return {
     loadAll: () => {
       flush();
-      return selectAll.all().map((r) => ({
-        sessionKey: r.session_key, provider: r.provider, connectionId: r.connection_id, expiresAt: r.expires_at, lastUsedAt: r.last_used_at,
-      }));
+      stored.clear();
+      return selectAll.all().map((r) => {
+        stored.set(r.session_key, r.connection_id);
+        return { sessionKey: r.session_key, provider: r.provider, connectionId: r.connection_id, expiresAt: r.expires_at, lastUsedAt: r.last_used_at };
+      });
     },
     save(pin: SessionPin) {
+      if (stored.get(pin.sessionKey) !== pin.connectionId) {
+        pending.delete(pin.sessionKey);
+        return writeOne(pin);
+      }
       pending.set(pin.sessionKey, pin);
       if (timer) return;
       timer = setTimeout(flushInBackground, PIN_FLUSH_DELAY_MS);
@@ -76,6 +87,7 @@ export function createSessionPinRepo(db: Database.Database, onError: (err: Error
     },
     delete(sessionKey) {
       pending.delete(sessionKey);
+      stored.delete(sessionKey);
       remove.run(sessionKey);
     },
     flush,

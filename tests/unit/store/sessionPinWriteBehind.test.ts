@@ -1,5 +1,5 @@
-// Session pins are written behind the request path (issue 12): the latest pin per session reaches
-// SQLite in one transaction a moment later, and a close never loses one.
+// Session pins (issue 12): a new or moved pin is written at once (it survives a crash); a pin that
+// is only extended reaches SQLite a moment later, the latest state per session, and on close.
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { connectionInput, openHarness, providerInput, type StoreHarness } from "./storeFixture.js";
@@ -14,25 +14,30 @@ describe("session pin write-behind", () => {
   const rows = () => {
     const db = new Database(h.dbPath, { readonly: true });
     try {
-      return db.prepare("SELECT session_key, connection_id FROM session_account_affinity ORDER BY session_key").all();
+      return db.prepare("SELECT session_key, connection_id, expires_at FROM session_account_affinity ORDER BY session_key").all();
     } finally {
       db.close();
     }
   };
 
-  it("R7.1 a served pin reaches SQLite a moment later, only its latest state, and on close at once", () => {
+  it("R7.1 a new or moved pin is stored at once; an extension a moment later, and at once on close", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     h = openHarness();
     h.store.providers.create(providerInput("p"));
     h.store.connections.create(connectionInput("c1", "p"));
     h.store.connections.create(connectionInput("c2", "p"));
-    h.store.sessionPins.save({ sessionKey: "s1", provider: "p", connectionId: "c1", expiresAt: 5, lastUsedAt: 4 });
-    h.store.sessionPins.save({ sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 9, lastUsedAt: 8 });
-    expect(rows()).toEqual([]);
+    const pins = h.store.sessionPins;
+    pins.save({ sessionKey: "s1", provider: "p", connectionId: "c1", expiresAt: 5, lastUsedAt: 4 });
+    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c1", expires_at: 5 }]);
+    pins.save({ sessionKey: "s1", provider: "p", connectionId: "c1", expiresAt: 7, lastUsedAt: 6 });
+    pins.save({ sessionKey: "s1", provider: "p", connectionId: "c1", expiresAt: 9, lastUsedAt: 8 });
+    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c1", expires_at: 5 }]);
     vi.advanceTimersByTime(1_000);
-    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c2" }]);
-    h.store.sessionPins.save({ sessionKey: "s2", provider: "p", connectionId: "c1", expiresAt: 9, lastUsedAt: 8 });
+    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c1", expires_at: 9 }]);
+    pins.save({ sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 11, lastUsedAt: 10 });
+    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c2", expires_at: 11 }]);
+    pins.save({ sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 13, lastUsedAt: 12 });
     h.store.close();
-    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c2" }, { session_key: "s2", connection_id: "c1" }]);
+    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c2", expires_at: 13 }]);
   });
 });
