@@ -1,19 +1,23 @@
-// `npm run bench`: Switchyard against a bare Node proxy, in the same run, on the same
-// simulated upstream, reported as ratios (DESIGN.md: performance claims live here). It never
-// passes or fails on wall time; it exits non-zero only when something failed to run.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+// `npm run bench`: Switchyard against bare Node proxies, in the same run, on the same simulated
+// upstream, reported as ratios to the node:http floor (DESIGN.md: performance claims live here).
+// It never passes or fails on wall time; it exits non-zero only when something failed to run.
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "undici";
 import { anthropicMessages, openaiChat, replyText } from "./payloads.mjs";
-import { createTargetClient, probe, round, runLoad, summarise } from "./load.mjs";
-import { procStats, selfCpuMs, startChild } from "./processes.mjs";
+import { createTargetClient, probe, round } from "./load.mjs";
+import { loadRun, pickLoadGenerator, writeWrkScript } from "./loadgen.mjs";
+import { procStats, startChild } from "./processes.mjs";
 import { measureSelection } from "./selection.mjs";
+import { measureStreams, measureManyStreams } from "./streams.mjs";
+import { goalsOf, printReport } from "./report.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const ADMIN_TOKEN = "bench";
+const COMBO = "bench-combo";
 
 class ConfigError extends Error {}
 
@@ -25,90 +29,92 @@ function intEnv(name, fallback, min = 0) {
   return n;
 }
 
+function listEnv(name, fallback) {
+  const raw = process.env[name] || fallback;
+  const list = raw.split(",").map((s) => Number(s.trim()));
+  if (list.some((n) => !Number.isInteger(n) || n < 1)) throw new ConfigError(`${name} must be a comma-separated list of positive integers (got "${raw}")`);
+  return list;
+}
+
+const okJson = (r) => {
+  const content = JSON.parse(r.text)?.choices?.[0]?.message?.content;
+  if (typeof content !== "string" || !content) throw new Error("no choices[0].message.content");
+};
+const okSse = (r) => {
+  if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
+  if (!r.text.includes('"delta"') || !r.text.includes("data: [DONE]")) throw new Error("no delta frames or no [DONE]");
+};
+
+/** Load scenarios: one request shape, measured at each of its concurrencies. */
 const SCENARIOS = {
-  json: {
-    title: "JSON chat completion",
-    path: "/v1/chat/completions",
-    body: () => openaiChat({ model: "sim/m", stream: false }),
-    check: (r) => {
-      const content = JSON.parse(r.text)?.choices?.[0]?.message?.content;
-      if (typeof content !== "string" || !content) throw new Error("no choices[0].message.content");
-    },
-  },
-  sse: {
-    title: "SSE chat completion",
-    path: "/v1/chat/completions",
-    body: () => openaiChat({ model: "sim/m", stream: true }),
-    check: (r) => {
-      if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
-      if (!r.text.includes('"delta"') || !r.text.includes("data: [DONE]")) throw new Error("no delta frames or no [DONE]");
-    },
-  },
-  large: {
-    title: "JSON chat, large body",
-    path: "/v1/chat/completions",
-    body: (cfg) => openaiChat({ model: "sim/m", stream: false, largeBytes: cfg.largeKb * 1024 }),
-    check: (r) => {
-      const content = JSON.parse(r.text)?.choices?.[0]?.message?.content;
-      if (typeof content !== "string" || !content) throw new Error("no choices[0].message.content");
-    },
-  },
+  json: { title: "JSON chat", path: "/v1/chat/completions", body: () => openaiChat({ model: "sim/m", stream: false }), check: okJson },
+  sse: { title: "SSE chat", path: "/v1/chat/completions", body: () => openaiChat({ model: "sim/m", stream: true }), check: okSse },
+  large: { title: "JSON chat, large body", path: "/v1/chat/completions", body: (cfg) => openaiChat({ model: "sim/m", stream: false, largeBytes: cfg.largeKb * 1024 }), check: okJson },
   claude: {
     title: "Anthropic SSE, large body",
     path: "/v1/messages",
     body: (cfg) => anthropicMessages({ model: "simA/m", stream: true, largeBytes: cfg.largeKb * 1024 }),
     extraHeaders: { "anthropic-version": "2023-06-01", "x-api-key": "client-key" },
     check: (r) => {
-      if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
       if (!r.text.includes("content_block_delta") || !r.text.includes("message_stop")) throw new Error("no content_block_delta or no message_stop");
     },
   },
+  // Routing, admission and affinity on: a combo of three gated connections, a queue, session pins.
+  features: {
+    title: "JSON chat via a combo of 3, gates, queue, affinity",
+    path: "/v1/chat/completions",
+    body: () => openaiChat({ model: "sim/m", stream: false }),
+    switchyardBody: () => openaiChat({ model: COMBO, stream: false }),
+    sessions: 64,
+    onlySwitchyard: true,
+    check: okJson,
+  },
 };
-
-/** In-process, no HTTP: the cost of choosing a connection (bench/selection.mjs). */
-const SELECTION = "selection";
+const EXTRA = ["stream", "streams500", "selection"];
 
 function readConfig() {
-  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,large,claude,selection").split(",").map((s) => s.trim()).filter(Boolean))];
-  const known = [...Object.keys(SCENARIOS), SELECTION];
+  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,large,claude,features,stream,streams500,selection").split(",").map((s) => s.trim()).filter(Boolean))];
+  const known = [...Object.keys(SCENARIOS), ...EXTRA];
   for (const n of names) if (!known.includes(n)) throw new ConfigError(`BENCH_SCENARIOS: unknown scenario "${n}" (known: ${known.join(", ")})`);
-  const strategy = process.env.BENCH_SELECTION_STRATEGY || "p2c";
+  const json = listEnv("BENCH_CONCURRENCY", "1,32,128,256");
+  const other = listEnv("BENCH_STREAM_CONCURRENCY", "32");
   return {
-    requests: intEnv("BENCH_REQUESTS", 2000, 1),
-    concurrency: intEnv("BENCH_CONCURRENCY", 16, 1),
-    // V8 needs about a thousand calls per path before the figures settle; less makes the first scenario look slow.
-    warmup: intEnv("BENCH_WARMUP", 1000, 0),
-    rounds: intEnv("BENCH_ROUNDS", 8, 1),
+    scenarios: names.filter((n) => SCENARIOS[n]),
+    concurrencies: { json, sse: other, large: other, claude: other, features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256") },
+    durationS: intEnv("BENCH_DURATION_S", 3, 1),
+    warmupS: intEnv("BENCH_WARMUP_S", 2, 0),
+    rounds: intEnv("BENCH_ROUNDS", 2, 1),
     largeKb: intEnv("BENCH_LARGE_KB", 76, 1),
     replyWords: intEnv("BENCH_REPLY_WORDS", 50, 0),
-    timeoutS: intEnv("BENCH_TIMEOUT_S", 300, 10),
-    requestTimeoutMs: 30_000,
-    scenarios: names.filter((n) => n !== SELECTION),
-    selection: names.includes(SELECTION)
-      ? { connectionCounts: [1, 50, 1000], strategy, iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1), batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1) }
+    timeoutS: intEnv("BENCH_TIMEOUT_S", 900, 10),
+    stream: names.includes("stream") ? { requests: intEnv("BENCH_STREAM_REQUESTS", 300, 1), rounds: intEnv("BENCH_ROUNDS", 2, 1) } : null,
+    streams500: names.includes("streams500") ? { streams: intEnv("BENCH_MANY_STREAMS", 500, 1) } : null,
+    selection: names.includes("selection")
+      ? { connectionCounts: [1, 50, 1000], strategy: process.env.BENCH_SELECTION_STRATEGY || "p2c", iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1), batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1) }
       : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
+    syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
+    dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),
+    // Another build of Switchyard measured as one more line of every case (old against new, same run).
+    compareDist: process.env.BENCH_COMPARE_DIST ? path.resolve(process.env.BENCH_COMPARE_DIST) : null,
   };
 }
 
 // ---- what this process started, so it can end exactly that -------------------------------
 
-const started = { children: [], simulator: null, pools: [], home: null, stopping: false };
+const started = { children: [], simulator: null, pools: [], dirs: [], stopping: false };
 
 async function cleanup() {
   await Promise.allSettled(started.pools.map((p) => p.close()));
   await Promise.allSettled(started.children.map((c) => c.stop()));
   if (started.simulator) await started.simulator.close().catch(() => {});
-  if (started.home) rmSync(started.home, { recursive: true, force: true });
-  started.children = [];
-  started.simulator = null;
-  started.pools = [];
-  started.home = null;
+  for (const d of started.dirs) rmSync(d, { recursive: true, force: true });
+  Object.assign(started, { children: [], simulator: null, pools: [], dirs: [] });
 }
 
 process.on("exit", () => {
   for (const c of started.children) c.killNow();
-  if (started.home) rmSync(started.home, { recursive: true, force: true });
+  for (const d of started.dirs) rmSync(d, { recursive: true, force: true });
 });
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.once(sig, () => {
@@ -133,53 +139,91 @@ async function admin(base, method, urlPath, body) {
   return text ? JSON.parse(text) : null;
 }
 
-async function startEverything(cfg) {
-  const simPath = path.join(root, "dist", "main", "simulator", "index.js");
-  const cliPath = path.join(root, "dist", "main", "cli.js");
-  for (const p of [simPath, cliPath]) if (!existsSync(p)) throw new Error(`${path.relative(root, p)} is missing: build first (node scripts/build.mjs)`);
+/** Providers, connections and, for `features`, the combo, gates, queue and affinity (API.md). */
+async function configureSwitchyard(base, sim) {
+  await admin(base, "POST", "/api/providers", { id: "sim", format: "openai", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["m"] });
+  await admin(base, "POST", "/api/connections", { provider: "sim", apiKey: "k" });
+  await admin(base, "POST", "/api/providers", { id: "simA", format: "anthropic", baseUrl: sim.url, category: "apikey", models: ["m"] });
+  await admin(base, "POST", "/api/connections", { provider: "simA", apiKey: "k" });
+  const targets = [];
+  for (const i of [1, 2, 3]) {
+    await admin(base, "POST", "/api/providers", { id: `simF${i}`, format: "openai", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["m"] });
+    const c = await admin(base, "POST", "/api/connections", { provider: `simF${i}`, apiKey: "k", maxConcurrent: 64 });
+    targets.push({ model: `simF${i}/m`, connectionId: c.id, weight: i });
+  }
+  await admin(base, "POST", "/api/combos", { name: COMBO, strategy: "p2c", targets });
+  await admin(base, "PATCH", "/api/resilience", { requestQueue: { maxQueueDepth: 1000, maxWaitMs: 30_000 } });
+  await admin(base, "PATCH", "/api/settings", { sessionAffinityTtlMs: 3_600_000 });
+}
 
+async function startEverything(cfg) {
+  const simPath = path.join(cfg.dist, "main", "simulator", "index.js");
+  const cliPath = path.join(cfg.dist, "main", "cli.js");
+  for (const p of [simPath, cliPath]) if (!existsSync(p)) throw new Error(`${p} is missing: build first (node scripts/build.mjs)`);
   const { startSimulator } = await import(pathToFileURL(simPath).href);
   const simOptions = { port: 0, recordLimit: 0 };
   if (cfg.replyWords > 0) simOptions.replyText = replyText(cfg.replyWords);
   started.simulator = await startSimulator(simOptions);
   const sim = started.simulator;
 
-  const bare = startChild("bare proxy", process.execPath, [path.join(here, "bareProxy.mjs"), sim.url], {
-    cwd: root,
-    ready: /^bare proxy listening on (http:\/\/127\.0\.0\.1:\d+)/,
-  });
-  started.children.push(bare.handle);
-
-  started.home = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
-  const sy = startChild("switchyard", process.execPath, [...(process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ") : []), cliPath, "serve", "--port", "0", "--home", started.home], {
-    cwd: root,
-    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN },
-    ready: /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/,
-  });
-  started.children.push(sy.handle);
-
-  const [bareMatch, syMatch] = await Promise.all([bare.started, sy.started]);
-  const targets = {
-    bare: { name: "bare", url: bareMatch[1], proc: bare.handle },
-    switchyard: { name: "switchyard", url: syMatch[1], proc: sy.handle },
-  };
-
-  const base = targets.switchyard.url;
-  await admin(base, "POST", "/api/providers", { id: "sim", format: "openai", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["m"] });
-  await admin(base, "POST", "/api/connections", { provider: "sim", apiKey: "k" });
-  if (cfg.scenarios.includes("claude")) {
-    await admin(base, "POST", "/api/providers", { id: "simA", format: "anthropic", baseUrl: sim.url, category: "apikey", models: ["m"] });
-    await admin(base, "POST", "/api/connections", { provider: "simA", apiKey: "k" });
+  const home = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
+  started.dirs.push(home);
+  const specs = [
+    ["floor", "bare http", [path.join(here, "bareHttp.mjs"), sim.url], {}, /^bare http listening on (http:\/\/127\.0\.0\.1:\d+)/],
+    ["undici", "bare undici", [path.join(here, "bareProxy.mjs"), sim.url], {}, /^bare proxy listening on (http:\/\/127\.0\.0\.1:\d+)/],
+    ["switchyard", "switchyard", [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", home], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/],
+  ];
+  if (cfg.compareDist) {
+    const compareHome = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
+    started.dirs.push(compareHome);
+    specs.push(["compare", "switchyard (compare)", [path.join(cfg.compareDist, "main", "cli.js"), "serve", "--port", "0", "--home", compareHome], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/]);
   }
-
-  for (const t of Object.values(targets)) {
-    t.pool = createTargetClient(t.url, cfg.concurrency);
-    started.pools.push(t.pool);
-  }
+  const procs = specs.map(([key, name, args, env, ready]) => {
+    const child = startChild(name, process.execPath, args, { cwd: root, env, ready });
+    started.children.push(child.handle);
+    return { key, child };
+  });
+  const matches = await Promise.all(procs.map((p) => p.child.started));
+  const targets = {};
+  procs.forEach((p, i) => (targets[p.key] = { name: p.key, url: matches[i][1], proc: p.child.handle }));
+  await configureSwitchyard(targets.switchyard.url, sim);
+  if (targets.compare) await configureSwitchyard(targets.compare.url, sim);
   return { sim, targets };
 }
 
-// ---- measuring -----------------------------------------------------------------------------------
+// ---- load cases --------------------------------------------------------------------------------
+
+function requestFor(scenario, cfg, line) {
+  const sy = line === "switchyard" || line === "compare";
+  const body = JSON.stringify(sy && scenario.switchyardBody ? scenario.switchyardBody(cfg) : scenario.body(cfg));
+  // The bare proxies talk to the simulator as it is; the same key reaches it either way.
+  const auth = sy ? {} : { authorization: "Bearer k" };
+  return { path: scenario.path, body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...auth, ...(scenario.extraHeaders ?? {}) } };
+}
+
+/** The lines of a scenario (floor first), each checked once for a correct answer. */
+async function prepareScenario(name, cfg, targets, scriptDir) {
+  const scenario = SCENARIOS[name];
+  const keys = scenario.onlySwitchyard ? ["floor", "switchyard"] : ["floor", "undici", "switchyard"];
+  if (targets.compare) keys.push("compare");
+  const lines = [];
+  for (const key of keys) {
+    const req = requestFor(scenario, cfg, key);
+    const pool = createTargetClient(targets[key].url, 1);
+    started.pools.push(pool);
+    const r = await probe(pool, { ...req, headers: { ...req.headers, ...(scenario.sessions ? { "x-session-id": "probe" } : {}) } }, 30_000);
+    if (r.status !== 200) throw new Error(`${name} via ${key}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
+    try {
+      scenario.check(r);
+    } catch (err) {
+      throw new Error(`${name} via ${key}: unexpected response (${err.message}): ${r.text.slice(0, 500)}`);
+    }
+    req.sessions = key === "switchyard" || key === "compare" ? (scenario.sessions ?? 0) : 0;
+    req.script = writeWrkScript(scriptDir, `${name}-${key}`, req, req.sessions);
+    lines.push({ key: name === "features" && key !== "floor" ? `${key === "compare" ? "compare " : ""}features` : key, target: targets[key], req });
+  }
+  return lines;
+}
 
 function assertAlive(targets) {
   for (const t of Object.values(targets)) {
@@ -187,171 +231,65 @@ function assertAlive(targets) {
   }
 }
 
-function requestFor(scenario, cfg, target) {
-  const body = JSON.stringify(scenario.body(cfg));
-  // The bare proxy talks to the simulator as it is; the same key reaches it either way.
-  const auth = target === "bare" ? { authorization: "Bearer k" } : {};
-  return {
-    path: scenario.path,
-    body,
-    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...auth, ...(scenario.extraHeaders ?? {}) },
-  };
-}
-
-const ORDER = ["bare", "switchyard"];
-
-/** Checks both targets answer the scenario correctly; returns the per-target requests. */
-async function prepareScenario(name, cfg, targets) {
-  const scenario = SCENARIOS[name];
-  const reqs = Object.fromEntries(ORDER.map((t) => [t, requestFor(scenario, cfg, t)]));
-  for (const t of ORDER) {
-    const r = await probe(targets[t].pool, reqs[t], cfg.requestTimeoutMs);
-    if (r.status !== 200) throw new Error(`${name} via ${t}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
-    try {
-      scenario.check(r);
-    } catch (err) {
-      throw new Error(`${name} via ${t}: unexpected response (${err.message}): ${r.text.slice(0, 500)}`);
+/** One scenario at one concurrency: every line in each round, the order reversed every other round. */
+async function measureCase(gen, lines, concurrency, cfg, targets) {
+  if (cfg.warmupS > 0) for (const l of lines) await loadRun(gen, l.target.url, l.req, { connections: concurrency, seconds: cfg.warmupS });
+  const acc = Object.fromEntries(lines.map((l) => [l.key, { runs: [], cpuMs: 0 }]));
+  for (let i = 0; i < cfg.rounds; i++) {
+    for (const l of i % 2 === 0 ? lines : [...lines].reverse()) {
+      const before = procStats(l.target.proc.pid).cpuMs;
+      const r = await loadRun(gen, l.target.url, l.req, { connections: concurrency, seconds: cfg.durationS });
+      acc[l.key].cpuMs += procStats(l.target.proc.pid).cpuMs - before;
+      acc[l.key].runs.push(r);
     }
   }
-  return reqs;
-}
-
-/** `count` requests per target, so JIT, pools and caches are warm before timing; failures are returned. */
-async function warmUp(reqs, cfg, targets, phase, count) {
-  const failures = [];
-  if (count === 0) return failures;
-  for (const t of ORDER) {
-    const w = await runLoad(targets[t].pool, reqs[t], { concurrency: cfg.concurrency, timeoutMs: cfg.requestTimeoutMs, count });
-    if (w.failed) failures.push({ target: t, phase, failed: w.failed, failures: w.failures });
-  }
   assertAlive(targets);
-  return failures;
-}
-
-async function measureScenario(name, reqs, cfg, targets, earlierFailures) {
-  const scenario = SCENARIOS[name];
-  const order = ORDER;
-  const load = { concurrency: cfg.concurrency, timeoutMs: cfg.requestTimeoutMs };
-  const failures = [...earlierFailures, ...(await warmUp(reqs, cfg, targets, "warm-up", Math.ceil(cfg.warmup / 5)))];
-
-  const before = Object.fromEntries(order.map((t) => [t, procStats(targets[t].proc.pid)]));
-  const clientCpu0 = selfCpuMs();
-  const rounds = { bare: [], switchyard: [] };
-  const perRound = Math.ceil(cfg.requests / cfg.rounds);
-  let left = cfg.requests;
-  for (let i = 0; i < cfg.rounds && left > 0; i++) {
-    const count = Math.min(perRound, left);
-    left -= count;
-    // A-B then B-A, so neither target always runs first (drift, GC, CPU frequency).
-    for (const t of i % 2 === 0 ? order : [...order].reverse()) rounds[t].push(await runLoad(targets[t].pool, reqs[t], { ...load, count }));
+  const out = {};
+  for (const [key, { runs, cpuMs }] of Object.entries(acc)) {
+    const requests = runs.reduce((s, r) => s + r.requests, 0);
+    const seconds = runs.reduce((s, r) => s + r.seconds, 0);
+    const mean = (f) => round(runs.reduce((s, r) => s + r[f], 0) / runs.length, 3);
+    out[key] = { requests, rps: round(requests / seconds, 1), p50: mean("p50"), p90: mean("p90"), p99: mean("p99"), cpuMsPerRequest: round(cpuMs / Math.max(1, requests), 4), errors: runs.reduce((s, r) => s + r.errors, 0) };
   }
-  const clientCpuMs = selfCpuMs() - clientCpu0;
-  assertAlive(targets);
-  const after = Object.fromEntries(order.map((t) => [t, procStats(targets[t].proc.pid)]));
-
-  const result = { title: scenario.title, requestBytes: Buffer.byteLength(reqs.switchyard.body), targets: {} };
-  for (const t of order) {
-    const s = summarise(rounds[t]);
-    if (s.failed) failures.push({ target: t, phase: "measured", failed: s.failed, failures: s.failures });
-    s.cpuMsPerRequest = round((after[t].cpuMs - before[t].cpuMs) / Math.max(1, s.requests), 4);
-    s.rssMb = { before: mb(before[t].rssKb), after: mb(after[t].rssKb), peak: mb(after[t].hwmKb) };
-    result.targets[t] = s;
+  const floor = out.floor;
+  for (const s of Object.values(out)) {
+    s.ratio = { throughput: ratio(s.rps, floor.rps), p50: ratio(s.p50, floor.p50), p99: ratio(s.p99, floor.p99), cpuPerRequest: ratio(s.cpuMsPerRequest, floor.cpuMsPerRequest) };
+    s.addedMs = { p50: round(s.p50 - floor.p50, 3), p99: round(s.p99 - floor.p99, 3) };
   }
-  const b = result.targets.bare;
-  const y = result.targets.switchyard;
-  result.ratios = {
-    throughput: ratio(y.throughputRps, b.throughputRps),
-    p50: ratio(y.latencyMs.p50, b.latencyMs.p50),
-    p95: ratio(y.latencyMs.p95, b.latencyMs.p95),
-    p99: ratio(y.latencyMs.p99, b.latencyMs.p99),
-    cpuPerRequest: ratio(y.cpuMsPerRequest, b.cpuMsPerRequest),
-  };
-  result.addedLatencyMs = { p50: round(y.latencyMs.p50 - b.latencyMs.p50, 3), p99: round(y.latencyMs.p99 - b.latencyMs.p99, 3) };
-  result.loadClientCpuMs = round(clientCpuMs, 1);
-  result.failures = failures;
-  return result;
+  return out;
 }
 
 const mb = (kb) => round(kb / 1024, 1);
 const ratio = (a, b) => (a === null || b === null || !b ? null : round(a / b, 3));
 
-// ---- reporting -----------------------------------------------------------------------------------
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  ")).join("\n");
+function rssOf(targets) {
+  return Object.fromEntries(Object.keys(targets).map((k) => [k, mb(procStats(targets[k].proc.pid).rssKb)]));
 }
 
-const fmt = (v, d = 2) => (v === null || v === undefined ? "-" : Number(v).toFixed(d));
-
-function report(results, rss, cfg) {
-  const detail = [["scenario", "target", "req/s", "p50 ms", "p95 ms", "p99 ms", "cpu ms/req", "RSS MB", "failed"]];
-  for (const [name, r] of Object.entries(results.scenarios)) {
-    for (const t of ["bare", "switchyard"]) {
-      const s = r.targets[t];
-      detail.push([t === "bare" ? `${name} (${fmt(r.requestBytes / 1024, 1)} KB)` : "", t, fmt(s.throughputRps, 0), fmt(s.latencyMs.p50), fmt(s.latencyMs.p95), fmt(s.latencyMs.p99), fmt(s.cpuMsPerRequest, 3), fmt(s.rssMb.after, 1), s.failed]);
+async function measureHttp(cfg, results) {
+  const gen = pickLoadGenerator(root);
+  results.loadGenerator = gen.name;
+  const { targets } = await startEverything(cfg);
+  const scriptDir = mkdtempSync(path.join(tmpdir(), "switchyard-bench-wrk-"));
+  started.dirs.push(scriptDir);
+  results.rssMb = { idle: rssOf(targets) };
+  for (const name of cfg.scenarios) {
+    const lines = await prepareScenario(name, cfg, targets, scriptDir);
+    for (const c of cfg.concurrencies[name]) {
+      process.stdout.write(`bench: ${name} at concurrency ${c}…\n`);
+      results.cases.push({ scenario: name, title: SCENARIOS[name].title, concurrency: c, requestBytes: Buffer.byteLength(lines[0].req.body), lines: await measureCase(gen, lines, c, cfg, targets) });
     }
   }
-  const ratios = [["scenario", "throughput", "p50", "p95", "p99", "cpu/req", "+p50 ms", "+p99 ms"]];
-  for (const [name, r] of Object.entries(results.scenarios)) {
-    ratios.push([name, `x${fmt(r.ratios.throughput, 3)}`, `x${fmt(r.ratios.p50)}`, `x${fmt(r.ratios.p95)}`, `x${fmt(r.ratios.p99)}`, `x${fmt(r.ratios.cpuPerRequest)}`, fmt(r.addedLatencyMs.p50), fmt(r.addedLatencyMs.p99)]);
+  if (cfg.stream) {
+    process.stdout.write("bench: stream time to first byte and total, one at a time…\n");
+    results.stream = await measureStreams(targets, cfg, { requestFor: (line) => requestFor(SCENARIOS.sse, cfg, line), pools: started.pools });
   }
-  console.log(`\n${cfg.requests} requests per target per scenario, concurrency ${cfg.concurrency}, ${cfg.rounds} alternating rounds, ${cfg.warmup} + ${Math.ceil(cfg.warmup / 5)} warm-up; ${results.machine.cpus} CPUs, Node ${process.versions.node}`);
-  // The bench itself keeps about two CPUs busy, so only the load before it started says whether others were running.
-  const before = results.loadAverage.start[0];
-  console.log(`load average (1 min) before the run: ${before}${before > results.machine.cpus * 0.5 ? " (the machine was busy with other work: expect noisy figures)" : ""}\n`);
-  console.log(table(detail));
-  console.log("\nSwitchyard / bare proxy (throughput: higher is better, 1.0 = no loss; latency and cpu: lower is better, 1.0 = no overhead)\n");
-  console.log(table(ratios));
-  const rssRows = [["RSS MB", "after setup", "after warm-up", "at the end", "growth", "growth after warm-up", "peak"]];
-  for (const t of ["bare", "switchyard"]) {
-    const r = rss[t];
-    rssRows.push([t, fmt(r.start, 1), fmt(r.warm, 1), fmt(r.end, 1), fmt(r.growth, 1), fmt(r.growthAfterWarmUp, 1), fmt(r.peak, 1)]);
+  results.rssMb.afterLoad = rssOf(targets);
+  if (cfg.streams500) {
+    process.stdout.write(`bench: ${cfg.streams500.streams} concurrent streams…\n`);
+    results.manyStreams = await measureManyStreams(targets, cfg.streams500.streams, { requestFor: (line) => requestFor(SCENARIOS.sse, cfg, line), pools: started.pools });
   }
-  rssRows.push(["switchyard / bare", `x${fmt(rss.switchyard.start / rss.bare.start)}`, `x${fmt(rss.switchyard.warm / rss.bare.warm)}`, `x${fmt(rss.switchyard.end / rss.bare.end)}`, "", "", `x${fmt(rss.switchyard.peak / rss.bare.peak)}`]);
-  console.log("\n" + table(rssRows));
-}
-
-function reportSelection(sel) {
-  const rows = [["choosing a connection", "connections", "µs/request", "min", "max", `within ${sel.goalUs} µs`]];
-  for (const r of sel.results) rows.push([r.case, r.connections, fmt(r.usPerRequest), fmt(r.minUs), fmt(r.maxUs), r.withinGoal ? "yes" : "NO"]);
-  const { iterations, batches } = sel.results[0];
-  console.log(`\nSelection: plan + first candidate, in-process on dist/ (median of ${batches} batches of ${iterations}; the goal is informational)\n`);
-  console.log(table(rows));
-}
-
-// ---- main ------------------------------------------------------------------------------------------
-
-/** The HTTP scenarios: both proxies, warm-ups, the measured rounds and RSS. */
-async function measureHttp(cfg, results) {
-  const { targets } = await startEverything(cfg);
-  const rssStart = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
-  // Every code path runs once before anything is timed, so the first scenario is not the one paying for JIT.
-  const prepared = {};
-  const firstWarmFailures = {};
-  process.stdout.write(`bench: checking and warming up ${cfg.scenarios.join(", ")}…\n`);
-  for (const name of cfg.scenarios) {
-    prepared[name] = await prepareScenario(name, cfg, targets);
-    firstWarmFailures[name] = await warmUp(prepared[name], cfg, targets, "first warm-up", cfg.warmup);
-  }
-  const rssWarm = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
-  for (const name of cfg.scenarios) {
-    process.stdout.write(`bench: ${name} (${SCENARIOS[name].title})…\n`);
-    results.scenarios[name] = await measureScenario(name, prepared[name], cfg, targets, firstWarmFailures[name]);
-  }
-  const rssEnd = { bare: procStats(targets.bare.proc.pid), switchyard: procStats(targets.switchyard.proc.pid) };
-  const rss = {};
-  for (const t of ["bare", "switchyard"]) {
-    rss[t] = {
-      start: mb(rssStart[t].rssKb),
-      warm: mb(rssWarm[t].rssKb),
-      end: mb(rssEnd[t].rssKb),
-      growth: mb(rssEnd[t].rssKb - rssStart[t].rssKb),
-      growthAfterWarmUp: mb(rssEnd[t].rssKb - rssWarm[t].rssKb),
-      peak: mb(rssEnd[t].hwmKb),
-    };
-  }
-  results.rssMb = rss;
+  assertAlive(targets);
   await cleanup();
 }
 
@@ -363,42 +301,36 @@ async function main() {
     cleanup().finally(() => process.exit(1));
   }, cfg.timeoutS * 1000);
   watchdog.unref();
-
-  if (!cfg.skipBuild) {
+  if (!cfg.skipBuild && !process.env.BENCH_DIST) {
     // A no-op when dist/ is newer than the sources; exits non-zero itself when the build fails.
     const { build } = await import(pathToFileURL(path.join(root, "scripts", "build.mjs")).href);
     build();
   }
-
   const t0 = performance.now();
   const results = {
     when: new Date().toISOString(),
     node: process.versions.node,
     machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "unknown", totalMemMb: Math.round(totalmem() / 2 ** 20) },
     loadAverage: { start: loadavg().map((v) => round(v, 2)) },
-    config: { requests: cfg.requests, concurrency: cfg.concurrency, warmup: cfg.warmup, rounds: cfg.rounds, largeKb: cfg.largeKb, replyWords: cfg.replyWords, scenarios: cfg.scenarios, selection: cfg.selection },
-    scenarios: {},
+    config: { ...cfg, syNodeArgs: undefined },
+    cases: [],
   };
   // Before the proxies start, so that nothing else of the bench's own competes for the CPU.
   if (cfg.selection) {
     process.stdout.write("bench: selection (choosing a connection, in-process)…\n");
-    results.selection = await measureSelection(root, cfg.selection);
+    results.selection = await measureSelection(path.dirname(cfg.dist), cfg.selection);
   }
-  if (cfg.scenarios.length) await measureHttp(cfg, results);
+  if (cfg.scenarios.length || cfg.stream || cfg.streams500) await measureHttp(cfg, results);
   results.loadAverage.end = loadavg().map((v) => round(v, 2));
   results.durationS = round((performance.now() - t0) / 1000, 1);
-  results.failures = Object.entries(results.scenarios).flatMap(([name, r]) => r.failures.map((f) => ({ scenario: name, ...f })));
-
-  if (cfg.scenarios.length) report(results, results.rssMb, cfg);
-  if (results.selection) reportSelection(results.selection);
-  const outDir = path.join(here, "results");
-  mkdirSync(outDir, { recursive: true });
-  const outFile = path.join(outDir, "latest.json");
+  results.goals = goalsOf(results);
+  printReport(results);
+  const outFile = process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(here, "results.json");
   writeFileSync(outFile, JSON.stringify(results, null, 2) + "\n");
   console.log(`\nResults: ${path.relative(process.cwd(), outFile) || outFile} (measured in ${results.durationS}s)`);
-
-  if (results.failures.length) {
-    console.error(`\nbench: ${results.failures.reduce((s, f) => s + f.failed, 0)} requests failed:\n${JSON.stringify(results.failures, null, 2)}`);
+  const failed = results.cases.flatMap((c) => Object.entries(c.lines).filter(([, s]) => s.errors).map(([k, s]) => `${c.scenario}@${c.concurrency} ${k}: ${s.errors}`));
+  if (failed.length) {
+    console.error(`\nbench: failed requests: ${failed.join("; ")}`);
     process.exitCode = 1;
   }
   clearTimeout(watchdog);

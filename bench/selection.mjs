@@ -51,11 +51,13 @@ function world(m, connectionCount, strategy) {
   // The store lists a provider's connections by priority (then creation), and so does this port.
   const conns = Array.from({ length: connectionCount }, (_, i) => connection(i)).sort((a, b) => a.priority - b.priority);
   const combo = { name: "bench", strategy, targets: MODELS.map((x, i) => ({ model: `${PROVIDER}/${x}`, weight: 3 - i })), config: {}, createdAt: 0, updatedAt: 0 };
+  const byId = new Map(conns.map((c) => [c.id, c]));
   const breakerRows = new Map();
   const engine = m.createResilienceEngine({
     clock,
     breakers: { loadAll: () => [...breakerRows.values()], save: (s) => void breakerRows.set(s.provider, s), delete: (id) => void breakerRows.delete(id) },
-    connections: { updateRuntime: () => {}, get: (id) => conns.find((c) => c.id === id) ?? null },
+    // By id from a map, as the store's read cache answers it.
+    connections: { updateRuntime: () => {}, get: (id) => byId.get(id) ?? null },
     getSettings: () => settings,
     getAppSettings: () => appSettings,
     emit: () => {},

@@ -88,11 +88,3 @@ export function shapeProblem(format: WireFormat, body: Record<string, unknown>):
   if (bad >= 0) return `messages[${bad}]: must be an object with a string role`;
   return adapterFor(format).shapeProblem(body);
 }
-
-export function validateGenerate(format: WireFormat): RequestHandler {
-  return (req, res, next) => {
-    const problem = shapeProblem(format, req.body as Record<string, unknown>);
-    if (problem) return clientError(res, format, 400, "invalid_request", problem);
-    next();
-  };
-}

@@ -1,17 +1,17 @@
 // The express app on 127.0.0.1: client routes (/v1), management routes (/api), the dashboard.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { existsSync } from "node:fs";
+import type { RequestListener } from "node:http";
 import path from "node:path";
 import type { AppSettings, WireFormat } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
-import { clientAuth, clientError, clientJson, requestIdOf, stampClientHeaders, validateGenerate, type ClientGuardDeps } from "./clientRoutes.js";
+import { clientAuth, clientError, clientJson, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
 import { countTokensHandler, type CountTokensDeps } from "./countTokens.js";
 import type { CatalogPort } from "./ports.js";
 import type { Pipeline } from "./pipeline.js";
-import { leaseFence } from "./sessions/fence.js";
+import { createGenerationRoute } from "./generationRoute.js";
 import { sessionLeaseHandlers, type LeaseRouteDeps } from "./sessions/leaseRoute.js";
-import { createRequestSession, type SessionRoutingDeps } from "./sessions/routing.js";
-import { sessionKeyOf } from "./sessions/sessionKey.js";
+import type { SessionRoutingDeps } from "./sessions/routing.js";
 
 /** Session pins and exclusive leases (R7). */
 export type SessionGatewayDeps = SessionRoutingDeps & Omit<LeaseRouteDeps, "verifyClientKey" | "leases">;
@@ -41,7 +41,16 @@ function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
   };
 }
 
-export function createGatewayApp(deps: GatewayAppDeps): express.Express {
+/** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
+export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
+  const app = createExpressApp(deps);
+  const generation = createGenerationRoute(deps, app);
+  return (req, res) => {
+    if (!generation(req, res)) void app(req, res);
+  };
+}
+
+function createExpressApp(deps: GatewayAppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -54,17 +63,6 @@ export function createGatewayApp(deps: GatewayAppDeps): express.Express {
   app.head("/api/hello", (_req, res) => void res.status(200).end());
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
 
-  for (const [route, format] of [["/v1/chat/completions", "openai"], ["/v1/messages", "anthropic"]] as const) {
-    const fence = leaseFence(format, { leases: deps.sessions.leases, verifyClientKey: deps.verifyClientKey });
-    app.post(route, clientAuth(format, deps), clientJson(format, deps.appSettings), validateGenerate(format), fence, (req, res) => {
-      const body = req.body as Record<string, unknown>;
-      const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, body), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
-      return deps.pipeline.handle({
-        format, body, headers: req.headers, res, session,
-        requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
-      });
-    });
-  }
   app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientJson("anthropic", deps.appSettings), countTokensHandler(deps));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
 

@@ -41,6 +41,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       onError: opts.onLogError ?? warnLogError,
       now: () => clock.now(),
     });
+    const sessionPins = createSessionPinRepo(db, opts.onLogError ?? warnLogError);
     return {
       providers: createProviderRepo(db, clock, epoch),
       connections: createConnectionRepo(db, clock, opts.cipher, epoch),
@@ -49,7 +50,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       settings: createSettingsRepo(db, clock),
       logs,
       breakers: createBreakerRepo(db),
-      sessionPins: createSessionPinRepo(db),
+      sessionPins,
       leases: createLeaseRepo(db),
       transaction: (fn) => {
         try {
@@ -61,7 +62,11 @@ export function createStore(opts: CreateStoreOptions): Store {
       close() {
         if (!db.open) return;
         try {
-          logs.close();
+          try {
+            sessionPins.flush();
+          } finally {
+            logs.close();
+          }
         } finally {
           db.close();
         }

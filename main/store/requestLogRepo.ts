@@ -1,6 +1,6 @@
 // Request log (R15.1): appends are buffered in memory and written in one
-// transaction per batch, so the request path never waits on a per-entry fsync.
-// Each flush trims the table to the newest `retention` rows.
+// transaction per batch, off the request path (a timer, or a full batch), so a request
+// never waits on SQLite. Each flush trims the table to the newest `retention` rows.
 import type Database from "better-sqlite3";
 import type { ClientKind, RequestLogEntry } from "../../shared/types.js";
 import { isUniqueViolation } from "./errors.js";
@@ -9,7 +9,8 @@ import type { RequestLogRepo, RequestStatsRow } from "./types.js";
 
 /** R15.1 bounded retention: rows kept when the caller does not say otherwise. */
 export const DEFAULT_REQUEST_LOG_RETENTION = 10_000;
-const FLUSH_BATCH_SIZE = 100;
+// Large batches: a flush's cost is mostly per transaction, not per row (issue 12).
+const FLUSH_BATCH_SIZE = 1_000;
 const FLUSH_DELAY_MS = 250;
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1_000;
@@ -26,6 +27,12 @@ export interface BufferedRequestLog extends RequestLogRepo {
   /** Flushes what is buffered and refuses later appends. */
   close(): void;
 }
+
+/** The row's columns, in one place: the INSERT and the SELECTs are built from this list. */
+const COLUMNS = [
+  "id", "time", "client_format", "model", "combo", "provider", "connection_id", "status", "error_code",
+  "latency_ms", "ttfb_ms", "stream", "input_tokens", "output_tokens", "attempts", "egress_ip", "client_kind", "details", "prompt_text",
+] as const satisfies ReadonlyArray<keyof RequestLogRow>;
 
 interface RequestLogRow {
   id: string;
@@ -97,7 +104,7 @@ function detailFields(row: RequestLogRow): Partial<RequestLogEntry> {
   return out;
 }
 
-function toParams(e: RequestLogEntry): Record<string, unknown> {
+function toParams(e: RequestLogEntry): RequestLogRow {
   return {
     id: e.id,
     time: e.time,
@@ -121,8 +128,7 @@ function toParams(e: RequestLogEntry): Record<string, unknown> {
   };
 }
 
-const ROW_COLUMNS = `id, time, client_format, model, combo, provider, connection_id, status, error_code, latency_ms,
-  ttfb_ms, stream, input_tokens, output_tokens, attempts, egress_ip, client_kind, details, prompt_text`;
+const ROW_COLUMNS = COLUMNS.join(", ");
 
 function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
@@ -143,16 +149,13 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   };
   let retention = checkRetention(options.retention);
 
-  const insert = db.prepare(
-    `INSERT INTO request_log (id, time, client_format, model, combo, provider, connection_id, status, error_code,
-       latency_ms, ttfb_ms, stream, input_tokens, output_tokens, attempts, client_kind, details, prompt_text, egress_ip)
-     VALUES (@id, @time, @client_format, @model, @combo, @provider, @connection_id, @status, @error_code,
-       @latency_ms, @ttfb_ms, @stream, @input_tokens, @output_tokens, @attempts, @client_kind, @details, @prompt_text, @egress_ip)`,
-  );
-  // The first row beyond the retention bound, in list order; it and everything older goes.
+  const insert = db.prepare(`INSERT INTO request_log (${ROW_COLUMNS}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})`);
+  // The newest of the rows beyond the retention bound, counted from the oldest end (so the scan
+  // covers only the excess); it and everything older goes.
   const selectCutoff = db.prepare<[number], { time: number; seq: number }>(
-    "SELECT time, seq FROM request_log ORDER BY time DESC, seq DESC LIMIT 1 OFFSET ?",
+    "SELECT time, seq FROM request_log ORDER BY time ASC, seq ASC LIMIT 1 OFFSET ?",
   );
+  const countRows = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM request_log");
   const pruneFrom = db.prepare<[number, number, number]>(
     "DELETE FROM request_log WHERE time < ? OR (time = ? AND seq <= ?)",
   );
@@ -204,6 +207,8 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   let buffer: RequestLogEntry[] = [];
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
+  // Rows in the table; only this module writes it, so the count is kept rather than queried.
+  let rows = countRows.get()?.n ?? 0;
 
   const writeBatch = db.transaction((batch: RequestLogEntry[]): string[] => {
     const duplicates: string[] = [];
@@ -216,8 +221,11 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
         duplicates.push(entry.id);
       }
     }
-    const cutoff = selectCutoff.get(retention);
-    if (cutoff) pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq);
+    rows += batch.length - duplicates.length;
+    if (rows > retention) {
+      const cutoff = selectCutoff.get(rows - retention - 1);
+      if (cutoff) rows -= pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq).changes;
+    }
     if (promptRetentionMs !== null) erasePromptsBefore.run(now() - promptRetentionMs);
     return duplicates;
   });

@@ -1,5 +1,8 @@
 // Session pins (R7.1, table session_account_affinity). Read once at start-up into the engine's
-// in-memory book; the request path only writes through, with prepared statements.
+// in-memory book. A new pin or a pin that moves is written through at once: an answered request's
+// pin survives a crash. Most served requests only extend a pin that stays where it is, and one
+// SQLite write for each was the largest cost of session affinity (issue 12): those extensions are
+// written behind, the latest per session in one transaction a moment later, and on close.
 import type Database from "better-sqlite3";
 import type { SessionPin, SessionPinStore } from "../engine/sessionAffinity.js";
 
@@ -11,7 +14,15 @@ interface PinRow {
   last_used_at: number;
 }
 
-export function createSessionPinRepo(db: Database.Database): SessionPinStore {
+/** An extension is written this long after the request at most (a crash loses at most this much of a pin's TTL). */
+const PIN_FLUSH_DELAY_MS = 1_000;
+
+export interface BufferedSessionPinStore extends SessionPinStore {
+  /** Writes the pins waiting to be written. */
+  flush(): void;
+}
+
+export function createSessionPinRepo(db: Database.Database, onError: (err: Error) => void = () => {}): BufferedSessionPinStore {
   const selectAll = db.prepare<[], PinRow>("SELECT session_key, provider, connection_id, expires_at, last_used_at FROM session_account_affinity");
   const upsert = db.prepare(
     `INSERT INTO session_account_affinity (session_key, provider, connection_id, expires_at, last_used_at)
@@ -22,19 +33,63 @@ export function createSessionPinRepo(db: Database.Database): SessionPinStore {
   const remove = db.prepare<[string]>("DELETE FROM session_account_affinity WHERE session_key = ?");
   const connectionExists = db.prepare<[string], { id: string }>("SELECT id FROM connections WHERE id = ?");
 
+  const pending = new Map<string, SessionPin>();
+  /** The connection each session's stored pin names, so an extension can be told from a move. */
+  const stored = new Map<string, string>();
+  let timer: NodeJS.Timeout | null = null;
+  const writeOne = (pin: SessionPin): void => {
+    // A connection deleted since the request was served must not fail the write with a
+    // foreign-key error; the pin is simply not kept.
+    if (!connectionExists.get(pin.connectionId)) return;
+    upsert.run({
+      session_key: pin.sessionKey, provider: pin.provider, connection_id: pin.connectionId, expires_at: pin.expiresAt, last_used_at: pin.lastUsedAt,
+    });
+    stored.set(pin.sessionKey, pin.connectionId);
+  };
+  const writePending = db.transaction((pins: SessionPin[]) => {
+    for (const pin of pins) writeOne(pin);
+  });
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!pending.size || !db.open) return;
+    const pins = [...pending.values()];
+    pending.clear();
+    writePending(pins);
+  };
+  const flushInBackground = (): void => {
+    try {
+      flush();
+    } catch (err) {
+      onError(err instanceof Error ? err : new Error(String(err)));
+    }
+  };
+
   return {
-    loadAll: () =>
-      selectAll.all().map((r) => ({
-        sessionKey: r.session_key, provider: r.provider, connectionId: r.connection_id, expiresAt: r.expires_at, lastUsedAt: r.last_used_at,
-      })),
-    save(pin: SessionPin) {
-      // A connection deleted while a request was in flight must not break the answer with a
-      // foreign-key error; the pin is simply not kept.
-      if (!connectionExists.get(pin.connectionId)) return;
-      upsert.run({
-        session_key: pin.sessionKey, provider: pin.provider, connection_id: pin.connectionId, expires_at: pin.expiresAt, last_used_at: pin.lastUsedAt,
+    loadAll: () => {
+      flush();
+      stored.clear();
+      return selectAll.all().map((r) => {
+        stored.set(r.session_key, r.connection_id);
+        return { sessionKey: r.session_key, provider: r.provider, connectionId: r.connection_id, expiresAt: r.expires_at, lastUsedAt: r.last_used_at };
       });
     },
-    delete: (sessionKey) => void remove.run(sessionKey),
+    save(pin: SessionPin) {
+      if (stored.get(pin.sessionKey) !== pin.connectionId) {
+        pending.delete(pin.sessionKey);
+        return writeOne(pin);
+      }
+      pending.set(pin.sessionKey, pin);
+      if (timer) return;
+      timer = setTimeout(flushInBackground, PIN_FLUSH_DELAY_MS);
+      // A pending pin write must never keep a finished process alive.
+      timer.unref();
+    },
+    delete(sessionKey) {
+      pending.delete(sessionKey);
+      stored.delete(sessionKey);
+      remove.run(sessionKey);
+    },
+    flush,
   };
 }

@@ -78,6 +78,13 @@ export interface WireAdapter extends ProviderAdapter {
   /** How this format's reasoning is marked when relayed into Anthropic thinking blocks; null for Anthropic's own. */
   readonly reasoningMarker: Exclude<ReasoningOrigin, "anthropic"> | null;
   passthroughTracker(): PassthroughTracker;
+  /**
+   * Optional, for same-format streams: true only when `data` is certainly a plain text-delta chunk
+   * with neither usage nor an error (a model id in it is the chunk's own), so it needs no parse
+   * (issue 12: the parse was the largest cost of a relayed frame). False means "parse it", never
+   * "not content".
+   */
+  isPlainContentChunk?(data: string): boolean;
 
   /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
   classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;

@@ -28,6 +28,35 @@ function rewriteModel(data: string, model: string): string {
   return data.replace(MODEL_FIELD, (_match, prefix: string) => `${prefix}${JSON.stringify(model)}`);
 }
 
+/**
+ * The JSON text each client body was parsed from. Keyed by the parsed object, so a body that a
+ * stage rebuilds (a new object) is serialised again instead of sending stale text.
+ */
+const received = new WeakMap<object, string>();
+
+export function rememberReceivedText(body: object, text: string): void {
+  received.set(body, text);
+}
+
+export function receivedText(body: object): string | undefined {
+  return received.get(body);
+}
+
+/**
+ * A same-format request body as the client sent it, with only its model replaced: no
+ * re-serialisation of a body that can be hundreds of KB (issue 12). Only when the text holds
+ * exactly one `"model":` key, carrying the parsed top-level model, can that key be the top-level
+ * one; anything else (spacing, escapes, a nested "model") returns null and the caller serialises.
+ */
+export function requestTextWithModel(raw: string, clientModel: string, upstreamModel: string): string | null {
+  const key = '"model":';
+  const at = raw.indexOf(key);
+  if (at === -1 || raw.indexOf(key, at + key.length) !== -1) return null;
+  const value = JSON.stringify(clientModel);
+  if (!raw.startsWith(value, at + key.length)) return null;
+  return raw.slice(0, at + key.length) + JSON.stringify(upstreamModel) + raw.slice(at + key.length + value.length);
+}
+
 export class PassthroughTranslator implements StreamTranslator {
   private started = false;
   private completed = false;
@@ -44,6 +73,13 @@ export class PassthroughTranslator implements StreamTranslator {
   }
 
   push(evt: UpstreamEvent): OutFrame[] {
+    if (this.adapter.isPlainContentChunk?.(evt.data)) {
+      this.content = true;
+      this.started = true;
+      // Unescaped `"model":"` in JSON text can only be a key, so without it there is nothing to rewrite.
+      const data = evt.data.includes('"model":"') ? rewriteModel(evt.data, this.ctx.clientModel) : evt.data;
+      return [{ text: sseFrame(data, evt.event), kind: "content" }];
+    }
     const isDone = evt.data.trim() === "[DONE]";
     const payload = isDone ? undefined : asRecord(parseJson(evt.data));
     const kind = this.adapter.classify(evt, payload);

@@ -2,7 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
-import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, receivedText, requestTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
 import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
@@ -55,7 +55,7 @@ export async function runAttempt(
   const stream = isStreamRequest(request.format, request.body);
   // R13.3: a continuation asks for the rest of the answer the client already has the start of.
   const clientBody = transcript?.resuming ? transcript.continuationBody(request.body) : request.body;
-  const { body, dropped } = translateRequest(request.format, upstreamFormat, clientBody, model);
+  const { body, dropped } = upstreamBody(request.format, clientBody, request.model, upstreamFormat, model);
   let call: UpstreamCall;
   try {
     const secret = deps.connections.secret(connection.id);
@@ -91,6 +91,16 @@ export async function runAttempt(
   }
   const out = translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId });
   return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers };
+}
+
+/**
+ * A same-format body as the client's own JSON text with only the model replaced, when the body is
+ * the one received (a rebuilt body, such as a continuation's, has no text and is serialised).
+ */
+function upstreamBody(format: WireFormat, body: Record<string, unknown>, clientModel: string, upstreamFormat: WireFormat, model: string): { body: unknown; dropped: string[] } {
+  const raw = upstreamFormat === format ? receivedText(body) : undefined;
+  const text = raw === undefined ? null : requestTextWithModel(raw, clientModel, model);
+  return text === null ? translateRequest(format, upstreamFormat, body, model) : { body: text, dropped: [] };
 }
 
 function transportFailure(err: unknown): AttemptOutcome {

@@ -150,10 +150,7 @@ export class ClientResponse {
 
   sendJson(body: unknown, fields: LogFields = {}): void {
     this.markFirstOutput();
-    this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" });
-    const text = JSON.stringify(body);
-    this.bytesOut += Buffer.byteLength(text);
-    this.res.end(text);
+    this.bytesOut += this.endWhole(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" }, JSON.stringify(body));
     this.finish(200, fields);
   }
 
@@ -165,9 +162,8 @@ export class ClientResponse {
     const headers: Record<string, string> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
     if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
     if (err.noRetry) headers["x-should-retry"] = "false";
-    this.res.writeHead(err.status, headers);
     const extra = retryFields(err, this.opts.clock.now(), retryAfterSeconds);
-    this.res.end(JSON.stringify(errorBody(this.opts.format, err.status, err.code, err.message, extra)));
+    this.endWhole(err.status, headers, JSON.stringify(errorBody(this.opts.format, err.status, err.code, err.message, extra)));
     this.finish(err.status, { errorCode: err.code });
   }
 
@@ -178,8 +174,7 @@ export class ClientResponse {
   passUpstreamError(err: FinalError, bodyText: string, reason: string): void {
     this.stopHeartbeat();
     if (this.res.headersSent) return this.failInStream(err.code, err.message, err.status);
-    this.res.writeHead(err.status, { ...this.baseHeaders(), "content-type": "application/json", "x-should-retry": "false" });
-    this.res.end(bodyText);
+    this.endWhole(err.status, { ...this.baseHeaders(), "content-type": "application/json", "x-should-retry": "false" }, bodyText);
     this.finish(err.status, { errorCode: reason });
   }
 
@@ -197,6 +192,19 @@ export class ClientResponse {
   private failInStream(code: string, message: string, status: number): void {
     if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message));
     this.finish(status, { errorCode: code });
+  }
+
+  /**
+   * A whole answer with its length: status line, headers and body leave in one socket write
+   * (without a length, node frames the body as chunks and writes several buffers). Returns the
+   * body's bytes.
+   */
+  private endWhole(status: number, headers: Record<string, string>, text: string): number {
+    const bytes = Buffer.byteLength(text);
+    headers["content-length"] = String(bytes);
+    this.res.writeHead(status, headers);
+    this.res.end(text);
+    return bytes;
   }
 
   private markFirstOutput(): void {

@@ -41,12 +41,12 @@ describe("request log", () => {
     errors.length = 0;
   });
 
-  it("R15.1 buffers appends and writes a batch of 100 in one go", () => {
+  it("R15.1 buffers appends and writes a batch of 1000 in one go", () => {
     open();
-    for (let i = 0; i < 99; i++) h.store.logs.append(entry());
+    for (let i = 0; i < 999; i++) h.store.logs.append(entry());
     expect(storedRows()).toBe(0);
     h.store.logs.append(entry());
-    expect(storedRows()).toBe(100);
+    expect(storedRows()).toBe(1000);
   });
 
   it("R15.1 writes a partial batch after 250 ms", () => {

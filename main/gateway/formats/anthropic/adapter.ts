@@ -5,7 +5,7 @@ import { statusForCode } from "../errors.js";
 import { sseJson } from "../sse.js";
 import { arrayLength, asRecord } from "../values.js";
 import { anthropicErrorBody } from "./errors.js";
-import { anthropicTextDeltaBytes, classifyAnthropic, isAnthropicToolOrReasoning } from "./events.js";
+import { anthropicTextDeltaBytes, classifyAnthropic, isAnthropicToolOrReasoning, isPlainAnthropicTextDelta } from "./events.js";
 import { AnthropicPassthroughTracker } from "./passthrough.js";
 import { anthropicRequestToHub } from "./request-in.js";
 import { hubToAnthropicRequest } from "./request-out.js";
@@ -53,6 +53,7 @@ export const anthropicAdapter: WireAdapter = {
   streamEncoder: (ctx, upstream) => new AnthropicStreamEncoder(ctx, upstream.reasoningMarker ?? "openai"),
   reasoningMarker: null,
   passthroughTracker: () => new AnthropicPassthroughTracker(),
+  isPlainContentChunk: isPlainAnthropicTextDelta,
 
   classify: classifyAnthropic,
   textDeltaBytes: anthropicTextDeltaBytes,

@@ -29,6 +29,13 @@ function classifyDelta(delta: JsonObject | undefined): FrameKind {
   }
 }
 
+/** A non-empty text delta, compact, with nothing else in it; anything else falls back to a parse. */
+const PLAIN_TEXT_DELTA = /^\{"type":"content_block_delta","index":\d+,"delta":\{"type":"text_delta","text":"(?:[^"\\]|\\.)+"\}\}$/;
+
+export function isPlainAnthropicTextDelta(data: string): boolean {
+  return PLAIN_TEXT_DELTA.test(data);
+}
+
 export function classifyAnthropic(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind {
   switch (asString(payload?.["type"]) ?? evt.event) {
     case "content_block_start":

@@ -5,7 +5,7 @@ import { statusForCode } from "../errors.js";
 import { sseFrame, sseJson } from "../sse.js";
 import { arrayLength, asRecord } from "../values.js";
 import { openaiErrorBody } from "./errors.js";
-import { classifyOpenai, isOpenaiToolOrReasoning, openaiTextDeltaBytes } from "./events.js";
+import { classifyOpenai, isOpenaiToolOrReasoning, isPlainOpenaiContentChunk, openaiTextDeltaBytes } from "./events.js";
 import { hubToOpenaiRequest, openaiRequestToHub } from "./request.js";
 import { hubToOpenaiResponse, openaiResponseToHub } from "./response.js";
 import { OpenaiStreamDecoder } from "./stream-decode.js";
@@ -46,6 +46,7 @@ export const openaiAdapter: WireAdapter = {
   streamEncoder: (ctx) => new OpenaiStreamEncoder(ctx),
   reasoningMarker: "openai",
   passthroughTracker: () => passthrough,
+  isPlainContentChunk: isPlainOpenaiContentChunk,
 
   classify: classifyOpenai,
   textDeltaBytes: openaiTextDeltaBytes,

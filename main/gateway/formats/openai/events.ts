@@ -8,6 +8,18 @@ function firstDelta(chunk: JsonObject | undefined): JsonObject | undefined {
   return asRecord(asRecord(asArray(chunk?.["choices"])[0])?.["delta"]);
 }
 
+/**
+ * The compact chunk every OpenAI-compatible upstream sends for a text delta: one choice, a
+ * non-empty content string, no tool calls, reasoning, finish reason, usage or error. Anchored and
+ * literal, so anything else (another field, other spacing, a second choice) falls back to a parse.
+ */
+const PLAIN_CONTENT_CHUNK =
+  /^\{"id":"[^"\\]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\]*",(?:"system_fingerprint":(?:null|"[^"\\]*"),)?(?:"service_tier":(?:null|"[^"\\]*"),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"(?:[^"\\]|\\.)+"\}(?:,"logprobs":null)?,"finish_reason":null\}\](?:,"usage":null)?\}$/;
+
+export function isPlainOpenaiContentChunk(data: string): boolean {
+  return PLAIN_CONTENT_CHUNK.test(data);
+}
+
 export function classifyOpenai(evt: UpstreamEvent, chunk: JsonObject | undefined): FrameKind {
   if (evt.data.trim() === "[DONE]") return "done";
   if (!chunk) return "lifecycle";

@@ -1,0 +1,64 @@
+// The bench's one table (every load case, every line, as ratios to the node:http floor), then
+// the goals of issue 12 as met / not met. Figures are informational: nothing fails on them.
+import { SELECTION_GOAL_US } from "./selection.mjs";
+
+const fmt = (v, d = 2) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows.map((r) => r.map((c, i) => (i <= 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  ")).join("\n");
+}
+
+function caseOf(results, scenario, concurrency) {
+  return results.cases.find((c) => c.scenario === scenario && c.concurrency === concurrency)?.lines ?? null;
+}
+
+/** Issue 12, item 3: each goal with its measured value (null when its scenario did not run). */
+export function goalsOf(results) {
+  const json = (c) => caseOf(results, "json", c)?.switchyard ?? null;
+  const sel = results.selection?.results.filter((r) => r.connections === 1000) ?? [];
+  const goal = (name, value, limit, ok) => ({ name, value, limit, met: value === null || value === undefined ? null : ok(value) });
+  return [
+    goal("json c32 throughput ×floor", json(32)?.ratio.throughput ?? null, "≥ 0.8", (v) => v >= 0.8),
+    goal("json c128 p99 ×floor", json(128)?.ratio.p99 ?? null, "≤ 3", (v) => v <= 3),
+    goal("json c1 added p50 ms", json(1)?.addedMs.p50 ?? null, "≤ 1", (v) => v <= 1),
+    goal("stream added TTFB p50 ms", results.stream?.switchyard.addedTtfbP50Ms ?? null, "≤ 2", (v) => v <= 2),
+    goal("switchyard RSS after load MB", results.rssMb?.afterLoad?.switchyard ?? null, "≤ 150", (v) => v <= 150),
+    goal("selection, 1000 connections µs", sel.length ? Math.max(...sel.map((r) => r.usPerRequest)) : null, `≤ ${SELECTION_GOAL_US}`, (v) => v <= SELECTION_GOAL_US),
+    goal(`${results.config.streams500?.streams ?? 500} streams RSS growth MB`, results.manyStreams?.switchyard.growthMb ?? null, "< 20", (v) => v < 20),
+    goal("features c32 throughput ×floor", caseOf(results, "features", 32)?.features?.ratio.throughput ?? null, "≥ 0.7", (v) => v >= 0.7),
+  ];
+}
+
+export function printReport(results) {
+  const { config: cfg } = results;
+  console.log(`\n${results.loadGenerator ?? "-"}, ${cfg.rounds} interleaved rounds of ${cfg.durationS}s per line, ${cfg.warmupS}s warm-up; ${results.machine.cpus} CPUs, Node ${results.node}`);
+  const before = results.loadAverage.start[0];
+  console.log(`load average (1 min) before the run: ${before}${before > results.machine.cpus * 0.5 ? " (the machine was busy with other work: expect noisy figures)" : ""}\n`);
+  const rows = [["case", "line", "req/s", "p50 ms", "p99 ms", "cpu ms/req", "thr ×floor", "p50 ×floor", "p99 ×floor", "cpu ×floor", "+p50 ms", "errors"]];
+  for (const c of results.cases) {
+    let first = true;
+    for (const [key, s] of Object.entries(c.lines)) {
+      rows.push([first ? `${c.scenario} c${c.concurrency}` : "", key, fmt(s.rps, 0), fmt(s.p50), fmt(s.p99), fmt(s.cpuMsPerRequest, 3), fmt(s.ratio.throughput, 3), fmt(s.ratio.p50), fmt(s.ratio.p99), fmt(s.ratio.cpuPerRequest), fmt(s.addedMs.p50), s.errors]);
+      first = false;
+    }
+  }
+  if (results.stream) {
+    for (const [key, s] of Object.entries(results.stream)) rows.push([key === "floor" ? "stream TTFB c1" : "", key, "-", fmt(s.ttfbP50), fmt(s.ttfbP99), "-", "-", fmt(s.ttfbP50 / results.stream.floor.ttfbP50), "-", "-", fmt(s.addedTtfbP50Ms), 0]);
+    for (const [key, s] of Object.entries(results.stream)) rows.push([key === "floor" ? "stream total c1" : "", key, "-", fmt(s.totalP50), fmt(s.totalP99), "-", "-", fmt(s.totalP50 / results.stream.floor.totalP50), "-", "-", fmt(s.addedTotalP50Ms), 0]);
+  }
+  if (results.rssMb) {
+    for (const [key, v] of Object.entries(results.rssMb.idle)) rows.push([key === "floor" ? "RSS MB idle → after load" : "", key, `${fmt(v, 1)} → ${fmt(results.rssMb.afterLoad?.[key], 1)}`, "", "", "", "", "", "", "", "", ""]);
+  }
+  if (results.manyStreams) {
+    for (const [key, v] of Object.entries(results.manyStreams)) rows.push([key === "floor" ? `${cfg.streams500.streams} streams RSS MB` : "", key, `${fmt(v.rssBeforeMb, 1)} → ${fmt(v.rssAfterMb, 1)} (+${fmt(v.growthMb, 1)})`, "", "", "", "", "", "", "", "", ""]);
+  }
+  if (results.selection) {
+    for (const r of results.selection.results) rows.push([`selection ${r.connections} conn`, r.case, `${fmt(r.usPerRequest)} µs`, "", "", "", "", "", "", "", "", ""]);
+  }
+  console.log(table(rows));
+  console.log("\nGoals (issue 12, ratios to the node:http floor in this run; informational)\n");
+  const g = [["goal", "limit", "measured", "met"]];
+  for (const x of results.goals) g.push([x.name, x.limit, fmt(x.value, 3), x.met === null ? "-" : x.met ? "yes" : "NO"]);
+  console.log(table(g));
+}

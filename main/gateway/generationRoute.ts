@@ -1,0 +1,104 @@
+// The generation routes (POST /v1/chat/completions, /v1/messages) served before the express
+// router: they are the hot path (issue 12), and the router, its layers and body-parser cost more
+// than everything else a request does besides the upstream call. The edges stay the same
+// handlers as everywhere else, in the same order: host guard, proxy switch and client keys, one
+// body read with the live limit, the request shape, the lease fence; then the pipeline.
+import type { Express, Request, RequestHandler, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { WireFormat } from "../../shared/types.js";
+import { plainJsonBody, readJsonBody } from "./clientBody.js";
+import { rememberReceivedText } from "./formats/index.js";
+import { clientAuth, clientError, clientJson, requestIdOf, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
+import type { Pipeline } from "./pipeline.js";
+import { leaseFence } from "./sessions/fence.js";
+import { createRequestSession } from "./sessions/routing.js";
+import { sessionKeyOf } from "./sessions/sessionKey.js";
+import type { SessionGatewayDeps } from "./server.js";
+
+export interface GenerationRouteDeps extends ClientGuardDeps {
+  pipeline: Pipeline;
+  hostGuard: RequestHandler;
+  sessions: SessionGatewayDeps;
+}
+
+/** Express's router matches paths case-insensitively and with an optional trailing slash. */
+function formatOfPath(url: string): WireFormat | null {
+  const q = url.indexOf("?");
+  let path = q === -1 ? url : url.slice(0, q);
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  if (path === "/v1/chat/completions") return "openai";
+  if (path === "/v1/messages") return "anthropic";
+  const lower = path.toLowerCase();
+  return lower === "/v1/chat/completions" ? "openai" : lower === "/v1/messages" ? "anthropic" : null;
+}
+
+/** Runs a synchronous middleware; true when it passed the request on. */
+function passes(handler: RequestHandler, req: Request, res: Response): boolean {
+  let passed = false;
+  void handler(req, res, () => void (passed = true));
+  return passed;
+}
+
+/** Returns a handler that serves the generation routes and answers false for every other request. */
+export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const guards = {} as Record<WireFormat, { auth: RequestHandler; fence: RequestHandler; parser: RequestHandler }>;
+  for (const format of ["openai", "anthropic"] as const) {
+    guards[format] = {
+      auth: clientAuth(format, deps),
+      fence: leaseFence(format, { leases: deps.sessions.leases, verifyClientKey: deps.verifyClientKey }),
+      parser: clientJson(format, deps.appSettings),
+    };
+  }
+
+  /** The body as clientJson leaves it on req.body; false when an error answer went out. */
+  async function readBody(format: WireFormat, req: Request, res: Response): Promise<boolean> {
+    if (!plainJsonBody(req)) {
+      return new Promise((resolve) => {
+        res.once("close", () => resolve(false));
+        void guards[format].parser(req, res, () => resolve(true));
+      });
+    }
+    const mb = deps.appSettings().maxBodyMb;
+    const read = await readJsonBody(req, mb * 1024 * 1024);
+    if (read.kind === "aborted") return false;
+    if (read.kind === "too_large") return void clientError(res, format, 413, "payload_too_large", `Request body exceeds the ${mb} MB limit (setting maxBodyMb)`), false;
+    if (read.kind === "invalid") return void clientError(res, format, 400, "invalid_request", "Request body is not valid JSON"), false;
+    const body = read.value;
+    if (!body || typeof body !== "object" || Array.isArray(body)) return void clientError(res, format, 400, "invalid_request", "Request body must be a JSON object"), false;
+    req.body = body;
+    rememberReceivedText(body, read.text);
+    return true;
+  }
+
+  async function serve(format: WireFormat, req: Request, res: Response): Promise<void> {
+    const g = guards[format];
+    if (!passes(deps.hostGuard, req, res) || !passes(g.auth, req, res)) return;
+    if (!(await readBody(format, req, res))) return;
+    const body = req.body as Record<string, unknown>;
+    const problem = shapeProblem(format, body);
+    if (problem) return clientError(res, format, 400, "invalid_request", problem);
+    if (!passes(g.fence, req, res)) return;
+    const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, body), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
+    await deps.pipeline.handle({
+      format, body, headers: req.headers, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
+    });
+  }
+
+  return (rawReq, rawRes) => {
+    if (rawReq.method !== "POST") return false;
+    const format = formatOfPath(rawReq.url ?? "");
+    if (!format) return false;
+    // What express's app.handle gives every request, so the shared edge handlers work unchanged.
+    const req = Object.setPrototypeOf(rawReq, app.request) as Request;
+    const res = Object.setPrototypeOf(rawRes, app.response) as Response;
+    req.res = res;
+    res.req = req;
+    res.locals ??= Object.create(null) as Record<string, unknown>;
+    // A failure inside Switchyard: a 500 in the client's format, never its message (as the express error handler).
+    serve(format, req, res).catch(() => {
+      if (res.headersSent) return void res.end();
+      clientError(res, format, 500, "internal_error", "Switchyard failed to handle the request");
+    });
+    return true;
+  };
+}
