@@ -1,6 +1,7 @@
 // The bench's one table (every load case, every line, as ratios to the node:http floor), then
 // the goals of issue 12 as met / not met. Figures are informational: nothing fails on them.
 import { SELECTION_GOAL_US } from "./selection.mjs";
+import { ADMISSION_GOAL_US } from "./admission.mjs";
 
 const fmt = (v, d = 2) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
 
@@ -26,6 +27,7 @@ export function goalsOf(results) {
     goal("switchyard RSS after load MB", results.rssMb?.afterLoad?.switchyard ?? null, "≤ 150", (v) => v <= 150),
     goal("selection, 1000 connections µs", sel.length ? Math.max(...sel.map((r) => r.usPerRequest)) : null, `≤ ${SELECTION_GOAL_US}`, (v) => v <= SELECTION_GOAL_US),
     goal(`${results.config.streams500?.streams ?? 500} streams RSS growth MB`, results.manyStreams?.switchyard.growthMb ?? null, "< 20", (v) => v < 20),
+    goal("admission added p50 µs (gates + queue, no wait)", results.admission?.addedP50.limited ?? null, `≤ ${ADMISSION_GOAL_US}`, (v) => v <= ADMISSION_GOAL_US),
     goal("features c32 throughput ×floor", caseOf(results, "features", 32)?.features?.ratio.throughput ?? null, "≥ 0.7", (v) => v >= 0.7),
   ];
 }
@@ -55,6 +57,9 @@ export function printReport(results) {
   }
   if (results.selection) {
     for (const r of results.selection.results) rows.push([`selection ${r.connections} conn`, r.case, `${fmt(r.usPerRequest)} µs`, "", "", "", "", "", "", "", "", ""]);
+  }
+  if (results.admission) {
+    for (const [world, v] of Object.entries(results.admission.p50)) rows.push([world === "noop" ? "admission p50" : "", world, `${fmt(v)} µs`, "", "", "", "", "", "", "", world === "noop" ? "" : `+${fmt(v - results.admission.p50.noop)} µs`, ""]);
   }
   console.log(table(rows));
   console.log("\nGoals (issue 12, ratios to the node:http floor in this run; informational)\n");

@@ -11,6 +11,7 @@ import { createTargetClient, probe, round } from "./load.mjs";
 import { loadRun, pickLoadGenerator, writeWrkScript } from "./loadgen.mjs";
 import { procStats, startChild } from "./processes.mjs";
 import { measureSelection } from "./selection.mjs";
+import { measureAdmission } from "./admission.mjs";
 import { measureStreams, measureManyStreams } from "./streams.mjs";
 import { goalsOf, printReport } from "./report.mjs";
 
@@ -70,10 +71,10 @@ const SCENARIOS = {
     check: okJson,
   },
 };
-const EXTRA = ["stream", "streams500", "selection"];
+const EXTRA = ["stream", "streams500", "selection", "admission"];
 
 function readConfig() {
-  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,large,claude,features,stream,streams500,selection").split(",").map((s) => s.trim()).filter(Boolean))];
+  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,large,claude,features,stream,streams500,selection,admission").split(",").map((s) => s.trim()).filter(Boolean))];
   const known = [...Object.keys(SCENARIOS), ...EXTRA];
   for (const n of names) if (!known.includes(n)) throw new ConfigError(`BENCH_SCENARIOS: unknown scenario "${n}" (known: ${known.join(", ")})`);
   const json = listEnv("BENCH_CONCURRENCY", "1,32,128,256");
@@ -92,6 +93,7 @@ function readConfig() {
     selection: names.includes("selection")
       ? { connectionCounts: [1, 50, 1000], strategy: process.env.BENCH_SELECTION_STRATEGY || "p2c", iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1), batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1) }
       : null,
+    admission: names.includes("admission") ? { samples: intEnv("BENCH_ADMISSION_SAMPLES", 20_000, 1), rounds: intEnv("BENCH_ROUNDS", 2, 1) } : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
     syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
     dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),
@@ -319,6 +321,10 @@ async function main() {
   if (cfg.selection) {
     process.stdout.write("bench: selection (choosing a connection, in-process)…\n");
     results.selection = await measureSelection(path.dirname(cfg.dist), cfg.selection);
+  }
+  if (cfg.admission) {
+    process.stdout.write("bench: admission (the admit stage of a request that does not wait, in-process)…\n");
+    results.admission = await measureAdmission(path.dirname(cfg.dist), cfg.admission);
   }
   if (cfg.scenarios.length || cfg.stream || cfg.streams500) await measureHttp(cfg, results);
   results.loadAverage.end = loadavg().map((v) => round(v, 2));
