@@ -3,9 +3,15 @@
 // process sharing the Redis shares that connection's cap. Redis being down must never fail a
 // request: commands fail fast (no offline queue), `available()` turns false and the admit stage
 // falls back to its local gates; a request caught waiting when Redis drops goes on without a slot.
-import Bottleneck from "bottleneck";
-import { Redis } from "ioredis";
+import { createRequire } from "node:module";
+import type BottleneckModule from "bottleneck";
+import type { Redis as RedisClient } from "ioredis";
 import type { SharedLimitsState } from "../../../shared/apiTypes.js";
+
+// Loaded on first use: a Switchyard without Redis (the usual case) never pays their memory.
+const requireCjs = createRequire(import.meta.url);
+const loadBottleneck = () => requireCjs("bottleneck") as typeof BottleneckModule;
+const loadRedis = () => (requireCjs("ioredis") as { Redis: typeof RedisClient }).Redis;
 
 export type SharedAcquire = { ok: true; release: () => void } | { ok: false; gone: boolean };
 
@@ -24,6 +30,8 @@ const LIMITER_KEY_TTL_MS = 6 * 3_600_000;
 const NO_SLOT = () => undefined;
 
 export function createSharedLimits(url: string, onState?: (state: SharedLimitsState) => void): SharedLimits {
+  const Bottleneck = loadBottleneck();
+  const Redis = loadRedis();
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -43,7 +51,7 @@ export function createSharedLimits(url: string, onState?: (state: SharedLimitsSt
   });
   const connection = new Bottleneck.IORedisConnection({ client, Redis });
   connection.on("error", () => undefined);
-  const limiters = new Map<string, { limiter: Bottleneck; cap: number }>();
+  const limiters = new Map<string, { limiter: BottleneckModule; cap: number }>();
   const waiting = new Map<string, number>();
   const pending = new Set<(result: SharedAcquire) => void>();
 
@@ -57,7 +65,7 @@ export function createSharedLimits(url: string, onState?: (state: SharedLimitsSt
     for (const resolve of [...pending]) resolve({ ok: true, release: NO_SLOT });
   }
 
-  function limiterFor(connectionId: string, cap: number): Bottleneck {
+  function limiterFor(connectionId: string, cap: number): BottleneckModule {
     const known = limiters.get(connectionId);
     if (known && known.cap === cap) return known.limiter;
     if (known) {
