@@ -50,7 +50,26 @@ export function parseDurationText(text: string): number | null {
   return scanned && scanned.end === text.trim().length ? scanned.ms : null;
 }
 
-function headerValue(headers: Headers, name: string): string | undefined {
+/** A rate-limit window's reset: a duration ("1s", "6m0s", "20ms", OpenAI) or an RFC 3339 instant (Anthropic), as epoch ms. */
+export function parseWindowReset(text: string | undefined, now: number): number | null {
+  if (!text) return null;
+  const trimmed = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) {
+    const at = Date.parse(trimmed);
+    return Number.isFinite(at) ? at : null;
+  }
+  const ms = parseDurationText(trimmed);
+  return ms === null ? null : now + ms;
+}
+
+/** The first non-blank value of a header, whatever the case of its name. */
+export function headerValue(headers: Headers, name: string): string | undefined {
+  // Node hands headers over with lower-case names: the direct read is the usual answer.
+  const direct = headers[name];
+  if (direct !== undefined) {
+    const first = Array.isArray(direct) ? direct[0] : direct;
+    return first !== undefined && first.trim() !== "" ? first.trim() : undefined;
+  }
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== name) continue;
     const first = Array.isArray(value) ? value[0] : value;

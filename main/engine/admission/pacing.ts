@@ -4,30 +4,13 @@
 // per-model limiter a typed Google RetryInfo becomes a model lockout (capped at 24 h) instead.
 import { LOCKOUT_HINT_CAP_MS } from "../../../shared/resilienceSettings.js";
 import type { Verdict } from "../ports.js";
-import { parseDurationText } from "../retryHints.js";
+import { headerValue as header, parseWindowReset } from "../retryHints.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 
 export type PacingDecision =
   | { kind: "pause"; until: number }
   | { kind: "lockout"; durationMs: number };
-
-function header(headers: Headers, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** "1s" / "6m0s" (OpenAI), an RFC 3339 instant (Anthropic), or plain seconds. */
-function resetInstant(text: string | undefined, now: number): number | null {
-  if (!text) return null;
-  const trimmed = text.trim();
-  if (/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) {
-    const at = Date.parse(trimmed);
-    return Number.isFinite(at) ? at : null;
-  }
-  const ms = parseDurationText(trimmed);
-  return ms === null ? null : now + ms;
-}
 
 const WINDOWS: ReadonlyArray<readonly [remaining: string, reset: string]> = [
   ["x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"],
@@ -40,7 +23,7 @@ export function pauseFromHeaders(headers: Headers | null, now: number): number |
   for (const [remainingName, resetName] of WINDOWS) {
     const remaining = header(headers, remainingName);
     if (remaining === undefined || Number(remaining.trim()) !== 0) continue;
-    const until = resetInstant(header(headers, resetName), now);
+    const until = parseWindowReset(header(headers, resetName), now);
     if (until !== null && until > now) return Math.min(until, now + LOCKOUT_HINT_CAP_MS);
   }
   return null;

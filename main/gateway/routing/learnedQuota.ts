@@ -2,15 +2,10 @@
 // (OpenAI style) and anthropic-ratelimit-requests-{remaining,limit,reset}. Kept in memory per
 // connection+model and per provider+model, so a pinned target reads its own connection's window
 // and an unpinned one the latest window seen on any connection of its provider.
-import { parseDurationText } from "../../engine/retryHints.js";
+import { headerValue as header, parseWindowReset } from "../../engine/retryHints.js";
 import type { QuotaInfo } from "../../engine/strategies/index.js";
 
 type Headers = Record<string, string | string[] | undefined>;
-
-function header(headers: Headers, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 function num(text: string | undefined): number | undefined {
   if (text === undefined || text.trim() === "") return undefined;
@@ -18,28 +13,16 @@ function num(text: string | undefined): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-/** OpenAI sends a duration ("1s", "6m0s", "20ms"); Anthropic an RFC 3339 instant. */
-export function parseResetAt(text: string | undefined, now: number): number | undefined {
-  if (!text) return undefined;
-  const trimmed = text.trim();
-  if (/^\d{4}-\d{2}-\d{2}T/.test(trimmed)) {
-    const at = Date.parse(trimmed);
-    return Number.isFinite(at) ? at : undefined;
-  }
-  const ms = parseDurationText(trimmed);
-  return ms === null ? undefined : now + ms;
-}
-
 export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | null {
   const openai = {
     remaining: num(header(headers, "x-ratelimit-remaining-requests")),
     limit: num(header(headers, "x-ratelimit-limit-requests")),
-    resetAt: parseResetAt(header(headers, "x-ratelimit-reset-requests"), now),
+    resetAt: parseWindowReset(header(headers, "x-ratelimit-reset-requests"), now) ?? undefined,
   };
   const anthropic = {
     remaining: num(header(headers, "anthropic-ratelimit-requests-remaining")),
     limit: num(header(headers, "anthropic-ratelimit-requests-limit")),
-    resetAt: parseResetAt(header(headers, "anthropic-ratelimit-requests-reset"), now),
+    resetAt: parseWindowReset(header(headers, "anthropic-ratelimit-requests-reset"), now) ?? undefined,
   };
   const pick = openai.remaining !== undefined || openai.limit !== undefined ? openai : anthropic;
   if (pick.remaining === undefined && pick.limit === undefined && pick.resetAt === undefined) return null;

@@ -6,7 +6,8 @@ import type { Combo } from "../../../shared/types.js";
 import { planRequest } from "../../../main/gateway/request/plan.js";
 import { expandCombo, HARD_COMBO_DEPTH } from "../../../main/gateway/resolve.js";
 import { ComboRouter } from "../../../main/gateway/routing/comboRouter.js";
-import { LearnedQuotas, parseResetAt, quotaFromHeaders } from "../../../main/gateway/routing/learnedQuota.js";
+import { LearnedQuotas, quotaFromHeaders } from "../../../main/gateway/routing/learnedQuota.js";
+import { parseWindowReset } from "../../../main/engine/retryHints.js";
 import { combo, ports, provider, T0 } from "./fixtures.js";
 
 const alpha = provider({ id: "alpha", models: ["m1"], modelInfo: { m1: { inputPricePerMTok: 3, contextWindow: 200_000 } } });
@@ -95,8 +96,8 @@ describe("learned quota headers (R11.1 data sources)", () => {
     const at = "2030-01-01T00:00:00.000Z";
     expect(quotaFromHeaders({ "anthropic-ratelimit-requests-remaining": "3", "anthropic-ratelimit-requests-reset": at }, T0)).toEqual({ remaining: 3, resetAt: Date.parse(at) });
     expect(quotaFromHeaders({ "content-type": "application/json" }, T0)).toBeNull();
-    expect(parseResetAt("250ms", T0)).toBe(T0 + 250);
-    expect(parseResetAt("nonsense", T0)).toBeUndefined();
+    expect(parseWindowReset("250ms", T0)).toBe(T0 + 250);
+    expect(parseWindowReset("nonsense", T0)).toBeNull();
   });
 
   it("R11.1 a window past its reset is forgotten; a pinned target reads its own connection's window", () => {
