@@ -314,7 +314,8 @@ async function main() {
     node: process.versions.node,
     machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "unknown", totalMemMb: Math.round(totalmem() / 2 ** 20) },
     loadAverage: { start: loadavg().map((v) => round(v, 2)) },
-    config: { ...cfg, syNodeArgs: undefined },
+    // Builds are named relative to the checkout, so the results file carries no machine path.
+    config: { ...cfg, syNodeArgs: undefined, dist: path.relative(root, cfg.dist) || ".", compareDist: cfg.compareDist && path.relative(root, cfg.compareDist) },
     cases: [],
   };
   // Before the proxies start, so that nothing else of the bench's own competes for the CPU.
