@@ -119,6 +119,7 @@ function createAdmissionParts(deps: {
   // A pause learned from a 429 is part of that connection's cooling: when the cooldown ends early, so does it.
   deps.bus.subscribe((e) => {
     if (e.type === "cooldown.cleared") control.resume(e.connectionId);
+    if (e.type === "config" && e.entity === "connection" && e.action === "deleted") control.forget(e.id);
   });
   return {
     control,

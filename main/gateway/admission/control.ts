@@ -35,6 +35,8 @@ export interface AdmissionControl extends AdmissionStage {
   queues(): QueueRow[];
   /** The connection's cooldown ended (cleared by the operator, or a success): its learned pauses end too. */
   resume(connectionId: string): void;
+  /** The connection was deleted: its row leaves `queues`. */
+  forget(connectionId: string): void;
   close(): Promise<void>;
 }
 
@@ -208,6 +210,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   return {
     admit,
     queues: () => watch.rows(),
+    forget: (connectionId) => watch.forget(connectionId),
     resume(connectionId) {
       const keys = watch.pauseKeysOf(connectionId);
       if (![...keys].some((key) => book.pausedMs(key) > 0)) return;

@@ -38,6 +38,11 @@ export class QueueWatch {
     if (pauseKey !== null) entry.pauseKeys.add(pauseKey);
   }
 
+  /** A deleted connection leaves the health report and the events stream. */
+  forget(connectionId: string): void {
+    if (this.known.delete(connectionId)) this.changed();
+  }
+
   pauseKeysOf(connectionId: string): ReadonlySet<string> {
     return this.known.get(connectionId)?.pauseKeys ?? new Set();
   }

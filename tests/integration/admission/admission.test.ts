@@ -140,6 +140,14 @@ describe("request queue and gates", () => {
     expect(row).toMatchObject({ inFlight: 0, queued: 0 });
   });
 
+  it("R9 a deleted connection leaves the health queues", async () => {
+    await connectionWith("gone-q", "gone-key", { maxConcurrent: 2 });
+    expect((await gw.post("/v1/chat/completions", chat("gone-q/m1"))).status).toBe(200);
+    expect(await queueOf("gone-q-c1")).toMatchObject({ inFlight: 0, maxConcurrent: 2 });
+    expect((await gw.api("DELETE", "/api/connections/gone-q-c1")).status).toBe(200);
+    expect(await queueOf("gone-q-c1")).toBeUndefined();
+  });
+
   it("R9.5 POST /api/rate-limits protects a connection the automatic rule leaves out; health shows local limits", async () => {
     await connectionWith("forced", "forced-key", {}, "oauth");
     await gw.post("/v1/chat/completions", chat("forced/m1"));
