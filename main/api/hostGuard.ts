@@ -42,10 +42,17 @@ export interface HostGuardOptions {
  */
 export function createHostGuard(options: HostGuardOptions = {}): RequestHandler {
   const extra = new Set((options.allowedHostnames ?? []).map((h) => h.toLowerCase()));
+  // A client sends the same Host on every request: the verdict on the last accepted value is kept
+  // (only an accepted one, so a refused Host is judged afresh and nothing grows).
+  let lastAccepted: string | null = null;
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
+    if (host !== undefined && host === lastAccepted) return next();
     const hostname = host ? hostnameOf(host) : null;
-    if (hostname !== null && (isLoopbackHostname(hostname) || extra.has(hostname))) return next();
+    if (hostname !== null && (isLoopbackHostname(hostname) || extra.has(hostname))) {
+      lastAccepted = host ?? null;
+      return next();
+    }
     res.status(403).json({
       type: "error",
       error: {

@@ -228,6 +228,8 @@ export function clearDegraded(s: BreakerSnapshot, profile: BreakerProfile, now: 
 }
 
 export function sameSnapshot(a: BreakerSnapshot, b: BreakerSnapshot): boolean {
+  // The common case (a healthy provider's success) hands back the very snapshot it was given.
+  if (a === b) return true;
   const keys = new Set([...Object.keys(a), ...Object.keys(b)] as Array<keyof BreakerSnapshot>);
   return [...keys].every((key) => (a[key] ?? "") === (b[key] ?? ""));
 }

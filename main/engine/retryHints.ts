@@ -62,18 +62,34 @@ export function parseWindowReset(text: string | undefined, now: number): number 
   return ms === null ? null : now + ms;
 }
 
+/** Header objects known to have only lower-case names (node and undici hand them over that way). */
+const lowerCaseOnly = new WeakSet<Headers>();
+
+function hasOnlyLowerCaseNames(headers: Headers): boolean {
+  if (lowerCaseOnly.has(headers)) return true;
+  for (const key in headers) if (key !== key.toLowerCase()) return false;
+  lowerCaseOnly.add(headers);
+  return true;
+}
+
+function firstNonBlank(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  if (first === undefined) return undefined;
+  const trimmed = first.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
 /** The first non-blank value of a header, whatever the case of its name. */
 export function headerValue(headers: Headers, name: string): string | undefined {
-  // Node hands headers over with lower-case names: the direct read is the usual answer.
+  // Node hands headers over with lower-case names: the direct read is the usual answer, and a
+  // miss needs no scan of every name (a success asks for several headers that are not there).
   const direct = headers[name];
-  if (direct !== undefined) {
-    const first = Array.isArray(direct) ? direct[0] : direct;
-    return first !== undefined && first.trim() !== "" ? first.trim() : undefined;
-  }
-  for (const [key, value] of Object.entries(headers)) {
+  if (direct !== undefined) return firstNonBlank(direct);
+  if (hasOnlyLowerCaseNames(headers)) return undefined;
+  for (const key in headers) {
     if (key.toLowerCase() !== name) continue;
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined && first.trim() !== "") return first.trim();
+    const found = firstNonBlank(headers[key]);
+    if (found !== undefined) return found;
   }
   return undefined;
 }

@@ -104,8 +104,12 @@ function detailFields(row: RequestLogRow): Partial<RequestLogEntry> {
   return out;
 }
 
-function toParams(e: RequestLogEntry): RequestLogRow {
-  return {
+/**
+ * The row's values in COLUMNS order, bound by position: better-sqlite3 binds an array faster than
+ * it looks up named parameters, and the log takes a row per request (issue 12).
+ */
+function toValues(e: RequestLogEntry): unknown[] {
+  const row: { [K in (typeof COLUMNS)[number]]: RequestLogRow[K] } = {
     id: e.id,
     time: e.time,
     client_format: e.clientFormat,
@@ -123,9 +127,10 @@ function toParams(e: RequestLogEntry): RequestLogRow {
     attempts: toJson(e.attempts),
     egress_ip: egressOf(e),
     client_kind: e.clientKind ?? null,
-    details: toJson({ skipped: e.skipped, comboWaits: e.comboWaits } satisfies LogDetails),
+    details: e.skipped === undefined && e.comboWaits === undefined ? "{}" : toJson({ skipped: e.skipped, comboWaits: e.comboWaits } satisfies LogDetails),
     prompt_text: e.promptText ?? null,
   };
+  return COLUMNS.map((c) => row[c]);
 }
 
 const ROW_COLUMNS = COLUMNS.join(", ");
@@ -149,7 +154,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   };
   let retention = checkRetention(options.retention);
 
-  const insert = db.prepare(`INSERT INTO request_log (${ROW_COLUMNS}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})`);
+  const insert = db.prepare(`INSERT INTO request_log (${ROW_COLUMNS}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
   // The newest of the rows beyond the retention bound, counted from the oldest end (so the scan
   // covers only the excess); it and everything older goes.
   const selectCutoff = db.prepare<[number], { time: number; seq: number }>(
@@ -214,7 +219,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
     const duplicates: string[] = [];
     for (const entry of batch) {
       try {
-        insert.run(toParams(entry));
+        insert.run(toValues(entry));
       } catch (err) {
         // A constraint failure undoes only this statement; the rest of the batch still commits.
         if (!isUniqueViolation(err)) throw err;

@@ -1,8 +1,11 @@
 // Session pins (R7.1, table session_account_affinity). Read once at start-up into the engine's
-// in-memory book. A new pin or a pin that moves is written through at once: an answered request's
-// pin survives a crash. Most served requests only extend a pin that stays where it is, and one
-// SQLite write for each was the largest cost of session affinity (issue 12): those extensions are
-// written behind, the latest per session in one transaction a moment later, and on close.
+// in-memory book. A session's first pin is written through at once: an answered request's pin
+// survives a crash. Every later change is written behind, the latest per session in one
+// transaction a moment later, and on close: most served requests only extend a pin, and a combo
+// whose strategy spreads a session's requests (p2c, round-robin…) moves the pin on most of them;
+// one SQLite commit for each was the largest cost of session affinity (issue 12). A crash loses at
+// most that moment of changes, and the pin it leaves names a connection that served the session,
+// which selection skips if it is no longer eligible (a pin is a preference, never a constraint).
 import type Database from "better-sqlite3";
 import type { SessionPin, SessionPinStore } from "../engine/sessionAffinity.js";
 
@@ -14,7 +17,7 @@ interface PinRow {
   last_used_at: number;
 }
 
-/** An extension is written this long after the request at most (a crash loses at most this much of a pin's TTL). */
+/** A pin's later changes are written this long after the request at most (what a crash can lose). */
 const PIN_FLUSH_DELAY_MS = 1_000;
 
 export interface BufferedSessionPinStore extends SessionPinStore {
@@ -34,7 +37,7 @@ export function createSessionPinRepo(db: Database.Database, onError: (err: Error
   const connectionExists = db.prepare<[string], { id: string }>("SELECT id FROM connections WHERE id = ?");
 
   const pending = new Map<string, SessionPin>();
-  /** The connection each session's stored pin names, so an extension can be told from a move. */
+  /** The connection each stored pin names: a session without one gets its first pin written at once. */
   const stored = new Map<string, string>();
   let timer: NodeJS.Timeout | null = null;
   const writeOne = (pin: SessionPin): void => {
@@ -75,7 +78,7 @@ export function createSessionPinRepo(db: Database.Database, onError: (err: Error
       });
     },
     save(pin: SessionPin) {
-      if (stored.get(pin.sessionKey) !== pin.connectionId) {
+      if (!stored.has(pin.sessionKey)) {
         pending.delete(pin.sessionKey);
         return writeOne(pin);
       }

@@ -161,11 +161,13 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     const abort = () => expiry.abort();
     const timer = setTimeout(abort, limits.executionMaxWaitMs);
     req.signal.addEventListener("abort", abort, { once: true });
-    const error = localLimitError(
-      "RATE_LIMIT_EXECUTION_TIMEOUT",
-      `The request to ${req.provider.id} connection ${req.connection.id} ran longer than ${limits.executionMaxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
-      null,
-    );
+    // Written only when the job expired: most attempts never need it.
+    const expired = () =>
+      localLimitError(
+        "RATE_LIMIT_EXECUTION_TIMEOUT",
+        `The request to ${req.provider.id} connection ${req.connection.id} ran longer than ${limits.executionMaxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
+        null,
+      );
     let released = false;
     const release = (observed?: AttemptObservation) => {
       if (released) return;
@@ -176,7 +178,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
       sharedRelease?.();
       freeTicket(ticket);
     };
-    return { admitted: true, release, execution: { signal: expiry.signal, error } };
+    return { admitted: true, release, execution: { signal: expiry.signal, get error() { return expired(); } } };
   }
 
   async function admit(req: AdmissionRequest): Promise<Admission> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  headerValue,
   parseBodyResetText,
   parseDurationText,
   parseRetryAfter,
@@ -67,5 +68,22 @@ describe("retry hints from headers (R4.3, D4)", () => {
   it("R4.3 without a clock only relative hints count", () => {
     expect(parseRetryHint({ "x-ratelimit-reset": String((T0 + 60_000) / 1_000) }, "", Number.NaN)).toBeNull();
     expect(parseRetryHint({ "retry-after": "3" }, "", Number.NaN)?.ms).toBe(3_000);
+  });
+});
+
+describe("header lookup (issue 12)", () => {
+  it("R4.3 a name is found whatever its case, and a miss is a miss, asked once or many times", () => {
+    const lower = { "retry-after": " 5 ", "x-blank": "  " };
+    for (let i = 0; i < 3; i++) {
+      expect(headerValue(lower, "retry-after")).toBe("5");
+      expect(headerValue(lower, "x-ratelimit-reset")).toBeUndefined();
+      expect(headerValue(lower, "x-blank")).toBeUndefined();
+    }
+    const mixed = { "Content-Type": "application/json", "X-RateLimit-Reset": ["", "30"], "x-RATELIMIT-reset": "40" };
+    for (let i = 0; i < 3; i++) {
+      expect(headerValue(mixed, "content-type")).toBe("application/json");
+      expect(headerValue(mixed, "x-ratelimit-reset")).toBe("40");
+      expect(headerValue(mixed, "retry-after")).toBeUndefined();
+    }
   });
 });

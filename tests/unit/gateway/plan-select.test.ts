@@ -74,3 +74,33 @@ describe("select", () => {
     expect(log.exclusions).toEqual([{ target: "alpha/m1", reason: "inactive", remainingMs: null, provider: "alpha" }]);
   });
 });
+
+describe("plan memo (issue 12)", () => {
+  it("R1.3 a resolution is reused while the catalog is unchanged and redone once a provider or combo changes", () => {
+    let providers = [alpha, beta];
+    let combos = [combo("duo", ["beta/m2", "alpha/m1"])];
+    const aliases = {};
+    const catalog = {
+      providers: () => [...providers],
+      combo: (name: string) => combos.find((c) => c.name === name) ?? null,
+      combos: () => [...combos],
+      aliases: () => aliases,
+    };
+    const first = planRequest("duo", catalog);
+    const second = planRequest("duo", catalog);
+    expect(second?.targets).toBe(first?.targets);
+    // A stage that narrows its plan's targets leaves the next request's plan alone.
+    if (first) first.targets = [];
+    expect(planRequest("duo", catalog)?.targets.map((t) => t.provider.id)).toEqual(["beta", "alpha"]);
+
+    combos = [combo("duo", ["alpha/m1"])];
+    expect(planRequest("duo", catalog)?.targets.map((t) => t.provider.id)).toEqual(["alpha"]);
+    const gamma = provider({ id: "gamma", models: ["m3"] });
+    expect(planRequest("gamma/m3", catalog)).toBeNull();
+    providers = [alpha, beta, gamma];
+    expect(planRequest("gamma/m3", catalog)?.targets).toEqual([{ provider: gamma, model: "m3" }]);
+    // A provider edited in place by the store is a new object: its new model list counts.
+    providers = [alpha, provider({ id: "beta", models: ["m4"] }), gamma];
+    expect(planRequest("beta/m2", catalog)).toBeNull();
+  });
+});

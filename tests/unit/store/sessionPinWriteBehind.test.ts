@@ -1,5 +1,5 @@
-// Session pins (issue 12): a new or moved pin is written at once (it survives a crash); a pin that
-// is only extended reaches SQLite a moment later, the latest state per session, and on close.
+// Session pins (issue 12): a session's first pin is written at once (it survives a crash); a pin
+// that is extended or moved reaches SQLite a moment later, the latest state per session, and on close.
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { connectionInput, openHarness, providerInput, type StoreHarness } from "./storeFixture.js";
@@ -20,7 +20,7 @@ describe("session pin write-behind", () => {
     }
   };
 
-  it("R7.1 a new or moved pin is stored at once; an extension a moment later, and at once on close", () => {
+  it("R7.1 a new pin is stored at once; an extension or a move a moment later, and at once on close", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     h = openHarness();
     h.store.providers.create(providerInput("p"));
@@ -35,9 +35,19 @@ describe("session pin write-behind", () => {
     vi.advanceTimersByTime(1_000);
     expect(rows()).toEqual([{ session_key: "s1", connection_id: "c1", expires_at: 9 }]);
     pins.save({ sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 11, lastUsedAt: 10 });
+    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c1", expires_at: 9 }]);
+    vi.advanceTimersByTime(1_000);
     expect(rows()).toEqual([{ session_key: "s1", connection_id: "c2", expires_at: 11 }]);
-    pins.save({ sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 13, lastUsedAt: 12 });
+    pins.save({ sessionKey: "s1", provider: "p", connectionId: "c1", expiresAt: 13, lastUsedAt: 12 });
+    pins.save({ sessionKey: "s2", provider: "p", connectionId: "c2", expiresAt: 14, lastUsedAt: 13 });
+    expect(rows()).toEqual([
+      { session_key: "s1", connection_id: "c2", expires_at: 11 },
+      { session_key: "s2", connection_id: "c2", expires_at: 14 },
+    ]);
     h.store.close();
-    expect(rows()).toEqual([{ session_key: "s1", connection_id: "c2", expires_at: 13 }]);
+    expect(rows()).toEqual([
+      { session_key: "s1", connection_id: "c1", expires_at: 13 },
+      { session_key: "s2", connection_id: "c2", expires_at: 14 },
+    ]);
   });
 });
