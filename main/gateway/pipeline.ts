@@ -27,7 +27,7 @@ import type { ComboRouter } from "./routing/comboRouter.js";
 import { waitUnlessAborted } from "./routing/comboWaitTimer.js";
 import type { LearnedQuotas } from "./routing/learnedQuota.js";
 import type { StreamBudgets } from "./streaming/relay.js";
-import type { CallUpstream } from "./upstream/call.js";
+import type { CallUpstream, ExecutionDeadline } from "./upstream/call.js";
 
 export interface PipelineBudgets extends StreamBudgets {
   /** R13.2: fail over on a stream failure before any client-visible content. */
@@ -188,7 +188,8 @@ export function createPipeline(deps: PipelineDeps) {
     const ctx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
     const quotaShare = run.plan.comboDef?.config.quotaShare === true;
     const admission = await neutralOnThrow(ctx, () =>
-      deps.admission.admit({ provider: target.provider, connection, model: target.model, signal: run.client.signal, quotaShare }),
+      // The signal is made only if admission waits for it.
+      deps.admission.admit({ provider: target.provider, connection, model: target.model, get signal() { return run.client.signal; }, quotaShare }),
     );
     if (!admission.admitted) {
       // A local refusal (R8, R9) ends the request and never blames the provider.
@@ -201,7 +202,7 @@ export function createPipeline(deps: PipelineDeps) {
     run.client.attemptStarted();
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
-    const attemptDeps = admission.execution ? withExecutionDeadline(admission.execution.signal) : deps;
+    const attemptDeps = admission.execution ? withExecutionDeadline(admission.execution) : deps;
     let outcome: AttemptOutcome;
     try {
       outcome = await neutralOnThrow(ctx, () => runAttempt(attemptDeps, run.request, run.client, target, connection, run.transcript));
@@ -209,7 +210,7 @@ export function createPipeline(deps: PipelineDeps) {
       admission.release();
       throw err;
     }
-    if (admission.execution?.signal.aborted && !run.client.gone) {
+    if (admission.execution?.expired && !run.client.gone) {
       // R9.1: the job expired; a local limit, not the provider's failure.
       deps.engine.recordNeutral(ctx);
       admission.release();
@@ -230,9 +231,9 @@ export function createPipeline(deps: PipelineDeps) {
     return settleAttempt(run.client, outcome, result, run.policy);
   }
 
-  /** The attempt's upstream call also ends when its admission job expires (R9.1); `expiry` follows the client too. */
-  function withExecutionDeadline(expiry: AbortSignal): PipelineDeps {
-    const callUpstream: CallUpstream = (req) => deps.callUpstream({ ...req, signal: expiry });
+  /** The attempt's upstream call also ends when its admission job expires (R9.1). */
+  function withExecutionDeadline(execution: ExecutionDeadline): PipelineDeps {
+    const callUpstream: CallUpstream = (req) => deps.callUpstream({ ...req, execution });
     return { ...deps, callUpstream };
   }
 

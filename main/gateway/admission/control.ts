@@ -156,29 +156,29 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   function admitted(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket | null, sharedRelease?: () => void): Admission {
     const managed = limits.protected || limits.connectionCap !== null || limits.modelCap !== null;
     if (!managed) return { admitted: true, release: releaseOnce(() => freeTicket(ticket)) };
-    // One signal for the attempt: the job expiration or the client leaving (cheaper than AbortSignal.any).
-    const expiry = new AbortController();
-    const abort = () => expiry.abort();
-    const timer = setTimeout(abort, limits.executionMaxWaitMs);
-    req.signal.addEventListener("abort", abort, { once: true });
-    // Written only when the job expired: most attempts never need it.
-    const expired = () =>
-      localLimitError(
-        "RATE_LIMIT_EXECUTION_TIMEOUT",
-        `The request to ${req.provider.id} connection ${req.connection.id} ran longer than ${limits.executionMaxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
-        null,
-      );
+    // R9.1: the job's deadline, enforced by the attempt's own call (no timer or signal here).
+    const expiresAt = performance.now() + limits.executionMaxWaitMs;
     let released = false;
     const release = (observed?: AttemptObservation) => {
       if (released) return;
       released = true;
-      clearTimeout(timer);
-      req.signal.removeEventListener("abort", abort);
       observe(req, limits, ticket?.pauseKey ?? null, observed);
       sharedRelease?.();
       freeTicket(ticket);
     };
-    return { admitted: true, release, execution: { signal: expiry.signal, get error() { return expired(); } } };
+    const execution = {
+      remainingMs: () => expiresAt - performance.now(),
+      expired: false,
+      // Written only when the job expired: most attempts never need it.
+      get error() {
+        return localLimitError(
+          "RATE_LIMIT_EXECUTION_TIMEOUT",
+          `The request to ${req.provider.id} connection ${req.connection.id} ran longer than ${limits.executionMaxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
+          null,
+        );
+      },
+    };
+    return { admitted: true, release, execution };
   }
 
   async function admit(req: AdmissionRequest): Promise<Admission> {

@@ -5,13 +5,14 @@
 import type { Connection, Provider } from "../../../shared/types.js";
 import type { Verdict } from "../../engine/ports.js";
 import type { FinalError } from "../outcome.js";
+import type { ExecutionDeadline } from "../upstream/call.js";
 
 export interface AdmissionRequest {
   provider: Provider;
   connection: Connection;
   model: string;
-  /** The client went away while waiting: give up the wait. */
-  signal: AbortSignal;
+  /** The client went away while waiting: give up the wait (read only by a request that waits). */
+  readonly signal: AbortSignal;
   /** R8.2: dispatched by a quota-share combo (the gate fails open). */
   quotaShare?: boolean;
 }
@@ -27,10 +28,11 @@ export type Admission =
       admitted: true;
       release: (observed?: AttemptObservation) => void;
       /**
-       * The job expiration (R9.1): `signal` aborts when the attempt runs too long (it then ends with
-       * `error`) and also when the request's own signal aborts, so the attempt can use it alone.
+       * The job expiration (R9.1): the attempt's upstream call enforces the deadline together with
+       * its own and marks it `expired` when it was this one that stopped it; the attempt then ends
+       * with `error`.
        */
-      execution?: { signal: AbortSignal; error: FinalError };
+      execution?: ExecutionDeadline & { readonly error: FinalError };
     }
   /** The request ends with this error in the client's format (e.g. a queue that is full). */
   | { admitted: false; refusal: FinalError };

@@ -59,10 +59,12 @@ export async function runAttempt(
   let call: UpstreamCall;
   try {
     const secret = deps.connections.secret(connection.id);
-    call = await callThroughUsageWall(deps.usageWall, { provider, connection, signal: client.signal }, (extraHeaders) =>
+    // The usage wall's waits need a signal; the call itself takes the client as its cancel source.
+    const wallTarget = { provider, connection, get signal() { return client.signal; } };
+    call = await callThroughUsageWall(deps.usageWall, wallTarget, (extraHeaders) =>
       deps.callUpstream({
         provider, upstreamFormat, clientFormat: request.format, secret, clientHeaders: request.headers,
-        path: upstreamPath(upstreamFormat, model, stream), body, signal: client.signal, localAddress: egressIpOf(connection), extraHeaders,
+        path: upstreamPath(upstreamFormat, model, stream), body, signal: client, localAddress: egressIpOf(connection), extraHeaders,
       }),
     );
   } catch (err) {

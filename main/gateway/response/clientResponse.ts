@@ -7,6 +7,7 @@ import type { Clock } from "../../engine/ports.js";
 import { adapterFor, errorBody, errorFrame } from "../formats/index.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
+import type { CancelSource } from "../upstream/call.js";
 
 export interface ClientResponseOptions {
   format: WireFormat;
@@ -33,7 +34,12 @@ function retryFields(err: FinalError, now: number, retryAfterSeconds: number | n
   return { ...err.extra, retry_after: retryAfterSeconds, reset_at: new Date(now + retryAfterSeconds * 1000).toISOString() };
 }
 
-export class ClientResponse {
+/**
+ * The client's response. It is also the request's cancel source: the client leaving cancels what
+ * subscribed (the upstream call), and an AbortSignal is made only for a stage that asks for one
+ * (a wait in a queue or between combo passes), not for every request (issue 12).
+ */
+export class ClientResponse implements CancelSource {
   readonly attempts: AttemptRecord[] = [];
   readonly startedAt: number;
   combo: string | null = null;
@@ -42,7 +48,9 @@ export class ClientResponse {
   /** Read when the entry is written: what selection skipped, the combo's waits. */
   timeline: () => Pick<RequestLogEntry, "skipped" | "comboWaits"> = () => ({});
   private bytesOut = 0;
-  private readonly abort = new AbortController();
+  private left = false;
+  private controller: AbortController | null = null;
+  private onLeave: Array<() => void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private attemptsStarted = 0;
   private successHeaders: Record<string, string> = {};
@@ -53,7 +61,7 @@ export class ClientResponse {
   constructor(private readonly res: ServerResponse, private readonly opts: ClientResponseOptions) {
     this.startedAt = opts.clock.now();
     res.on("close", () => {
-      if (!res.writableFinished) this.abort.abort();
+      if (!res.writableFinished) this.leave();
     });
   }
 
@@ -65,13 +73,44 @@ export class ClientResponse {
     return this.opts.format;
   }
 
-  /** Aborted when the client goes away before its answer was written. */
+  /** Aborted when the client goes away before its answer was written (made on first use). */
   get signal(): AbortSignal {
-    return this.abort.signal;
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.left) this.controller.abort();
+    }
+    return this.controller.signal;
   }
 
   get gone(): boolean {
-    return this.abort.signal.aborted;
+    return this.left;
+  }
+
+  /** CancelSource: the client went away. */
+  get aborted(): boolean {
+    return this.left;
+  }
+
+  /** CancelSource: `listener` runs once when the client goes away (at once if it has). */
+  subscribe(listener: () => void): () => void {
+    if (this.left) {
+      listener();
+      return () => {};
+    }
+    (this.onLeave ??= []).push(listener);
+    return () => {
+      const i = this.onLeave?.indexOf(listener) ?? -1;
+      if (i !== -1) this.onLeave?.splice(i, 1);
+    };
+  }
+
+  private leave(): void {
+    if (this.left) return;
+    this.left = true;
+    this.controller?.abort();
+    const listeners = this.onLeave;
+    this.onLeave = null;
+    if (listeners) for (const listener of listeners) listener();
   }
 
   get committed(): boolean {

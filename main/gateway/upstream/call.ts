@@ -1,12 +1,14 @@
 // The one way Switchyard calls an upstream: chat attempts, count_tokens and the connection test.
-// Cancellation is composed from the caller's signal and the attempt deadline, so both reasons to
-// stop reach undici through one AbortSignal; a stream watchdog stops the call by destroying the
-// body it reads (undici then aborts the request), which keeps the composition to two sources.
-// The composition is one controller, one timer and one listener, released as soon as the body is
-// done. AbortSignal.timeout + AbortSignal.any were tried (issue 8) and measured worse: each call's
-// timer stays armed for the whole deadline (600 s by default) until the garbage collector finalises
-// its signal, which cost about 40 MB of RSS after the bench's load and a few per cent of the hot
-// path's CPU (issue 12).
+// Cancellation is composed from the caller (the client leaving), the attempt deadline and, for an
+// admitted job, its execution deadline (R9.1), so every reason to stop reaches undici through one
+// AbortSignal; a stream watchdog stops the call by destroying the body it reads (undici then aborts
+// the request). The composition is one controller, one timer and one listener, released as soon
+// as the body is done, and it is the only AbortController of a request: the client's response and
+// the admission hand over cheap cancel sources and deadlines instead of signals of their own
+// (issue 12: three controllers with their listeners per request were a visible share of the CPU).
+// AbortSignal.timeout + AbortSignal.any were tried (issue 8) and measured worse: each call's timer
+// stays armed for the whole deadline (600 s by default) until the garbage collector finalises its
+// signal, which cost about 40 MB of RSS after the bench's load.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Provider, WireFormat } from "../../../shared/types.js";
 import { redactSecret } from "../redact.js";
@@ -35,6 +37,21 @@ export interface UpstreamCallDeps {
   timeouts: () => UpstreamTimeouts;
 }
 
+/** "The client went away", without an AbortSignal of its own (ClientResponse is one). */
+export interface CancelSource {
+  readonly aborted: boolean;
+  /** Calls `listener` once when the source is cancelled; returns what removes it. */
+  subscribe(listener: () => void): () => void;
+}
+
+/** R9.1: an admitted job's execution deadline, which the attempt's call enforces with its own. */
+export interface ExecutionDeadline {
+  /** Real milliseconds left before the job expires (≤ 0: it has). */
+  remainingMs(): number;
+  /** Set by the call when this deadline, rather than the attempt's own, stopped it. */
+  expired: boolean;
+}
+
 export interface UpstreamCallRequest {
   provider: Provider;
   upstreamFormat: WireFormat;
@@ -46,7 +63,9 @@ export interface UpstreamCallRequest {
   /** A JSON value, or JSON text already serialised (a same-format body passed through). */
   body: unknown;
   /** The client went away: abort the call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | CancelSource;
+  /** R9.1: the admitted job's deadline (absent = none). */
+  execution?: ExecutionDeadline;
   /** A shorter deadline than the attempt deadline (auxiliary calls). */
   ceilingMs?: number;
   /** R12.5: the connection's egress IP, bound as the socket's local address. */
@@ -94,25 +113,52 @@ interface Cancellation {
 
 const NOTHING_TO_RELEASE = () => {};
 
-/** Aborted by the caller's signal or once `deadlineMs` passed (0: no deadline). */
-function composeCancellation(caller: AbortSignal | undefined, deadlineMs: number): Cancellation {
-  if (deadlineMs <= 0) return { signal: caller ?? NEVER_ABORTED, timedOut: () => false, release: NOTHING_TO_RELEASE };
+function isCancelSource(source: AbortSignal | CancelSource): source is CancelSource {
+  return typeof (source as CancelSource).subscribe === "function";
+}
+
+/** Calls `onCancel` once the caller is cancelled (at once if it already is); returns the unsubscribe. */
+function listen(caller: AbortSignal | CancelSource | undefined, onCancel: () => void): () => void {
+  if (!caller) return NOTHING_TO_RELEASE;
+  if (caller.aborted) {
+    onCancel();
+    return NOTHING_TO_RELEASE;
+  }
+  if (isCancelSource(caller)) return caller.subscribe(onCancel);
+  caller.addEventListener("abort", onCancel, { once: true });
+  return () => caller.removeEventListener("abort", onCancel);
+}
+
+/**
+ * Aborted by the caller, once `deadlineMs` passed (0: no deadline; the call then times out) or
+ * once the job's execution deadline passed (the job then expired).
+ */
+function composeCancellation(caller: AbortSignal | CancelSource | undefined, deadlineMs: number, execution?: ExecutionDeadline): Cancellation {
+  const executionMs = execution ? Math.max(1, execution.remainingMs()) : NO_LIMIT_MS;
+  const attemptFirst = deadlineMs > 0 && (executionMs === NO_LIMIT_MS || deadlineMs <= executionMs);
+  const ms = attemptFirst ? deadlineMs : executionMs;
+  if (ms <= 0 && (caller === undefined || !isCancelSource(caller))) return { signal: caller ?? NEVER_ABORTED, timedOut: () => false, release: NOTHING_TO_RELEASE };
   const controller = new AbortController();
   let expired = false;
-  const onCaller = () => controller.abort(caller?.reason);
-  const timer = setTimeout(() => {
-    expired = true;
-    controller.abort(new DOMException("The attempt deadline passed", "TimeoutError"));
-  }, deadlineMs);
-  timer.unref();
-  if (caller?.aborted) onCaller();
-  else caller?.addEventListener("abort", onCaller, { once: true });
+  let timer: NodeJS.Timeout | null = null;
+  if (ms > 0) {
+    timer = setTimeout(() => {
+      if (!attemptFirst && execution) {
+        execution.expired = true;
+        return controller.abort();
+      }
+      expired = true;
+      controller.abort(new DOMException("The attempt deadline passed", "TimeoutError"));
+    }, ms);
+    timer.unref();
+  }
+  const unsubscribe = listen(caller, () => controller.abort(caller && !isCancelSource(caller) ? caller.reason : undefined));
   return {
     signal: controller.signal,
     timedOut: () => expired,
     release() {
-      clearTimeout(timer);
-      caller?.removeEventListener("abort", onCaller);
+      if (timer) clearTimeout(timer);
+      unsubscribe();
     },
   };
 }
@@ -121,7 +167,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
   return async function callUpstream(req: UpstreamCallRequest): Promise<UpstreamCall> {
     const timeouts = deps.timeouts();
     const deadlineMs = deadlineOf(timeouts, req.ceilingMs);
-    const cancel = composeCancellation(req.signal, deadlineMs);
+    const cancel = composeCancellation(req.signal, deadlineMs, req.execution);
     const { signal, timedOut } = cancel;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
     const url = (await deps.baseUrlFor(req.provider)).replace(/\/+$/, "") + req.path;

@@ -1,0 +1,109 @@
+// The upstream call's one cancellation (issue 12): the client as a cancel source, the attempt
+// deadline (R13.6) and an admitted job's execution deadline (R9.1) all stop the call through one
+// signal, and each reports as itself. Real HTTP over loopback against a server that answers late.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UpstreamCallError, type CancelSource, type ExecutionDeadline } from "../../../main/gateway/upstream/call.js";
+import { listen, provider, upstreamCaller } from "./fixtures.js";
+
+describe("upstream call cancellation", () => {
+  let srv: Awaited<ReturnType<typeof listen>>;
+  let seen = 0;
+  beforeAll(async () => {
+    srv = await listen((req, res) => {
+      seen++;
+      const delay = Number(new URL(req.url ?? "/", "http://x").searchParams.get("delay") ?? 0);
+      const timer = setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'), delay);
+      res.on("close", () => clearTimeout(timer));
+    });
+  });
+  afterAll(() => srv.close());
+
+  /** A cancel source like ClientResponse: counts its live listeners. */
+  function source(): CancelSource & { cancel(): void; listeners: number } {
+    const listeners = new Set<() => void>();
+    let aborted = false;
+    return {
+      get aborted() {
+        return aborted;
+      },
+      get listeners() {
+        return listeners.size;
+      },
+      subscribe(l) {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
+      cancel() {
+        aborted = true;
+        for (const l of [...listeners]) l();
+      },
+    };
+  }
+
+  const request = (delay: number, extra: { signal?: CancelSource; execution?: ExecutionDeadline } = {}) => ({
+    provider: provider({ id: "p", baseUrl: srv.url }), upstreamFormat: "openai" as const, clientFormat: "openai" as const, secret: "sk-test",
+    clientHeaders: {}, path: `/v1/chat/completions?delay=${delay}`, body: "{}", ...extra,
+  });
+
+  const failureOf = async (p: Promise<unknown>) => {
+    const err = await p.then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamCallError);
+    return err as UpstreamCallError;
+  };
+
+  it("R9.1 an execution deadline shorter than the attempt's stops the call and marks the job expired", async () => {
+    const { callUpstream } = upstreamCaller({ attemptDeadlineMs: 5_000 });
+    const execution: ExecutionDeadline = { remainingMs: () => 80, expired: false };
+    const started = Date.now();
+    const err = await failureOf(callUpstream(request(2_000, { execution })));
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(execution.expired).toBe(true);
+    expect(err.timedOut).toBe(false);
+  });
+
+  it("R13.6 an attempt deadline shorter than the execution's is a timeout, and the job did not expire", async () => {
+    const { callUpstream } = upstreamCaller({ attemptDeadlineMs: 80 });
+    const execution: ExecutionDeadline = { remainingMs: () => 5_000, expired: false };
+    const err = await failureOf(callUpstream(request(2_000, { execution })));
+    expect(err).toMatchObject({ code: "ETIMEDOUT", timedOut: true });
+    expect(execution.expired).toBe(false);
+  });
+
+  it("R9.1 a job whose deadline passed before its call starts is stopped at once", async () => {
+    const { callUpstream } = upstreamCaller();
+    const execution: ExecutionDeadline = { remainingMs: () => -5, expired: false };
+    await failureOf(callUpstream(request(2_000, { execution })));
+    expect(execution.expired).toBe(true);
+  });
+
+  it("R13.1 the client leaving stops the call, neither deadline counts, and no listener is left behind", async () => {
+    const { callUpstream } = upstreamCaller();
+    const client = source();
+    const execution: ExecutionDeadline = { remainingMs: () => 5_000, expired: false };
+    const pending = callUpstream(request(2_000, { signal: client, execution }));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(client.listeners).toBe(1);
+    client.cancel();
+    const err = await failureOf(pending);
+    expect(err.timedOut).toBe(false);
+    expect(execution.expired).toBe(false);
+
+    const ok = source();
+    const before = seen;
+    const call = await callUpstream(request(0, { signal: ok }));
+    expect(await call.bodyText(1024)).toBe('{"ok":true}');
+    expect(seen).toBe(before + 1);
+    await new Promise((r) => setImmediate(r));
+    expect(ok.listeners).toBe(0);
+  });
+
+  it("R13.1 a client already gone never reaches the upstream", async () => {
+    const { callUpstream } = upstreamCaller();
+    const gone = source();
+    gone.cancel();
+    const before = seen;
+    await failureOf(callUpstream(request(0, { signal: gone })));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toBe(before);
+  });
+});
