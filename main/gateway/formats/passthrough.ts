@@ -9,6 +9,7 @@ import { sseFrame } from "./sse.js";
 import { isProgressKind, type OutFrame, type StreamTranslator, type TranslateContext, type UpstreamEvent } from "./types.js";
 import { summariseUsage } from "./usage.js";
 import { asRecord, parseJson, type JsonObject } from "./values.js";
+import type { WireFormat } from "../../../shared/types.js";
 
 const MODEL_FIELD = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/;
 
@@ -55,6 +56,18 @@ export function requestTextWithModel(raw: string, clientModel: string, upstreamM
   const value = JSON.stringify(clientModel);
   if (!raw.startsWith(value, at + key.length)) return null;
   return raw.slice(0, at + key.length) + JSON.stringify(upstreamModel) + raw.slice(at + key.length + value.length);
+}
+
+/**
+ * A same-format JSON answer (OpenAI, Anthropic) as the upstream's own text with only its model
+ * replaced by the one the client asked for: what `withClientModel` + JSON.stringify would say,
+ * without copying and re-serialising the object (issue 12). Null when the text cannot be edited
+ * safely (no string model, more than one `"model":` key, spacing); the caller serialises.
+ */
+export function responseTextWithModel(format: WireFormat, text: string, parsed: unknown, clientModel: string): string | null {
+  if (format !== "openai" && format !== "anthropic") return null;
+  const model = asRecord(parsed)?.model;
+  return typeof model === "string" ? requestTextWithModel(text, model, clientModel) : null;
 }
 
 export class PassthroughTranslator implements StreamTranslator {

@@ -2,7 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
-import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, receivedText, requestTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, receivedText, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
 import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
@@ -28,7 +28,8 @@ export type AttemptOutcome =
   | { kind: "transport_failure"; code: string }
   | { kind: "upstream_error"; status: number; headers: UpstreamResponse["headers"]; bodyText: string; upstreamFormat: WireFormat }
   | { kind: "invalid_json"; headers: UpstreamResponse["headers"] }
-  | { kind: "json"; status: number; body: Record<string, unknown>; usage: UsageSummary; headers?: UpstreamResponse["headers"] }
+  /** `body` is the answer for the client, or its JSON text when that is ready (a same-format pass-through). */
+  | { kind: "json"; status: number; body: Record<string, unknown> | string; usage: UsageSummary; headers?: UpstreamResponse["headers"] }
   | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] });
 
 export interface AttemptDeps {
@@ -91,7 +92,8 @@ export async function runAttempt(
   } catch {
     return { kind: "invalid_json", headers: response.headers };
   }
-  const out = translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId });
+  const same = upstreamFormat === request.format ? responseTextWithModel(upstreamFormat, text, json, request.model) : null;
+  const out = same ?? translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId });
   return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers };
 }
 

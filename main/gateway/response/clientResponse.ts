@@ -187,9 +187,11 @@ export class ClientResponse implements CancelSource {
     this.finish(200, fields);
   }
 
+  /** The answer, as a value or as JSON text already written (a same-format pass-through). */
   sendJson(body: unknown, fields: LogFields = {}): void {
     this.markFirstOutput();
-    this.bytesOut += this.endWhole(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" }, JSON.stringify(body));
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    this.bytesOut += this.endWhole(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" }, text);
     this.finish(200, fields);
   }
 

@@ -30,13 +30,29 @@ describe("attempt", () => {
     const side = await clientSide(p);
     const outcome = await runAttempt(deps, chat(), side.client, { provider: ant(), model: "m1" }, p.h.store.row("c2"));
     expect(outcome.kind).toBe("json");
-    if (outcome.kind !== "json") return;
+    if (outcome.kind !== "json" || typeof outcome.body === "string") throw new Error("expected a translated JSON body");
     expect(outcome.body.object).toBe("chat.completion");
     expect(JSON.stringify(outcome.body)).toContain("key-two");
     expect(outcome.usage.inputTokens).toBeGreaterThan(0);
     expect(sim.requests.at(-1)).toMatchObject({ path: "/v1/messages", key: "key-two", model: "m1" });
     side.client.sendJson(outcome.body);
     expect((await side.response).status).toBe(200);
+    await side.close();
+  });
+
+  it("R1.4 a same-format JSON answer is the upstream's text with only the model replaced", async () => {
+    const side = await clientSide(p);
+    const outcome = await runAttempt(deps, chat(), side.client, { provider: oai(), model: "m1" }, p.h.store.row("c1"));
+    if (outcome.kind !== "json" || typeof outcome.body !== "string") throw new Error("expected the upstream's JSON text");
+    const sent = JSON.parse(outcome.body);
+    expect(sent.model).toBe("x/m1");
+    expect(sent.object).toBe("chat.completion");
+    expect(outcome.body).not.toContain('"model":"m1"');
+    expect(outcome.usage.inputTokens).toBeGreaterThan(0);
+    side.client.sendJson(outcome.body);
+    const got = await side.response;
+    expect(got.headers.get("content-type")).toBe("application/json");
+    expect(JSON.parse(got.text)).toEqual(sent);
     await side.close();
   });
 
