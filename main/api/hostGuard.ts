@@ -3,6 +3,7 @@
 // Host before anything reads the body.
 import type { IncomingHttpHeaders } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { sendPlainJson } from "./plainJson.js";
 
 /** `name` or `name:port` / `[v6]` or `[v6]:port`; anything else (userinfo, paths) is refused outright. */
 const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
@@ -53,7 +54,7 @@ export function createHostGuard(options: HostGuardOptions = {}): RequestHandler 
       lastAccepted = host ?? null;
       return next();
     }
-    res.status(403).json({
+    sendPlainJson(res, 403, {
       type: "error",
       error: {
         type: "permission_error",

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import type { ApiKeyInfo, AppSettings, WireFormat } from "../../shared/types.js";
+import { sendPlainJson } from "../api/plainJson.js";
 import { adapterFor, errorBody } from "./formats/index.js";
 
 /** The id of this client request, made on first use (it names the request-log entry too). */
@@ -21,7 +22,7 @@ export function stampClientHeaders(res: Response, attempts = 0): void {
 
 export function clientError(res: Response, format: WireFormat, status: number, code: string, message: string): void {
   if (!res.hasHeader("X-Switchyard-Request-Id")) stampClientHeaders(res);
-  res.status(status).json(errorBody(format, status, code, message));
+  sendPlainJson(res, status, errorBody(format, status, code, message));
 }
 
 /** JSON body parsing per client route, with the live `maxBodyMb` limit and errors in the client's format. */

@@ -53,6 +53,8 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
   /** The body as clientJson leaves it on req.body; false when an error answer went out. */
   async function readBody(format: WireFormat, req: Request, res: Response): Promise<boolean> {
     if (!plainJsonBody(req)) {
+      // The generic parser (a content-encoding, another charset) is express's: it gets express's request.
+      withExpress(req, res);
       return new Promise((resolve) => {
         res.once("close", () => resolve(false));
         void guards[format].parser(req, res, () => resolve(true));
@@ -84,15 +86,22 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     });
   }
 
+  /** What express's app.handle gives every request, for the one handler that needs express itself. */
+  function withExpress(req: Request, res: Response): void {
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    req.res = res;
+    res.req = req;
+  }
+
   return (rawReq, rawRes) => {
     if (rawReq.method !== "POST") return false;
     const format = formatOfPath(rawReq.url ?? "");
     if (!format) return false;
-    // What express's app.handle gives every request, so the shared edge handlers work unchanged.
-    const req = Object.setPrototypeOf(rawReq, app.request) as Request;
-    const res = Object.setPrototypeOf(rawRes, app.response) as Response;
-    req.res = res;
-    res.req = req;
+    // The edge handlers use node's request and response API and res.locals only (their refusals
+    // go through sendPlainJson): changing two prototypes per request cost more than they do.
+    const req = rawReq as Request;
+    const res = rawRes as Response;
     res.locals ??= Object.create(null) as Record<string, unknown>;
     // A failure inside Switchyard: a 500 in the client's format, never its message (as the express error handler).
     serve(format, req, res).catch(() => {
