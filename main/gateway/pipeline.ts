@@ -11,7 +11,7 @@ import type { EgressLock } from "./egress/siblingLock.js";
 import type { UsageWallDeps } from "./usageWall/lane.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
-import type { AdmissionStage } from "./request/admit.js";
+import type { Admission, AdmissionStage } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
 import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
@@ -187,10 +187,16 @@ export function createPipeline(deps: PipelineDeps) {
     if (run.transcript?.resuming && !run.transcript.canContinueOn(target)) return "next";
     const ctx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
     const quotaShare = run.plan.comboDef?.config.quotaShare === true;
-    const admission = await neutralOnThrow(ctx, () =>
-      // The signal is made only if admission waits for it.
-      deps.admission.admit({ provider: target.provider, connection, model: target.model, get signal() { return run.client.signal; }, quotaShare }),
-    );
+    let admission: Admission;
+    try {
+      // The signal is made only if admission waits for it; most admissions decide at once.
+      const decided = deps.admission.admit({ provider: target.provider, connection, model: target.model, get signal() { return run.client.signal; }, quotaShare });
+      admission = decided instanceof Promise ? await decided : decided;
+    } catch (err) {
+      // A stage that broke inside Switchyard must not hold the HALF_OPEN probe slot.
+      deps.engine.recordNeutral(ctx);
+      throw err;
+    }
     if (!admission.admitted) {
       // A local refusal (R8, R9) ends the request and never blames the provider.
       deps.engine.recordNeutral(ctx);
@@ -205,8 +211,9 @@ export function createPipeline(deps: PipelineDeps) {
     const attemptDeps = admission.execution ? withExecutionDeadline(admission.execution) : deps;
     let outcome: AttemptOutcome;
     try {
-      outcome = await neutralOnThrow(ctx, () => runAttempt(attemptDeps, run.request, run.client, target, connection, run.transcript));
+      outcome = await runAttempt(attemptDeps, run.request, run.client, target, connection, run.transcript);
     } catch (err) {
+      deps.engine.recordNeutral(ctx);
       admission.release();
       throw err;
     }
@@ -245,16 +252,6 @@ export function createPipeline(deps: PipelineDeps) {
     if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now, sessionKey);
     const headers = upstreamHeadersOf(outcome);
     if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
-  }
-
-  /** A stage that broke inside Switchyard must not hold the HALF_OPEN probe slot. */
-  async function neutralOnThrow<T>(ctx: AttemptContext, stage: () => Promise<T>): Promise<T> {
-    try {
-      return await stage();
-    } catch (err) {
-      deps.engine.recordNeutral(ctx);
-      throw err;
-    }
   }
 
   /** The request log notes the cooldown a failure left, as the store now holds it. */

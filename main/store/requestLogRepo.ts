@@ -104,6 +104,17 @@ function detailFields(row: RequestLogRow): Partial<RequestLogEntry> {
   return out;
 }
 
+const NOTHING_SKIPPED = toJson({ skipped: [] } satisfies LogDetails);
+
+/** The `details` column; the usual request (one pass, nothing skipped) has the same text every time. */
+function detailsText(e: RequestLogEntry): string {
+  if (e.comboWaits === undefined) {
+    if (e.skipped === undefined) return "{}";
+    if (e.skipped.length === 0) return NOTHING_SKIPPED;
+  }
+  return toJson({ skipped: e.skipped, comboWaits: e.comboWaits } satisfies LogDetails);
+}
+
 /**
  * The row's values in COLUMNS order, bound by position: better-sqlite3 binds an array faster than
  * it looks up named parameters, and the log takes a row per request (issue 12).
@@ -127,7 +138,7 @@ function toValues(e: RequestLogEntry): unknown[] {
     attempts: toJson(e.attempts),
     egress_ip: egressOf(e),
     client_kind: e.clientKind ?? null,
-    details: e.skipped === undefined && e.comboWaits === undefined ? "{}" : toJson({ skipped: e.skipped, comboWaits: e.comboWaits } satisfies LogDetails),
+    details: detailsText(e),
     prompt_text: e.promptText ?? null,
   };
   return COLUMNS.map((c) => row[c]);

@@ -181,25 +181,44 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     return { admitted: true, release, execution };
   }
 
-  async function admit(req: AdmissionRequest): Promise<Admission> {
+  /** What admitting one request decided before it may have to wait. */
+  interface Pending {
+    req: AdmissionRequest;
+    limits: AdmissionLimits;
+    ticket: GateTicket;
+    failOpen: boolean;
+    shared: SharedLimits | null;
+    startedAt: number;
+  }
+
+  /** Admits at once when every gate has room (no promise, the common case); otherwise waits. */
+  function admit(req: AdmissionRequest): Admission | Promise<Admission> {
     const settings = deps.settings();
     const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model);
-    const shared = limits.connectionCap !== null ? sharedLimits() : null;
-    const useShared = shared?.available() === true;
-    const levels: GateLevel[] = [{ key: connKey(req.connection.id), cap: limits.connectionCap === null || useShared ? Infinity : limits.connectionCap }];
+    const sharedNow = limits.connectionCap !== null ? sharedLimits() : null;
+    const shared = sharedNow?.available() === true ? sharedNow : null;
+    const levels: GateLevel[] = [{ key: connKey(req.connection.id), cap: limits.connectionCap === null || shared ? Infinity : limits.connectionCap }];
     if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: limits.modelCap });
     const pauseKey = !limits.protected ? null : limits.perModel ? `p\u0000${req.connection.id}\u0000${req.model}` : `p\u0000${req.connection.id}`;
     const ticket: GateTicket = { levels, pauseKey, queueKey: levels[0]!.key };
     watch.know(req.provider.id, req.connection.id, limits, pauseKey);
     // R8.2: a quota-share dispatch never fails on the gate: a full queue or a timeout goes without a slot.
     const failOpen = req.quotaShare === true && settings.quotaShareConcurrencyLimit.enabled;
-    const startedAt = deps.clock.now();
-    if (!book.tryEnter(ticket)) {
-      const waited = await waitForGates(req, limits, ticket);
-      if (!waited.ok) return failOpen && waited.error ? admitted(req, limits, null) : { admitted: false, refusal: waited.error ?? CLIENT_GONE };
-    }
+    const pending: Pending = { req, limits, ticket, failOpen, shared, startedAt: deps.clock.now() };
+    if (!book.tryEnter(ticket)) return admitAfterWait(pending);
     watch.changed();
-    if (!useShared) return admitted(req, limits, ticket);
+    return shared ? admitShared(pending) : admitted(req, limits, ticket);
+  }
+
+  async function admitAfterWait(p: Pending): Promise<Admission> {
+    const waited = await waitForGates(p.req, p.limits, p.ticket);
+    if (!waited.ok) return p.failOpen && waited.error ? admitted(p.req, p.limits, null) : { admitted: false, refusal: waited.error ?? CLIENT_GONE };
+    watch.changed();
+    return p.shared ? admitShared(p) : admitted(p.req, p.limits, p.ticket);
+  }
+
+  /** The local gates are passed; the connection's cap is Redis's (shared across Switchyards). */
+  async function admitShared({ req, limits, ticket, failOpen, shared, startedAt }: Pending): Promise<Admission> {
     const budgetMs = limits.maxWaitMs === 0 ? 0 : Math.max(1, limits.maxWaitMs - (deps.clock.now() - startedAt));
     const slot = await shared!.acquire(req.connection.id, limits.connectionCap!, budgetMs, req.signal);
     if (slot.ok) return admitted(req, limits, ticket, slot.release);

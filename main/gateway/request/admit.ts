@@ -38,7 +38,8 @@ export type Admission =
   | { admitted: false; refusal: FinalError };
 
 export interface AdmissionStage {
-  admit(request: AdmissionRequest): Promise<Admission>;
+  /** An admission decided at once comes back as it is; one that waits, as a promise. */
+  admit(request: AdmissionRequest): Admission | Promise<Admission>;
 }
 
 /** Wraps a release so that calling it twice (a retry path, a finally) frees the slot only once. */
@@ -53,7 +54,7 @@ export function releaseOnce(release: () => void): () => void {
 
 export function createAdmission(): AdmissionStage {
   return {
-    async admit() {
+    admit() {
       return { admitted: true, release: releaseOnce(() => undefined) };
     },
   };

@@ -32,7 +32,7 @@ export const AUXILIARY_CALL_CEILING_MS = 30_000;
 export interface UpstreamCallDeps {
   upstream: UpstreamClient;
   /** Where a provider's requests go (a `simulator` provider without baseUrl uses the built-in one). */
-  baseUrlFor: (provider: Provider) => Promise<string>;
+  baseUrlFor: (provider: Provider) => string | Promise<string>;
   userAgent: string;
   timeouts: () => UpstreamTimeouts;
 }
@@ -170,7 +170,8 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     const cancel = composeCancellation(req.signal, deadlineMs, req.execution);
     const { signal, timedOut } = cancel;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
-    const url = (await deps.baseUrlFor(req.provider)).replace(/\/+$/, "") + req.path;
+    const base = deps.baseUrlFor(req.provider);
+    const url = (typeof base === "string" ? base : await base).replace(/\/+$/, "") + req.path;
     const built = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);
     const headers = req.extraHeaders ? { ...built, ...req.extraHeaders } : built;
     let response: UpstreamResponse;

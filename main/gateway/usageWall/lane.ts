@@ -48,13 +48,16 @@ export function optedIn(connection: Pick<Connection, "providerSpecificData">): {
   return { lane: data.lowPriorityMode === true, reset: data.autoLimitReset === true };
 }
 
-export async function callThroughUsageWall(
-  deps: UsageWallDeps | undefined,
-  target: { provider: Provider; connection: Connection; signal?: AbortSignal },
-  send: SendCall,
-): Promise<UpstreamCall> {
+type WallTarget = { provider: Provider; connection: Connection; signal?: AbortSignal };
+
+/** The call of an attempt; a connection that opted into neither lane nor reset is sent straight (no extra promise). */
+export function callThroughUsageWall(deps: UsageWallDeps | undefined, target: WallTarget, send: SendCall): Promise<UpstreamCall> {
   const opt = optedIn(target.connection);
   if (!deps || (!opt.lane && !opt.reset)) return send(undefined);
+  return throughWall(deps, opt, target, send);
+}
+
+async function throughWall(deps: UsageWallDeps, opt: { lane: boolean; reset: boolean }, target: WallTarget, send: SendCall): Promise<UpstreamCall> {
   const { book, clock } = deps;
   const id = target.connection.id;
   let resetTried = false;

@@ -13,7 +13,7 @@ export interface ResetOutcome {
 export type LimitResetClient = (provider: Provider, connection: Connection, signal?: AbortSignal) => Promise<ResetOutcome>;
 
 export interface LimitResetDeps {
-  baseUrlFor: (provider: Provider) => Promise<string>;
+  baseUrlFor: (provider: Provider) => string | Promise<string>;
   secret: (connectionId: string) => string | null;
   userAgent: string;
 }

@@ -29,7 +29,7 @@ describe("admit stage", () => {
     const c: Connection = connection({ maxConcurrent: 1 });
     const first = admitted(await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
     const order: number[] = [];
-    const waiters = Array.from({ length: 20 }, (_, i) => ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }).then((a) => (order.push(i), a)));
+    const waiters = Array.from({ length: 20 }, (_, i) => Promise.resolve(ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() })).then((a) => (order.push(i), a)));
     const full = await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() });
     expect(full.admitted ? null : full.refusal).toMatchObject({ code: "SEMAPHORE_QUEUE_FULL", status: 503 });
     first.release();
@@ -41,6 +41,22 @@ describe("admit stage", () => {
     expect(ctl.queues()[0]).toMatchObject({ connectionId: "c1", inFlight: 1, queued: 0 });
     granted.release();
     expect(ctl.queues()[0]).toMatchObject({ inFlight: 0, queued: 0 });
+    await ctl.close();
+  });
+
+  it("R8.1 a gate with room admits at once, without a promise or the client's signal; a full one waits", async () => {
+    const ctl = control({ maxWaitMs: 1_000 });
+    const c: Connection = connection({ maxConcurrent: 1 });
+    let signalRead = 0;
+    const request = () => ({ provider: oauth, connection: c, model: "m", get signal() { signalRead++; return signal(); } });
+    const first = ctl.admit(request());
+    expect(first).not.toBeInstanceOf(Promise);
+    expect(signalRead).toBe(0);
+    const second = ctl.admit(request());
+    expect(second).toBeInstanceOf(Promise);
+    expect(signalRead).toBeGreaterThan(0);
+    admitted(first as Admission).release();
+    admitted(await second).release();
     await ctl.close();
   });
 
