@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { buildApp, type SwitchyardApp } from "./app/build.js";
 import { DEMO_COMBO } from "./app/demo.js";
 import { removeInstanceFile, writeInstanceFile } from "./app/instanceFile.js";
+import { startMemoryReducer } from "./app/memoryReducer.js";
 import { VERSION } from "./app/version.js";
 import { CliError, connect, exportTo, homeOf, importFrom, reset, status } from "./cliRemote.js";
 
@@ -53,6 +54,8 @@ async function serve(values: Record<string, string | boolean | undefined>, frien
   }
   // Handlers first: whoever reads the lines below may signal at once, and must find the cleanup ready.
   stopOnSignals(app);
+  // A long-lived process gives a burst's heap back once it is quiet again (its timer keeps nothing alive).
+  startMemoryReducer();
   writeInstanceFile(app.home, { url: app.url, pid: process.pid, startedAt: Date.now(), version: VERSION });
   if (app.exposureWarning) process.stderr.write(`switchyard: ${app.exposureWarning}\n`);
   process.stdout.write(`Switchyard listening on ${app.url}\n`);

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildApp, type SwitchyardApp } from "../app/build.js";
 import { removeInstanceFile, writeInstanceFile } from "../app/instanceFile.js";
+import { startMemoryReducer } from "../app/memoryReducer.js";
 import { VERSION } from "../app/version.js";
 import { createSenderPolicy, forwardEvents, originOf, registerIpc } from "./ipc.js";
 import { parseDesktopArgs } from "./options.js";
@@ -70,6 +71,7 @@ async function start(): Promise<void> {
     testClock: options.testClock,
     cipher,
   });
+  startMemoryReducer();
   // The CLI's status/reset/export/import find the app through it, as they find `serve`.
   writeInstanceFile(core.home, { url: core.url, pid: process.pid, startedAt: Date.now(), version: VERSION });
   const appUrl = `${core.url}/`;

@@ -145,6 +145,7 @@ function toValues(e: RequestLogEntry): unknown[] {
 }
 
 const ROW_COLUMNS = COLUMNS.join(", ");
+const ID_INDEX = COLUMNS.indexOf("id");
 
 function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
@@ -220,21 +221,23 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
      WHERE egress_ip IS NOT NULL AND connection_id IS NOT NULL AND time >= ? GROUP BY connection_id`,
   );
 
-  let buffer: RequestLogEntry[] = [];
+  // Rows as their bound values: the entry objects (attempts, timelines) are let go at once, so a
+  // buffered batch under load is a few strings per request for the garbage collector to carry.
+  let buffer: unknown[][] = [];
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   // Rows in the table; only this module writes it, so the count is kept rather than queried.
   let rows = countRows.get()?.n ?? 0;
 
-  const writeBatch = db.transaction((batch: RequestLogEntry[]): string[] => {
+  const writeBatch = db.transaction((batch: unknown[][]): string[] => {
     const duplicates: string[] = [];
-    for (const entry of batch) {
+    for (const values of batch) {
       try {
-        insert.run(toValues(entry));
+        insert.run(values);
       } catch (err) {
         // A constraint failure undoes only this statement; the rest of the batch still commits.
         if (!isUniqueViolation(err)) throw err;
-        duplicates.push(entry.id);
+        duplicates.push(String(values[ID_INDEX]));
       }
     }
     rows += batch.length - duplicates.length;
@@ -278,7 +281,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
         onError(new Error(`request log is closed; entry ${entry.id} not stored`));
         return;
       }
-      buffer.push(entry);
+      buffer.push(toValues(entry));
       if (buffer.length >= FLUSH_BATCH_SIZE) {
         flushInBackground();
       } else if (!timer) {
