@@ -17,16 +17,17 @@ const MODEL_FIELD = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/;
  * Rewrites the first "model" key in the text. In JSON text an unescaped `"model"` followed
  * by a colon can only be a key, never string content; the first such key is the chunk's own
  * (OpenAI) or message_start's message.model (Anthropic), as content is still empty there.
+ * `modelJson` is the new id already as JSON text (serialised once per stream, not per frame).
  */
-function rewriteModel(data: string, model: string): string {
+function rewriteModel(data: string, modelJson: string): string {
   // Fast path for the compact JSON every upstream sends: `"model":"<id>"` with no escapes.
   const at = data.indexOf('"model":"');
   if (at !== -1) {
     const start = at + 9;
     const end = data.indexOf('"', start);
-    if (end !== -1 && data.lastIndexOf("\\", end) < start) return data.slice(0, start - 1) + JSON.stringify(model) + data.slice(end + 1);
+    if (end !== -1 && data.lastIndexOf("\\", end) < start) return data.slice(0, start - 1) + modelJson + data.slice(end + 1);
   }
-  return data.replace(MODEL_FIELD, (_match, prefix: string) => `${prefix}${JSON.stringify(model)}`);
+  return data.replace(MODEL_FIELD, (_match, prefix: string) => `${prefix}${modelJson}`);
 }
 
 /**
@@ -77,12 +78,14 @@ export class PassthroughTranslator implements StreamTranslator {
   private upstreamFinished = false;
   private total: HubUsage = emptyUsage();
   private readonly tracker: PassthroughTracker;
+  private readonly modelJson: string;
 
   constructor(
     private readonly adapter: WireAdapter,
     private readonly ctx: TranslateContext,
   ) {
     this.tracker = adapter.passthroughTracker();
+    this.modelJson = JSON.stringify(ctx.clientModel);
   }
 
   push(evt: UpstreamEvent): OutFrame[] {
@@ -90,7 +93,7 @@ export class PassthroughTranslator implements StreamTranslator {
       this.content = true;
       this.started = true;
       // Unescaped `"model":"` in JSON text can only be a key, so without it there is nothing to rewrite.
-      const data = evt.data.includes('"model":"') ? rewriteModel(evt.data, this.ctx.clientModel) : evt.data;
+      const data = evt.data.includes('"model":"') ? rewriteModel(evt.data, this.modelJson) : evt.data;
       return [{ text: sseFrame(data, evt.event), kind: "content" }];
     }
     const isDone = evt.data.trim() === "[DONE]";
@@ -99,7 +102,7 @@ export class PassthroughTranslator implements StreamTranslator {
     if (isProgressKind(kind)) this.content = true;
     if (kind === "error" || kind === "done") this.completed = this.upstreamFinished = true;
     this.started = true;
-    const data = payload && this.track(evt, payload) ? rewriteModel(evt.data, this.ctx.clientModel) : evt.data;
+    const data = payload && this.track(evt, payload) ? rewriteModel(evt.data, this.modelJson) : evt.data;
     return [{ text: sseFrame(data, evt.event), kind }];
   }
 
