@@ -50,10 +50,15 @@ export function printReport(results) {
     for (const [key, s] of Object.entries(results.stream)) rows.push([key === "floor" ? "stream total c1" : "", key, "-", fmt(s.totalP50), fmt(s.totalP99), "-", "-", fmt(s.totalP50 / results.stream.floor.totalP50), "-", "-", fmt(s.addedTotalP50Ms), 0]);
   }
   if (results.rssMb) {
-    for (const [key, v] of Object.entries(results.rssMb.idle)) rows.push([key === "floor" ? "RSS MB idle → after load" : "", key, `${fmt(v, 1)} → ${fmt(results.rssMb.afterLoad?.[key], 1)}`, "", "", "", "", "", "", "", "", ""]);
+    const settled = results.rssMb.settled;
+    const title = settled ? `RSS MB idle → after load → ${results.config.settleS} s idle` : "RSS MB idle → after load";
+    for (const [key, v] of Object.entries(results.rssMb.idle)) {
+      const after = `${fmt(v, 1)} → ${fmt(results.rssMb.afterLoad?.[key], 1)}${settled ? ` → ${fmt(settled[key], 1)}` : ""}`;
+      rows.push([key === "floor" ? title : "", key, after, "", "", "", "", "", "", "", "", ""]);
+    }
   }
   if (results.manyStreams) {
-    for (const [key, v] of Object.entries(results.manyStreams)) rows.push([key === "floor" ? `${cfg.streams500.streams} streams RSS MB` : "", key, `${fmt(v.rssBeforeMb, 1)} → ${fmt(v.rssAfterMb, 1)} (+${fmt(v.growthMb, 1)})`, "", "", "", "", "", "", "", "", ""]);
+    for (const [key, v] of Object.entries(results.manyStreams)) rows.push([key === "floor" ? `${cfg.streams500.streams} streams RSS MB` : "", key, `${fmt(v.rssBeforeMb, 1)} → ${fmt(v.rssAfterMb, 1)} (${v.growthMb >= 0 ? "+" : ""}${fmt(v.growthMb, 1)})`, "", "", "", "", "", "", "", "", ""]);
   }
   if (results.selection) {
     for (const r of results.selection.results) rows.push([`selection ${r.connections} conn`, r.case, `${fmt(r.usPerRequest)} µs`, "", "", "", "", "", "", "", "", ""]);

@@ -88,6 +88,9 @@ function readConfig() {
     largeKb: intEnv("BENCH_LARGE_KB", 76, 1),
     replyWords: intEnv("BENCH_REPLY_WORDS", 50, 0),
     timeoutS: intEnv("BENCH_TIMEOUT_S", 900, 10),
+    // After everything, the lines sit idle this long and their RSS is read again ("settled"): what a
+    // quiet tray app keeps once Switchyard's memory reducer had its chance (0 skips it).
+    settleS: intEnv("BENCH_SETTLE_S", 20, 0),
     stream: names.includes("stream") ? { requests: intEnv("BENCH_STREAM_REQUESTS", 300, 1), rounds: intEnv("BENCH_ROUNDS", 2, 1) } : null,
     streams500: names.includes("streams500") ? { streams: intEnv("BENCH_MANY_STREAMS", 500, 1) } : null,
     selection: names.includes("selection")
@@ -290,6 +293,11 @@ async function measureHttp(cfg, results) {
   if (cfg.streams500) {
     process.stdout.write(`bench: ${cfg.streams500.streams} concurrent streams…\n`);
     results.manyStreams = await measureManyStreams(targets, cfg.streams500.streams, { requestFor: (line) => requestFor(SCENARIOS.sse, cfg, line), pools: started.pools });
+  }
+  if (cfg.settleS > 0) {
+    process.stdout.write(`bench: ${cfg.settleS} s idle, then RSS again…\n`);
+    await new Promise((r) => setTimeout(r, cfg.settleS * 1000));
+    results.rssMb.settled = rssOf(targets);
   }
   assertAlive(targets);
   await cleanup();

@@ -9,12 +9,12 @@ describe("memory reducer", () => {
   let reducer: MemoryReducer | null = null;
   afterEach(() => reducer?.stop());
 
-  it("R15 collects when the process is quiet and its heap grew past the threshold, and only then", () => {
+  it("R15 collects when the process has stayed quiet and its heap grew past the threshold, and only then", () => {
     let busy = 0.9;
     let heap = { total: 40 * MB, used: 20 * MB };
     let collected = 0;
     reducer = startMemoryReducer({
-      everyMs: 60_000, quietBelow: 0.25, growthBytes: 24 * MB,
+      everyMs: 60_000, quietBelow: 0.25, quietIntervals: 2, growthBytes: 24 * MB,
       heapBytes: () => heap, utilisation: () => busy,
       collect: () => {
         collected++;
@@ -24,7 +24,13 @@ describe("memory reducer", () => {
     heap = { total: 120 * MB, used: 90 * MB };
     expect(reducer.check()).toBe(false); // a burst is still running
     busy = 0.05;
-    expect(reducer.check()).toBe(true);
+    expect(reducer.check()).toBe(false); // one quiet interval: a gap between bursts
+    busy = 0.5;
+    expect(reducer.check()).toBe(false);
+    busy = 0.05;
+    expect(reducer.check()).toBe(false);
+    expect(collected).toBe(0);
+    expect(reducer.check()).toBe(true); // quiet twice in a row
     expect(collected).toBe(1);
     expect(reducer.check()).toBe(false); // nothing grew since
     heap = { total: 60 * MB, used: 30 * MB };
@@ -36,7 +42,7 @@ describe("memory reducer", () => {
 
   it("R15 without a collector it never collects", () => {
     let total = 20 * MB;
-    reducer = startMemoryReducer({ everyMs: 60_000, heapBytes: () => ({ total, used: 10 * MB }), utilisation: () => 0, collect: null });
+    reducer = startMemoryReducer({ everyMs: 60_000, quietIntervals: 1, heapBytes: () => ({ total, used: 10 * MB }), utilisation: () => 0, collect: null });
     total = 500 * MB;
     expect(reducer.check()).toBe(false);
   });
