@@ -90,7 +90,7 @@ function readConfig() {
     timeoutS: intEnv("BENCH_TIMEOUT_S", 900, 10),
     // After everything, the lines sit idle this long and their RSS is read again ("settled"): what a
     // quiet tray app keeps once Switchyard's memory reducer had its chance (0 skips it).
-    settleS: intEnv("BENCH_SETTLE_S", 20, 0),
+    settleS: intEnv("BENCH_SETTLE_S", 30, 0),
     stream: names.includes("stream") ? { requests: intEnv("BENCH_STREAM_REQUESTS", 300, 1), rounds: intEnv("BENCH_ROUNDS", 2, 1) } : null,
     streams500: names.includes("streams500") ? { streams: intEnv("BENCH_MANY_STREAMS", 500, 1) } : null,
     selection: names.includes("selection")
