@@ -27,7 +27,7 @@ import type { ComboRouter } from "./routing/comboRouter.js";
 import { waitUnlessAborted } from "./routing/comboWaitTimer.js";
 import type { LearnedQuotas } from "./routing/learnedQuota.js";
 import type { StreamBudgets } from "./streaming/relay.js";
-import type { CallUpstream, ExecutionDeadline } from "./upstream/call.js";
+import type { CallUpstream } from "./upstream/call.js";
 
 export interface PipelineBudgets extends StreamBudgets {
   /** R13.2: fail over on a stream failure before any client-visible content. */
@@ -208,10 +208,9 @@ export function createPipeline(deps: PipelineDeps) {
     run.client.attemptStarted();
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
-    const attemptDeps = admission.execution ? withExecutionDeadline(admission.execution) : deps;
     let outcome: AttemptOutcome;
     try {
-      outcome = await runAttempt(attemptDeps, run.request, run.client, target, connection, run.transcript);
+      outcome = await runAttempt(deps, run.request, run.client, target, connection, run.transcript, admission.execution);
     } catch (err) {
       deps.engine.recordNeutral(ctx);
       admission.release();
@@ -236,12 +235,6 @@ export function createPipeline(deps: PipelineDeps) {
     if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
     if (outcome.kind === "failed_after_output" && outcome.code !== "stream_continuation_refused" && run.transcript?.breakAfterOutput()) return "next";
     return settleAttempt(run.client, outcome, result, run.policy);
-  }
-
-  /** The attempt's upstream call also ends when its admission job expires (R9.1). */
-  function withExecutionDeadline(execution: ExecutionDeadline): PipelineDeps {
-    const callUpstream: CallUpstream = (req) => deps.callUpstream({ ...req, execution });
-    return { ...deps, callUpstream };
   }
 
   /** Learned quotas hear of every attempt, a combo's book of its own (R11.1, R4.10). */

@@ -10,7 +10,7 @@ import type { ConnectionsPort } from "../ports.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import { relayStream, type StreamBudgets, type StreamOutcome } from "../streaming/relay.js";
-import { UpstreamCallError, type CallUpstream, type UpstreamCall } from "../upstream/call.js";
+import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type UpstreamCall } from "../upstream/call.js";
 import type { UpstreamResponse } from "../upstream/client.js";
 
 /** The client's request as the routes accepted it. */
@@ -50,6 +50,8 @@ export async function runAttempt(
   target: Target,
   connection: Connection,
   transcript: StreamTranscript | null = null,
+  /** R9.1: the admitted job's deadline, enforced by the upstream call with its own. */
+  execution?: ExecutionDeadline,
 ): Promise<AttemptOutcome> {
   const { provider, model } = target;
   const upstreamFormat = upstreamFormatOf(provider, request.format);
@@ -65,7 +67,7 @@ export async function runAttempt(
     call = await callThroughUsageWall(deps.usageWall, wallTarget, (extraHeaders) =>
       deps.callUpstream({
         provider, upstreamFormat, clientFormat: request.format, secret, clientHeaders: request.headers,
-        path: upstreamPath(upstreamFormat, model, stream), body, signal: client, localAddress: egressIpOf(connection), extraHeaders,
+        path: upstreamPath(upstreamFormat, model, stream), body, signal: client, localAddress: egressIpOf(connection), extraHeaders, execution,
       }),
     );
   } catch (err) {
