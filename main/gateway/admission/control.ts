@@ -158,14 +158,11 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     if (!managed) return { admitted: true, release: releaseOnce(() => freeTicket(ticket)) };
     // R9.1: the job's deadline, enforced by the attempt's own call (no timer or signal here).
     const expiresAt = performance.now() + limits.executionMaxWaitMs;
-    let released = false;
-    const release = (observed?: AttemptObservation) => {
-      if (released) return;
-      released = true;
+    const release = releaseOnce((observed?: AttemptObservation) => {
       observe(req, limits, ticket?.pauseKey ?? null, observed);
       sharedRelease?.();
       freeTicket(ticket);
-    };
+    });
     const execution = {
       remainingMs: () => expiresAt - performance.now(),
       expired: false,

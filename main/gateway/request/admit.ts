@@ -43,12 +43,12 @@ export interface AdmissionStage {
 }
 
 /** Wraps a release so that calling it twice (a retry path, a finally) frees the slot only once. */
-export function releaseOnce(release: () => void): () => void {
+export function releaseOnce<A extends unknown[]>(release: (...args: A) => void): (...args: A) => void {
   let released = false;
-  return () => {
+  return (...args) => {
     if (released) return;
     released = true;
-    release();
+    release(...args);
   };
 }
 

@@ -107,27 +107,26 @@ function ImportCard() {
     await check({ name: file.name, text });
   }
 
-  async function check(src: { name: string; text: string }) {
-    setStage("checking");
+  /** One step of the import: `busy` while it runs, `done` after it, "failed" with its error. */
+  async function step(busy: ImportStage, done: ImportStage, work: () => Promise<void>) {
+    setStage(busy);
     try {
-      setPreview(await call("previewConfigImport", { format: formatOf(src.name, src.text), text: src.text }));
-      setStage("previewed");
+      await work();
+      setStage(done);
     } catch (err) {
       setError(importError(err));
       setStage("failed");
     }
   }
 
+  async function check(src: { name: string; text: string }) {
+    await step("checking", "previewed", async () => setPreview(await call("previewConfigImport", { format: formatOf(src.name, src.text), text: src.text })));
+  }
+
   async function apply() {
     if (!source) return;
-    setStage("applying");
-    try {
-      setResult(await call("importConfig", { format: formatOf(source.name, source.text), text: source.text }));
-      setStage("done");
-    } catch (err) {
-      setError(importError(err));
-      setStage("failed");
-    }
+    const src = source;
+    await step("applying", "done", async () => setResult(await call("importConfig", { format: formatOf(src.name, src.text), text: src.text })));
   }
 
   return (
