@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { buildApp, type SwitchyardApp } from "./app/build.js";
 import { DEMO_COMBO } from "./app/demo.js";
+import { applyServingHeapPolicy } from "./app/heapPolicy.js";
 import { removeInstanceFile, writeInstanceFile } from "./app/instanceFile.js";
 import { startMemoryReducer } from "./app/memoryReducer.js";
 import { VERSION } from "./app/version.js";
@@ -35,6 +36,8 @@ function parsePort(value: string | undefined): number {
 }
 
 async function serve(values: Record<string, string | boolean | undefined>, friendly: boolean): Promise<void> {
+  // Before the gateway's code runs: a request's objects stay in the young generation.
+  applyServingHeapPolicy();
   let app: SwitchyardApp;
   try {
     app = await buildApp({

@@ -5,6 +5,7 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Noti
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildApp, type SwitchyardApp } from "../app/build.js";
+import { applyServingHeapPolicy } from "../app/heapPolicy.js";
 import { removeInstanceFile, writeInstanceFile } from "../app/instanceFile.js";
 import { startMemoryReducer } from "../app/memoryReducer.js";
 import { VERSION } from "../app/version.js";
@@ -63,6 +64,7 @@ async function start(): Promise<void> {
 
   // Without a usable OS keychain, buildApp falls back to its own key-file cipher.
   const cipher = safeStorage.isEncryptionAvailable() ? safeStorageCipher(safeStorage) : undefined;
+  applyServingHeapPolicy();
   core = await buildApp({
     home: options.home ?? app.getPath("userData"),
     port: options.port,

@@ -11,7 +11,7 @@ import type { EgressLock } from "./egress/siblingLock.js";
 import type { UsageWallDeps } from "./usageWall/lane.js";
 import { isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
-import type { Admission, AdmissionStage } from "./request/admit.js";
+import { ClientBoundTarget, type Admission, type AdmissionStage } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
 import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
@@ -190,7 +190,7 @@ export function createPipeline(deps: PipelineDeps) {
     let admission: Admission;
     try {
       // The signal is made only if admission waits for it; most admissions decide at once.
-      const decided = deps.admission.admit({ provider: target.provider, connection, model: target.model, get signal() { return run.client.signal; }, quotaShare });
+      const decided = deps.admission.admit(new ClientBoundTarget(target.provider, connection, target.model, run.client, quotaShare));
       admission = decided instanceof Promise ? await decided : decided;
     } catch (err) {
       // A stage that broke inside Switchyard must not hold the HALF_OPEN probe slot.

@@ -46,6 +46,33 @@ type WaitResult = { ok: true } | { ok: false; error: FinalError | null };
 const connKey = (id: string) => `c\u0000${id}`;
 const CLIENT_GONE: FinalError = { status: 499, code: "client_closed", message: "The client closed the request", retryAfterMs: null, noRetry: true };
 
+/**
+ * R9.1: the job's deadline, enforced by the attempt's own call (no timer or signal here). A class,
+ * not an object literal with a getter: each such literal gets a hidden class of its own in V8's
+ * old space, which keeps the request's young objects alive through scavenges (issue 12).
+ */
+class JobDeadline {
+  expired = false;
+  private readonly expiresAt: number;
+
+  constructor(private readonly req: AdmissionRequest, private readonly maxWaitMs: number) {
+    this.expiresAt = performance.now() + maxWaitMs;
+  }
+
+  remainingMs(): number {
+    return this.expiresAt - performance.now();
+  }
+
+  /** Written only when the job expired: most attempts never need it. */
+  get error(): FinalError {
+    return localLimitError(
+      "RATE_LIMIT_EXECUTION_TIMEOUT",
+      `The request to ${this.req.provider.id} connection ${this.req.connection.id} ran longer than ${this.maxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
+      null,
+    );
+  }
+}
+
 export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionControl {
   const book = new GateBook(deps.clock);
   const waiting = new Map<GateTicket, (granted: boolean) => void>();
@@ -156,26 +183,12 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   function admitted(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket | null, sharedRelease?: () => void): Admission {
     const managed = limits.protected || limits.connectionCap !== null || limits.modelCap !== null;
     if (!managed) return { admitted: true, release: releaseOnce(() => freeTicket(ticket)) };
-    // R9.1: the job's deadline, enforced by the attempt's own call (no timer or signal here).
-    const expiresAt = performance.now() + limits.executionMaxWaitMs;
     const release = releaseOnce((observed?: AttemptObservation) => {
       observe(req, limits, ticket?.pauseKey ?? null, observed);
       sharedRelease?.();
       freeTicket(ticket);
     });
-    const execution = {
-      remainingMs: () => expiresAt - performance.now(),
-      expired: false,
-      // Written only when the job expired: most attempts never need it.
-      get error() {
-        return localLimitError(
-          "RATE_LIMIT_EXECUTION_TIMEOUT",
-          `The request to ${req.provider.id} connection ${req.connection.id} ran longer than ${limits.executionMaxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
-          null,
-        );
-      },
-    };
-    return { admitted: true, release, execution };
+    return { admitted: true, release, execution: new JobDeadline(req, limits.executionMaxWaitMs) };
   }
 
   /** What admitting one request decided before it may have to wait. */

@@ -17,6 +17,26 @@ export interface AdmissionRequest {
   quotaShare?: boolean;
 }
 
+/**
+ * An attempt's connection as admission and the usage wall see it; its signal is the client's,
+ * made only when a stage that waits reads it. A class rather than an object literal with a getter:
+ * V8 gives every such literal a hidden class of its own in the old generation, and those keep the
+ * request's young objects alive through every scavenge until the next full collection (issue 12).
+ */
+export class ClientBoundTarget implements AdmissionRequest {
+  constructor(
+    readonly provider: Provider,
+    readonly connection: Connection,
+    readonly model: string,
+    private readonly client: { readonly signal: AbortSignal },
+    readonly quotaShare = false,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.client.signal;
+  }
+}
+
 /** What the attempt learned, handed back on release: upstream headers and verdict pace the limiter (R9.4). */
 export interface AttemptObservation {
   headers: Record<string, string | string[] | undefined> | null;

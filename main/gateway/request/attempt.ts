@@ -5,6 +5,7 @@ import type { Connection, WireFormat } from "../../../shared/types.js";
 import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, receivedText, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
+import { ClientBoundTarget } from "./admit.js";
 import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { Target } from "../resolve.js";
@@ -63,7 +64,7 @@ export async function runAttempt(
   try {
     const secret = deps.connections.secret(connection.id);
     // The usage wall's waits need a signal; the call itself takes the client as its cancel source.
-    const wallTarget = { provider, connection, get signal() { return client.signal; } };
+    const wallTarget = new ClientBoundTarget(provider, connection, model, client);
     call = await callThroughUsageWall(deps.usageWall, wallTarget, (extraHeaders) =>
       deps.callUpstream({
         provider, upstreamFormat, clientFormat: request.format, secret, clientHeaders: request.headers,
