@@ -116,6 +116,8 @@ describe("admit stage", () => {
     expect(a.execution?.remainingMs()).toBeGreaterThan(0);
     expect(a.execution?.remainingMs()).toBeLessThanOrEqual(60);
     expect(a.execution?.expired).toBe(false);
+    // Issue 12: its error is a prototype getter, not a per-request accessor (an old-space hidden class each).
+    expect(Object.values(Object.getOwnPropertyDescriptors(a.execution)).filter((d) => d.get || d.set)).toEqual([]);
     await new Promise((r) => setTimeout(r, 100));
     // The deadline has passed; the attempt's call is what stops on it (tests/unit/gateway/upstreamCall.test.ts).
     expect(a.execution?.remainingMs()).toBeLessThanOrEqual(0);

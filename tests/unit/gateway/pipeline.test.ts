@@ -2,7 +2,7 @@
 // the real simulator as upstream and a real client over loopback.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPipeline, type PipelineDeps } from "../../../main/gateway/pipeline.js";
-import { createAdmission, releaseOnce, type AdmissionStage } from "../../../main/gateway/request/admit.js";
+import { ClientBoundTarget, createAdmission, releaseOnce, type AdmissionRequest, type AdmissionStage } from "../../../main/gateway/request/admit.js";
 import { startSimulator, type Simulator } from "../../../main/simulator/index.js";
 import { combo, connection, listen, ports, provider, upstreamCaller, type Ports } from "./fixtures.js";
 
@@ -87,6 +87,33 @@ describe("the request loop", () => {
     sim.addFault("loop-o1", { status: 500, times: 1 });
     expect((await send(deps, chat("oai/m1"))).status).toBe(200);
     expect([acquired, released]).toEqual([2, 2]);
+  });
+
+  it("issue 12: admission gets the attempt's connection with no per-request accessor; the client's signal is made only when read", async () => {
+    const seen: AdmissionRequest[] = [];
+    const recording: AdmissionStage = {
+      admit(req) {
+        seen.push(req);
+        return { admitted: true, release: () => {} };
+      },
+    };
+    const { deps } = rig(recording);
+    expect((await send(deps, chat("oai/m1"))).status).toBe(200);
+    const [req] = seen;
+    expect(req).toBeInstanceOf(ClientBoundTarget);
+    expect(req).toMatchObject({ model: "m1", connection: { id: "o1" }, quotaShare: false });
+    // An object literal with a getter gets an old-space hidden class of its own on every request.
+    expect(Object.values(Object.getOwnPropertyDescriptors(req)).filter((d) => d.get || d.set)).toEqual([]);
+  });
+
+  it("issue 12: a ClientBoundTarget reads the client's signal only when a stage asks for it", () => {
+    let made = 0;
+    const client = { get signal() { made++; return new AbortController().signal; } };
+    const target = new ClientBoundTarget(provider(), connection(), "m", client, true);
+    expect(made).toBe(0);
+    expect(target.signal).toBeInstanceOf(AbortSignal);
+    expect(made).toBe(1);
+    expect(target.quotaShare).toBe(true);
   });
 
   it("an admission refusal answers with its typed error and sends nothing upstream", async () => {
