@@ -2,10 +2,11 @@
 // Cancellation is composed from the caller (the client leaving), the attempt deadline and, for an
 // admitted job, its execution deadline (R9.1), so every reason to stop reaches undici through one
 // AbortSignal; a stream watchdog stops the call by destroying the body it reads (undici then aborts
-// the request). The composition is one controller, one timer and one listener, released as soon
-// as the body is done, and it is the only AbortController of a request: the client's response and
-// the admission hand over cheap cancel sources and deadlines instead of signals of their own
-// (issue 12: three controllers with their listeners per request were a visible share of the CPU).
+// the request). The composition is one cancellation object, one timer and one listener, released as
+// soon as the body is done: the client's response and the admission hand over cheap cancel sources
+// and deadlines instead of signals of their own, and the cancellation handed to undici is a small
+// object with the part of the AbortSignal interface undici reads, not an AbortController (issue 12:
+// controllers, their EventTarget listeners and their signals were ~4 % of a request's CPU).
 // AbortSignal.timeout + AbortSignal.any were tried (issue 8) and measured worse: each call's timer
 // stays armed for the whole deadline (600 s by default) until the garbage collector finalises its
 // signal, which cost about 40 MB of RSS after the bench's load.
@@ -44,6 +45,48 @@ export interface CancelSource {
   subscribe(listener: () => void): () => void;
 }
 
+/**
+ * What undici reads of a request's signal: `aborted`, `reason`, and one 'abort' listener added and
+ * removed. An AbortSignal is one; so is the call's own CallCancellation.
+ */
+export interface UpstreamSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+/** A call's cancellation: aborted once, with a reason like an AbortSignal's; its listeners run once. */
+export class CallCancellation implements UpstreamSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: Array<() => void> | null = null;
+
+  addEventListener(_type: "abort", listener: () => void): void {
+    if (this.aborted) return;
+    (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: () => void): void {
+    const i = this.listeners?.indexOf(listener) ?? -1;
+    if (i !== -1) this.listeners?.splice(i, 1);
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason ?? new DOMException("This operation was aborted", "AbortError");
+    const listeners = this.listeners;
+    this.listeners = null;
+    if (listeners) for (const listener of listeners) listener();
+  }
+
+  /** Listeners still waiting for an abort (0 once a call released what it subscribed). */
+  get listenerCount(): number {
+    return this.listeners?.length ?? 0;
+  }
+}
+
 /** R9.1: an admitted job's execution deadline, which the attempt's call enforces with its own. */
 export interface ExecutionDeadline {
   /** Real milliseconds left before the job expires (≤ 0: it has). */
@@ -76,8 +119,8 @@ export interface UpstreamCallRequest {
 
 export interface UpstreamCall {
   response: UpstreamResponse;
-  /** The composed signal; aborted by the client or the deadline. */
-  signal: AbortSignal;
+  /** The composed cancellation; aborted by the client or a deadline. */
+  signal: UpstreamSignal;
   /** Stops the call while its body is read (a stream watchdog fired). */
   abort(reason: string): void;
   /** true once the attempt deadline has passed (R13.6 → an ETIMEDOUT verdict). */
@@ -97,7 +140,7 @@ export class UpstreamCallError extends Error {
 }
 
 const NO_LIMIT_MS = 0;
-const NEVER_ABORTED = new AbortController().signal;
+const NEVER_ABORTED: UpstreamSignal = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
 
 function deadlineOf(timeouts: UpstreamTimeouts, ceilingMs: number | undefined): number {
   const limits = [timeouts.attemptDeadlineMs, ceilingMs ?? NO_LIMIT_MS].filter((ms) => ms > 0);
@@ -105,7 +148,7 @@ function deadlineOf(timeouts: UpstreamTimeouts, ceilingMs: number | undefined): 
 }
 
 interface Cancellation {
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   timedOut(): boolean;
   /** The call is over: the timer and the listener go. */
   release(): void;
@@ -138,7 +181,7 @@ function composeCancellation(caller: AbortSignal | CancelSource | undefined, dea
   const attemptFirst = deadlineMs > 0 && (executionMs === NO_LIMIT_MS || deadlineMs <= executionMs);
   const ms = attemptFirst ? deadlineMs : executionMs;
   if (ms <= 0 && (caller === undefined || !isCancelSource(caller))) return { signal: caller ?? NEVER_ABORTED, timedOut: () => false, release: NOTHING_TO_RELEASE };
-  const controller = new AbortController();
+  const controller = new CallCancellation();
   let expired = false;
   let timer: NodeJS.Timeout | null = null;
   if (ms > 0) {
@@ -154,7 +197,7 @@ function composeCancellation(caller: AbortSignal | CancelSource | undefined, dea
   }
   const unsubscribe = listen(caller, () => controller.abort(caller && !isCancelSource(caller) ? caller.reason : undefined));
   return {
-    signal: controller.signal,
+    signal: controller,
     timedOut: () => expired,
     release() {
       if (timer) clearTimeout(timer);

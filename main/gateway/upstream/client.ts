@@ -1,11 +1,12 @@
 // Upstream HTTP with undici's request API over one keep-alive Agent (DESIGN.md: not fetch()).
 import { Agent, request, type Dispatcher } from "undici";
+import type { UpstreamSignal } from "./call.js";
 
 export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   /** Time allowed until response headers arrive. */
   headersTimeoutMs: number;
   /** Time allowed between body chunks (the stream watchdogs are stricter and run above this). */

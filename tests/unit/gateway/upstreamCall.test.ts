@@ -2,7 +2,7 @@
 // deadline (R13.6) and an admitted job's execution deadline (R9.1) all stop the call through one
 // signal, and each reports as itself. Real HTTP over loopback against a server that answers late.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UpstreamCallError, type CancelSource, type ExecutionDeadline } from "../../../main/gateway/upstream/call.js";
+import { CallCancellation, UpstreamCallError, type CancelSource, type ExecutionDeadline } from "../../../main/gateway/upstream/call.js";
 import { listen, provider, upstreamCaller } from "./fixtures.js";
 
 describe("upstream call cancellation", () => {
@@ -95,6 +95,32 @@ describe("upstream call cancellation", () => {
     expect(seen).toBe(before + 1);
     await new Promise((r) => setImmediate(r));
     expect(ok.listeners).toBe(0);
+    // undici took its 'abort' listener off the call's cancellation when the body ended.
+    expect(call.signal).toBeInstanceOf(CallCancellation);
+    expect((call.signal as CallCancellation).listenerCount).toBe(0);
+    expect(call.signal.aborted).toBe(false);
+  });
+
+  it("issue 12: a CallCancellation aborts once with an AbortError reason, like an AbortSignal, and runs each listener once", () => {
+    const c = new CallCancellation();
+    const calls: string[] = [];
+    const kept = () => calls.push("kept");
+    const removed = () => calls.push("removed");
+    c.addEventListener("abort", kept);
+    c.addEventListener("abort", removed);
+    c.removeEventListener("abort", removed);
+    expect(c.listenerCount).toBe(1);
+    c.abort();
+    c.abort(new Error("again"));
+    expect(calls).toEqual(["kept"]);
+    expect(c.aborted).toBe(true);
+    expect(c.reason).toBeInstanceOf(DOMException);
+    expect((c.reason as DOMException).name).toBe("AbortError");
+    c.addEventListener("abort", kept);
+    expect(c.listenerCount).toBe(0);
+    const timedOut = new CallCancellation();
+    timedOut.abort(new DOMException("late", "TimeoutError"));
+    expect((timedOut.reason as DOMException).name).toBe("TimeoutError");
   });
 
   it("R13.1 a client already gone never reaches the upstream", async () => {
