@@ -1,7 +1,7 @@
 // The one way Switchyard calls an upstream: chat attempts, count_tokens and the connection test.
 // Cancellation is composed from the caller (the client leaving), the attempt deadline and, for an
 // admitted job, its execution deadline (R9.1), so every reason to stop reaches undici through one
-// AbortSignal; a stream watchdog stops the call by destroying the body it reads (undici then aborts
+// signal; a stream watchdog stops the call by destroying the body it reads (undici then aborts
 // the request). The composition is one cancellation object, one timer and one listener, released as
 // soon as the body is done: the client's response and the admission hand over cheap cancel sources
 // and deadlines instead of signals of their own, and the cancellation handed to undici is a small
