@@ -72,14 +72,31 @@ export function startMemoryReducer(options: MemoryReducerOptions = {}): MemoryRe
   // The heap's size after the last full collection (or at start): what growth is measured from.
   let baseline = heap().total;
   let quietInARow = 0;
+  // V8 keeps the young generation as large as the burst made it (up to 32 MB committed) and shrinks
+  // it only at a collection made once its allocation rate has been low for some seconds: the first
+  // collection, right after a burst, frees the old generation; one more on the next quiet look gives
+  // the young generation back (measured: 125 → 93 MB RSS after a json load).
+  let followUp = false;
 
-  const check = (): boolean => {
-    quietInARow = utilisation() < quietBelow ? quietInARow + 1 : 0;
-    if (!collect || quietInARow < quietIntervals) return false;
-    if (heap().total - baseline < growthBytes) return false;
-    collect();
+  const collectNow = (): boolean => {
+    collect!();
     baseline = heap().total;
     return true;
+  };
+
+  const check = (): boolean => {
+    const quiet = utilisation() < quietBelow;
+    quietInARow = quiet ? quietInARow + 1 : 0;
+    if (!collect) return false;
+    if (followUp) {
+      followUp = false;
+      // Busy again: the young generation is in use, and shrinking it would only make it grow back.
+      if (quiet) return collectNow();
+    }
+    if (quietInARow < quietIntervals) return false;
+    if (heap().total - baseline < growthBytes) return false;
+    followUp = true;
+    return collectNow();
   };
   const timer = setInterval(check, everyMs);
   timer.unref();

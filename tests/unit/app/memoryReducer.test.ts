@@ -32,12 +32,35 @@ describe("memory reducer", () => {
     expect(collected).toBe(0);
     expect(reducer.check()).toBe(true); // quiet twice in a row
     expect(collected).toBe(1);
+    expect(reducer.check()).toBe(true); // the follow-up that gives the young generation back
+    expect(collected).toBe(2);
     expect(reducer.check()).toBe(false); // nothing grew since
     heap = { total: 60 * MB, used: 30 * MB };
     expect(reducer.check()).toBe(false); // grew, but less than the threshold
     heap = { total: 80 * MB, used: 40 * MB };
     expect(reducer.check()).toBe(true);
-    expect(collected).toBe(2);
+    expect(collected).toBe(3);
+  });
+
+  it("R15 the follow-up collection is skipped when the process is busy again by then", () => {
+    let busy = 0.05;
+    let heap = { total: 40 * MB, used: 20 * MB };
+    let collected = 0;
+    reducer = startMemoryReducer({
+      everyMs: 60_000, quietBelow: 0.25, quietIntervals: 1, growthBytes: 24 * MB,
+      heapBytes: () => heap, utilisation: () => busy,
+      collect: () => {
+        collected++;
+        heap = { total: 50 * MB, used: 22 * MB };
+      },
+    });
+    heap = { total: 120 * MB, used: 90 * MB };
+    expect(reducer.check()).toBe(true);
+    busy = 0.9;
+    expect(reducer.check()).toBe(false); // a new burst: no follow-up
+    busy = 0.05;
+    expect(reducer.check()).toBe(false); // and none later, since nothing grew
+    expect(collected).toBe(1);
   });
 
   it("R15 without a collector it never collects", () => {
