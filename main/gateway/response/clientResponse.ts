@@ -7,7 +7,7 @@ import type { Clock } from "../../engine/ports.js";
 import { adapterFor, errorBody, errorFrame } from "../formats/index.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
-import type { CancelSource } from "../upstream/call.js";
+import { CallCancellation, type CancelSource } from "../upstream/call.js";
 
 export interface ClientResponseOptions {
   format: WireFormat;
@@ -48,9 +48,9 @@ export class ClientResponse implements CancelSource {
   /** Read when the entry is written: what selection skipped, the combo's waits. */
   timeline: () => Pick<RequestLogEntry, "skipped" | "comboWaits"> = () => ({});
   private bytesOut = 0;
-  private left = false;
+  /** Cancelled when the client leaves; the upstream call subscribes to it. */
+  private readonly leaving = new CallCancellation();
   private controller: AbortController | null = null;
-  private onLeave: Array<() => void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private attemptsStarted = 0;
   private successHeaders: Record<string, string> = {};
@@ -77,40 +77,34 @@ export class ClientResponse implements CancelSource {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.left) this.controller.abort();
+      if (this.leaving.aborted) this.controller.abort();
     }
     return this.controller.signal;
   }
 
   get gone(): boolean {
-    return this.left;
+    return this.leaving.aborted;
   }
 
   /** CancelSource: the client went away. */
   get aborted(): boolean {
-    return this.left;
+    return this.leaving.aborted;
   }
 
   /** CancelSource: `listener` runs once when the client goes away (at once if it has). */
   subscribe(listener: () => void): () => void {
-    if (this.left) {
+    if (this.leaving.aborted) {
       listener();
       return () => {};
     }
-    (this.onLeave ??= []).push(listener);
-    return () => {
-      const i = this.onLeave?.indexOf(listener) ?? -1;
-      if (i !== -1) this.onLeave?.splice(i, 1);
-    };
+    this.leaving.addEventListener("abort", listener);
+    return () => this.leaving.removeEventListener("abort", listener);
   }
 
   private leave(): void {
-    if (this.left) return;
-    this.left = true;
+    if (this.leaving.aborted) return;
+    this.leaving.abort();
     this.controller?.abort();
-    const listeners = this.onLeave;
-    this.onLeave = null;
-    if (listeners) for (const listener of listeners) listener();
   }
 
   get committed(): boolean {

@@ -56,7 +56,10 @@ export interface UpstreamSignal {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
-/** A call's cancellation: aborted once, with a reason like an AbortSignal's; its listeners run once. */
+/**
+ * A one-shot cancellation: aborted once, with a reason like an AbortSignal's; its listeners run
+ * once. A call hands it to undici; a client's response keeps one for "the client left".
+ */
 export class CallCancellation implements UpstreamSignal {
   aborted = false;
   reason: unknown = undefined;

@@ -9,58 +9,55 @@ describe("memory reducer", () => {
   let reducer: MemoryReducer | null = null;
   afterEach(() => reducer?.stop());
 
-  it("R15 collects when the process has stayed quiet and its heap grew past the threshold, and only then", () => {
-    let busy = 0.9;
-    let heap = { total: 40 * MB, used: 20 * MB };
-    let collected = 0;
+  /**
+   * A process the reducer watches, started with a 40 MB heap: the test sets its load and heap, and a
+   * collection counts itself and leaves a 50 MB heap.
+   */
+  function watch(quietIntervals: number, busy: number) {
+    const p = { busy, heap: { total: 40 * MB, used: 20 * MB }, collected: 0 };
     reducer = startMemoryReducer({
-      everyMs: 60_000, quietBelow: 0.25, quietIntervals: 2, growthBytes: 24 * MB,
-      heapBytes: () => heap, utilisation: () => busy,
+      everyMs: 60_000, quietBelow: 0.25, quietIntervals, growthBytes: 24 * MB,
+      heapBytes: () => p.heap, utilisation: () => p.busy,
       collect: () => {
-        collected++;
-        heap = { total: 50 * MB, used: 22 * MB };
+        p.collected++;
+        p.heap = { total: 50 * MB, used: 22 * MB };
       },
     });
-    heap = { total: 120 * MB, used: 90 * MB };
+    return { p, reducer };
+  }
+
+  it("R15 collects when the process has stayed quiet and its heap grew past the threshold, and only then", () => {
+    const { p, reducer } = watch(2, 0.9);
+    p.heap = { total: 120 * MB, used: 90 * MB };
     expect(reducer.check()).toBe(false); // a burst is still running
-    busy = 0.05;
+    p.busy = 0.05;
     expect(reducer.check()).toBe(false); // one quiet interval: a gap between bursts
-    busy = 0.5;
+    p.busy = 0.5;
     expect(reducer.check()).toBe(false);
-    busy = 0.05;
+    p.busy = 0.05;
     expect(reducer.check()).toBe(false);
-    expect(collected).toBe(0);
+    expect(p.collected).toBe(0);
     expect(reducer.check()).toBe(true); // quiet twice in a row
-    expect(collected).toBe(1);
+    expect(p.collected).toBe(1);
     expect(reducer.check()).toBe(true); // the follow-up that gives the young generation back
-    expect(collected).toBe(2);
+    expect(p.collected).toBe(2);
     expect(reducer.check()).toBe(false); // nothing grew since
-    heap = { total: 60 * MB, used: 30 * MB };
+    p.heap = { total: 60 * MB, used: 30 * MB };
     expect(reducer.check()).toBe(false); // grew, but less than the threshold
-    heap = { total: 80 * MB, used: 40 * MB };
+    p.heap = { total: 80 * MB, used: 40 * MB };
     expect(reducer.check()).toBe(true);
-    expect(collected).toBe(3);
+    expect(p.collected).toBe(3);
   });
 
   it("R15 the follow-up collection is skipped when the process is busy again by then", () => {
-    let busy = 0.05;
-    let heap = { total: 40 * MB, used: 20 * MB };
-    let collected = 0;
-    reducer = startMemoryReducer({
-      everyMs: 60_000, quietBelow: 0.25, quietIntervals: 1, growthBytes: 24 * MB,
-      heapBytes: () => heap, utilisation: () => busy,
-      collect: () => {
-        collected++;
-        heap = { total: 50 * MB, used: 22 * MB };
-      },
-    });
-    heap = { total: 120 * MB, used: 90 * MB };
+    const { p, reducer } = watch(1, 0.05);
+    p.heap = { total: 120 * MB, used: 90 * MB };
     expect(reducer.check()).toBe(true);
-    busy = 0.9;
+    p.busy = 0.9;
     expect(reducer.check()).toBe(false); // a new burst: no follow-up
-    busy = 0.05;
+    p.busy = 0.05;
     expect(reducer.check()).toBe(false); // and none later, since nothing grew
-    expect(collected).toBe(1);
+    expect(p.collected).toBe(1);
   });
 
   it("R15 without a collector it never collects", () => {
