@@ -90,7 +90,7 @@ export function createComboRepo(db: Database.Database, clock: Clock, epoch: Writ
       }
       return combo;
     },
-    update: (name, patch) => update(name, patch),
+    update: (name, patch) => update.immediate(name, patch),
     delete: (name) => {
       const removed = remove.run(name).changes > 0;
       epoch.bump();

@@ -211,7 +211,7 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
     list: (filter) => (filter?.provider === undefined ? [...all().list] : all().list.filter((c) => c.provider === filter.provider)),
     get,
     create,
-    update: (id, patch, secret) => update(id, patch, secret),
+    update: (id, patch, secret) => update.immediate(id, patch, secret),
     delete: (id) => write(() => remove.run(id).changes > 0),
     getSecret(id) {
       // Decrypting on every upstream call showed in profiles; the plaintext is in this process for

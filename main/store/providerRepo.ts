@@ -128,7 +128,7 @@ export function createProviderRepo(db: Database.Database, clock: Clock, epoch: W
       }
       return provider;
     },
-    update: (id, patch) => update(id, patch),
-    delete: (id) => del(id),
+    update: (id, patch) => update.immediate(id, patch),
+    delete: (id) => del.immediate(id),
   };
 }

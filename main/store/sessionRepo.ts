@@ -58,7 +58,7 @@ export function createSessionPinRepo(db: Database.Database, onError: (err: Error
     if (!pending.size || !db.open) return;
     const pins = [...pending.values()];
     pending.clear();
-    writePending(pins);
+    writePending.immediate(pins);
   };
   const flushInBackground = (): void => {
     try {
