@@ -9,6 +9,7 @@ import { openDatabase } from "./database.js";
 import { createLeaseRepo } from "./leaseRepo.js";
 import { createProviderRepo } from "./providerRepo.js";
 import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
+import type { LogWriterKind } from "./requestLogSink.js";
 import type { SecretCipher } from "./secrets.js";
 import { createSessionPinRepo } from "./sessionRepo.js";
 import { createSettingsRepo } from "./settingsRepo.js";
@@ -23,6 +24,8 @@ export interface CreateStoreOptions {
   logRetention?: number;
   /** Failures of background request-log flushes; defaults to a process warning. */
   onLogError?: (err: Error) => void;
+  /** Who commits request-log batches: this thread (the default) or the log's writer thread (the gateway). */
+  logWriter?: LogWriterKind;
 }
 
 const systemClock: Clock = { now: () => Date.now() };
@@ -40,6 +43,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       retention: opts.logRetention ?? DEFAULT_REQUEST_LOG_RETENTION,
       onError: opts.onLogError ?? warnLogError,
       now: () => clock.now(),
+      writer: opts.logWriter,
     });
     const sessionPins = createSessionPinRepo(db, opts.onLogError ?? warnLogError);
     return {
@@ -54,7 +58,9 @@ export function createStore(opts: CreateStoreOptions): Store {
       leases: createLeaseRepo(db),
       transaction: (fn) => {
         try {
-          return db.transaction(fn)();
+          // IMMEDIATE, as every read-then-write here: the request log's writer thread commits to the
+          // same file, and a deferred transaction whose snapshot it made stale would fail, not wait.
+          return db.transaction(fn).immediate();
         } finally {
           epoch.bump();
         }

@@ -1,9 +1,11 @@
 // Request log (R15.1): appends are buffered in memory and written in one
 // transaction per batch, off the request path (a timer, or a full batch), so a request
-// never waits on SQLite. Each flush trims the table to the newest `retention` rows.
+// never waits on SQLite. Each batch trims the table to the newest `retention` rows. In the
+// gateway the batches are committed by the log's writer thread (requestLogSink.ts); every read
+// first waits until what was appended before it is in the table.
 import type Database from "better-sqlite3";
 import type { ClientKind, RequestLogEntry } from "../../shared/types.js";
-import { isUniqueViolation } from "./errors.js";
+import { createLogSink, type LogSinkOptions, type LogWriterKind } from "./requestLogSink.js";
 import { fromFlag, fromJson, toFlag, toJson } from "./rows.js";
 import type { RequestLogRepo, RequestStatsRow } from "./types.js";
 
@@ -11,7 +13,6 @@ import type { RequestLogRepo, RequestStatsRow } from "./types.js";
 export const DEFAULT_REQUEST_LOG_RETENTION = 10_000;
 // Large batches: a flush's cost is mostly per transaction, not per row (issue 12).
 const FLUSH_BATCH_SIZE = 1_000;
-const FLUSH_DELAY_MS = 250;
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1_000;
 
@@ -21,6 +22,10 @@ export interface RequestLogOptions {
   onError: (err: Error) => void;
   /** The store's clock: logged prompts older than their retention are erased against it. */
   now?: () => number;
+  /** Who commits the batches: the calling thread (the default) or the log's writer thread. */
+  writer?: LogWriterKind;
+  /** Test seams for the writer thread: its script, and how long a read waits for it. */
+  writerThread?: Pick<LogSinkOptions, "workerUrl" | "settleLimitMs">;
 }
 
 export interface BufferedRequestLog extends RequestLogRepo {
@@ -146,6 +151,7 @@ function toValues(e: RequestLogEntry): unknown[] {
 
 const ROW_COLUMNS = COLUMNS.join(", ");
 const ID_INDEX = COLUMNS.indexOf("id");
+const ERASE_PROMPTS_BEFORE = "UPDATE request_log SET prompt_text = NULL WHERE prompt_text IS NOT NULL AND time < ?";
 
 function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
@@ -166,16 +172,16 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   };
   let retention = checkRetention(options.retention);
 
-  const insert = db.prepare(`INSERT INTO request_log (${ROW_COLUMNS}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
-  // The newest of the rows beyond the retention bound, counted from the oldest end (so the scan
-  // covers only the excess); it and everything older goes.
-  const selectCutoff = db.prepare<[number], { time: number; seq: number }>(
-    "SELECT time, seq FROM request_log ORDER BY time ASC, seq ASC LIMIT 1 OFFSET ?",
-  );
-  const countRows = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM request_log");
-  const pruneFrom = db.prepare<[number, number, number]>(
-    "DELETE FROM request_log WHERE time < ? OR (time = ? AND seq <= ?)",
-  );
+  const sink = createLogSink(options.writer ?? "thread", db, {
+    insert: `INSERT INTO request_log (${ROW_COLUMNS}) VALUES (${COLUMNS.map(() => "?").join(", ")})`,
+    count: "SELECT COUNT(*) AS n FROM request_log",
+    // The newest of the rows beyond the retention bound, counted from the oldest end (so the scan
+    // covers only the excess); it and everything older goes.
+    cutoff: "SELECT time, seq FROM request_log ORDER BY time ASC, seq ASC LIMIT 1 OFFSET ?",
+    prune: "DELETE FROM request_log WHERE time < ? OR (time = ? AND seq <= ?)",
+    erasePromptsBefore: ERASE_PROMPTS_BEFORE,
+    idIndex: ID_INDEX,
+  }, { onError, ...options.writerThread });
   const select = db.prepare<[Record<string, unknown>], RequestLogRow>(
     `SELECT ${ROW_COLUMNS}
      FROM request_log
@@ -195,7 +201,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
     `SELECT ${ROW_COLUMNS} FROM request_log
      WHERE seq IN (SELECT MAX(seq) FROM request_log WHERE client_kind IS NOT NULL GROUP BY client_kind)`,
   );
-  const erasePromptsBefore = db.prepare<[number]>("UPDATE request_log SET prompt_text = NULL WHERE prompt_text IS NOT NULL AND time < ?");
+  const erasePromptsBefore = db.prepare<[number]>(ERASE_PROMPTS_BEFORE);
   const erasePrompts = db.prepare("UPDATE request_log SET prompt_text = NULL WHERE prompt_text IS NOT NULL");
   const now = options.now ?? Date.now;
   let promptRetentionMs: number | null = null;
@@ -226,47 +232,30 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
   let buffer: unknown[][] = [];
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
-  // Rows in the table; only this module writes it, so the count is kept rather than queried.
-  let rows = countRows.get()?.n ?? 0;
-
-  const writeBatch = db.transaction((batch: unknown[][]): string[] => {
-    const duplicates: string[] = [];
-    for (const values of batch) {
-      try {
-        insert.run(values);
-      } catch (err) {
-        // A constraint failure undoes only this statement; the rest of the batch still commits.
-        if (!isUniqueViolation(err)) throw err;
-        duplicates.push(String(values[ID_INDEX]));
-      }
-    }
-    rows += batch.length - duplicates.length;
-    if (rows > retention) {
-      const cutoff = selectCutoff.get(rows - retention - 1);
-      if (cutoff) rows -= pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq).changes;
-    }
-    if (promptRetentionMs !== null) erasePromptsBefore.run(now() - promptRetentionMs);
-    return duplicates;
-  });
-
-  const flush = (): void => {
+  // Taken out before it is handed over: a batch that cannot be written is reported once, not retried forever.
+  const handOver = (): void => {
     if (timer) {
       clearTimeout(timer);
       timer = null;
     }
     if (buffer.length === 0) return;
-    // Taken out before writing: a batch that cannot be written is reported once, not retried forever.
-    const batch = buffer;
+    const rows = buffer;
     buffer = [];
-    const duplicates = writeBatch(batch);
-    if (duplicates.length > 0) {
-      onError(new Error(`request log: duplicate entry ids not stored: ${duplicates.join(", ")}`));
+    sink.write({ rows, retention, promptCutoff: promptRetentionMs === null ? null : now() - promptRetentionMs });
+  };
+
+  /** Everything appended so far is in the table when this returns. */
+  const flush = (): void => {
+    try {
+      handOver();
+    } finally {
+      sink.settle();
     }
   };
 
   const flushInBackground = (): void => {
     try {
-      flush();
+      handOver();
     } catch (err) {
       onError(asError(err));
     }
@@ -285,7 +274,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
       if (buffer.length >= FLUSH_BATCH_SIZE) {
         flushInBackground();
       } else if (!timer) {
-        timer = setTimeout(flushInBackground, FLUSH_DELAY_MS);
+        timer = setTimeout(flushInBackground, sink.batchDelayMs);
         // A pending log write must never keep a finished process alive.
         timer.unref();
       }
@@ -316,7 +305,8 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
       return selectLatestPerClient.all().map(toEntry);
     },
     setPromptRetention(ms) {
-      // Off (null): nothing may keep a prompt, so what was logged goes now.
+      // Off (null): nothing may keep a prompt, so what was logged goes now, buffered rows included.
+      flush();
       promptRetentionMs = ms;
       if (ms === null) erasePrompts.run();
       else erasePromptsBefore.run(now() - ms);
@@ -339,7 +329,11 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
     close() {
       if (closed) return;
       closed = true;
-      flush();
+      try {
+        flush();
+      } finally {
+        sink.close();
+      }
     },
   };
 }

@@ -1,0 +1,76 @@
+// The request log's write transaction (R15.1), in plain JavaScript because two threads run it:
+// the log's writer thread (requestLogWorker.js, which node starts from a file, so it cannot be
+// TypeScript) and, where no writer thread can run (an in-memory database, a thread that failed),
+// the main thread itself. One batch is one transaction: its rows, then the trim to the newest
+// `retention` rows, then the erasure of prompts past their retention.
+
+/**
+ * The statements, built by requestLogRepo.ts from its column list.
+ * @typedef {object} LogWriteSql
+ * @property {string} insert   INSERT of one row, values bound by position.
+ * @property {string} count    SELECT COUNT(*) AS n.
+ * @property {string} cutoff   The newest row beyond the retention bound: (time, seq), OFFSET ?.
+ * @property {string} prune    DELETE of that row and everything older: (time, time, seq).
+ * @property {string} erasePromptsBefore  UPDATE clearing prompts older than ?.
+ * @property {number} idIndex  Where the id is in a row's values (for reporting duplicates).
+ */
+
+/**
+ * One batch: rows in column order, the retention bound, and the time before which logged prompts
+ * go (null: prompt logging keeps no retention limit).
+ * @typedef {object} LogBatch
+ * @property {unknown[][]} rows
+ * @property {number} retention
+ * @property {number | null} promptCutoff
+ */
+
+/**
+ * @typedef {object} BatchWriter
+ * @property {(batch: LogBatch) => string[]} write  Commits the batch; returns the ids not stored
+ *   because they were already in the table (the rest of the batch is stored).
+ */
+
+/** @param {unknown} err */
+function isDuplicateId(err) {
+  const code = /** @type {{ code?: unknown } | null} */ (err)?.code;
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}
+
+/**
+ * @param {import("better-sqlite3").Database} db
+ * @param {LogWriteSql} sql
+ * @returns {BatchWriter}
+ */
+export function createBatchWriter(db, sql) {
+  const insert = db.prepare(sql.insert);
+  const countRows = db.prepare(sql.count);
+  const selectCutoff = db.prepare(sql.cutoff);
+  const pruneFrom = db.prepare(sql.prune);
+  const erasePromptsBefore = db.prepare(sql.erasePromptsBefore);
+  // Rows in the table; only this writer adds or trims them, so the count is kept, not queried.
+  let rows = /** @type {{ n: number }} */ (countRows.get()).n;
+
+  const transaction = db.transaction(/** @param {LogBatch} batch */ (batch) => {
+    /** @type {string[]} */
+    const duplicates = [];
+    for (const values of batch.rows) {
+      try {
+        insert.run(values);
+      } catch (err) {
+        // A constraint failure undoes only this statement; the rest of the batch still commits.
+        if (!isDuplicateId(err)) throw err;
+        duplicates.push(String(values[sql.idIndex]));
+      }
+    }
+    rows += batch.rows.length - duplicates.length;
+    if (rows > batch.retention) {
+      const cutoff = /** @type {{ time: number; seq: number } | undefined} */ (selectCutoff.get(rows - batch.retention - 1));
+      if (cutoff) rows -= pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq).changes;
+    }
+    if (batch.promptCutoff !== null) erasePromptsBefore.run(batch.promptCutoff);
+    return duplicates;
+  });
+  // IMMEDIATE: the write lock is taken at BEGIN, so a second writer on the file waits for it
+  // (busy_timeout) instead of failing on a snapshot another thread's commit made stale.
+  return { write: (batch) => transaction.immediate(batch) };
+}
