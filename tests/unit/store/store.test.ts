@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectionInput, openHarness, providerInput, type StoreHarness } from "./storeFixture.js";
 
@@ -16,6 +17,29 @@ describe("store", () => {
     });
     expect(result).toBe("done");
     expect(h.reopen().connections.getSecret("c1")).toBe("k");
+  });
+
+  it("R0.4 a read-then-write transaction holds the write lock from its start: another writer on the file waits for it", () => {
+    // The request log's writer thread commits to the same file. A deferred transaction that read
+    // before that commit could no longer write (SQLITE_BUSY_SNAPSHOT): the import would fail.
+    const other = new Database(h.dbPath);
+    other.pragma("busy_timeout = 0");
+    let otherWrite: unknown = null;
+    try {
+      h.store.transaction(() => {
+        expect(h.store.providers.list()).toEqual([]);
+        try {
+          other.prepare("INSERT INTO settings (key, value, updated_at) VALUES ('x', '1', 0)").run();
+        } catch (err) {
+          otherWrite = (err as { code?: string }).code;
+        }
+        h.store.providers.create(providerInput("p1"));
+      });
+    } finally {
+      other.close();
+    }
+    expect(otherWrite).toBe("SQLITE_BUSY");
+    expect(h.store.providers.list().map((p) => p.id)).toEqual(["p1"]);
   });
 
   it("R0.4 transaction rolls every write back when the function throws", () => {
