@@ -13,7 +13,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Provider, WireFormat } from "../../../shared/types.js";
 import { redactSecret } from "../redact.js";
-import { readBodyText, transportErrorCode, type UpstreamClient, type UpstreamResponse } from "./client.js";
+import { transportErrorCode, type UpstreamClient, type UpstreamResponse } from "./client.js";
 import { buildUpstreamHeaders } from "./headers.js";
 
 /**
@@ -143,6 +143,8 @@ export class UpstreamCallError extends Error {
 }
 
 const NO_LIMIT_MS = 0;
+/** What an error body is read to by default: enough for any upstream's error JSON. */
+const ERROR_TEXT_LIMIT_BYTES = 64 * 1024;
 const NEVER_ABORTED: UpstreamSignal = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
 
 function deadlineOf(timeouts: UpstreamTimeouts, ceilingMs: number | undefined): number {
@@ -233,7 +235,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
       cancel.release();
       throw failure(err);
     }
-    response.body.once("close", cancel.release);
+    response.body.onClose(cancel.release);
     return {
       response,
       signal,
@@ -241,14 +243,14 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
       timedOut,
       async bodyText(limit) {
         try {
-          return await readBodyText(response.body, limit);
+          return await response.body.text(limit);
         } catch (err) {
           throw failure(err);
         }
       },
       async errorText(limit) {
         try {
-          return redactSecret(await readBodyText(response.body, limit), req.secret);
+          return redactSecret(await response.body.text(limit ?? ERROR_TEXT_LIMIT_BYTES), req.secret);
         } catch (err) {
           throw failure(err);
         }

@@ -1,5 +1,11 @@
-// Upstream HTTP with undici's request API over one keep-alive Agent (DESIGN.md: not fetch()).
-import { Agent, request, type Dispatcher } from "undici";
+// Upstream HTTP over one keep-alive undici Agent, through its dispatch API (DESIGN.md: not
+// fetch()). request() would wrap each call in an async resource, a promise of its own and a
+// Readable body: on the hot path that cost more than Switchyard's own work on the answer (issue
+// 12). The handler here parses the headers as request() does, answers the status and headers as
+// soon as they arrive and feeds the body to an UpstreamBody; the caller's signal aborts it the
+// same way (its reason is the error, before or after the headers).
+import { Agent, errors, util, type Dispatcher } from "undici";
+import { UpstreamBody } from "./body.js";
 import type { UpstreamSignal } from "./call.js";
 
 export interface UpstreamRequest {
@@ -18,12 +24,93 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData["body"];
+  body: UpstreamBody;
 }
 
 export interface UpstreamClient {
   send(req: UpstreamRequest): Promise<UpstreamResponse>;
   close(): Promise<void>;
+}
+
+const aborted = () => new errors.RequestAbortedError();
+
+/** One call: undici's handler on one side, the caller's promise and the body on the other. */
+class UpstreamExchange implements Dispatcher.DispatchHandler {
+  private abortRequest: ((reason?: Error) => void) | null = null;
+  /** Why the call was stopped before undici handed over its abort. */
+  private reason: unknown = null;
+  private body: UpstreamBody | null = null;
+  private listening: boolean;
+  private readonly onSignal = () => this.stop(this.signal.reason ?? aborted());
+
+  constructor(
+    private readonly signal: UpstreamSignal,
+    private resolve: ((res: UpstreamResponse) => void) | null,
+    private reject: ((err: unknown) => void) | null,
+  ) {
+    this.listening = !signal.aborted;
+    if (signal.aborted) this.reason = signal.reason ?? aborted();
+    else signal.addEventListener("abort", this.onSignal);
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.reason !== null) return abort(this.reason as Error);
+    this.abortRequest = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true;
+    const abort = this.abortRequest!;
+    this.body = new UpstreamBody(resume, (reason) => abort(reason as Error), aborted);
+    const resolve = this.resolve!;
+    this.resolve = this.reject = null;
+    resolve({ status: statusCode, headers: util.parseHeaders(rawHeaders) as UpstreamResponse["headers"], body: this.body });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.body!.push(chunk);
+  }
+
+  onComplete(): void {
+    this.unlisten();
+    this.body!.end();
+  }
+
+  onError(err: Error): void {
+    this.unlisten();
+    if (this.body) return this.body.fail(err);
+    const reject = this.reject;
+    this.resolve = this.reject = null;
+    reject?.(err);
+  }
+
+  private stop(reason: unknown): void {
+    if (this.body) return this.body.destroy(reason);
+    if (this.abortRequest) return this.abortRequest(reason as Error);
+    this.reason = reason;
+  }
+
+  private unlisten(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.signal.removeEventListener("abort", this.onSignal);
+  }
+}
+
+/** The origin and path undici's request() would derive from the URL, cached: the set of URLs is small. */
+const targets = new Map<string, { origin: string; path: string }>();
+const MAX_CACHED_TARGETS = 512;
+
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (!target) {
+    const u = new URL(url);
+    target = { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
+    if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
 }
 
 export function createUpstreamClient(): UpstreamClient {
@@ -41,43 +128,20 @@ export function createUpstreamClient(): UpstreamClient {
     return pool;
   };
   return {
-    async send(req) {
-      const res = await request(req.url, {
-        method: "POST",
-        headers: req.headers,
-        body: req.body,
-        signal: req.signal,
-        dispatcher: dispatcherFor(req.localAddress),
-        headersTimeout: req.headersTimeoutMs,
-        bodyTimeout: req.bodyTimeoutMs,
+    send(req) {
+      return new Promise<UpstreamResponse>((resolve, reject) => {
+        const { origin, path } = targetOf(req.url);
+        const exchange = new UpstreamExchange(req.signal, resolve, reject);
+        dispatcherFor(req.localAddress).dispatch(
+          { origin, path, method: "POST", headers: req.headers, body: req.body, headersTimeout: req.headersTimeoutMs, bodyTimeout: req.bodyTimeoutMs },
+          exchange,
+        );
       });
-      return { status: res.statusCode, headers: res.headers, body: res.body };
     },
     close: async () => {
       await Promise.all([agent, ...bound.values()].map((a) => a.close()));
     },
   };
-}
-
-/**
- * Reads at most `limit` bytes of a body as text, then discards the rest. Listeners rather than an
- * async iterator: the iterator's machinery cost more than the read on the hot path (issue 12).
- */
-export function readBodyText(body: UpstreamResponse["body"], limit = 64 * 1024): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    body.on("data", (chunk: Buffer) => {
-      if (size < limit) parts.push(chunk.length > limit - size ? chunk.subarray(0, limit - size) : chunk);
-      size += chunk.length;
-    });
-    body.once("end", () => resolve(parts.length === 1 ? parts[0].toString("utf8") : Buffer.concat(parts).toString("utf8")));
-    body.once("error", reject);
-    // A body destroyed without an error (a watchdog's abort before any data) must not hang the reader.
-    body.once("close", () => {
-      if (!body.readableEnded) reject(body.errored ?? Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
-    });
-  });
 }
 
 /** Normalises a transport failure into a stable code the classifier knows. */
