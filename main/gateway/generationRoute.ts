@@ -7,7 +7,6 @@ import type { Express, Request, RequestHandler, Response } from "express";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WireFormat } from "../../shared/types.js";
 import { plainJsonBody, readJsonBody } from "./clientBody.js";
-import { rememberReceivedText } from "./formats/index.js";
 import { clientAuth, clientError, clientJson, requestIdOf, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
 import type { Pipeline } from "./pipeline.js";
 import { leaseFence } from "./sessions/fence.js";
@@ -50,14 +49,18 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     };
   }
 
-  /** The body as clientJson leaves it on req.body; false when an error answer went out. */
-  async function readBody(format: WireFormat, req: Request, res: Response): Promise<boolean> {
+  /**
+   * The body as clientJson leaves it on req.body; false when an error answer went out. Resolves to
+   * the JSON text it was parsed from when this route read it itself (a same-format body is then
+   * passed on as that text, with only its model replaced), or null after the generic parser.
+   */
+  async function readBody(format: WireFormat, req: Request, res: Response): Promise<string | null | false> {
     if (!plainJsonBody(req)) {
       // The generic parser (a content-encoding, another charset) is express's: it gets express's request.
       withExpress(req, res);
       return new Promise((resolve) => {
         res.once("close", () => resolve(false));
-        void guards[format].parser(req, res, () => resolve(true));
+        void guards[format].parser(req, res, () => resolve(null));
       });
     }
     const mb = deps.appSettings().maxBodyMb;
@@ -68,21 +71,21 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     const body = read.value;
     if (!body || typeof body !== "object" || Array.isArray(body)) return void clientError(res, format, 400, "invalid_request", "Request body must be a JSON object"), false;
     req.body = body;
-    rememberReceivedText(body, read.text);
-    return true;
+    return read.text;
   }
 
   async function serve(format: WireFormat, req: Request, res: Response): Promise<void> {
     const g = guards[format];
     if (!passes(deps.hostGuard, req, res) || !passes(g.auth, req, res)) return;
-    if (!(await readBody(format, req, res))) return;
+    const bodyText = await readBody(format, req, res);
+    if (bodyText === false) return;
     const body = req.body as Record<string, unknown>;
     const problem = shapeProblem(format, body);
     if (problem) return clientError(res, format, 400, "invalid_request", problem);
     if (!passes(g.fence, req, res)) return;
     const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, body), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
     await deps.pipeline.handle({
-      format, body, headers: req.headers, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
+      format, body, bodyText: bodyText ?? undefined, headers: req.headers, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
     });
   }
 

@@ -73,6 +73,8 @@ export interface PipelineRouting {
 export interface ClientCall {
   format: WireFormat;
   body: Record<string, unknown>;
+  /** The JSON text `body` was parsed from, when the route read it itself. */
+  bodyText?: string;
   headers: IncomingHttpHeaders;
   res: ServerResponse;
   /** Given by the client routes, which already sent it in X-Switchyard-Request-Id. */
@@ -119,7 +121,7 @@ export function createPipeline(deps: PipelineDeps) {
     client.combo = plan.combo;
     const budgets = deps.streamBudgets();
     const run: RequestRun = {
-      request: { format: call.format, body: call.body, headers: call.headers, model },
+      request: { format: call.format, body: call.body, bodyText: call.bodyText, headers: call.headers, model },
       client, plan, selection: new SelectionLog(), lastVerdict: null, failures: [], waits: { count: 0, waitedMs: 0 },
       policy: { recoveryEnabled: budgets.recoveryEnabled, earlyEofRetries: { spent: 0 } },
       allowed: call.allowedConnections ?? null,

@@ -15,7 +15,7 @@ export type { FrameKind, OutFrame, StreamTranslator, TranslateContext } from "./
 export type { UsageSummary } from "./usage.js";
 export { adapterFor, providerAdapterFor, upstreamFormatOf } from "./adapters.js";
 export { createStreamTranslator } from "./stream.js";
-export { receivedText, rememberReceivedText, requestTextWithModel, responseTextWithModel } from "./passthrough.js";
+export { requestTextWithModel, responseTextWithModel } from "./passthrough.js";
 export { estimateInputTokens } from "./tokens.js";
 
 /**

@@ -31,20 +31,6 @@ function rewriteModel(data: string, modelJson: string): string {
 }
 
 /**
- * The JSON text each client body was parsed from. Keyed by the parsed object, so a body that a
- * stage rebuilds (a new object) is serialised again instead of sending stale text.
- */
-const received = new WeakMap<object, string>();
-
-export function rememberReceivedText(body: object, text: string): void {
-  received.set(body, text);
-}
-
-export function receivedText(body: object): string | undefined {
-  return received.get(body);
-}
-
-/**
  * A same-format request body as the client sent it, with only its model replaced: no
  * re-serialisation of a body that can be hundreds of KB (issue 12). Only when the text holds
  * exactly one `"model":` key, carrying the parsed top-level model, can that key be the top-level

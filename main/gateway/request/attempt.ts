@@ -2,7 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
-import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, receivedText, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
 import { ClientBoundTarget } from "./admit.js";
@@ -18,6 +18,8 @@ import type { UpstreamResponse } from "../upstream/client.js";
 export interface ClientRequest {
   format: WireFormat;
   body: Record<string, unknown>;
+  /** The JSON text `body` was parsed from (absent after the generic parser). */
+  bodyText?: string;
   headers: IncomingHttpHeaders;
   /** The model name the client asked for (responses carry it back). */
   model: string;
@@ -59,7 +61,7 @@ export async function runAttempt(
   const stream = isStreamRequest(request.format, request.body);
   // R13.3: a continuation asks for the rest of the answer the client already has the start of.
   const clientBody = transcript?.resuming ? transcript.continuationBody(request.body) : request.body;
-  const { body, dropped } = upstreamBody(request.format, clientBody, request.model, upstreamFormat, model);
+  const { body, dropped } = upstreamBody(request, clientBody, upstreamFormat, model);
   let call: UpstreamCall;
   try {
     const secret = deps.connections.secret(connection.id);
@@ -104,10 +106,10 @@ export async function runAttempt(
  * A same-format body as the client's own JSON text with only the model replaced, when the body is
  * the one received (a rebuilt body, such as a continuation's, has no text and is serialised).
  */
-function upstreamBody(format: WireFormat, body: Record<string, unknown>, clientModel: string, upstreamFormat: WireFormat, model: string): { body: unknown; dropped: string[] } {
-  const raw = upstreamFormat === format ? receivedText(body) : undefined;
-  const text = raw === undefined ? null : requestTextWithModel(raw, clientModel, model);
-  return text === null ? translateRequest(format, upstreamFormat, body, model) : { body: text, dropped: [] };
+function upstreamBody(request: ClientRequest, body: Record<string, unknown>, upstreamFormat: WireFormat, model: string): { body: unknown; dropped: string[] } {
+  const raw = upstreamFormat === request.format && body === request.body ? request.bodyText : undefined;
+  const text = raw === undefined ? null : requestTextWithModel(raw, request.model, model);
+  return text === null ? translateRequest(request.format, upstreamFormat, body, model) : { body: text, dropped: [] };
 }
 
 function transportFailure(err: unknown): AttemptOutcome {

@@ -118,10 +118,9 @@ export class ClientResponse implements CancelSource {
 
   /** The attempt that will answer: its connection and the fields its translation dropped. */
   answeredBy(connectionId: string, dropped: string[]): void {
-    this.successHeaders = {
-      "X-OmniRoute-Selected-Connection-Id": connectionId,
-      ...(dropped.length ? { "X-Switchyard-Dropped-Fields": dropped.join(",") } : {}),
-    };
+    this.successHeaders = dropped.length
+      ? { "X-OmniRoute-Selected-Connection-Id": connectionId, "X-Switchyard-Dropped-Fields": dropped.join(",") }
+      : { "X-OmniRoute-Selected-Connection-Id": connectionId };
   }
 
   /** A header for whatever answer goes out (success or error); too late once the stream is committed. */
@@ -185,7 +184,7 @@ export class ClientResponse implements CancelSource {
   sendJson(body: unknown, fields: LogFields = {}): void {
     this.markFirstOutput();
     const text = typeof body === "string" ? body : JSON.stringify(body);
-    this.bytesOut += this.endWhole(200, { ...this.baseHeaders(), ...this.successHeaders, "content-type": "application/json" }, text);
+    this.bytesOut += this.endWhole(200, this.successJsonHeaders(), text);
     this.finish(200, fields);
   }
 
@@ -234,9 +233,10 @@ export class ClientResponse implements CancelSource {
    * (without a length, node frames the body as chunks and writes several buffers). Returns the
    * body's bytes.
    */
-  private endWhole(status: number, headers: Record<string, string>, text: string): number {
+  private endWhole(status: number, headers: Record<string, string> | string[], text: string): number {
     const bytes = Buffer.byteLength(text);
-    headers["content-length"] = String(bytes);
+    if (Array.isArray(headers)) headers.push("content-length", String(bytes));
+    else headers["content-length"] = String(bytes);
     this.res.writeHead(status, headers);
     this.res.end(text);
     return bytes;
@@ -244,6 +244,19 @@ export class ClientResponse implements CancelSource {
 
   private markFirstOutput(): void {
     this.ttfbMs ??= this.opts.clock.now() - this.startedAt;
+  }
+
+  /**
+   * A JSON success's headers, in baseHeaders' order then the success headers, as writeHead's flat
+   * [name, value, …] list: every answer of the hot path would otherwise build and spread two
+   * objects for node to walk again (issue 12). The names never repeat (addHeader adds its own).
+   */
+  private successJsonHeaders(): string[] {
+    const list = ["X-Switchyard-Request-Id", this.opts.requestId, "X-Switchyard-Attempts", String(this.attemptsStarted)];
+    for (const name in this.extraHeaders) list.push(name, this.extraHeaders[name]!);
+    for (const name in this.successHeaders) list.push(name, this.successHeaders[name]!);
+    list.push("content-type", "application/json");
+    return list;
   }
 
   private baseHeaders(): Record<string, string> {
