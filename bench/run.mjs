@@ -84,19 +84,19 @@ function readConfig() {
     concurrencies: { json, sse: other, large: other, claude: other, features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256") },
     durationS: intEnv("BENCH_DURATION_S", 3, 1),
     warmupS: intEnv("BENCH_WARMUP_S", 2, 0),
-    rounds: intEnv("BENCH_ROUNDS", 2, 1),
+    rounds: intEnv("BENCH_ROUNDS", 3, 1),
     largeKb: intEnv("BENCH_LARGE_KB", 76, 1),
     replyWords: intEnv("BENCH_REPLY_WORDS", 50, 0),
     timeoutS: intEnv("BENCH_TIMEOUT_S", 900, 10),
     // After everything, the lines sit idle this long and their RSS is read again ("settled"): what a
     // quiet tray app keeps once Switchyard's memory reducer had its chance (0 skips it).
     settleS: intEnv("BENCH_SETTLE_S", 30, 0),
-    stream: names.includes("stream") ? { requests: intEnv("BENCH_STREAM_REQUESTS", 300, 1), rounds: intEnv("BENCH_ROUNDS", 2, 1) } : null,
+    stream: names.includes("stream") ? { requests: intEnv("BENCH_STREAM_REQUESTS", 300, 1), rounds: intEnv("BENCH_ROUNDS", 3, 1) } : null,
     streams500: names.includes("streams500") ? { streams: intEnv("BENCH_MANY_STREAMS", 500, 1) } : null,
     selection: names.includes("selection")
       ? { connectionCounts: [1, 50, 1000], strategy: process.env.BENCH_SELECTION_STRATEGY || "p2c", iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1), batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1) }
       : null,
-    admission: names.includes("admission") ? { samples: intEnv("BENCH_ADMISSION_SAMPLES", 20_000, 1), rounds: intEnv("BENCH_ROUNDS", 2, 1) } : null,
+    admission: names.includes("admission") ? { samples: intEnv("BENCH_ADMISSION_SAMPLES", 20_000, 1), rounds: intEnv("BENCH_ROUNDS", 3, 1) } : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
     syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
     dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),
@@ -236,7 +236,12 @@ function assertAlive(targets) {
   }
 }
 
-/** One scenario at one concurrency: every line in each round, the order reversed every other round. */
+/**
+ * One scenario at one concurrency: every line in each round, the order reversed every other round.
+ * Ratios pair each line's run with the floor's run of the same round and take the median over the
+ * rounds: on a shared machine one slow phase can halve a single run, and a pooled ratio would carry
+ * it whole into the result, while the median of paired ratios lets one bad round go.
+ */
 async function measureCase(gen, lines, concurrency, cfg, targets) {
   if (cfg.warmupS > 0) for (const l of lines) await loadRun(gen, l.target.url, l.req, { connections: concurrency, seconds: cfg.warmupS });
   const acc = Object.fromEntries(lines.map((l) => [l.key, { runs: [], cpuMs: 0 }]));
@@ -244,7 +249,8 @@ async function measureCase(gen, lines, concurrency, cfg, targets) {
     for (const l of i % 2 === 0 ? lines : [...lines].reverse()) {
       const before = procStats(l.target.proc.pid).cpuMs;
       const r = await loadRun(gen, l.target.url, l.req, { connections: concurrency, seconds: cfg.durationS });
-      acc[l.key].cpuMs += procStats(l.target.proc.pid).cpuMs - before;
+      r.cpuMs = procStats(l.target.proc.pid).cpuMs - before;
+      acc[l.key].cpuMs += r.cpuMs;
       acc[l.key].runs.push(r);
     }
   }
@@ -256,12 +262,31 @@ async function measureCase(gen, lines, concurrency, cfg, targets) {
     const mean = (f) => round(runs.reduce((s, r) => s + r[f], 0) / runs.length, 3);
     out[key] = { requests, rps: round(requests / seconds, 1), p50: mean("p50"), p90: mean("p90"), p99: mean("p99"), cpuMsPerRequest: round(cpuMs / Math.max(1, requests), 4), errors: runs.reduce((s, r) => s + r.errors, 0) };
   }
+  const floorRuns = acc.floor.runs;
   const floor = out.floor;
-  for (const s of Object.values(out)) {
-    s.ratio = { throughput: ratio(s.rps, floor.rps), p50: ratio(s.p50, floor.p50), p99: ratio(s.p99, floor.p99), cpuPerRequest: ratio(s.cpuMsPerRequest, floor.cpuMsPerRequest) };
+  for (const [key, s] of Object.entries(out)) {
+    const paired = acc[key].runs.map((r, i) => {
+      const f = floorRuns[i];
+      return {
+        throughput: ratio(r.requests / r.seconds, f.requests / f.seconds),
+        p50: ratio(r.p50, f.p50),
+        p99: ratio(r.p99, f.p99),
+        cpuPerRequest: ratio(r.cpuMs / Math.max(1, r.requests), f.cpuMs / Math.max(1, f.requests)),
+      };
+    });
+    s.ratio = Object.fromEntries(["throughput", "p50", "p99", "cpuPerRequest"].map((k) => [k, median(paired.map((p) => p[k]))]));
+    s.roundRatios = paired.map((p) => p.throughput);
     s.addedMs = { p50: round(s.p50 - floor.p50, 3), p99: round(s.p99 - floor.p99, 3) };
   }
   return out;
+}
+
+/** The middle value (the mean of the two middle ones for an even count); null when any is null. */
+function median(values) {
+  if (values.some((v) => v === null)) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return round(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2, 3);
 }
 
 const mb = (kb) => round(kb / 1024, 1);
