@@ -64,9 +64,20 @@ export function parseWindowReset(text: string | undefined, now: number): number 
 
 /** Header objects known to have only lower-case names (node and undici hand them over that way). */
 const lowerCaseOnly = new WeakSet<Headers>();
+/** Set by whoever builds a header object with lower-case names only (the upstream client). */
+const LOWER_CASE_NAMES = Symbol("lower-case header names");
+
+/**
+ * Marks `headers` as having only lower-case names: a header a success asks for and does not find
+ * then costs one read, with no scan and no WeakSet entry per answer (issue 12).
+ */
+export function markLowerCaseNames<T extends object>(headers: T): T {
+  (headers as { [LOWER_CASE_NAMES]?: true })[LOWER_CASE_NAMES] = true;
+  return headers;
+}
 
 function hasOnlyLowerCaseNames(headers: Headers): boolean {
-  if (lowerCaseOnly.has(headers)) return true;
+  if ((headers as { [LOWER_CASE_NAMES]?: true })[LOWER_CASE_NAMES] === true || lowerCaseOnly.has(headers)) return true;
   for (const key in headers) if (key !== key.toLowerCase()) return false;
   lowerCaseOnly.add(headers);
   return true;

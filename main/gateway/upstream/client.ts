@@ -5,6 +5,7 @@
 // soon as they arrive and feeds the body to an UpstreamBody; the caller's signal aborts it the
 // same way (its reason is the error, before or after the headers).
 import { Agent, errors, util, type Dispatcher } from "undici";
+import { markLowerCaseNames } from "../../engine/retryHints.js";
 import { UpstreamBody } from "./body.js";
 import type { UpstreamSignal } from "./call.js";
 
@@ -64,7 +65,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.body = new UpstreamBody(resume, (reason) => abort(reason as Error), aborted);
     const resolve = this.resolve!;
     this.resolve = this.reject = null;
-    resolve({ status: statusCode, headers: util.parseHeaders(rawHeaders) as UpstreamResponse["headers"], body: this.body });
+    // undici names every parsed header in lower case.
+    const headers = markLowerCaseNames(util.parseHeaders(rawHeaders) as UpstreamResponse["headers"]);
+    resolve({ status: statusCode, headers, body: this.body });
     return true;
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   headerValue,
+  markLowerCaseNames,
   parseBodyResetText,
   parseDurationText,
   parseRetryAfter,
@@ -85,5 +86,16 @@ describe("header lookup (issue 12)", () => {
       expect(headerValue(mixed, "x-ratelimit-reset")).toBe("40");
       expect(headerValue(mixed, "retry-after")).toBeUndefined();
     }
+  });
+
+  it("issue 12: a header object marked lower-case is trusted: a miss reads one name, not every name", () => {
+    // Marked wrongly on purpose: only the mark can explain a miss on a name that is there in capitals.
+    const marked = markLowerCaseNames({ "retry-after": "5", "X-RateLimit-Reset": "30" } as Record<string, string>);
+    expect(headerValue(marked, "retry-after")).toBe("5");
+    expect(headerValue(marked, "x-ratelimit-reset")).toBeUndefined();
+    // The mark is a symbol: the header names a caller lists or forwards are unchanged.
+    expect(Object.keys(marked)).toEqual(["retry-after", "X-RateLimit-Reset"]);
+    expect(JSON.stringify(marked)).toBe('{"retry-after":"5","X-RateLimit-Reset":"30"}');
+    expect(headerValue({ "X-RateLimit-Reset": "30" }, "x-ratelimit-reset")).toBe("30");
   });
 });
