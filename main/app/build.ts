@@ -172,7 +172,6 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const logger = createLogger(opts.quiet ? "warn" : undefined);
   const clock = createClock(Boolean(opts.testClock || env.SWITCHYARD_TEST_CLOCK === "1"));
   const cipher = opts.cipher ?? createFileKeyCipher(home);
-  // The gateway's request log is committed by its writer thread, beside the event loop (issue 12).
   const store = createStore({ dbPath: path.join(home, "switchyard.db"), cipher, clock, logWriter: "worker" });
   const bus = createEventBus();
   const adminToken = loadAdminToken(home, env);
