@@ -42,6 +42,7 @@ const DEFAULT_SETTLE_LIMIT_MS = 10_000;
 const THREAD_BATCH_DELAY_MS = 250;
 const WORKER_BATCH_DELAY_MS = 50;
 const WORKER_URL = new URL("./requestLogWorker.js", import.meta.url);
+const WRITER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 48 };
 
 interface WriteResult {
   seq: number;
@@ -100,6 +101,10 @@ function workerSink(db: Database.Database, sql: LogWriteSql, opts: LogSinkOption
   const worker = new Worker(opts.workerUrl ?? WORKER_URL, {
     workerData: { dbPath: db.name, sql, state: state.buffer, results: channel.port2 },
     transferList: [channel.port2],
+    // A batch is at most 1000 rows: a small heap is plenty, and V8's defaults would let this
+    // thread's young generation alone grow to 32 MB of RSS. Past the limit the thread stops and
+    // the log goes on in-thread, like any other failure of the thread.
+    resourceLimits: WRITER_HEAP_LIMITS,
   });
   // The log never keeps a finished process alive; close() settles what matters first.
   worker.unref();
