@@ -6,7 +6,7 @@
 // in-thread: a row is never dropped silently.
 import type Database from "better-sqlite3";
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
-import { createBatchWriter, type LogBatch, type LogWriteSql } from "./requestLogWrites.js";
+import { WRITER_STATE, createBatchWriter, type LogBatch, type LogWriteSql } from "./requestLogWrites.js";
 
 export type { LogBatch, LogWriteSql };
 
@@ -31,9 +31,7 @@ export interface LogSinkOptions {
   workerUrl?: URL;
 }
 
-const COMMITTED = 0;
-const PHASE = 1;
-const GONE = 2;
+const { COMMITTED, PHASE, GONE } = WRITER_STATE;
 /** Between two looks at whether the writer thread is still there. */
 const WAIT_SLICE_MS = 50;
 const DEFAULT_SETTLE_LIMIT_MS = 10_000;

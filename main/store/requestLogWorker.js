@@ -5,19 +5,16 @@
 // gateway instead of inside it. Plain JavaScript: node starts a worker from a file.
 //
 // Protocol (requestLogSink.ts is the other side):
-// - workerData: { dbPath, sql, state: SharedArrayBuffer (Int32Array [committedSeq, phase]), results: MessagePort }
+// - workerData: { dbPath, sql, state: SharedArrayBuffer (Int32Array, words WRITER_STATE names), results: MessagePort }
 // - messages in: { kind: "batch", seq, batch } and { kind: "close" }
 // - after each batch, committedSeq = seq (then notify), whether the batch was stored or failed;
 //   duplicates and failures go to `results` as { seq, duplicates, error }.
-// - phase: 0 starting, 1 ready, 2 gone (closed or failed); the main thread waits on these words.
+// - phase: STARTING, READY, GONE (closed or failed); the main thread waits on these words.
 import Database from "better-sqlite3";
 import { parentPort, workerData } from "node:worker_threads";
-import { createBatchWriter } from "./requestLogWrites.js";
+import { WRITER_STATE, createBatchWriter } from "./requestLogWrites.js";
 
-const COMMITTED = 0;
-const PHASE = 1;
-const READY = 1;
-const GONE = 2;
+const { COMMITTED, PHASE, READY, GONE } = WRITER_STATE;
 
 const { dbPath, sql, results } = workerData;
 const state = new Int32Array(workerData.state);

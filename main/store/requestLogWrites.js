@@ -37,6 +37,12 @@ function isDuplicateId(err) {
 }
 
 /**
+ * The writer thread's shared state (an Int32Array over a SharedArrayBuffer), as both sides read it:
+ * word COMMITTED holds the last committed batch's seq, word PHASE the thread's phase.
+ */
+export const WRITER_STATE = Object.freeze({ COMMITTED: 0, PHASE: 1, STARTING: 0, READY: 1, GONE: 2 });
+
+/**
  * @param {import("better-sqlite3").Database} db
  * @param {LogWriteSql} sql
  * @returns {BatchWriter}

@@ -7,7 +7,8 @@ import type { Clock } from "../../engine/ports.js";
 import { adapterFor, errorBody, errorFrame } from "../formats/index.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
-import { CallCancellation, type CancelSource } from "../upstream/call.js";
+import type { CancelSource } from "../upstream/call.js";
+import { CallCancellation } from "../upstream/cancellation.js";
 
 export interface ClientResponseOptions {
   format: WireFormat;

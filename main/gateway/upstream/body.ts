@@ -3,6 +3,10 @@
 // order (SSE, with backpressure), and a destroy that stops the upstream request. undici's own
 // request() wraps every answer in a Readable stream, an async resource and a promise of its own;
 // on the hot path that machinery cost more than the read (issue 12).
+import { CallCancellation } from "./cancellation.js";
+
+/** The reason `closed` carries: a plain value, so closing allocates no DOMException per answer. */
+const DONE = "done";
 
 /** Chunks held unread before the upstream socket is paused (undici's Readable used the same). */
 const HIGH_WATER_BYTES = 64 * 1024;
@@ -22,9 +26,9 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   /** Destroyed or failed: reads reject with `error` (or a premature close). */
   private failed = false;
   private error: unknown = undefined;
-  private finished = false;
+  /** Aborted once the body is done with (ended, failed or destroyed); onClose listens to it. */
+  private readonly closed = new CallCancellation();
   private wake: (() => void) | null = null;
-  private closeListeners: Array<() => void> | null = null;
 
   /**
    * @param resumeUpstream undici's resume for a paused request.
@@ -54,7 +58,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   end(): void {
     this.ended = true;
     this.notify();
-    this.finish();
+    this.closed.abort(DONE);
   }
 
   /** The request failed (socket, timeout, abort): a pending or later read rejects with `err`. */
@@ -66,14 +70,14 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     this.chunks = [];
     this.head = this.queued = 0;
     this.notify();
-    this.finish();
+    this.closed.abort(DONE);
   }
 
   // ---- the reader's side ----
 
   /** Stops reading: the upstream request is aborted unless it already ended. */
   destroy(err?: unknown): void {
-    if (this.failed || this.finished) {
+    if (this.failed || this.closed.aborted) {
       if (err !== undefined && !this.failed) this.fail(err);
       return;
     }
@@ -84,8 +88,8 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
 
   /** Calls `listener` once when the body is done with (ended, failed or destroyed). */
   onClose(listener: () => void): void {
-    if (this.finished) return listener();
-    (this.closeListeners ??= []).push(listener);
+    if (this.closed.aborted) return listener();
+    this.closed.addEventListener("abort", listener);
   }
 
   /** The next chunk, null at the end; rejects when the body failed or was destroyed. */
@@ -142,13 +146,5 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     const wake = this.wake;
     this.wake = null;
     wake?.();
-  }
-
-  private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    const listeners = this.closeListeners;
-    this.closeListeners = null;
-    if (listeners) for (const listener of listeners) listener();
   }
 }

@@ -13,6 +13,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Provider, WireFormat } from "../../../shared/types.js";
 import { redactSecret } from "../redact.js";
+import { CallCancellation, type UpstreamSignal } from "./cancellation.js";
 import { transportErrorCode, type UpstreamClient, type UpstreamResponse } from "./client.js";
 import { buildUpstreamHeaders } from "./headers.js";
 
@@ -43,51 +44,6 @@ export interface CancelSource {
   readonly aborted: boolean;
   /** Calls `listener` once when the source is cancelled; returns what removes it. */
   subscribe(listener: () => void): () => void;
-}
-
-/**
- * What undici reads of a request's signal: `aborted`, `reason`, and one 'abort' listener added and
- * removed. An AbortSignal is one; so is the call's own CallCancellation.
- */
-export interface UpstreamSignal {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
-
-/**
- * A one-shot cancellation: aborted once, with a reason like an AbortSignal's; its listeners run
- * once. A call hands it to undici; a client's response keeps one for "the client left".
- */
-export class CallCancellation implements UpstreamSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  private listeners: Array<() => void> | null = null;
-
-  addEventListener(_type: "abort", listener: () => void): void {
-    if (this.aborted) return;
-    (this.listeners ??= []).push(listener);
-  }
-
-  removeEventListener(_type: "abort", listener: () => void): void {
-    const i = this.listeners?.indexOf(listener) ?? -1;
-    if (i !== -1) this.listeners?.splice(i, 1);
-  }
-
-  abort(reason?: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason ?? new DOMException("This operation was aborted", "AbortError");
-    const listeners = this.listeners;
-    this.listeners = null;
-    if (listeners) for (const listener of listeners) listener();
-  }
-
-  /** Listeners still waiting for an abort (0 once a call released what it subscribed). */
-  get listenerCount(): number {
-    return this.listeners?.length ?? 0;
-  }
 }
 
 /** R9.1: an admitted job's execution deadline, which the attempt's call enforces with its own. */

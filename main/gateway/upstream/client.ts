@@ -7,7 +7,7 @@
 import { Agent, errors, util, type Dispatcher } from "undici";
 import { markLowerCaseNames } from "../../engine/retryHints.js";
 import { UpstreamBody } from "./body.js";
-import type { UpstreamSignal } from "./call.js";
+import type { UpstreamSignal } from "./cancellation.js";
 
 export interface UpstreamRequest {
   url: string;
@@ -41,7 +41,6 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** Why the call was stopped before undici handed over its abort. */
   private reason: unknown = null;
   private body: UpstreamBody | null = null;
-  private listening: boolean;
   private readonly onSignal = () => this.stop(this.signal.reason ?? aborted());
 
   constructor(
@@ -49,7 +48,6 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     private resolve: ((res: UpstreamResponse) => void) | null,
     private reject: ((err: unknown) => void) | null,
   ) {
-    this.listening = !signal.aborted;
     if (signal.aborted) this.reason = signal.reason ?? aborted();
     else signal.addEventListener("abort", this.onSignal);
   }
@@ -76,12 +74,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    this.unlisten();
+    this.signal.removeEventListener("abort", this.onSignal);
     this.body!.end();
   }
 
   onError(err: Error): void {
-    this.unlisten();
+    this.signal.removeEventListener("abort", this.onSignal);
     if (this.body) return this.body.fail(err);
     const reject = this.reject;
     this.resolve = this.reject = null;
@@ -92,12 +90,6 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.body) return this.body.destroy(reason);
     if (this.abortRequest) return this.abortRequest(reason as Error);
     this.reason = reason;
-  }
-
-  private unlisten(): void {
-    if (!this.listening) return;
-    this.listening = false;
-    this.signal.removeEventListener("abort", this.onSignal);
   }
 }
 

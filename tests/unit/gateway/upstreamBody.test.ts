@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createUpstreamClient, type UpstreamClient } from "../../../main/gateway/upstream/client.js";
-import { CallCancellation } from "../../../main/gateway/upstream/call.js";
+import { CallCancellation } from "../../../main/gateway/upstream/cancellation.js";
 import { listen } from "./fixtures.js";
 
 let behave: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end("{}");
