@@ -20,7 +20,8 @@ import { buildUpstreamHeaders } from "./headers.js";
 /**
  * The timeouts of every upstream call, read from the resilience settings (streamRecovery):
  * `attemptDeadlineMs` (R13.6) bounds the whole call, headers and body; `idleTimeoutMs` (R13.7)
- * bounds the silence between body chunks (undici's bodyTimeout; the stream watchdogs are stricter).
+ * bounds any silence, before the headers or between body chunks (undici's headersTimeout and
+ * bodyTimeout; the stream watchdogs are stricter).
  * 0 switches a limit off.
  */
 export interface UpstreamTimeouts {
@@ -99,6 +100,8 @@ export class UpstreamCallError extends Error {
 }
 
 const NO_LIMIT_MS = 0;
+/** undici's bound on silence when neither the idle timeout nor a deadline is set (it needs one). */
+const UNBOUNDED_SILENCE_MS = 600_000;
 /** What an error body is read to by default: enough for any upstream's error JSON. */
 const ERROR_TEXT_LIMIT_BYTES = 64 * 1024;
 const NEVER_ABORTED: UpstreamSignal = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
@@ -171,6 +174,11 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
   return async function callUpstream(req: UpstreamCallRequest): Promise<UpstreamCall> {
     const timeouts = deps.timeouts();
     const deadlineMs = deadlineOf(timeouts, req.ceilingMs);
+    // R13.7: the idle timeout is "no byte at all", so it bounds the wait for the headers as much as
+    // a pause between body chunks. One value for both phases also lets undici refresh one parser
+    // timer per call instead of making a new one per phase (issue 12: each lived on in undici's
+    // timer list for up to a second after the call). Off (0), only the deadline bounds the call.
+    const silenceMs = timeouts.idleTimeoutMs || deadlineMs || UNBOUNDED_SILENCE_MS;
     const cancel = composeCancellation(req.signal, deadlineMs, req.execution);
     const { signal, timedOut } = cancel;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
@@ -182,9 +190,8 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     try {
       response = await deps.upstream.send({
         url, headers, body: typeof req.body === "string" ? req.body : JSON.stringify(req.body), signal,
-        // undici's own limits only back up the composed signal.
-        headersTimeoutMs: deadlineMs || 600_000,
-        bodyTimeoutMs: timeouts.idleTimeoutMs || 300_000,
+        headersTimeoutMs: silenceMs,
+        bodyTimeoutMs: silenceMs,
         localAddress: req.localAddress,
       });
     } catch (err) {

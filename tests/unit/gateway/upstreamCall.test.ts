@@ -70,6 +70,17 @@ describe("upstream call cancellation", () => {
     expect(execution.expired).toBe(false);
   });
 
+  it("R13.7 the idle timeout (no byte at all) also bounds the wait for the headers, well before the attempt deadline", async () => {
+    const { callUpstream } = upstreamCaller({ attemptDeadlineMs: 5_000, idleTimeoutMs: 300 });
+    const started = Date.now();
+    const err = await failureOf(callUpstream(request(2_000)));
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(err).toMatchObject({ code: "UND_ERR_HEADERS_TIMEOUT", timedOut: false });
+    // Headers within the idle timeout are no silence: the same caller is answered.
+    const ok = await callUpstream(request(50));
+    expect(await ok.bodyText(1024)).toBe('{"ok":true}');
+  });
+
   it("R9.1 a job whose deadline passed before its call starts is stopped at once", async () => {
     const { callUpstream } = upstreamCaller();
     const execution: ExecutionDeadline = { remainingMs: () => -5, expired: false };
