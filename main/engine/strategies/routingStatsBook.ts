@@ -18,7 +18,8 @@ interface MutableCandidateStats extends CandidateStats {
 
 function pushSample(window: LatencySample[], sample: LatencySample): void {
   window.push(sample);
-  if (window.length > SAMPLE_WINDOW_SIZE) window.splice(0, window.length - SAMPLE_WINDOW_SIZE);
+  // One in, one out once full: shift() drops it without the array splice() returns.
+  while (window.length > SAMPLE_WINDOW_SIZE) window.shift();
 }
 
 export class RoutingStatsBook {

@@ -34,9 +34,21 @@ function sessionSlot(combo: string, sessionKey: string): string {
   return `${combo}\u0000${sessionKey}`;
 }
 
+/**
+ * Each target's key, made once: a plan's targets are the memoised resolution's objects, the same
+ * on every request until the catalog changes (plan.ts), and a key built anew on every lookup had to
+ * be hashed anew by each of the four maps that read it per request (issue 12).
+ */
+const keys = new WeakMap<Target, string>();
+
 export function candidateKey(target: Target): string {
-  const base = `${target.provider.id}/${target.model}`;
-  return target.connectionId ? `${base}@${target.connectionId}` : base;
+  let key = keys.get(target);
+  if (key === undefined) {
+    const base = `${target.provider.id}/${target.model}`;
+    key = target.connectionId ? `${base}@${target.connectionId}` : base;
+    keys.set(target, key);
+  }
+  return key;
 }
 
 function hasCacheHint(body: Record<string, unknown>): boolean {
