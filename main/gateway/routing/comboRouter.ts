@@ -22,6 +22,8 @@ import type { LearnedQuotas } from "./learnedQuota.js";
 interface ComboMemory {
   state: StrategyState;
   book: RoutingStatsBook;
+  /** The combo's strategy (at its last ordering) keeps a session on its previous target. */
+  readsPrevious: boolean;
 }
 
 /** Sessions remembered per router for context-relay and cache-optimized; the oldest go first. */
@@ -29,6 +31,11 @@ const MAX_REMEMBERED_SESSIONS = 10_000;
 
 /** Strategies that read the request's size; only they pay for the estimate. */
 const READS_TOKENS = new Set(["context-relay", "context-optimized", "fusion"]);
+/**
+ * Strategies that read the session's previous target; only their combos remember whom a session
+ * was served by (a combo switched to one of them starts that memory afresh, as after a restart).
+ */
+const READS_PREVIOUS = new Set(["context-relay", "cache-optimized"]);
 
 function sessionSlot(combo: string, sessionKey: string): string {
   return `${combo}\u0000${sessionKey}`;
@@ -68,7 +75,7 @@ export class ComboRouter {
 
   private memoryOf(combo: string): ComboMemory {
     let m = this.memory.get(combo);
-    if (!m) this.memory.set(combo, (m = { state: createStrategyState(), book: new RoutingStatsBook() }));
+    if (!m) this.memory.set(combo, (m = { state: createStrategyState(), book: new RoutingStatsBook(), readsPrevious: false }));
     return m;
   }
 
@@ -76,12 +83,14 @@ export class ComboRouter {
   order(combo: Combo, targets: Target[], { body, now, random, sessionKey }: Omit<PlanRouting, "router">): Target[] {
     const name = isStrategyName(combo.strategy) ? combo.strategy : "priority";
     if (name === "priority" || targets.length < 2) return targets;
-    const { state, book } = this.memoryOf(combo.name);
+    const memory = this.memoryOf(combo.name);
+    const { state, book } = memory;
+    memory.readsPrevious = READS_PREVIOUS.has(name);
     const candidates = targets.map((t, index) => this.candidate(t, index, now));
     const facts: RequestFacts = {
       estimatedInputTokens: READS_TOKENS.has(name) ? estimateInputTokens(body).input_tokens : null,
       cacheHint: name === "cache-optimized" || name === "fusion" ? hasCacheHint(body) : false,
-      previousCandidateKey: sessionKey === null ? null : (this.lastServed.get(sessionSlot(combo.name, sessionKey)) ?? null),
+      previousCandidateKey: sessionKey === null || !memory.readsPrevious ? null : (this.lastServed.get(sessionSlot(combo.name, sessionKey)) ?? null),
     };
     const ordered = STRATEGIES[name].order(candidates, book.view(facts, this.p2cLatencyWeight()), now, random, state);
     return ordered.map((c) => targets[c.index]);
@@ -101,8 +110,9 @@ export class ComboRouter {
   /** The attempt ended; a null outcome says nothing about the upstream (client gone). */
   settled(combo: string, target: Target, connectionId: string, outcome: { ok: boolean; ttfbMs: number } | null, now: number, sessionKey: string | null = null): void {
     const key = candidateKey(target);
-    this.memoryOf(combo).book.settled(key, connectionId, outcome, now);
-    if (outcome?.ok && sessionKey !== null) this.rememberServed(sessionSlot(combo, sessionKey), key);
+    const memory = this.memoryOf(combo);
+    memory.book.settled(key, connectionId, outcome, now);
+    if (outcome?.ok && sessionKey !== null && memory.readsPrevious) this.rememberServed(sessionSlot(combo, sessionKey), key);
   }
 
   private rememberServed(slot: string, key: string): void {

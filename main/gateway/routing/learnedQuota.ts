@@ -33,21 +33,40 @@ export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | nul
   return quota;
 }
 
+/**
+ * Two levels of maps rather than one keyed by a joined string: the ids and model names come from
+ * the catalog's objects, whose hashes V8 keeps, while a joined key is a new string to hash on every
+ * lookup (issue 12: three lookups per combo request).
+ */
+class PairMap<V> {
+  private readonly outer = new Map<string, Map<string, V>>();
+
+  get(a: string, b: string): V | undefined {
+    return this.outer.get(a)?.get(b);
+  }
+
+  set(a: string, b: string, value: V): void {
+    let inner = this.outer.get(a);
+    if (!inner) this.outer.set(a, (inner = new Map()));
+    inner.set(b, value);
+  }
+}
+
 export class LearnedQuotas {
-  private readonly byConnectionModel = new Map<string, QuotaInfo>();
-  private readonly byProviderModel = new Map<string, QuotaInfo>();
+  private readonly byConnectionModel = new PairMap<QuotaInfo>();
+  private readonly byProviderModel = new PairMap<QuotaInfo>();
 
   /** After an attempt: remember what its response headers said, if anything. */
   learn(providerId: string, connectionId: string, model: string, headers: Headers, now: number): void {
     const quota = quotaFromHeaders(headers, now);
     if (!quota) return;
-    this.byConnectionModel.set(`${connectionId}\u0000${model}`, quota);
-    this.byProviderModel.set(`${providerId}\u0000${model}`, quota);
+    this.byConnectionModel.set(connectionId, model, quota);
+    this.byProviderModel.set(providerId, model, quota);
   }
 
   /** A window past its reset says nothing any more. */
   forTarget(providerId: string, model: string, connectionId: string | undefined, now: number): QuotaInfo | undefined {
-    const quota = connectionId ? this.byConnectionModel.get(`${connectionId}\u0000${model}`) : this.byProviderModel.get(`${providerId}\u0000${model}`);
+    const quota = connectionId ? this.byConnectionModel.get(connectionId, model) : this.byProviderModel.get(providerId, model);
     if (!quota || (quota.resetAt !== undefined && quota.resetAt <= now)) return undefined;
     return quota;
   }

@@ -48,6 +48,18 @@ describe("combo routing in the plan stage (R11.1)", () => {
     expect(lead("s1")?.provider.id).toBe("beta");
   });
 
+  it("R11.1 only a strategy that reads the session's previous target remembers it: a combo switched from p2c to cache-optimized starts afresh", () => {
+    const r = router();
+    const asP2c = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "p2c")] });
+    planRequest("c", asP2c.catalog, routing(r, () => 0.5, "s1"));
+    r.settled("c", planRequest("c", asP2c.catalog, routing(r))!.targets.find((t) => t.provider.id === "beta")!, "conn-b", { ok: true, ttfbMs: 10 }, T0, "s1");
+    const asCache = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cache-optimized")] });
+    const lead = () => planRequest("c", asCache.catalog, routing(r, () => 0.5, "s1"))?.targets[0];
+    expect(lead()?.provider.id).toBe("alpha");
+    r.settled("c", planRequest("c", asCache.catalog, routing(r))!.targets[1], "conn-b", { ok: true, ttfbMs: 10 }, T0, "s1");
+    expect(lead()?.provider.id).toBe("beta");
+  });
+
   it("R11.1 an unknown stored strategy name routes as priority", () => {
     const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "coin-flip")] });
     expect(served(planRequest("c", p.catalog, routing(router()))?.targets)).toEqual(["alpha", "beta"]);
