@@ -100,8 +100,8 @@ export class UpstreamCallError extends Error {
 }
 
 const NO_LIMIT_MS = 0;
-/** undici's bound on silence when neither the idle timeout nor a deadline is set (it needs one). */
-const UNBOUNDED_SILENCE_MS = 600_000;
+/** With neither the idle timeout nor a deadline set, silence is still cut after this long (as before). */
+const SILENCE_CEILING_MS = 600_000;
 /** What an error body is read to by default: enough for any upstream's error JSON. */
 const ERROR_TEXT_LIMIT_BYTES = 64 * 1024;
 const NEVER_ABORTED: UpstreamSignal = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
@@ -178,7 +178,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     // a pause between body chunks. One value for both phases also lets undici refresh one parser
     // timer per call instead of making a new one per phase (issue 12: each lived on in undici's
     // timer list for up to a second after the call). Off (0), only the deadline bounds the call.
-    const silenceMs = timeouts.idleTimeoutMs || deadlineMs || UNBOUNDED_SILENCE_MS;
+    const silenceMs = timeouts.idleTimeoutMs || deadlineMs || SILENCE_CEILING_MS;
     const cancel = composeCancellation(req.signal, deadlineMs, req.execution);
     const { signal, timedOut } = cancel;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
