@@ -62,14 +62,15 @@ export function parseWindowReset(text: string | undefined, now: number): number 
   return ms === null ? null : now + ms;
 }
 
-/** Header objects known to have only lower-case names (node and undici hand them over that way). */
-const lowerCaseOnly = new WeakSet<Headers>();
-/** Set by whoever builds a header object with lower-case names only (the upstream client). */
+/**
+ * Marks a header object known to have only lower-case names (node and undici hand them over that
+ * way): set by whoever builds one (the upstream client), or after the first scan of another.
+ */
 const LOWER_CASE_NAMES = Symbol("lower-case header names");
 
 /**
  * Marks `headers` as having only lower-case names: a header a success asks for and does not find
- * then costs one read, with no scan and no WeakSet entry per answer (issue 12).
+ * then costs one read, with no scan per answer (issue 12).
  */
 export function markLowerCaseNames<T extends object>(headers: T): T {
   (headers as { [LOWER_CASE_NAMES]?: true })[LOWER_CASE_NAMES] = true;
@@ -77,9 +78,11 @@ export function markLowerCaseNames<T extends object>(headers: T): T {
 }
 
 function hasOnlyLowerCaseNames(headers: Headers): boolean {
-  if ((headers as { [LOWER_CASE_NAMES]?: true })[LOWER_CASE_NAMES] === true || lowerCaseOnly.has(headers)) return true;
+  if ((headers as { [LOWER_CASE_NAMES]?: true })[LOWER_CASE_NAMES] === true) return true;
   for (const key in headers) if (key !== key.toLowerCase()) return false;
-  lowerCaseOnly.add(headers);
+  // Not enumerable on an object someone else made, so it never shows in their comparisons or
+  // copies; a frozen object cannot carry the mark and is scanned again next time.
+  if (Object.isExtensible(headers)) Object.defineProperty(headers, LOWER_CASE_NAMES, { value: true });
   return true;
 }
 

@@ -253,15 +253,25 @@ export class ClientResponse implements CancelSource {
    * objects for node to walk again (issue 12). The names never repeat (addHeader adds its own).
    */
   private successJsonHeaders(): string[] {
-    const list = ["X-Switchyard-Request-Id", this.opts.requestId, "X-Switchyard-Attempts", String(this.attemptsStarted)];
-    for (const name in this.extraHeaders) list.push(name, this.extraHeaders[name]!);
+    const list = this.baseHeaderList();
     for (const name in this.successHeaders) list.push(name, this.successHeaders[name]!);
     list.push("content-type", "application/json");
     return list;
   }
 
+  /** The headers every answer carries (success or error), as writeHead's flat list. */
+  private baseHeaderList(): string[] {
+    const list = ["X-Switchyard-Request-Id", this.opts.requestId, "X-Switchyard-Attempts", String(this.attemptsStarted)];
+    for (const name in this.extraHeaders) list.push(name, this.extraHeaders[name]!);
+    return list;
+  }
+
+  /** The same headers as an object, for the answers that add or override some by name. */
   private baseHeaders(): Record<string, string> {
-    return { "X-Switchyard-Request-Id": this.opts.requestId, "X-Switchyard-Attempts": String(this.attemptsStarted), ...this.extraHeaders };
+    const list = this.baseHeaderList();
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < list.length; i += 2) headers[list[i]!] = list[i + 1]!;
+    return headers;
   }
 
   private finish(status: number, fields: LogFields): void {

@@ -174,11 +174,6 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
   return async function callUpstream(req: UpstreamCallRequest): Promise<UpstreamCall> {
     const timeouts = deps.timeouts();
     const deadlineMs = deadlineOf(timeouts, req.ceilingMs);
-    // R13.7: the idle timeout is "no byte at all", so it bounds the wait for the headers as much as
-    // a pause between body chunks. One value for both phases also lets undici refresh one parser
-    // timer per call instead of making a new one per phase (issue 12: each lived on in undici's
-    // timer list for up to a second after the call). Off (0), only the deadline bounds the call.
-    const silenceMs = timeouts.idleTimeoutMs || deadlineMs || SILENCE_CEILING_MS;
     const cancel = composeCancellation(req.signal, deadlineMs, req.execution);
     const { signal, timedOut } = cancel;
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
@@ -190,8 +185,8 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     try {
       response = await deps.upstream.send({
         url, headers, body: typeof req.body === "string" ? req.body : JSON.stringify(req.body), signal,
-        headersTimeoutMs: silenceMs,
-        bodyTimeoutMs: silenceMs,
+        // R13.7: before the headers as between body chunks. Off (0), only the deadline bounds the call.
+        idleTimeoutMs: timeouts.idleTimeoutMs || deadlineMs || SILENCE_CEILING_MS,
         localAddress: req.localAddress,
       });
     } catch (err) {

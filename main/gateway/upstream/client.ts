@@ -14,10 +14,12 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body: string;
   signal: UpstreamSignal;
-  /** Time allowed until response headers arrive. */
-  headersTimeoutMs: number;
-  /** Time allowed between body chunks (the stream watchdogs are stricter and run above this). */
-  bodyTimeoutMs: number;
+  /**
+   * Silence allowed before the response headers and between body chunks (R13.7: "no byte at all";
+   * the stream watchdogs are stricter and run above this). One value for both phases lets undici
+   * refresh one parser timer per call instead of making a new one per phase (issue 12).
+   */
+  idleTimeoutMs: number;
   /** R12.5: bind the socket to this local address (the connection's egress IP). */
   localAddress?: string | null;
 }
@@ -128,7 +130,7 @@ export function createUpstreamClient(): UpstreamClient {
         const { origin, path } = targetOf(req.url);
         const exchange = new UpstreamExchange(req.signal, resolve, reject);
         dispatcherFor(req.localAddress).dispatch(
-          { origin, path, method: "POST", headers: req.headers, body: req.body, headersTimeout: req.headersTimeoutMs, bodyTimeout: req.bodyTimeoutMs },
+          { origin, path, method: "POST", headers: req.headers, body: req.body, headersTimeout: req.idleTimeoutMs, bodyTimeout: req.idleTimeoutMs },
           exchange,
         );
       });

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 const send = (signal = new CallCancellation()) =>
-  client.send({ url: `${upstream.url}/v1/chat/completions?x=1`, headers: { "content-type": "application/json" }, body: "{}", signal, headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 });
+  client.send({ url: `${upstream.url}/v1/chat/completions?x=1`, headers: { "content-type": "application/json" }, body: "{}", signal, idleTimeoutMs: 5_000 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
