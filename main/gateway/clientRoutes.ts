@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import type { ApiKeyInfo, AppSettings, WireFormat } from "../../shared/types.js";
 import { sendPlainJson } from "../api/plainJson.js";
-import { adapterFor, errorBody } from "./formats/index.js";
+import { clientHalf, errorBody } from "./formats/index.js";
 
 /** The id of this client request, made on first use (it names the request-log entry too). */
 export function requestIdOf(res: Response): string {
@@ -76,16 +76,7 @@ export function clientAuth(format: WireFormat, deps: ClientGuardDeps): RequestHa
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** R1.9: the first thing wrong with a generation request's shape, or null. Unknown fields are fine. */
 export function shapeProblem(format: WireFormat, body: Record<string, unknown>): string | null {
-  if (typeof body.model !== "string" || !body.model) return "model: required non-empty string";
-  const { messages } = body;
-  if (!Array.isArray(messages) || messages.length === 0) return "messages: required non-empty array";
-  const bad = messages.findIndex((m) => !isObject(m) || typeof m.role !== "string");
-  if (bad >= 0) return `messages[${bad}]: must be an object with a string role`;
-  return adapterFor(format).shapeProblem(body);
+  return clientHalf(format).shapeProblem(body);
 }

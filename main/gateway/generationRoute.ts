@@ -1,4 +1,4 @@
-// The generation routes (POST /v1/chat/completions, /v1/messages) served before the express
+// The generation routes (each client half's, e.g. POST /v1/chat/completions) served before the express
 // router: they are the hot path (issue 12), and the router, its layers and body-parser cost more
 // than everything else a request does besides the upstream call. The edges stay the same
 // handlers as everywhere else, in the same order: host guard, proxy switch and client keys, one
@@ -7,6 +7,7 @@ import type { Express, Request, RequestHandler, Response } from "express";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WireFormat } from "../../shared/types.js";
 import { plainJsonBody, readJsonBody } from "./clientBody.js";
+import { clientHalf, clientHalves } from "./formats/index.js";
 import { clientAuth, clientError, clientJson, requestIdOf, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
 import type { Pipeline } from "./pipeline.js";
 import { leaseFence } from "./sessions/fence.js";
@@ -20,15 +21,15 @@ export interface GenerationRouteDeps extends ClientGuardDeps {
   sessions: SessionGatewayDeps;
 }
 
+/** Each client half's generation paths, as the registry lists them. */
+const FORMAT_OF_PATH: ReadonlyMap<string, WireFormat> = new Map(clientHalves().flatMap((half) => half.generationPaths.map((path) => [path, half.format] as const)));
+
 /** Express's router matches paths case-insensitively and with an optional trailing slash. */
 function formatOfPath(url: string): WireFormat | null {
   const q = url.indexOf("?");
   let path = q === -1 ? url : url.slice(0, q);
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
-  if (path === "/v1/chat/completions") return "openai";
-  if (path === "/v1/messages") return "anthropic";
-  const lower = path.toLowerCase();
-  return lower === "/v1/chat/completions" ? "openai" : lower === "/v1/messages" ? "anthropic" : null;
+  return FORMAT_OF_PATH.get(path) ?? FORMAT_OF_PATH.get(path.toLowerCase()) ?? null;
 }
 
 /** Runs a synchronous middleware; true when it passed the request on. */
@@ -41,7 +42,7 @@ function passes(handler: RequestHandler, req: Request, res: Response): boolean {
 /** Returns a handler that serves the generation routes and answers false for every other request. */
 export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): (req: IncomingMessage, res: ServerResponse) => boolean {
   const guards = {} as Record<WireFormat, { auth: RequestHandler; fence: RequestHandler; parser: RequestHandler }>;
-  for (const format of ["openai", "anthropic"] as const) {
+  for (const { format } of clientHalves()) {
     guards[format] = {
       auth: clientAuth(format, deps),
       fence: leaseFence(format, { leases: deps.sessions.leases, verifyClientKey: deps.verifyClientKey }),
@@ -83,7 +84,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     const problem = shapeProblem(format, body);
     if (problem) return clientError(res, format, 400, "invalid_request", problem);
     if (!passes(g.fence, req, res)) return;
-    const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, body), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
+    const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, clientHalf(format).sessionHint(body)), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
     await deps.pipeline.handle({
       format, body, bodyText: bodyText ?? undefined, headers: req.headers, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
     });

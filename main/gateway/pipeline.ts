@@ -111,7 +111,7 @@ export function createPipeline(deps: PipelineDeps) {
     });
     client.arrival = arrivalFields(call.headers, call.body, deps.promptLogging?.() ?? false);
     const routing = deps.routing && {
-      router: deps.routing.router, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
+      router: deps.routing.router, format: call.format, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
     };
     const plan = planRequest(model, deps.catalog, routing);
     if (!plan) {

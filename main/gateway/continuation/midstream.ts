@@ -3,64 +3,20 @@
 // assistant prefix, and only the new suffix is stitched into the open client stream. Never after a
 // tool call or reasoning reached the client (a prefix cannot resume those), never repeating text.
 //
-// Supported: OpenAI and Anthropic clients (their text frames are read and rewritten here), and
+// Supported: client formats whose half says where a frame keeps its text (OpenAI chat, Anthropic), and
 // Anthropic-format upstreams, whose trailing assistant message is a true prefill. Gemini clients,
 // and OpenAI or Gemini upstreams, end with the error event as before.
 import type { WireFormat } from "../../../shared/types.js";
 import type { Target } from "../resolve.js";
 import type { OutFrame } from "../formats/index.js";
-import { upstreamFormatOf } from "../formats/index.js";
-
-const CLIENT_FORMATS: ReadonlySet<WireFormat> = new Set(["openai", "anthropic"]);
+import { clientHalf, upstreamFormatOf } from "../formats/index.js";
+import type { ContinuationText } from "../formats/adapter.js";
 
 type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
-interface ParsedFrame {
-  event: string | null;
-  data: Json;
-}
-
-function parseFrame(text: string): ParsedFrame | null {
-  let event: string | null = null;
-  const data: string[] = [];
-  for (const line of text.split("\n")) {
-    if (line.startsWith("event:")) event = line.slice(6).trim();
-    else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
-  }
-  try {
-    const parsed: unknown = JSON.parse(data.join("\n"));
-    return isRecord(parsed) ? { event, data: parsed } : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Where a client frame keeps its text delta: OpenAI choices[0].delta.content, Anthropic delta.text. */
-function textHolder(format: WireFormat, data: Json): { holder: Json; key: string } | null {
-  if (format === "openai") {
-    const choice = Array.isArray(data.choices) ? data.choices[0] : undefined;
-    const delta = isRecord(choice) ? choice.delta : undefined;
-    return isRecord(delta) && typeof delta.content === "string" ? { holder: delta, key: "content" } : null;
-  }
-  const delta = data.delta;
-  return isRecord(delta) && delta.type === "text_delta" && typeof delta.text === "string" ? { holder: delta, key: "text" } : null;
-}
-
+/** The text delta of one client frame, "" when it carries none or the format cannot be continued. */
 export function textOfFrame(format: WireFormat, frame: OutFrame): string {
-  const parsed = parseFrame(frame.text);
-  const at = parsed && textHolder(format, parsed.data);
-  return at ? String(at.holder[at.key]) : "";
-}
-
-/** The same client frame carrying other text. */
-function withText(format: WireFormat, frame: OutFrame, text: string): OutFrame {
-  const parsed = parseFrame(frame.text);
-  const at = parsed && textHolder(format, parsed.data);
-  if (!parsed || !at) return frame;
-  at.holder[at.key] = text;
-  const data = `data: ${JSON.stringify(parsed.data)}\n\n`;
-  return { kind: frame.kind, text: parsed.event ? `event: ${parsed.event}\n${data}` : data };
+  return clientHalf(format).continuation?.textOf(frame) ?? "";
 }
 
 /** What one streaming request sent its client so far, and whether a prefix could resume it. */
@@ -69,18 +25,22 @@ export class StreamTranscript {
   private unsafe = false;
   private broken = false;
 
-  constructor(readonly clientFormat: WireFormat) {}
+  constructor(
+    readonly clientFormat: WireFormat,
+    readonly frames: ContinuationText,
+  ) {}
 
-  /** Only for formats whose text frames this module reads. */
+  /** Only for client formats whose text frames can be read and rewritten. */
   static for(clientFormat: WireFormat, enabled: boolean): StreamTranscript | null {
-    return enabled && CLIENT_FORMATS.has(clientFormat) ? new StreamTranscript(clientFormat) : null;
+    const frames = clientHalf(clientFormat).continuation;
+    return enabled && frames ? new StreamTranscript(clientFormat, frames) : null;
   }
 
   /** Frames as they reach the client. */
   record(frames: OutFrame[]): void {
     for (const f of frames) {
       if (f.kind === "tool" || f.kind === "reasoning") this.unsafe = true;
-      else if (f.kind === "content") this.text += textOfFrame(this.clientFormat, f);
+      else if (f.kind === "content") this.text += this.frames.textOf(f);
     }
   }
 
@@ -150,7 +110,7 @@ export class ContinuationStitch {
   }
 
   private content(frame: OutFrame, out: OutFrame[]): void {
-    const text = textOfFrame(this.transcript.clientFormat, frame);
+    const text = this.transcript.frames.textOf(frame);
     if (!this.checking) return this.emit(frame, text, out);
     // A model may restart its answer from the top instead of continuing: hold text while it could
     // still be a repeat of what the client has, then send only what is new.
@@ -176,6 +136,6 @@ export class ContinuationStitch {
   private emit(frame: OutFrame, text: string, out: OutFrame[]): void {
     if (text === "") return;
     this.started = true;
-    out.push(withText(this.transcript.clientFormat, frame, text));
+    out.push(this.transcript.frames.withText(frame, text));
   }
 }

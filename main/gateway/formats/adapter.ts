@@ -1,6 +1,9 @@
-// What each wire format knows about itself. Everything that differs between OpenAI, Anthropic
-// and Gemini lives behind this interface, one module per format, so the rest of the gateway
-// asks the adapter instead of switching on the format name.
+// What each wire format knows about itself, in two independent halves (DESIGN.md "Wire formats"):
+// the client half is what a client speaks to us, the upstream half what we speak to a provider.
+// Each half translates to and from the hub shape; a format may have one half or both, and a
+// format with both also knows how to pass its own traffic through untranslated (SameFormatHalf).
+// Everything that differs between formats lives behind these interfaces, one folder per format,
+// so the rest of the gateway asks the half instead of switching on the format name.
 
 import type { Provider, WireFormat } from "../../../shared/types.js";
 import type { HubRequest, HubResponse, HubStreamEvent, HubUsage, ReasoningOrigin } from "./hub.js";
@@ -36,6 +39,52 @@ export interface PassthroughTracker {
   closing(usage: HubUsage): OutFrame[];
 }
 
+/** Where a client's stream frames keep their text, for mid-stream continuation (R13.3). */
+export interface ContinuationText {
+  /** The text delta one client frame carries ("" when it carries none). */
+  textOf(frame: OutFrame): string;
+  /** The same client frame carrying other text. */
+  withText(frame: OutFrame, text: string): OutFrame;
+}
+
+/** What a client speaks to us: its routes, shape check, hub conversion, answers and errors. */
+export interface ClientHalf {
+  readonly format: WireFormat;
+  /** The generation routes of this format (lower-case exact paths), served on the hot path. */
+  readonly generationPaths: readonly string[];
+
+  /** R1.9 (and R16.1 for Responses): the first thing wrong with a generation request's shape, or null. */
+  shapeProblem(body: Record<string, unknown>): string | null;
+  isStreamRequest(body: Record<string, unknown>): boolean;
+  /** Tools the request declares (R11.7): a tool list, or Gemini's function declarations. */
+  toolCount(body: Record<string, unknown>): number;
+  /** Whether a translated stream to this client ends with a usage report (TranslateContext.includeUsage). */
+  wantsStreamUsage(body: Record<string, unknown>): boolean;
+  toHub(body: Record<string, unknown>, dropped: DroppedFields): HubRequest;
+  /** The prompt as "role: text" lines, for the request log when prompt logging is on. */
+  promptText(body: Record<string, unknown>): string;
+  /** Rough input tokens of a request in this format (count endpoints of non-counting upstreams). */
+  estimateInputTokens(body: Record<string, unknown>): number;
+  /** A session or prompt-cache key the body itself names (R7.1, D7), or null. */
+  sessionHint(body: Record<string, unknown>): string | null;
+  /** Whether the client marked part of its prompt for caching (the cache-aware strategies read it). */
+  hasCacheHint(body: Record<string, unknown>): boolean;
+
+  /** `ctx.clientBody` is the client's request, which some answers echo (Responses does). */
+  hubToResponse(hub: HubResponse, ctx: TranslateContext): Record<string, unknown>;
+  /** `upstream` is the format the hub events were decoded from. */
+  streamEncoder(ctx: TranslateContext, upstream: UpstreamHalf): StreamEncoder;
+  /** R13.3: null when this client's streams cannot be continued. */
+  readonly continuation: ContinuationText | null;
+
+  /** Error body in this format (R1.5): the standard type for the status, Switchyard's code beside it. */
+  errorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown>;
+  /** A mid-stream error event in this format. */
+  errorFrame(code: string, message: string): string;
+  /** Keep-alive frame sent while a streaming client waits for the first content (R13). */
+  readonly heartbeatFrame: string;
+}
+
 /**
  * What a provider's format decides about its upstream calls. Real wire formats call upstream in
  * their own format; the simulator answers in whatever format the client speaks.
@@ -46,37 +95,39 @@ export interface ProviderAdapter {
   extraHeaders(provider: Provider, clientHeaders: ClientHeaders): Record<string, string>;
 }
 
-export interface WireAdapter extends ProviderAdapter {
+/** What we speak to a provider of this format: path, auth, request build, answer decoding. */
+export interface UpstreamHalf extends ProviderAdapter {
   readonly format: WireFormat;
 
   /** Path appended to the provider baseUrl. */
   path(model: string, stream: boolean): string;
   /** Credentials and version headers for an upstream of this format; `clientFormat` decides what may pass through. */
   authHeaders(secret: string | null, clientHeaders: ClientHeaders, clientFormat: WireFormat): Record<string, string>;
-  isStreamRequest(body: Record<string, unknown>): boolean;
-  /** Tools the request declares (R11.7): a tool list, or Gemini's function declarations. */
-  toolCount(body: Record<string, unknown>): number;
-  /** R1.9: what this format requires of a request beyond model and messages, as a problem text, or null. */
-  shapeProblem(body: Record<string, unknown>): string | null;
-  /** Whether a translated stream to this client ends with a usage report (TranslateContext.includeUsage). */
-  wantsStreamUsage(body: Record<string, unknown>): boolean;
-  /** Same-format request: the client's body with the upstream model id put where this format keeps it. */
-  withUpstreamModel(body: Record<string, unknown>, model: string): Record<string, unknown>;
-  toHub(body: Record<string, unknown>, dropped: DroppedFields): HubRequest;
   fromHub(hub: HubRequest, model: string, dropped: DroppedFields): Record<string, unknown>;
 
   responseToHub(body: unknown, requestId: string): HubResponse;
-  hubToResponse(hub: HubResponse, clientModel: string, requestId: string): Record<string, unknown>;
-  /** Same-format response: the upstream body with the model id the client asked for. */
-  withClientModel(body: unknown, clientModel: string): Record<string, unknown>;
   /** Token usage of a JSON response body. */
   usage(body: unknown): HubUsage | undefined;
-
   streamDecoder(ctx: TranslateContext): StreamDecoder;
-  /** `upstream` is the format the hub events were decoded from. */
-  streamEncoder(ctx: TranslateContext, upstream: WireAdapter): StreamEncoder;
   /** How this format's reasoning is marked when relayed into Anthropic thinking blocks; null for Anthropic's own. */
   readonly reasoningMarker: Exclude<ReasoningOrigin, "anthropic"> | null;
+
+  /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
+  classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;
+  /** UTF-8 bytes of text deltas in one upstream event, for the throughput watchdog (R13.5). */
+  textDeltaBytes(evt: UpstreamEvent): number;
+  /** Tool-call or reasoning activity, which suspends the throughput watchdog while it lasts. */
+  isToolOrReasoningEvent(evt: UpstreamEvent): boolean;
+}
+
+/** A format with both halves passes its own traffic through with only the model replaced. */
+export interface SameFormatHalf {
+  /** Same-format request: the client's body with the upstream model id put where this format keeps it. */
+  withUpstreamModel(body: Record<string, unknown>, model: string): Record<string, unknown>;
+  /** Same-format response: the upstream body with the model id the client asked for. */
+  withClientModel(body: unknown, clientModel: string): Record<string, unknown>;
+  /** Whether the upstream's JSON text can have its model edited in place (one top-level "model" key). */
+  readonly editableModelText: boolean;
   passthroughTracker(): PassthroughTracker;
   /**
    * Optional, for same-format streams: true only when `data` is certainly a plain text-delta chunk
@@ -85,18 +136,11 @@ export interface WireAdapter extends ProviderAdapter {
    * "not content".
    */
   isPlainContentChunk?(data: string): boolean;
+}
 
-  /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
-  classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;
-  /** UTF-8 bytes of text deltas in one upstream event, for the throughput watchdog (R13.5). */
-  textDeltaBytes(evt: UpstreamEvent): number;
-  /** Tool-call or reasoning activity, which suspends the throughput watchdog while it lasts. */
-  isToolOrReasoningEvent(evt: UpstreamEvent): boolean;
-
-  /** Error body in this format (R1.5): the standard type for the status, Switchyard's code beside it. */
-  errorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown>;
-  /** A mid-stream error event in this format. */
-  errorFrame(code: string, message: string): string;
-  /** Keep-alive frame sent while a streaming client waits for the first content (R13). */
-  readonly heartbeatFrame: string;
+/** One format's folder exports this: the halves it has. */
+export interface FormatHalves {
+  client: ClientHalf;
+  upstream: UpstreamHalf;
+  same: SameFormatHalf;
 }

@@ -1,30 +1,40 @@
-// The adapter registry. Both tables are total over their format types, so adding a format to
-// shared/types.ts fails to compile until it has an adapter.
+// The format registry: one line per format. The tables are total over WireFormat, so adding a
+// format to shared/types.ts fails to compile until its folder exports both halves.
 
 import type { Provider, ProviderFormat, WireFormat } from "../../../shared/types.js";
-import type { ProviderAdapter, WireAdapter } from "./adapter.js";
-import { anthropicAdapter } from "./anthropic/adapter.js";
-import { geminiAdapter } from "./gemini/adapter.js";
-import { openaiAdapter } from "./openai/adapter.js";
+import type { ClientHalf, FormatHalves, ProviderAdapter, SameFormatHalf, UpstreamHalf } from "./adapter.js";
+import { anthropicFormat } from "./anthropic/adapter.js";
+import { geminiFormat } from "./gemini/adapter.js";
+import { openaiFormat } from "./openai/adapter.js";
 import { simulatorAdapter } from "./simulator/adapter.js";
 
-const WIRE_ADAPTERS: Record<WireFormat, WireAdapter> = {
-  openai: openaiAdapter,
-  anthropic: anthropicAdapter,
-  gemini: geminiAdapter,
+const FORMATS: Record<WireFormat, FormatHalves> = {
+  openai: openaiFormat,
+  anthropic: anthropicFormat,
+  gemini: geminiFormat,
 };
 
-const PROVIDER_ADAPTERS: Record<ProviderFormat, ProviderAdapter> = {
-  ...WIRE_ADAPTERS,
-  simulator: simulatorAdapter,
-};
+const CLIENT_FORMATS = Object.keys(FORMATS) as WireFormat[];
 
-export function adapterFor(format: WireFormat): WireAdapter {
-  return WIRE_ADAPTERS[format];
+export function clientHalf(format: WireFormat): ClientHalf {
+  return FORMATS[format].client;
+}
+
+export function upstreamHalf(format: WireFormat): UpstreamHalf {
+  return FORMATS[format].upstream;
+}
+
+export function sameFormatHalf(format: WireFormat): SameFormatHalf {
+  return FORMATS[format].same;
+}
+
+/** Every client half, for the routes that serve them. */
+export function clientHalves(): ClientHalf[] {
+  return CLIENT_FORMATS.map(clientHalf);
 }
 
 export function providerAdapterFor(format: ProviderFormat): ProviderAdapter {
-  return PROVIDER_ADAPTERS[format];
+  return format === "simulator" ? simulatorAdapter : FORMATS[format].upstream;
 }
 
 /** The wire format an upstream call to this provider speaks for a client of `clientFormat`. */

@@ -1,19 +1,19 @@
 // Wire-format translation (R1.4, R1.5): requests, JSON responses and SSE streams between
 // OpenAI Chat Completions, Anthropic Messages and Gemini generateContent, through one hub.
-// Everything a format knows about itself is in its adapter (adapterFor); these functions are
-// the gateway's format-by-name entry points to them. Pure: no I/O, no shared state.
+// Everything a format knows about itself is in its client and upstream halves (adapters.ts);
+// these functions are the gateway's format-by-name entry points to them. Pure: no I/O, no shared state.
 
 import type { WireFormat } from "../../../shared/types.js";
-import { adapterFor } from "./adapters.js";
+import { clientHalf, sameFormatHalf, upstreamHalf } from "./adapters.js";
 import type { FrameKind, TranslateContext, UpstreamEvent } from "./types.js";
 import { summariseUsage, type UsageSummary } from "./usage.js";
 import { asRecord, DroppedFields, parseJson } from "./values.js";
 
 export type { WireFormat } from "../../../shared/types.js";
-export type { ClientHeaders, PassthroughTracker, ProviderAdapter, StreamDecoder, StreamEncoder, WireAdapter } from "./adapter.js";
+export type { ClientHalf, ClientHeaders, PassthroughTracker, ProviderAdapter, SameFormatHalf, StreamDecoder, StreamEncoder, UpstreamHalf } from "./adapter.js";
 export type { FrameKind, OutFrame, StreamTranslator, TranslateContext } from "./types.js";
 export type { UsageSummary } from "./usage.js";
-export { adapterFor, providerAdapterFor, upstreamFormatOf } from "./adapters.js";
+export { clientHalf, clientHalves, providerAdapterFor, sameFormatHalf, upstreamFormatOf, upstreamHalf } from "./adapters.js";
 export { createStreamTranslator } from "./stream.js";
 export { requestTextWithModel, responseTextWithModel } from "./passthrough.js";
 export { estimateInputTokens } from "./tokens.js";
@@ -29,23 +29,21 @@ export function translateRequest(
   body: Record<string, unknown>,
   upstreamModel: string,
 ): { body: Record<string, unknown>; dropped: string[] } {
-  const upstream = adapterFor(to);
-  if (from === to) return { body: upstream.withUpstreamModel(body, upstreamModel), dropped: [] };
+  if (from === to) return { body: sameFormatHalf(to).withUpstreamModel(body, upstreamModel), dropped: [] };
   const dropped = new DroppedFields();
-  const hub = adapterFor(from).toHub(body, dropped);
-  return { body: upstream.fromHub(hub, upstreamModel, dropped), dropped: dropped.list() };
+  const hub = clientHalf(from).toHub(body, dropped);
+  return { body: upstreamHalf(to).fromHub(hub, upstreamModel, dropped), dropped: dropped.list() };
 }
 
 /** Non-streaming response translation; `model` in the result is ctx.clientModel (never the upstream id). */
 export function translateResponse(from: WireFormat, to: WireFormat, body: unknown, ctx: TranslateContext): Record<string, unknown> {
-  const client = adapterFor(to);
-  if (from === to) return client.withClientModel(body, ctx.clientModel);
-  return client.hubToResponse(adapterFor(from).responseToHub(body, ctx.requestId), ctx.clientModel, ctx.requestId);
+  if (from === to) return sameFormatHalf(to).withClientModel(body, ctx.clientModel);
+  return clientHalf(to).hubToResponse(upstreamHalf(from).responseToHub(body, ctx.requestId), ctx);
 }
 
 /** Path appended to the provider baseUrl. */
 export function upstreamPath(format: WireFormat, model: string, stream: boolean): string {
-  return adapterFor(format).path(model, stream);
+  return upstreamHalf(format).path(model, stream);
 }
 
 /**
@@ -53,12 +51,12 @@ export function upstreamPath(format: WireFormat, model: string, stream: boolean)
  * OpenAI upstream requests always ask for stream_options.include_usage (translateRequest).
  */
 export function isStreamRequest(format: WireFormat, body: Record<string, unknown>): boolean {
-  return adapterFor(format).isStreamRequest(body);
+  return clientHalf(format).isStreamRequest(body);
 }
 
 /** Extract usage from a JSON response of the given format. */
 export function extractUsage(format: WireFormat, body: unknown): UsageSummary {
-  return summariseUsage(adapterFor(format).usage(body));
+  return summariseUsage(upstreamHalf(format).usage(body));
 }
 
 export function errorBody(
@@ -68,25 +66,25 @@ export function errorBody(
   message: string,
   extra?: Record<string, unknown>,
 ): Record<string, unknown> {
-  return adapterFor(format).errorBody(status, code, message, extra);
+  return clientHalf(format).errorBody(status, code, message, extra);
 }
 
 export function errorFrame(format: WireFormat, code: string, message: string): string {
-  return adapterFor(format).errorFrame(code, message);
+  return clientHalf(format).errorFrame(code, message);
 }
 
 /** What an upstream event means for the stream watchdogs (R13.4, D13), without translating it. */
 export function classifyEvent(format: WireFormat, evt: UpstreamEvent): FrameKind {
   const payload = evt.data.trim() === "[DONE]" ? undefined : asRecord(parseJson(evt.data));
-  return adapterFor(format).classify(evt, payload);
+  return upstreamHalf(format).classify(evt, payload);
 }
 
 /** UTF-8 bytes of text deltas in one upstream event, for the throughput watchdog (R13.5). */
 export function textDeltaBytes(format: WireFormat, evt: UpstreamEvent): number {
-  return adapterFor(format).textDeltaBytes(evt);
+  return upstreamHalf(format).textDeltaBytes(evt);
 }
 
 /** Tool-call or reasoning activity suspends the throughput watchdog while it lasts. */
 export function isToolOrReasoningEvent(format: WireFormat, evt: UpstreamEvent): boolean {
-  return adapterFor(format).isToolOrReasoningEvent(evt);
+  return upstreamHalf(format).isToolOrReasoningEvent(evt);
 }

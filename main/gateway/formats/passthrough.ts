@@ -3,13 +3,14 @@
 // format needs to know about its own stream (usage, the model field, closing frames) comes
 // from its adapter's PassthroughTracker.
 
-import type { PassthroughTracker, WireAdapter } from "./adapter.js";
+import type { PassthroughTracker, SameFormatHalf, UpstreamHalf } from "./adapter.js";
 import { emptyUsage, mergeUsage, type HubUsage } from "./hub.js";
 import { sseFrame } from "./sse.js";
 import { isProgressKind, type OutFrame, type StreamTranslator, type TranslateContext, type UpstreamEvent } from "./types.js";
 import { summariseUsage } from "./usage.js";
 import { asRecord, parseJson, type JsonObject } from "./values.js";
 import type { WireFormat } from "../../../shared/types.js";
+import { sameFormatHalf } from "./adapters.js";
 
 const MODEL_FIELD = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/;
 
@@ -52,7 +53,7 @@ export function requestTextWithModel(raw: string, clientModel: string, upstreamM
  * safely (no string model, more than one `"model":` key, spacing); the caller serialises.
  */
 export function responseTextWithModel(format: WireFormat, text: string, parsed: unknown, clientModel: string): string | null {
-  if (format !== "openai" && format !== "anthropic") return null;
+  if (!sameFormatHalf(format).editableModelText) return null;
   const model = asRecord(parsed)?.model;
   return typeof model === "string" ? requestTextWithModel(text, model, clientModel) : null;
 }
@@ -67,15 +68,16 @@ export class PassthroughTranslator implements StreamTranslator {
   private readonly modelJson: string;
 
   constructor(
-    private readonly adapter: WireAdapter,
+    private readonly adapter: UpstreamHalf,
+    private readonly same: SameFormatHalf,
     private readonly ctx: TranslateContext,
   ) {
-    this.tracker = adapter.passthroughTracker();
+    this.tracker = same.passthroughTracker();
     this.modelJson = JSON.stringify(ctx.clientModel);
   }
 
   push(evt: UpstreamEvent): OutFrame[] {
-    if (this.adapter.isPlainContentChunk?.(evt.data)) {
+    if (this.same.isPlainContentChunk?.(evt.data)) {
       this.content = true;
       this.started = true;
       // Unescaped `"model":"` in JSON text can only be a key, so without it there is nothing to rewrite.

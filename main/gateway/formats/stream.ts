@@ -3,7 +3,7 @@
 
 import type { WireFormat } from "../../../shared/types.js";
 import type { StreamDecoder, StreamEncoder } from "./adapter.js";
-import { adapterFor } from "./adapters.js";
+import { clientHalf, sameFormatHalf, upstreamHalf } from "./adapters.js";
 import { emptyUsage, mergeUsage, type HubUsage } from "./hub.js";
 import { PassthroughTranslator } from "./passthrough.js";
 import { isProgressKind, type OutFrame, type StreamTranslator, type TranslateContext, type UpstreamEvent } from "./types.js";
@@ -53,7 +53,7 @@ class TranslatingStream implements StreamTranslator {
 }
 
 export function createStreamTranslator(from: WireFormat, to: WireFormat, ctx: TranslateContext): StreamTranslator {
-  const upstream = adapterFor(from);
-  if (from === to) return new PassthroughTranslator(upstream, ctx);
-  return new TranslatingStream(upstream.streamDecoder(ctx), adapterFor(to).streamEncoder(ctx, upstream));
+  const upstream = upstreamHalf(from);
+  if (from === to) return new PassthroughTranslator(upstream, sameFormatHalf(from), ctx);
+  return new TranslatingStream(upstream.streamDecoder(ctx), clientHalf(to).streamEncoder(ctx, upstream));
 }

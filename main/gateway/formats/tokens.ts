@@ -3,6 +3,7 @@
 // messages, tool calls and results, tool definitions), plus a flat cost per image or
 // document, since their real cost depends on pixel size and page count we do not decode.
 
+import type { HubRequest } from "./hub.js";
 import { asArray, asRecord, asString, isRecord } from "./values.js";
 
 const CHARS_PER_TOKEN = 4;
@@ -56,4 +57,22 @@ export function estimateInputTokens(anthropicBody: Record<string, unknown>): { i
     if (tool["input_schema"] !== undefined) tally.chars += JSON.stringify(tool["input_schema"]).length;
   }
   return { input_tokens: Math.max(1, Math.ceil(tally.chars / CHARS_PER_TOKEN) + tally.media * TOKENS_PER_MEDIA_BLOCK) };
+}
+
+/** The same estimate from the hub shape, for client formats other than Anthropic's. */
+export function estimateHubInputTokens(hub: HubRequest): number {
+  const tally: Tally = { chars: 0, media: 0 };
+  for (const message of hub.messages) {
+    if (message.role === "system") {
+      tally.chars += message.text.length;
+      continue;
+    }
+    for (const part of message.parts) {
+      if (part.type === "text" || part.type === "reasoning") tally.chars += part.text.length;
+      else if (part.type === "tool_call") tally.chars += part.name.length + part.arguments.length;
+      else tally.media += 1;
+    }
+  }
+  for (const tool of hub.tools) tally.chars += tool.name.length + (tool.description ?? "").length + JSON.stringify(tool.parameters).length;
+  return Math.max(1, Math.ceil(tally.chars / CHARS_PER_TOKEN) + tally.media * TOKENS_PER_MEDIA_BLOCK);
 }

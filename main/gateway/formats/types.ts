@@ -8,6 +8,8 @@ export interface TranslateContext {
    * adapter's `wantsStreamUsage(body)`; when omitted the chunk is sent, since the SDKs accept it.
    */
   includeUsage?: boolean;
+  /** The client's request as it arrived: some answers echo it, or need its tool kinds (Responses). */
+  clientBody?: Record<string, unknown>;
 }
 
 export type FrameKind = "content" | "reasoning" | "tool" | "lifecycle" | "usage" | "done" | "error";

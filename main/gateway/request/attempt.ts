@@ -2,7 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
-import { adapterFor, createStreamTranslator, extractUsage, isStreamRequest, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import { clientHalf, createStreamTranslator, extractUsage, isStreamRequest, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
 import { ClientBoundTarget } from "./admit.js";
@@ -98,7 +98,7 @@ export async function runAttempt(
     return { kind: "invalid_json", headers: response.headers };
   }
   const same = upstreamFormat === request.format ? responseTextWithModel(upstreamFormat, text, json, request.model) : null;
-  const out = same ?? translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId });
+  const out = same ?? translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId, clientBody: request.body });
   return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers };
 }
 
@@ -128,7 +128,8 @@ async function relayAttempt(
   const translator = createStreamTranslator(upstreamFormat, request.format, {
     clientModel: request.model,
     requestId: client.requestId,
-    includeUsage: adapterFor(request.format).wantsStreamUsage(request.body),
+    includeUsage: clientHalf(request.format).wantsStreamUsage(request.body),
+    clientBody: request.body,
   });
   const stitch = transcript?.resuming ? transcript.stitch() : null;
   const outcome = await relayStream({ call, upstreamFormat, translator, client, budgets: deps.streamBudgets(), transcript, stitch });

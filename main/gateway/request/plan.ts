@@ -1,7 +1,7 @@
 // Stage "plan": the client's model becomes ordered targets (R1.3 alias | provider/model | combo).
 // A combo's targets (nested combos expanded) are ordered by its strategy (R11.1); failover then
 // walks that order (R11.3).
-import type { Combo } from "../../../shared/types.js";
+import type { Combo, WireFormat } from "../../../shared/types.js";
 import type { CatalogPort } from "../ports.js";
 import { resolveModel, type Resolution, type Target } from "../resolve.js";
 import type { ComboRouter } from "../routing/comboRouter.js";
@@ -17,6 +17,8 @@ export interface RequestPlan {
 /** What ordering by strategy needs; absent, a combo keeps its stored order. */
 export interface PlanRouting {
   router: ComboRouter;
+  /** The client's format, whose half reads the body for the strategies that look at it. */
+  format: WireFormat;
   body: Record<string, unknown>;
   now: number;
   random: () => number;

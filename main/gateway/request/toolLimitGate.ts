@@ -3,7 +3,7 @@
 // learned limit off that provider and model (an exclusion, not an attempt).
 import type { WireFormat } from "../../../shared/types.js";
 import type { Verdict } from "../../engine/ports.js";
-import { adapterFor } from "../formats/index.js";
+import { clientHalf } from "../formats/index.js";
 import { limitFromRefusal, type ToolLimits } from "../../engine/toolLimits.js";
 import type { Target } from "../resolve.js";
 import type { RequestPlan } from "./plan.js";
@@ -20,7 +20,7 @@ interface GateRun {
  * leave nothing, the plan stays whole: the upstream's own refusal says more than "no target".
  */
 export function skipTargetsOverToolLimit(run: GateRun, limits: ToolLimits | undefined): void {
-  const count = adapterFor(run.request.format).toolCount(run.request.body);
+  const count = clientHalf(run.request.format).toolCount(run.request.body);
   if (!limits || count === 0) return;
   const within = run.plan.targets.filter((t) => limits.allows(t.provider.id, t.model, count));
   if (within.length === run.plan.targets.length || within.length === 0) return;
@@ -33,6 +33,6 @@ export function skipTargetsOverToolLimit(run: GateRun, limits: ToolLimits | unde
 /** After a failed attempt: a too-many-tools refusal teaches the target's limit. */
 export function learnToolLimit(limits: ToolLimits | undefined, target: Target, run: Pick<GateRun, "request">, verdict: Verdict): void {
   if (!limits || verdict.reason !== "tool_limit") return;
-  const sent = adapterFor(run.request.format).toolCount(run.request.body);
+  const sent = clientHalf(run.request.format).toolCount(run.request.body);
   if (sent > 0) limits.learn(target.provider.id, target.model, limitFromRefusal(sent, verdict.statedToolLimit ?? null));
 }

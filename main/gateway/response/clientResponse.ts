@@ -4,7 +4,7 @@
 import type { ServerResponse } from "node:http";
 import type { AttemptRecord, ClientKind, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
-import { adapterFor, errorBody, errorFrame } from "../formats/index.js";
+import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
 import type { CancelSource } from "../upstream/call.js";
@@ -134,7 +134,7 @@ export class ClientResponse implements CancelSource {
    * 200 stream and send keep-alive frames so proxies and clients do not time out (R13).
    */
   startHeartbeat(everyMs: number): void {
-    const frame = adapterFor(this.opts.format).heartbeatFrame;
+    const frame = clientHalf(this.opts.format).heartbeatFrame;
     this.heartbeat = setInterval(() => {
       if (this.res.writableEnded || this.gone) return this.stopHeartbeat();
       if (!this.res.headersSent) this.res.writeHead(200, { ...this.baseHeaders(), ...SSE_HEADERS });

@@ -14,7 +14,7 @@ import {
   type RequestFacts,
   type StrategyState,
 } from "../../engine/strategies/index.js";
-import { estimateInputTokens } from "../formats/index.js";
+import { clientHalf } from "../formats/index.js";
 import type { PlanRouting } from "../request/plan.js";
 import type { Target } from "../resolve.js";
 import type { LearnedQuotas } from "./learnedQuota.js";
@@ -58,11 +58,6 @@ export function candidateKey(target: Target): string {
   return key;
 }
 
-function hasCacheHint(body: Record<string, unknown>): boolean {
-  if (typeof body.prompt_cache_key === "string") return true;
-  return JSON.stringify(body.messages ?? "").includes('"cache_control"') || JSON.stringify(body.system ?? "").includes('"cache_control"');
-}
-
 export class ComboRouter {
   private readonly memory = new Map<string, ComboMemory>();
   /** combo + session → the candidate that last answered that session (in memory, like the rest). */
@@ -80,7 +75,7 @@ export class ComboRouter {
   }
 
   /** The combo's targets in the order its strategy picks; unknown strategy names route as priority. */
-  order(combo: Combo, targets: Target[], { body, now, random, sessionKey }: Omit<PlanRouting, "router">): Target[] {
+  order(combo: Combo, targets: Target[], { format, body, now, random, sessionKey }: Omit<PlanRouting, "router">): Target[] {
     const name = isStrategyName(combo.strategy) ? combo.strategy : "priority";
     if (name === "priority" || targets.length < 2) return targets;
     const memory = this.memoryOf(combo.name);
@@ -88,8 +83,8 @@ export class ComboRouter {
     memory.readsPrevious = READS_PREVIOUS.has(name);
     const candidates = targets.map((t, index) => this.candidate(t, index, now));
     const facts: RequestFacts = {
-      estimatedInputTokens: READS_TOKENS.has(name) ? estimateInputTokens(body).input_tokens : null,
-      cacheHint: name === "cache-optimized" || name === "fusion" ? hasCacheHint(body) : false,
+      estimatedInputTokens: READS_TOKENS.has(name) ? clientHalf(format).estimateInputTokens(body) : null,
+      cacheHint: name === "cache-optimized" || name === "fusion" ? clientHalf(format).hasCacheHint(body) : false,
       previousCandidateKey: sessionKey === null || !memory.readsPrevious ? null : (this.lastServed.get(sessionSlot(combo.name, sessionKey)) ?? null),
     };
     const ordered = STRATEGIES[name].order(candidates, book.view(facts, this.p2cLatencyWeight()), now, random, state);

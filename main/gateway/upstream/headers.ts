@@ -3,7 +3,7 @@
 // may pass, and how the secret is presented, is each format's adapter's decision.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Provider, WireFormat } from "../../../shared/types.js";
-import { adapterFor, providerAdapterFor } from "../formats/index.js";
+import { providerAdapterFor, upstreamHalf } from "../formats/index.js";
 
 export function buildUpstreamHeaders(
   provider: Provider,
@@ -17,7 +17,7 @@ export function buildUpstreamHeaders(
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "user-agent": userAgent,
-    ...adapterFor(upstreamFormat).authHeaders(secret, clientHeaders, clientFormat),
+    ...upstreamHalf(upstreamFormat).authHeaders(secret, clientHeaders, clientFormat),
     ...providerAdapterFor(provider.format).extraHeaders(provider, clientHeaders),
   };
 }

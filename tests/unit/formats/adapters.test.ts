@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Provider, ProviderFormat, WireFormat } from "../../../shared/types.js";
-import { adapterFor, createStreamTranslator, extractUsage, providerAdapterFor, upstreamFormatOf } from "../../../main/gateway/formats/index.js";
+import { clientHalf, createStreamTranslator, extractUsage, providerAdapterFor, sameFormatHalf, upstreamFormatOf, upstreamHalf } from "../../../main/gateway/formats/index.js";
 import { buildUpstreamHeaders } from "../../../main/gateway/upstream/headers.js";
 import { parseSse } from "./helpers.js";
 
@@ -27,7 +27,8 @@ const BASE = { "content-type": "application/json", accept: "application/json, te
 describe("adapter registry (R1.4)", () => {
   it("R1.4 has one adapter per wire format, each naming its own format and calling upstream in it", () => {
     for (const format of FORMATS) {
-      expect(adapterFor(format).format).toBe(format);
+      expect(clientHalf(format).format).toBe(format);
+      expect(upstreamHalf(format).format).toBe(format);
       for (const client of FORMATS) expect(upstreamFormatOf(provider(format), client)).toBe(format);
     }
   });
@@ -37,36 +38,36 @@ describe("adapter registry (R1.4)", () => {
   });
 
   it("R1.4 each adapter builds its upstream path; Gemini puts the model in the URL and streams through alt=sse", () => {
-    expect(adapterFor("openai").path("gpt-4o", true)).toBe("/chat/completions");
-    expect(adapterFor("anthropic").path("claude-sonnet-4-5", true)).toBe("/v1/messages");
-    expect(adapterFor("gemini").path("gemini-2.5-flash", false)).toBe("/models/gemini-2.5-flash:generateContent");
-    expect(adapterFor("gemini").path("models/gemini-2.5-pro", true)).toBe("/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
+    expect(upstreamHalf("openai").path("gpt-4o", true)).toBe("/chat/completions");
+    expect(upstreamHalf("anthropic").path("claude-sonnet-4-5", true)).toBe("/v1/messages");
+    expect(upstreamHalf("gemini").path("gemini-2.5-flash", false)).toBe("/models/gemini-2.5-flash:generateContent");
+    expect(upstreamHalf("gemini").path("models/gemini-2.5-pro", true)).toBe("/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
   });
 
   it("R1.4 same-format bodies get the upstream model where the format keeps it, and the client's model on the way back", () => {
-    expect(adapterFor("openai").withUpstreamModel({ model: "alias", n: 1 }, "gpt-4o")).toEqual({ model: "gpt-4o", n: 1 });
-    expect(adapterFor("anthropic").withUpstreamModel({ model: "alias" }, "claude-x")).toEqual({ model: "claude-x" });
+    expect(sameFormatHalf("openai").withUpstreamModel({ model: "alias", n: 1 }, "gpt-4o")).toEqual({ model: "gpt-4o", n: 1 });
+    expect(sameFormatHalf("anthropic").withUpstreamModel({ model: "alias" }, "claude-x")).toEqual({ model: "claude-x" });
     const gemini = { contents: [] };
-    expect(adapterFor("gemini").withUpstreamModel(gemini, "gemini-2.5-pro")).toBe(gemini);
-    expect(adapterFor("openai").withClientModel({ model: "up", id: "x" }, "mine")).toEqual({ model: "mine", id: "x" });
-    expect(adapterFor("anthropic").withClientModel({ model: "up" }, "mine")).toEqual({ model: "mine" });
-    expect(adapterFor("gemini").withClientModel({ modelVersion: "up" }, "mine")).toEqual({ modelVersion: "mine" });
-    expect(adapterFor("gemini").withClientModel("not json", "mine")).toEqual({ modelVersion: "mine" });
+    expect(sameFormatHalf("gemini").withUpstreamModel(gemini, "gemini-2.5-pro")).toBe(gemini);
+    expect(sameFormatHalf("openai").withClientModel({ model: "up", id: "x" }, "mine")).toEqual({ model: "mine", id: "x" });
+    expect(sameFormatHalf("anthropic").withClientModel({ model: "up" }, "mine")).toEqual({ model: "mine" });
+    expect(sameFormatHalf("gemini").withClientModel({ modelVersion: "up" }, "mine")).toEqual({ modelVersion: "mine" });
+    expect(sameFormatHalf("gemini").withClientModel("not json", "mine")).toEqual({ modelVersion: "mine" });
   });
 
   it("R1.1 only an OpenAI client opts in to the trailing usage chunk; the other formats always report usage", () => {
-    expect(adapterFor("openai").wantsStreamUsage({ stream_options: { include_usage: true } })).toBe(true);
-    expect(adapterFor("openai").wantsStreamUsage({ stream_options: { include_usage: "yes" } })).toBe(false);
-    expect(adapterFor("openai").wantsStreamUsage({})).toBe(false);
-    expect(adapterFor("anthropic").wantsStreamUsage({})).toBe(true);
-    expect(adapterFor("gemini").wantsStreamUsage({})).toBe(true);
+    expect(clientHalf("openai").wantsStreamUsage({ stream_options: { include_usage: true } })).toBe(true);
+    expect(clientHalf("openai").wantsStreamUsage({ stream_options: { include_usage: "yes" } })).toBe(false);
+    expect(clientHalf("openai").wantsStreamUsage({})).toBe(false);
+    expect(clientHalf("anthropic").wantsStreamUsage({})).toBe(true);
+    expect(clientHalf("gemini").wantsStreamUsage({})).toBe(true);
   });
 
   it("R1.2 heartbeats are the Anthropic ping event for Anthropic clients and an SSE comment otherwise", () => {
-    expect(parseSse(adapterFor("anthropic").heartbeatFrame)).toEqual([{ event: "ping", data: '{"type":"ping"}' }]);
+    expect(parseSse(clientHalf("anthropic").heartbeatFrame)).toEqual([{ event: "ping", data: '{"type":"ping"}' }]);
     for (const format of ["openai", "gemini"] as const) {
-      expect(adapterFor(format).heartbeatFrame).toBe(": keep-alive\n\n");
-      expect(parseSse(adapterFor(format).heartbeatFrame)).toEqual([]);
+      expect(clientHalf(format).heartbeatFrame).toBe(": keep-alive\n\n");
+      expect(parseSse(clientHalf(format).heartbeatFrame)).toEqual([]);
     }
   });
 });
@@ -75,14 +76,14 @@ describe("upstream auth headers per adapter (R1.2, R1.4)", () => {
   const anthropicClient = { "anthropic-version": "2024-10-22", "anthropic-beta": ["tools-2024", "cache-2024"] };
 
   it("R1.2 an Anthropic upstream gets the default anthropic-version, or the Anthropic client's own, and the key in x-api-key", () => {
-    const anthropic = adapterFor("anthropic");
+    const anthropic = upstreamHalf("anthropic");
     expect(anthropic.authHeaders("sk-ant", {}, "anthropic")).toEqual({ "anthropic-version": "2023-06-01", "x-api-key": "sk-ant" });
     expect(anthropic.authHeaders("sk-ant", { "anthropic-version": "2024-10-22" }, "anthropic")["anthropic-version"]).toBe("2024-10-22");
     expect(anthropic.authHeaders(null, {}, "openai")).toEqual({ "anthropic-version": "2023-06-01" });
   });
 
   it("R1.2 anthropic-beta passes through from Anthropic clients only, several values joined by commas", () => {
-    const anthropic = adapterFor("anthropic");
+    const anthropic = upstreamHalf("anthropic");
     expect(anthropic.authHeaders("k", anthropicClient, "anthropic")).toEqual({
       "anthropic-version": "2024-10-22",
       "anthropic-beta": "tools-2024,cache-2024",
@@ -95,10 +96,10 @@ describe("upstream auth headers per adapter (R1.2, R1.4)", () => {
   });
 
   it("R1.4 an OpenAI upstream takes a Bearer token and a Gemini upstream x-goog-api-key; no secret, no auth header", () => {
-    expect(adapterFor("openai").authHeaders("sk-o", anthropicClient, "anthropic")).toEqual({ authorization: "Bearer sk-o" });
-    expect(adapterFor("gemini").authHeaders("AIza", anthropicClient, "anthropic")).toEqual({ "x-goog-api-key": "AIza" });
-    expect(adapterFor("openai").authHeaders(null, {}, "openai")).toEqual({});
-    expect(adapterFor("gemini").authHeaders(null, {}, "gemini")).toEqual({});
+    expect(upstreamHalf("openai").authHeaders("sk-o", anthropicClient, "anthropic")).toEqual({ authorization: "Bearer sk-o" });
+    expect(upstreamHalf("gemini").authHeaders("AIza", anthropicClient, "anthropic")).toEqual({ "x-goog-api-key": "AIza" });
+    expect(upstreamHalf("openai").authHeaders(null, {}, "openai")).toEqual({});
+    expect(upstreamHalf("gemini").authHeaders(null, {}, "gemini")).toEqual({});
   });
 
   it("R7.1 buildUpstreamHeaders sends only the fixed headers plus the adapter's, never the client's session, key or cookie", () => {
@@ -140,14 +141,14 @@ describe("simulator fault programs (R0.5)", () => {
 
 describe("errors per adapter (R1.5, R13.3)", () => {
   it("R1.5 each adapter writes its own error shape with the verdict code beside the standard type", () => {
-    expect(adapterFor("openai").errorBody(429, "rate_limit_error", "slow", { retry_after: 3 })).toEqual({
+    expect(clientHalf("openai").errorBody(429, "rate_limit_error", "slow", { retry_after: 3 })).toEqual({
       error: { message: "slow", type: "rate_limit_error", code: "rate_limit_error", retry_after: 3 },
     });
-    expect(adapterFor("anthropic").errorBody(400, "invalid_request", "bad")).toEqual({
+    expect(clientHalf("anthropic").errorBody(400, "invalid_request", "bad")).toEqual({
       type: "error",
       error: { type: "invalid_request_error", message: "bad", code: "invalid_request" },
     });
-    expect(adapterFor("gemini").errorBody(504, "RATE_LIMIT_EXECUTION_TIMEOUT", "late")).toEqual({
+    expect(clientHalf("gemini").errorBody(504, "RATE_LIMIT_EXECUTION_TIMEOUT", "late")).toEqual({
       error: {
         code: 504,
         message: "late",
@@ -158,12 +159,12 @@ describe("errors per adapter (R1.5, R13.3)", () => {
   });
 
   it("R13.3 error frames: a named `error` event for Anthropic, a bare data event otherwise, status taken from the code", () => {
-    const [anthropic] = parseSse(adapterFor("anthropic").errorFrame("model_not_found", "gone"));
+    const [anthropic] = parseSse(clientHalf("anthropic").errorFrame("model_not_found", "gone"));
     expect(anthropic).toEqual({ event: "error", data: JSON.stringify({ type: "error", error: { type: "not_found_error", message: "gone", code: "model_not_found" } }) });
-    const [openai] = parseSse(adapterFor("openai").errorFrame("provider_circuit_open", "open"));
+    const [openai] = parseSse(clientHalf("openai").errorFrame("provider_circuit_open", "open"));
     expect(openai?.event).toBeUndefined();
     expect(JSON.parse(openai!.data)).toEqual({ error: { message: "open", type: "server_error", code: "provider_circuit_open" } });
-    const [gemini] = parseSse(adapterFor("gemini").errorFrame("unknown_code", "boom"));
+    const [gemini] = parseSse(clientHalf("gemini").errorFrame("unknown_code", "boom"));
     expect(gemini?.event).toBeUndefined();
     expect(JSON.parse(gemini!.data).error).toMatchObject({ code: 500, status: "INTERNAL", message: "boom" });
   });
@@ -171,18 +172,18 @@ describe("errors per adapter (R1.5, R13.3)", () => {
 
 describe("usage reading per adapter (R1.4)", () => {
   it("R1.4 each adapter reads its own usage fields into prompt-inclusive input counts", () => {
-    expect(adapterFor("openai").usage({ usage: { prompt_tokens: 10, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 6 } } })).toEqual({
+    expect(upstreamHalf("openai").usage({ usage: { prompt_tokens: 10, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 6 } } })).toEqual({
       inputTokens: 10,
       outputTokens: 4,
       cacheReadTokens: 6,
     });
-    expect(adapterFor("anthropic").usage({ usage: { input_tokens: 3, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 7 } })).toEqual({
+    expect(upstreamHalf("anthropic").usage({ usage: { input_tokens: 3, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 7 } })).toEqual({
       inputTokens: 10,
       outputTokens: 7,
       cacheReadTokens: 5,
       cacheCreationTokens: 2,
     });
-    expect(adapterFor("gemini").usage({ usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 3, thoughtsTokenCount: 2 } })).toEqual({
+    expect(upstreamHalf("gemini").usage({ usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 3, thoughtsTokenCount: 2 } })).toEqual({
       inputTokens: 8,
       outputTokens: 5,
       reasoningTokens: 2,
@@ -191,12 +192,12 @@ describe("usage reading per adapter (R1.4)", () => {
 
   it("R1.4 a body without usage (or not JSON at all) reads as unknown, never zero", () => {
     for (const format of FORMATS) {
-      expect(adapterFor(format).usage({})).toBeUndefined();
-      expect(adapterFor(format).usage("oops")).toBeUndefined();
+      expect(upstreamHalf(format).usage({})).toBeUndefined();
+      expect(upstreamHalf(format).usage("oops")).toBeUndefined();
       expect(extractUsage(format, null)).toEqual({ inputTokens: null, outputTokens: null });
     }
     // Another format's usage field is not read: the adapter knows only its own.
-    expect(adapterFor("gemini").usage({ usage: { prompt_tokens: 1 } })).toBeUndefined();
+    expect(upstreamHalf("gemini").usage({ usage: { prompt_tokens: 1 } })).toBeUndefined();
   });
 });
 
@@ -222,7 +223,7 @@ const events = {
 describe("watchdog reading per adapter (R13.4, R13.5)", () => {
   it("R13.5 counts UTF-8 bytes of text deltas only, and flags tool or reasoning activity", () => {
     for (const format of FORMATS) {
-      const adapter = adapterFor(format);
+      const adapter = upstreamHalf(format);
       const { text: textEvent, tool, done } = events[format];
       expect(adapter.textDeltaBytes(textEvent), format).toBe(6);
       expect(adapter.textDeltaBytes(tool), format).toBe(0);
@@ -231,12 +232,12 @@ describe("watchdog reading per adapter (R13.4, R13.5)", () => {
       expect(adapter.isToolOrReasoningEvent(textEvent), format).toBe(false);
     }
     const thoughtAndText = { data: JSON.stringify({ candidates: [{ content: { parts: [{ text: "thinking…", thought: true }, { text }] } }] }) };
-    expect(adapterFor("gemini").textDeltaBytes(thoughtAndText)).toBe(6);
+    expect(upstreamHalf("gemini").textDeltaBytes(thoughtAndText)).toBe(6);
   });
 
   it("R13.4 classifies content, tool or reasoning progress and the end of stream per format", () => {
     const kinds = FORMATS.map((format) => {
-      const adapter = adapterFor(format);
+      const adapter = upstreamHalf(format);
       const { text: textEvent, tool, done } = events[format];
       const parse = (data: string) => (data === "[DONE]" ? undefined : (JSON.parse(data) as Record<string, unknown>));
       return [adapter.classify(textEvent, parse(textEvent.data)), adapter.classify(tool, parse(tool.data)), adapter.classify(done, parse(done.data))];
@@ -274,11 +275,11 @@ describe("same-format stream closing per adapter (R13.3)", () => {
 describe("tool counting per format (R11.7)", () => {
   it("R11.7 counts OpenAI and Anthropic tool lists and Gemini function declarations per group", () => {
     const tools = [{ name: "a" }, { name: "b" }, { name: "c" }];
-    expect(adapterFor("openai").toolCount({ tools })).toBe(3);
-    expect(adapterFor("anthropic").toolCount({ tools })).toBe(3);
-    expect(adapterFor("openai").toolCount({})).toBe(0);
+    expect(clientHalf("openai").toolCount({ tools })).toBe(3);
+    expect(clientHalf("anthropic").toolCount({ tools })).toBe(3);
+    expect(clientHalf("openai").toolCount({})).toBe(0);
     const gemini = { tools: [{ functionDeclarations: [{ name: "a" }, { name: "b" }] }, { googleSearch: {} }] };
-    expect(adapterFor("gemini").toolCount(gemini)).toBe(3);
-    expect(adapterFor("gemini").toolCount({ tools: "x" })).toBe(0);
+    expect(clientHalf("gemini").toolCount(gemini)).toBe(3);
+    expect(clientHalf("gemini").toolCount({ tools: "x" })).toBe(0);
   });
 });

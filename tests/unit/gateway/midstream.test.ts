@@ -10,7 +10,7 @@ const lifecycle = (event: string): OutFrame => ({ kind: "lifecycle", text: `even
 const textOf = (frames: OutFrame[] | null) => (frames ?? []).map((f) => textOfFrame("anthropic", f)).join("");
 
 function broken(sent: string[]): StreamTranscript {
-  const t = new StreamTranscript("anthropic");
+  const t = StreamTranscript.for("anthropic", true)!;
   t.record(sent.map(delta));
   expect(t.breakAfterOutput()).toBe(true);
   return t;
@@ -42,7 +42,7 @@ describe("mid-stream stitching (R13.3)", () => {
   });
 
   it("R13.3 never after a tool call or reasoning, and a continuation turning into one is refused", () => {
-    const t = new StreamTranscript("anthropic");
+    const t = StreamTranscript.for("anthropic", true)!;
     t.record([delta("Let me look"), { kind: "tool", text: "event: content_block_start\ndata: {}\n\n" }]);
     expect(t.breakAfterOutput()).toBe(false);
     expect(broken(["Hi"]).stitch().filter([{ kind: "tool", text: "data: {}\n\n" }])).toBeNull();

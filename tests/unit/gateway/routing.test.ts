@@ -21,7 +21,7 @@ const served = (targets: Array<{ provider: { id: string } }> | undefined) => tar
 
 describe("combo routing in the plan stage (R11.1)", () => {
   const router = () => new ComboRouter(new LearnedQuotas(), () => 0);
-  const routing = (r: ComboRouter, random = () => 0.5, sessionKey: string | null = null) => ({ router: r, body: { messages: [] }, now: T0, random, sessionKey });
+  const routing = (r: ComboRouter, random = () => 0.5, sessionKey: string | null = null) => ({ router: r, format: "openai" as const, body: { messages: [] }, now: T0, random, sessionKey });
 
   it("R11.1 the combo's strategy orders the targets: cost-optimized reads modelInfo prices", () => {
     const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cost-optimized")] });

@@ -7,28 +7,38 @@ import { LeaseBook } from "../../../main/engine/leases.js";
 import { SessionPins } from "../../../main/engine/sessionAffinity.js";
 import { hashOwnerToken, leaseContextOf } from "../../../main/gateway/sessions/leaseContext.js";
 import { boundedLeaseRetryMs, createRequestSession } from "../../../main/gateway/sessions/routing.js";
+import { clientHalf } from "../../../main/gateway/formats/index.js";
 import { sessionKeyOf } from "../../../main/gateway/sessions/sessionKey.js";
 import { connection, fakeClock } from "../engine/fixtures.js";
 import { MemoryLeaseStore, MemoryPinStore } from "./memoryStores.js";
 
+/** What an OpenAI chat client's half reads from the body (D7's body fields). */
+const hint = (body: Record<string, unknown>) => clientHalf("openai").sessionHint(body);
+
 describe("session key (D7)", () => {
   it("D7 headers win in order x-codex-session-id, x-session-id, x-omniroute-session, then the body fields in order", () => {
     const body = { metadata: { session_id: "m" }, conversation_id: "c", session_id: "s", prompt_cache_key: "p" };
-    expect(sessionKeyOf({ "x-omniroute-session": "o", "x-session-id": "x", "x-codex-session-id": "cx" }, body)).toBe("cx");
-    expect(sessionKeyOf({ "x-omniroute-session": "o", "x-session-id": "x" }, body)).toBe("x");
-    expect(sessionKeyOf({ "x-omniroute-session": "o" }, body)).toBe("o");
-    expect(sessionKeyOf({}, body)).toBe("m");
-    expect(sessionKeyOf({}, { ...body, metadata: {} })).toBe("c");
-    expect(sessionKeyOf({}, { session_id: "s", prompt_cache_key: "p" })).toBe("s");
-    expect(sessionKeyOf({}, { prompt_cache_key: "p" })).toBe("p");
-    expect(sessionKeyOf({}, {})).toBeNull();
+    expect(sessionKeyOf({ "x-omniroute-session": "o", "x-session-id": "x", "x-codex-session-id": "cx" }, hint(body))).toBe("cx");
+    expect(sessionKeyOf({ "x-omniroute-session": "o", "x-session-id": "x" }, hint(body))).toBe("x");
+    expect(sessionKeyOf({ "x-omniroute-session": "o" }, hint(body))).toBe("o");
+    expect(sessionKeyOf({}, hint(body))).toBe("m");
+    expect(sessionKeyOf({}, hint({ ...body, metadata: {} }))).toBe("c");
+    expect(sessionKeyOf({}, hint({ session_id: "s", prompt_cache_key: "p" }))).toBe("s");
+    expect(sessionKeyOf({}, hint({ prompt_cache_key: "p" }))).toBe("p");
+    expect(sessionKeyOf({}, hint({}))).toBeNull();
+  });
+
+  it("R16.5 Codex's session-id and thread-id headers are session keys, after D7's own headers", () => {
+    expect(sessionKeyOf({ "session-id": "cs", "thread-id": "ct" }, hint({ prompt_cache_key: "p" }))).toBe("cs");
+    expect(sessionKeyOf({ "thread-id": "ct" }, hint({ prompt_cache_key: "p" }))).toBe("ct");
+    expect(sessionKeyOf({ "x-codex-session-id": "cx", "session-id": "cs" }, hint({}))).toBe("cx");
   });
 
   it("D7 keys of up to 180 characters of [A-Za-z0-9._:-] are kept; others become their SHA-256", () => {
     const ok = "a".repeat(180);
-    expect(sessionKeyOf({ "x-session-id": ok }, {})).toBe(ok);
+    expect(sessionKeyOf({ "x-session-id": ok }, hint({}))).toBe(ok);
     for (const raw of ["a".repeat(181), "has space", "ümlaut", "a/b"]) {
-      expect(sessionKeyOf({ "x-session-id": raw }, {})).toBe(`sha256:${createHash("sha256").update(raw).digest("hex")}`);
+      expect(sessionKeyOf({ "x-session-id": raw }, hint({}))).toBe(`sha256:${createHash("sha256").update(raw).digest("hex")}`);
     }
   });
 });

@@ -1,9 +1,13 @@
-// The Anthropic Messages wire format.
+// The Anthropic Messages wire format: both halves.
 
-import { firstHeader, type WireAdapter } from "../adapter.js";
+import { firstHeader, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
 import { statusForCode } from "../errors.js";
+import { promptTextOfHub } from "../promptText.js";
+import { cacheControlHint, messagesShapeProblem, metadataSessionHint } from "../shape.js";
 import { sseJson } from "../sse.js";
-import { arrayLength, asRecord } from "../values.js";
+import { estimateInputTokens } from "../tokens.js";
+import { arrayLength, asRecord, DroppedFields } from "../values.js";
+import { anthropicContinuation } from "./continuation.js";
 import { anthropicErrorBody } from "./errors.js";
 import { anthropicTextDeltaBytes, classifyAnthropic, isAnthropicToolOrReasoning, isPlainAnthropicTextDelta } from "./events.js";
 import { AnthropicPassthroughTracker } from "./passthrough.js";
@@ -16,11 +20,35 @@ import { usageFromAnthropic } from "./usage.js";
 
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
-export const anthropicAdapter: WireAdapter = {
+const client: ClientHalf = {
+  format: "anthropic",
+  generationPaths: ["/v1/messages"],
+  shapeProblem: (body) =>
+    messagesShapeProblem(body) ??
+    (Number.isInteger(body["max_tokens"]) && (body["max_tokens"] as number) > 0 ? null : "max_tokens: required positive integer"),
+  isStreamRequest: (body) => body["stream"] === true,
+  toolCount: (body) => arrayLength(body["tools"]),
+  wantsStreamUsage: () => true,
+  toHub: anthropicRequestToHub,
+  promptText: (body) => promptTextOfHub(anthropicRequestToHub(body, new DroppedFields())),
+  estimateInputTokens: (body) => estimateInputTokens(body).input_tokens,
+  sessionHint: metadataSessionHint,
+  hasCacheHint: cacheControlHint,
+
+  hubToResponse: (hub, ctx) => hubToAnthropicResponse(hub, ctx.clientModel, ctx.requestId),
+  // Thinking that did not come from Anthropic carries a marker signature naming its origin.
+  streamEncoder: (ctx, upstream) => new AnthropicStreamEncoder(ctx, upstream.reasoningMarker ?? "openai"),
+  continuation: anthropicContinuation,
+
+  errorBody: anthropicErrorBody,
+  errorFrame: (code, message) => sseJson(anthropicErrorBody(statusForCode(code), code, message), "error"),
+  heartbeatFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
+};
+
+const upstream: UpstreamHalf = {
   format: "anthropic",
   upstreamFormatFor: () => "anthropic",
   extraHeaders: () => ({}),
-
   path: () => "/v1/messages",
   // R1.2: an Anthropic client's anthropic-version and anthropic-beta reach an Anthropic upstream;
   // other clients never chose them, so they get the default version and no betas.
@@ -34,32 +62,22 @@ export const anthropicAdapter: WireAdapter = {
     if (secret) headers["x-api-key"] = secret;
     return headers;
   },
-  isStreamRequest: (body) => body["stream"] === true,
-  wantsStreamUsage: () => true,
-  toolCount: (body) => arrayLength(body["tools"]),
-  shapeProblem: (body) =>
-    Number.isInteger(body["max_tokens"]) && (body["max_tokens"] as number) > 0 ? null : "max_tokens: required positive integer",
-  withUpstreamModel: (body, model) => ({ ...body, model }),
-  toHub: anthropicRequestToHub,
   fromHub: hubToAnthropicRequest,
-
   responseToHub: (body) => anthropicResponseToHub(body),
-  hubToResponse: hubToAnthropicResponse,
-  withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), model: clientModel }),
   usage: (body) => usageFromAnthropic(asRecord(body)?.["usage"]),
-
   streamDecoder: () => new AnthropicStreamDecoder(),
-  // Thinking that did not come from Anthropic carries a marker signature naming its origin.
-  streamEncoder: (ctx, upstream) => new AnthropicStreamEncoder(ctx, upstream.reasoningMarker ?? "openai"),
   reasoningMarker: null,
-  passthroughTracker: () => new AnthropicPassthroughTracker(),
-  isPlainContentChunk: isPlainAnthropicTextDelta,
-
   classify: classifyAnthropic,
   textDeltaBytes: anthropicTextDeltaBytes,
   isToolOrReasoningEvent: isAnthropicToolOrReasoning,
-
-  errorBody: anthropicErrorBody,
-  errorFrame: (code, message) => sseJson(anthropicErrorBody(statusForCode(code), code, message), "error"),
-  heartbeatFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
 };
+
+const same: SameFormatHalf = {
+  withUpstreamModel: (body, model) => ({ ...body, model }),
+  withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), model: clientModel }),
+  editableModelText: true,
+  passthroughTracker: () => new AnthropicPassthroughTracker(),
+  isPlainContentChunk: isPlainAnthropicTextDelta,
+};
+
+export const anthropicFormat: FormatHalves = { client, upstream, same };

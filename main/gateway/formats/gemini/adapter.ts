@@ -1,9 +1,12 @@
-// The Gemini generateContent wire format. Gemini names the model in the URL, never in the body.
+// The Gemini generateContent wire format: both halves. Gemini names the model in the URL, never
+// in the body. Its client half has no route yet (issue 23 serves /v1beta/models/…).
 
-import type { PassthroughTracker, WireAdapter } from "../adapter.js";
+import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { statusForCode } from "../errors.js";
+import { promptTextOfHub } from "../promptText.js";
 import { sseJson } from "../sse.js";
-import { asRecord } from "../values.js";
+import { estimateHubInputTokens } from "../tokens.js";
+import { asRecord, DroppedFields } from "../values.js";
 import { geminiErrorBody } from "./errors.js";
 import { classifyGemini, geminiTextDeltaBytes, isGeminiToolOrReasoning } from "./events.js";
 import { geminiRequestToHub } from "./request-in.js";
@@ -34,39 +37,52 @@ function toolCount(body: Record<string, unknown>): number {
   }, 0);
 }
 
-export const geminiAdapter: WireAdapter = {
+const client: ClientHalf = {
   format: "gemini",
-  upstreamFormatFor: () => "gemini",
-  extraHeaders: () => ({}),
-
-  path: (model, stream) => {
-    const name = model.startsWith("models/") ? model.slice("models/".length) : model;
-    return stream ? `/models/${name}:streamGenerateContent?alt=sse` : `/models/${name}:generateContent`;
-  },
-  authHeaders: (secret): Record<string, string> => (secret ? { "x-goog-api-key": secret } : {}),
+  generationPaths: [],
+  shapeProblem: (body) => (Array.isArray(body["contents"]) && body["contents"].length > 0 ? null : "contents: required non-empty array"),
   isStreamRequest: (body) => body["stream"] === true,
-  wantsStreamUsage: () => true,
-  shapeProblem: () => null,
   toolCount,
-  withUpstreamModel: (body) => body,
+  wantsStreamUsage: () => true,
   toHub: geminiRequestToHub,
-  fromHub: (hub, _model, dropped) => hubToGeminiRequest(hub, dropped),
+  promptText: (body) => promptTextOfHub(geminiRequestToHub(body, new DroppedFields())),
+  estimateInputTokens: (body) => estimateHubInputTokens(geminiRequestToHub(body, new DroppedFields())),
+  sessionHint: () => null,
+  hasCacheHint: (body) => typeof body["cachedContent"] === "string",
 
-  responseToHub: geminiResponseToHub,
-  hubToResponse: hubToGeminiResponse,
-  withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), modelVersion: clientModel }),
-  usage: (body) => usageFromGemini(asRecord(body)?.["usageMetadata"]),
-
-  streamDecoder: (ctx) => new GeminiStreamDecoder(ctx.requestId),
+  hubToResponse: (hub, ctx) => hubToGeminiResponse(hub, ctx.clientModel, ctx.requestId),
   streamEncoder: (ctx) => new GeminiStreamEncoder(ctx),
-  reasoningMarker: "gemini",
-  passthroughTracker: () => passthrough,
-
-  classify: (_evt, chunk) => classifyGemini(chunk),
-  textDeltaBytes: geminiTextDeltaBytes,
-  isToolOrReasoningEvent: isGeminiToolOrReasoning,
+  continuation: null,
 
   errorBody: geminiErrorBody,
   errorFrame: (code, message) => sseJson(geminiErrorBody(statusForCode(code), code, message)),
   heartbeatFrame: ": keep-alive\n\n",
 };
+
+const upstream: UpstreamHalf = {
+  format: "gemini",
+  upstreamFormatFor: () => "gemini",
+  extraHeaders: () => ({}),
+  path: (model, stream) => {
+    const name = model.startsWith("models/") ? model.slice("models/".length) : model;
+    return stream ? `/models/${name}:streamGenerateContent?alt=sse` : `/models/${name}:generateContent`;
+  },
+  authHeaders: (secret): Record<string, string> => (secret ? { "x-goog-api-key": secret } : {}),
+  fromHub: (hub, _model, dropped) => hubToGeminiRequest(hub, dropped),
+  responseToHub: geminiResponseToHub,
+  usage: (body) => usageFromGemini(asRecord(body)?.["usageMetadata"]),
+  streamDecoder: (ctx) => new GeminiStreamDecoder(ctx.requestId),
+  reasoningMarker: "gemini",
+  classify: (_evt, chunk) => classifyGemini(chunk),
+  textDeltaBytes: geminiTextDeltaBytes,
+  isToolOrReasoningEvent: isGeminiToolOrReasoning,
+};
+
+const same: SameFormatHalf = {
+  withUpstreamModel: (body) => body,
+  withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), modelVersion: clientModel }),
+  editableModelText: false,
+  passthroughTracker: () => passthrough,
+};
+
+export const geminiFormat: FormatHalves = { client, upstream, same };

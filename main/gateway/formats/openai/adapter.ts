@@ -1,9 +1,12 @@
-// The OpenAI Chat Completions wire format.
+// The OpenAI Chat Completions wire format: both halves.
 
-import type { PassthroughTracker, WireAdapter } from "../adapter.js";
+import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
+import { chatContinuation } from "./continuation.js";
 import { statusForCode } from "../errors.js";
+import { promptTextOfHub } from "../promptText.js";
 import { sseFrame, sseJson } from "../sse.js";
-import { arrayLength, asRecord } from "../values.js";
+import { estimateHubInputTokens } from "../tokens.js";
+import { arrayLength, asRecord, DroppedFields } from "../values.js";
 import { openaiErrorBody } from "./errors.js";
 import { classifyOpenai, isOpenaiToolOrReasoning, isPlainOpenaiContentChunk, openaiTextDeltaBytes } from "./events.js";
 import { hubToOpenaiRequest, openaiRequestToHub } from "./request.js";
@@ -11,6 +14,7 @@ import { hubToOpenaiResponse, openaiResponseToHub } from "./response.js";
 import { OpenaiStreamDecoder } from "./stream-decode.js";
 import { OpenaiStreamEncoder } from "./stream-encode.js";
 import { usageFromOpenai } from "./usage.js";
+import { cacheControlHint, messagesShapeProblem, metadataSessionHint } from "../shape.js";
 
 const passthrough: PassthroughTracker = {
   track: (_evt, chunk) => ({
@@ -21,38 +25,51 @@ const passthrough: PassthroughTracker = {
   closing: () => [{ text: sseFrame("[DONE]"), kind: "done" }],
 };
 
-export const openaiAdapter: WireAdapter = {
+const client: ClientHalf = {
   format: "openai",
-  upstreamFormatFor: () => "openai",
-  extraHeaders: () => ({}),
-
-  path: () => "/chat/completions",
-  authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),
+  generationPaths: ["/v1/chat/completions"],
+  shapeProblem: messagesShapeProblem,
   isStreamRequest: (body) => body["stream"] === true,
-  // The client opts in to the trailing usage chunk; translated upstream requests always ask for it.
-  shapeProblem: () => null,
   toolCount: (body) => arrayLength(body["tools"]),
+  // The client opts in to the trailing usage chunk; translated upstream requests always ask for it.
   wantsStreamUsage: (body) => asRecord(body["stream_options"])?.["include_usage"] === true,
-  withUpstreamModel: (body, model) => ({ ...body, model }),
   toHub: openaiRequestToHub,
-  fromHub: hubToOpenaiRequest,
+  promptText: (body) => promptTextOfHub(openaiRequestToHub(body, new DroppedFields())),
+  estimateInputTokens: (body) => estimateHubInputTokens(openaiRequestToHub(body, new DroppedFields())),
+  sessionHint: metadataSessionHint,
+  hasCacheHint: cacheControlHint,
 
-  responseToHub: openaiResponseToHub,
-  hubToResponse: hubToOpenaiResponse,
-  withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), model: clientModel }),
-  usage: (body) => usageFromOpenai(asRecord(body)?.["usage"]),
-
-  streamDecoder: (ctx) => new OpenaiStreamDecoder(ctx.requestId),
+  hubToResponse: (hub, ctx) => hubToOpenaiResponse(hub, ctx.clientModel, ctx.requestId),
   streamEncoder: (ctx) => new OpenaiStreamEncoder(ctx),
-  reasoningMarker: "openai",
-  passthroughTracker: () => passthrough,
-  isPlainContentChunk: isPlainOpenaiContentChunk,
-
-  classify: classifyOpenai,
-  textDeltaBytes: openaiTextDeltaBytes,
-  isToolOrReasoningEvent: isOpenaiToolOrReasoning,
+  continuation: chatContinuation,
 
   errorBody: openaiErrorBody,
   errorFrame: (code, message) => sseJson(openaiErrorBody(statusForCode(code), code, message)),
   heartbeatFrame: ": keep-alive\n\n",
 };
+
+const upstream: UpstreamHalf = {
+  format: "openai",
+  upstreamFormatFor: () => "openai",
+  extraHeaders: () => ({}),
+  path: () => "/chat/completions",
+  authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),
+  fromHub: hubToOpenaiRequest,
+  responseToHub: openaiResponseToHub,
+  usage: (body) => usageFromOpenai(asRecord(body)?.["usage"]),
+  streamDecoder: (ctx) => new OpenaiStreamDecoder(ctx.requestId),
+  reasoningMarker: "openai",
+  classify: classifyOpenai,
+  textDeltaBytes: openaiTextDeltaBytes,
+  isToolOrReasoningEvent: isOpenaiToolOrReasoning,
+};
+
+const same: SameFormatHalf = {
+  withUpstreamModel: (body, model) => ({ ...body, model }),
+  withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), model: clientModel }),
+  editableModelText: true,
+  passthroughTracker: () => passthrough,
+  isPlainContentChunk: isPlainOpenaiContentChunk,
+};
+
+export const openaiFormat: FormatHalves = { client, upstream, same };
