@@ -39,5 +39,5 @@ export function comboStrategyOf(value: string | undefined): ComboStrategy {
   return COMBO_STRATEGIES.find((strategy) => strategy === value) ?? "priority";
 }
 
-export const PROVIDER_FORMATS = ["openai", "anthropic", "gemini", "simulator"] as const;
+export const PROVIDER_FORMATS = ["openai", "openai-responses", "anthropic", "gemini", "simulator"] as const;
 export const PROVIDER_CATEGORIES = ["apikey", "oauth", "local"] as const;

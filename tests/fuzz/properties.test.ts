@@ -186,6 +186,13 @@ const UPSTREAM: Record<WireFormat, string> = {
     { candidates: [{ content: { role: "model", parts: [{ text: "Héllo 👋 wörld" }] } }] },
     { candidates: [{ content: { role: "model", parts: [{ text: "" }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 3 } },
   ].map((c) => sseFrame(JSON.stringify(c))).join(""),
+  "openai-responses": [
+    { type: "response.created", sequence_number: 0, response: { id: "resp_u", object: "response", status: "in_progress", model: "u", output: [] } },
+    { type: "response.output_item.added", sequence_number: 1, output_index: 0, item: { id: "msg_u", type: "message", role: "assistant", status: "in_progress", content: [] } },
+    { type: "response.output_text.delta", sequence_number: 2, item_id: "msg_u", output_index: 0, content_index: 0, delta: "Héllo 👋 wörld" },
+    { type: "response.output_item.done", sequence_number: 3, output_index: 0, item: { id: "msg_u", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Héllo 👋 wörld", annotations: [] }] } },
+    { type: "response.completed", sequence_number: 4, response: { id: "resp_u", object: "response", status: "completed", model: "u", output: [], usage: { input_tokens: 2, output_tokens: 3, total_tokens: 5 } } },
+  ].map((e) => sseFrame(JSON.stringify(e), e.type)).join(""),
 };
 
 function translate(from: WireFormat, to: WireFormat, chunks: string[]): string {

@@ -79,10 +79,28 @@ export interface ClientHalf {
 
   /** Error body in this format (R1.5): the standard type for the status, Switchyard's code beside it. */
   errorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown>;
-  /** A mid-stream error event in this format. */
-  errorFrame(code: string, message: string): string;
+  /**
+   * A mid-stream error event in this format. `lastWritten` is the stream text the client got
+   * last (empty when none), for formats whose events continue a numbering (Responses).
+   */
+  errorFrame(code: string, message: string, lastWritten?: string): string;
   /** Keep-alive frame sent while a streaming client waits for the first content (R13). */
   readonly heartbeatFrame: string;
+  /**
+   * R16.3: how long this kind of client tolerates no byte before the first content (Codex: about
+   * 5 s); keep-alives then come well inside it, whatever the configured interval. Absent = no limit.
+   */
+  readonly silenceToleranceMs?: number;
+  /** For clients that count only data events as life: keep-alive events numbered with the stream's own. */
+  readonly numberedKeepAlive?: NumberedKeepAlive;
+}
+
+/** Keep-alive events inside a numbered event sequence (Responses' sequence_number). */
+export interface NumberedKeepAlive {
+  /** The keep-alive as the stream's n-th event. */
+  frame(n: number): string;
+  /** Stream text numbered from 0, moved past `by` keep-alives already sent. */
+  shift(text: string, by: number): string;
 }
 
 /**

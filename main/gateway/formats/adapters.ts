@@ -6,10 +6,12 @@ import type { ClientHalf, FormatHalves, ProviderAdapter, SameFormatHalf, Upstrea
 import { anthropicFormat } from "./anthropic/adapter.js";
 import { geminiFormat } from "./gemini/adapter.js";
 import { openaiFormat } from "./openai/adapter.js";
+import { responsesFormat } from "./responses/adapter.js";
 import { simulatorAdapter } from "./simulator/adapter.js";
 
 const FORMATS: Record<WireFormat, FormatHalves> = {
   openai: openaiFormat,
+  "openai-responses": responsesFormat,
   anthropic: anthropicFormat,
   gemini: geminiFormat,
 };

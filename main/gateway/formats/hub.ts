@@ -3,7 +3,7 @@
 // OpenAI's wire JSON where a plain OpenAI body would lose information another format needs
 // (ordered assistant parts, reasoning signatures, top_k).
 
-export type ReasoningOrigin = "anthropic" | "openai" | "gemini";
+export type ReasoningOrigin = "anthropic" | "openai" | "gemini" | "openai-responses";
 
 export type HubImage = { kind: "base64"; mediaType: string; data: string } | { kind: "url"; url: string };
 
@@ -22,8 +22,18 @@ export type HubAssistantPart =
       signature?: string;
       /** Anthropic redacted_thinking payload. */
       redactedData?: string;
+      /** A Responses reasoning item's `encrypted_content`; only meaningful when origin is "openai-responses". */
+      encryptedContent?: string;
     }
-  | { type: "tool_call"; id: string; name: string; arguments: string; thoughtSignature?: string };
+  | {
+      type: "tool_call";
+      id: string;
+      name: string;
+      arguments: string;
+      thoughtSignature?: string;
+      /** A call of a custom (freeform) tool: `arguments` is the bridged `{"input": "<raw text>"}`. */
+      custom?: true;
+    };
 
 export type HubMessage =
   | { role: "system"; text: string }
@@ -35,6 +45,11 @@ export interface HubTool {
   name: string;
   description?: string;
   parameters: Record<string, unknown>;
+  /**
+   * A Responses custom (freeform) tool. `parameters` already bridges it as one string field, so
+   * formats without custom tools offer it as a function; `format` is its grammar or text format.
+   */
+  custom?: { format?: Record<string, unknown> };
 }
 
 export type HubToolChoice =

@@ -69,8 +69,8 @@ export function errorBody(
   return clientHalf(format).errorBody(status, code, message, extra);
 }
 
-export function errorFrame(format: WireFormat, code: string, message: string): string {
-  return clientHalf(format).errorFrame(code, message);
+export function errorFrame(format: WireFormat, code: string, message: string, lastWritten?: string): string {
+  return clientHalf(format).errorFrame(code, message, lastWritten);
 }
 
 /** What an upstream event means for the stream watchdogs (R13.4, D13), without translating it. */

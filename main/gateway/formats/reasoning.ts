@@ -1,6 +1,6 @@
 // Reasoning crosses formats that disagree on what it is: Anthropic signs thinking blocks,
 // OpenAI-compatible upstreams stream unsigned `reasoning_content`, Gemini marks thought
-// parts. Anthropic rejects a thinking block whose signature it did not issue, so reasoning
+// parts, the Responses API returns reasoning items with an opaque `encrypted_content`. Anthropic rejects a thinking block whose signature it did not issue, so reasoning
 // produced elsewhere is handed to Anthropic clients with a marker signature that says where
 // it came from; on the way back the marker decides where it may be replayed.
 
@@ -16,7 +16,7 @@ export function originOfSignature(signature: string | undefined): ReasoningOrigi
   if (signature === undefined || signature === "") return undefined;
   if (!signature.startsWith(MARKER_PREFIX)) return "anthropic";
   const origin = signature.slice(MARKER_PREFIX.length);
-  return origin === "openai" || origin === "gemini" ? origin : undefined;
+  return origin === "openai" || origin === "gemini" || origin === "openai-responses" ? origin : undefined;
 }
 
 /**
@@ -73,5 +73,7 @@ export function droppedReasoningField(origin: ReasoningOrigin): string {
       return "messages.reasoning_content";
     case "gemini":
       return "messages.thought";
+    case "openai-responses":
+      return "input.reasoning";
   }
 }

@@ -4,7 +4,7 @@ import { clientHalf, createStreamTranslator, extractUsage, providerAdapterFor, s
 import { buildUpstreamHeaders } from "../../../main/gateway/upstream/headers.js";
 import { parseSse } from "./helpers.js";
 
-const FORMATS: WireFormat[] = ["openai", "anthropic", "gemini"];
+const FORMATS = ["openai", "anthropic", "gemini"] as const satisfies readonly WireFormat[];
 
 function provider(format: ProviderFormat, options: Record<string, unknown> = {}): Provider {
   return {

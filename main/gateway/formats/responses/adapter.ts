@@ -1,0 +1,74 @@
+// The OpenAI Responses wire format (Codex CLI, the AI SDK's default OpenAI provider): both halves.
+
+import type { ClientHalf, FormatHalves, SameFormatHalf, UpstreamHalf } from "../adapter.js";
+import { promptTextOfHub } from "../promptText.js";
+import { metadataSessionHint } from "../shape.js";
+import { estimateHubInputTokens } from "../tokens.js";
+import { arrayLength, asRecord, DroppedFields } from "../values.js";
+import { responsesErrorBody, responsesErrorFrame } from "./errors.js";
+import { responsesKeepAlive } from "./keepalive.js";
+import { classifyResponses, isPlainResponsesTextDelta, isResponsesToolOrReasoning, responsesTextDeltaBytes } from "./events.js";
+import { responsesPassthrough } from "./passthrough.js";
+import { responsesRequestToHub, responsesShapeProblem } from "./request-in.js";
+import { hubToResponsesRequest } from "./request-out.js";
+import { hubToResponsesResponse, responsesResponseToHub } from "./response.js";
+import { ResponsesStreamDecoder } from "./stream-decode.js";
+import { ResponsesStreamEncoder } from "./stream-encode.js";
+import { usageFromResponses } from "./usage.js";
+
+const client: ClientHalf = {
+  format: "openai-responses",
+  generationPaths: ["/v1/responses"],
+  shapeProblem: responsesShapeProblem,
+  isStreamRequest: (body) => body["stream"] === true,
+  toolCount: (body) => arrayLength(body["tools"]),
+  // response.completed always carries the usage.
+  wantsStreamUsage: () => true,
+  toHub: responsesRequestToHub,
+  promptText: (body) => promptTextOfHub(responsesRequestToHub(body, new DroppedFields())),
+  estimateInputTokens: (body) => estimateHubInputTokens(responsesRequestToHub(body, new DroppedFields())),
+  // Codex names its session in prompt_cache_key; other clients may use the shared metadata fields.
+  sessionHint: (body) => (typeof body["prompt_cache_key"] === "string" && body["prompt_cache_key"].trim() ? body["prompt_cache_key"].trim() : metadataSessionHint(body)),
+  hasCacheHint: (body) => typeof body["prompt_cache_key"] === "string",
+
+  hubToResponse: hubToResponsesResponse,
+  streamEncoder: (ctx, upstream) => new ResponsesStreamEncoder(ctx, upstream),
+  // A Responses stream numbers its events and ends with one response object; it is not spliced.
+  continuation: null,
+
+  errorBody: responsesErrorBody,
+  errorFrame: responsesErrorFrame,
+  // An SSE comment: Codex's parser (eventsource-stream) and the OpenAI SDKs skip it.
+  heartbeatFrame: ": keep-alive\n\n",
+  // CLIENTS.md: Codex drops a stream that sends no byte for about 5 s.
+  silenceToleranceMs: 5_000,
+  numberedKeepAlive: responsesKeepAlive,
+};
+
+const upstream: UpstreamHalf = {
+  format: "openai-responses",
+  upstreamFormatFor: () => "openai-responses",
+  extraHeaders: () => ({}),
+  path: () => "/responses",
+  authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),
+  fromHub: hubToResponsesRequest,
+  responseToHub: (body) => responsesResponseToHub(body),
+  usage: (body) => usageFromResponses(asRecord(body)?.["usage"]),
+  streamDecoder: () => new ResponsesStreamDecoder(),
+  reasoningMarker: "openai-responses",
+  classify: classifyResponses,
+  textDeltaBytes: responsesTextDeltaBytes,
+  isToolOrReasoningEvent: isResponsesToolOrReasoning,
+};
+
+const same: SameFormatHalf = {
+  withUpstreamModel: (body, model) => ({ ...body, model }),
+  withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), model: clientModel }),
+  // The text is edited only when it holds a single "model" key (requestTextWithModel checks), so
+  // an answer whose echoed tools or metadata name a "model" field is serialised instead.
+  editableModelText: true,
+  passthroughTracker: () => responsesPassthrough,
+  isPlainContentChunk: isPlainResponsesTextDelta,
+};
+
+export const responsesFormat: FormatHalves = { client, upstream, same };

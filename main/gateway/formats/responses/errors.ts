@@ -1,0 +1,33 @@
+// Responses errors: the JSON body is OpenAI's; a mid-stream error is a response.failed event,
+// the one Codex reads (it ignores a bare `error` event and would then report only a closed stream).
+
+import { statusForCode } from "../errors.js";
+import { sseJson } from "../sse.js";
+import { openaiErrorType } from "../openai/errors.js";
+
+/** API.md: the stored-turn refusals are invalid requests, whatever their status (R16.4). */
+const INVALID_REQUEST_CODES = new Set(["response_not_found", "response_storage_off"]);
+
+export function responsesErrorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown> {
+  const type = INVALID_REQUEST_CODES.has(code) ? "invalid_request_error" : openaiErrorType(status);
+  return { error: { message, type, code, ...extra } };
+}
+
+const SEQUENCE = /"sequence_number":(\d+)/g;
+
+/** The number after the last one in `written` (the stream text the client got last), or 0. */
+function nextSequenceNumber(written: string): number {
+  let last = -1;
+  for (const match of written.matchAll(SEQUENCE)) last = Number(match[1]);
+  return last + 1;
+}
+
+/**
+ * Written by the relay outside the stream's encoder: the last text the client got tells where the
+ * stream's numbering stands, so response.failed continues it (0 when nothing was sent yet).
+ */
+export function responsesErrorFrame(code: string, message: string, lastWritten = ""): string {
+  const type = "response.failed";
+  const error = { type: openaiErrorType(statusForCode(code)), code, message };
+  return sseJson({ type, sequence_number: nextSequenceNumber(lastWritten), response: { object: "response", status: "failed", error, output: [], usage: null } }, type);
+}
