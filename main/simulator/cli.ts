@@ -5,7 +5,7 @@ import { parseFault } from "./faults.js";
 import { startSimulator } from "./index.js";
 
 const USAGE = `Usage: simulator [--port N] [--host H] [--label NAME] [--reply TEXT] [--fault JSON]
-A simulated LLM provider (OpenAI, Anthropic and Gemini wire formats) with programmable faults.`;
+A simulated LLM provider (OpenAI Chat and Responses, Anthropic and Gemini wire formats) with programmable faults.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -6,6 +6,8 @@ export interface ToolOffer {
   name: string;
   /** Required parameters typed as strings; the simulated call fills each with "sim". */
   requiredStrings: string[];
+  /** A Responses `custom` tool: called with raw text (Codex's apply_patch), not JSON arguments. */
+  freeform?: true;
 }
 
 export type LastTurn =
@@ -148,8 +150,48 @@ function readGemini(body: Obj): Conversation {
   };
 }
 
+function responsesTurn(input: unknown): LastTurn {
+  if (typeof input === "string") return { kind: "user", text: input };
+  const last = lastOf(input);
+  if (!isRecord(last)) return { kind: "other" };
+  if (last.type === "function_call_output" || last.type === "custom_tool_call_output") {
+    return { kind: "tool_result", text: contentText(last.output) };
+  }
+  // The easy form of a message item leaves out `type`.
+  if (last.type !== undefined && last.type !== "message") return { kind: "other" };
+  if (last.role === "user") return { kind: "user", text: contentText(last.content) };
+  if (last.role === "assistant") return { kind: "assistant_prefix", text: contentText(last.content) };
+  return { kind: "other" };
+}
+
+/**
+ * The first tool the simulated model can call. Hosted tools (web_search, namespace, ...) are
+ * skipped: they never reach a non-Responses upstream, so skipping them keeps the choice the same
+ * whichever format the gateway translated the request into.
+ */
+function responsesTool(tools: unknown): ToolOffer | null {
+  if (!Array.isArray(tools)) return null;
+  for (const tool of tools) {
+    if (!isRecord(tool)) continue;
+    if (tool.type === "function") return offer(tool.name, tool.parameters);
+    if (tool.type === "custom" && typeof tool.name === "string" && tool.name.length > 0) {
+      return { name: tool.name, requiredStrings: [], freeform: true };
+    }
+  }
+  return null;
+}
+
+function readResponses(body: Obj): Conversation {
+  return {
+    lastTurn: responsesTurn(body.input),
+    firstTool: responsesTool(body.tools),
+    promptChars: stringChars(body.input) + stringChars(body.instructions),
+  };
+}
+
 export function readConversation(format: WireFormat, body: unknown): Conversation {
   if (!isRecord(body)) return { lastTurn: { kind: "other" }, firstTool: null, promptChars: 0 };
+  if (format === "openai-responses") return readResponses(body);
   if (format === "anthropic") return readAnthropic(body);
   if (format === "gemini") return readGemini(body);
   return readOpenAI(body);

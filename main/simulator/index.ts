@@ -8,14 +8,21 @@ import { Pacer, playStream } from "./stream.js";
 import type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 import { anthropicWriter } from "./wire/anthropic.js";
 import { geminiChunks, geminiWriter } from "./wire/gemini.js";
+import { artifactRefusal, randomId } from "./wire/artifacts.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
+import { compactionAnswer, responsesWriter } from "./wire/responses.js";
 import { isRecord } from "./records.js";
 import { parseUsageWall, UsageWalls } from "./usageWall.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 
-const WRITERS: Record<WireFormat, WireWriter> = { openai: openaiWriter, anthropic: anthropicWriter, gemini: geminiWriter };
+const WRITERS: Record<WireFormat, WireWriter> = {
+  openai: openaiWriter,
+  "openai-responses": responsesWriter,
+  anthropic: anthropicWriter,
+  gemini: geminiWriter,
+};
 const DEFAULT_RECORD_LIMIT = 1000;
 const CONTROL_RECENT = 50;
 const SAFE_HEADER_VALUE = /^[\x20-\x7e]*$/;
@@ -42,6 +49,14 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, headers
   headers["content-length"] = Buffer.byteLength(text);
   res.writeHead(status, headers);
   res.end(text);
+}
+
+function replyId(format: WireFormat, seq: number): string {
+  if (format === "openai") return `chatcmpl-sim-${seq}`;
+  if (format === "anthropic") return `msg_sim_${seq}`;
+  // Responses ids are unique across runs: a gateway may keep the responses it served (R16.4).
+  if (format === "openai-responses") return randomId("resp");
+  return `sim-${seq}`;
 }
 
 function looksLikeJson(text: string): boolean {
@@ -121,6 +136,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const headers = { ...responseHeaders(call.key, label, fault), ...call.wallHeaders };
     const toolRefusal = toolLimitRefusal(fault, route.format, call.body);
     if (toolRefusal) return sendJson(res, 400, writer.error(400, toolRefusal), headers);
+    const foreign = route.format === "openai-responses" && route.kind !== "count_tokens" ? artifactRefusal(call.body, call.key) : null;
+    if (foreign) return sendJson(res, foreign.status, foreign.body, headers);
     if (fault?.status !== undefined && fault.status !== 200) {
       const body = fault.body ?? writer.error(fault.status, defaultErrorMessage(fault.status));
       if (typeof body === "string" && !looksLikeJson(body)) headers["content-type"] = "text/plain; charset=utf-8";
@@ -138,17 +155,25 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     const conversation = readConversation(route.format, call.body);
     if (route.kind === "count_tokens") {
-      sendJson(res, 200, { input_tokens: Math.max(1, Math.ceil(conversation.promptChars / 4)) }, headers);
+      const inputTokens = Math.max(1, Math.ceil(conversation.promptChars / 4));
+      const counted = route.format === "openai-responses" ? { object: "response.input_tokens", input_tokens: inputTokens } : { input_tokens: inputTokens };
+      sendJson(res, 200, counted, headers);
       return;
     }
     seq += 1;
     const ctx: ReplyContext = {
-      id: route.format === "openai" ? `chatcmpl-sim-${seq}` : route.format === "anthropic" ? `msg_sim_${seq}` : `sim-${seq}`,
+      id: replyId(route.format, seq),
       model: call.model,
       created: Math.floor(Date.now() / 1000),
       answer: composeAnswer(conversation, opts.replyText ?? `Hello from ${label} (key ${call.key ?? "none"})`),
       includeUsage: isRecord(call.body) && isRecord(call.body.stream_options) && call.body.stream_options.include_usage === true,
+      body: call.body,
+      key: call.key,
     };
+    if (route.kind === "compact") {
+      sendJson(res, 200, compactionAnswer(ctx), headers);
+      return;
+    }
     if (!call.stream) {
       sendJson(res, 200, writer.json(ctx), headers);
       return;

@@ -1,8 +1,9 @@
-import type { Conversation } from "./conversation.js";
+import type { Conversation, ToolOffer } from "./conversation.js";
 
 export type Reply =
   | { kind: "text"; text: string; chunks: string[] }
-  | { kind: "tool"; name: string; input: Record<string, string>; args: string; argChunks: string[] };
+  /** `args` is JSON text, or the raw input of a freeform (Responses `custom`) tool. */
+  | { kind: "tool"; name: string; input: Record<string, string>; args: string; argChunks: string[]; freeform?: true };
 
 export interface Usage {
   input: number;
@@ -15,6 +16,8 @@ export interface Answer {
 }
 
 export const TOOL_TRIGGER = /\buse tool\b/i;
+/** What a freeform tool receives: the same "sim" a required string parameter gets, so a custom tool the gateway turned into a one-string function sees the same value. */
+const FREEFORM_INPUT = "sim";
 const TOOL_RESULT_PREVIEW = 40;
 const MIN_CHUNKS = 3;
 
@@ -54,6 +57,16 @@ function countWords(text: string): number {
   return words;
 }
 
+function toolCall(tool: ToolOffer): Reply {
+  if (tool.freeform) {
+    return { kind: "tool", name: tool.name, input: {}, args: FREEFORM_INPUT, argChunks: splitInTwo(FREEFORM_INPUT), freeform: true };
+  }
+  const input: Record<string, string> = {};
+  for (const name of tool.requiredStrings) input[name] = "sim";
+  const args = JSON.stringify(input);
+  return { kind: "tool", name: tool.name, input, args, argChunks: splitInTwo(args) };
+}
+
 function textReply(text: string): Reply {
   return { kind: "text", text, chunks: chunkText(text) };
 }
@@ -66,10 +79,7 @@ export function composeAnswer(conversation: Conversation, defaultText: string): 
   const { lastTurn, firstTool } = conversation;
   let reply: Reply;
   if (firstTool && lastTurn.kind === "user" && TOOL_TRIGGER.test(lastTurn.text)) {
-    const input: Record<string, string> = {};
-    for (const name of firstTool.requiredStrings) input[name] = "sim";
-    const args = JSON.stringify(input);
-    reply = { kind: "tool", name: firstTool.name, input, args, argChunks: splitInTwo(args) };
+    reply = toolCall(firstTool);
   } else if (lastTurn.kind === "assistant_prefix") {
     // A prefill continues the answer: the rest of it when the prefix is its start, else all of it.
     reply = textReply(defaultText.startsWith(lastTurn.text) && lastTurn.text !== "" ? defaultText.slice(lastTurn.text.length) : defaultText);

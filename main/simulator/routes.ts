@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { WireFormat } from "./types.js";
 
-export type RouteKind = "generate" | "count_tokens" | "models";
+export type RouteKind = "generate" | "count_tokens" | "compact" | "models";
 
 export interface Route {
   kind: RouteKind;
@@ -17,6 +17,14 @@ export interface Route {
 export const SIM_MODELS = ["sim-fast", "sim-smart", "sim-reasoner"] as const;
 
 const GEMINI_PREFIXES = ["/v1beta/models/", "/v1/models/"];
+
+/** Responses routes live beside Chat Completions: under `/v1` and at the bare base a baseUrl without `/v1` reaches. */
+const RESPONSES_ROUTES = new Map<string, RouteKind>();
+for (const base of ["/v1/responses", "/responses"]) {
+  RESPONSES_ROUTES.set(base, "generate");
+  RESPONSES_ROUTES.set(`${base}/compact`, "compact");
+  RESPONSES_ROUTES.set(`${base}/input_tokens`, "count_tokens");
+}
 
 function matchGemini(path: string, query: URLSearchParams | null): Route | null {
   for (const prefix of GEMINI_PREFIXES) {
@@ -44,6 +52,8 @@ export function matchRoute(method: string, path: string, query: URLSearchParams 
     if (path === "/v1/chat/completions" || path === "/chat/completions") return { kind: "generate", format: "openai" };
     if (path === "/v1/messages") return { kind: "generate", format: "anthropic" };
     if (path === "/v1/messages/count_tokens") return { kind: "count_tokens", format: "anthropic" };
+    const responses = RESPONSES_ROUTES.get(path);
+    if (responses) return { kind: responses, format: "openai-responses" };
     return matchGemini(path, query);
   }
   if (method === "GET") {
@@ -59,6 +69,7 @@ export function matchRoute(method: string, path: string, query: URLSearchParams 
 export function formatOfPath(path: string): WireFormat {
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1beta/")) return "gemini";
+  if (path.startsWith("/v1/responses") || path.startsWith("/responses")) return "openai-responses";
   return "openai";
 }
 

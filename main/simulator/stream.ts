@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { FaultSpec } from "./types.js";
-import type { StreamPlan } from "./wire/plan.js";
+import type { Frame, StreamPlan } from "./wire/plan.js";
 
 /** A frame whose data is cut inside a JSON string, as a broken upstream sends it. */
 const GARBLED_FRAME = 'data: {"id":"garbled","choices":[{"delta":{"content":"\\u12\n\n';
@@ -66,12 +66,19 @@ function endAbruptly(res: ServerResponse): void {
   socket.end(() => socket.destroy());
 }
 
+/** Turns frames into text in stream order, numbering those that ask for a sequence number. */
+function sequencer(): (frame: Frame) => string {
+  let next = 0;
+  return (frame) => (typeof frame === "string" ? frame : frame(next++));
+}
+
 function joinFrames(plan: StreamPlan): string {
+  const render = sequencer();
   let text = "";
-  for (const frame of plan.head) text += frame;
-  for (const frame of plan.open) text += frame;
-  for (const frame of plan.content) text += frame;
-  for (const frame of plan.tail) text += frame;
+  for (const frame of plan.head) text += render(frame);
+  for (const frame of plan.open) text += render(frame);
+  for (const frame of plan.content) text += render(frame);
+  for (const frame of plan.tail) text += render(frame);
   return text;
 }
 
@@ -95,9 +102,10 @@ export async function playStream(
   }
   res.flushHeaders();
   const trickle = fault.trickleMs ?? 0;
-  const send = async (frame: string): Promise<void> => {
+  const render = sequencer();
+  const send = async (frame: Frame): Promise<void> => {
     if (pacer.closed) return;
-    res.write(frame);
+    res.write(render(frame));
     if (trickle > 0) await pacer.sleep(trickle);
   };
 
@@ -108,7 +116,7 @@ export async function playStream(
     const until = Date.now() + reasoningMs;
     const every = trickle > 0 ? trickle : REASONING_EVERY_MS;
     while (!pacer.closed) {
-      res.write(plan.thinking.frame);
+      res.write(render(plan.thinking.frame));
       const left = until - Date.now();
       if (left <= 0) break;
       await pacer.sleep(Math.min(every, left));
@@ -151,9 +159,9 @@ export async function playStream(
       res.end(i === garbleAt ? GARBLED_FRAME : undefined);
       return;
     }
-    if (i < total) await send(plan.content[i] as string);
+    if (i < total) await send(plan.content[i] as Frame);
   }
   const last = plan.tail.length - 1;
-  for (let i = 0; i < last; i++) await send(plan.tail[i] as string);
-  if (!pacer.closed) res.end(last >= 0 ? plan.tail[last] : undefined);
+  for (let i = 0; i < last; i++) await send(plan.tail[i] as Frame);
+  if (!pacer.closed) res.end(last >= 0 ? render(plan.tail[last] as Frame) : undefined);
 }

@@ -1,7 +1,7 @@
 import type { UsageWallSpec } from "./usageWall.js";
 
 /** Wire format of a simulated upstream call, decided by the route it arrived on. */
-export type WireFormat = "openai" | "anthropic" | "gemini";
+export type WireFormat = "openai" | "openai-responses" | "anthropic" | "gemini";
 
 /**
  * One programmed misbehaviour (R0.5). Fields combine: `latencyMs` delays the headers,

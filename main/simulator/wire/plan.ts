@@ -9,13 +9,23 @@ export interface ReplyContext {
   answer: Answer;
   /** OpenAI `stream_options.include_usage`. */
   includeUsage: boolean;
+  /** The request body, for writers whose answer echoes or depends on request fields (Responses). */
+  body: unknown;
+  /** The API key the request presented: Responses binds its reasoning artifacts to it (R16.7). */
+  key: string | null;
 }
+
+/**
+ * One SSE frame: ready text, or a renderer that receives the stream's next sequence number
+ * (Responses numbers its events, and a repeated reasoning frame cannot be numbered ahead).
+ */
+export type Frame = string | ((sequence: number) => string);
 
 /** The thinking/reasoning part of a stream: opening frames, one repeatable progress frame, closing frames. */
 export interface ThinkingFrames {
-  start: string[];
-  frame: string;
-  end: string[];
+  start: Frame[];
+  frame: Frame;
+  end: Frame[];
 }
 
 /**
@@ -24,11 +34,11 @@ export interface ThinkingFrames {
  * frames; content frames are the ones faults count.
  */
 export interface StreamPlan {
-  head: string[];
+  head: Frame[];
   thinking: ThinkingFrames | null;
-  open: string[];
-  content: string[];
-  tail: string[];
+  open: Frame[];
+  content: Frame[];
+  tail: Frame[];
   /** A keep-alive frame (Anthropic ping or SSE comment) carrying no output. */
   keepAlive: string;
 }
