@@ -3,6 +3,8 @@
 // stored document) is shared/schemas/appSettings.ts.
 import type { AppSettings, ProviderErrorRule } from "./types.js";
 
+// R16.4's setting joins AppSettings here because shared/types.ts is being reworked for issue 22 in
+// parallel; the field moves into the interface there once that work lands.
 export type ErrorRuleScope = ProviderErrorRule["scope"];
 export const ERROR_RULE_SCOPES: readonly ErrorRuleScope[] = ["model", "connection", "provider"];
 
@@ -27,6 +29,8 @@ export const APP_SETTINGS_LIMITS = {
   ruleMatchMaxLength: 500,
   /** Logged prompts live 1 hour to 30 days. */
   promptRetentionHours: { min: 1, max: 720 },
+  /** R16.4: stored Responses API turns live up to a year; 0 stores none. */
+  responsesRetentionHours: { min: 0, max: 8_760 },
 } as const;
 
 export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
@@ -41,6 +45,7 @@ export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
   requestLogRetention: 10_000, // R15.1
   promptLogging: false,
   promptRetentionHours: 24,
+  responsesRetentionHours: 24, // R16.4: a day of previous_response_id history; 0 keeps none
   redisUrl: null, // R9.6: SWITCHYARD_REDIS_URL, else limits stay in-process
 });
 

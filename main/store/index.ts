@@ -9,6 +9,7 @@ import { openDatabase } from "./database.js";
 import { createLeaseRepo } from "./leaseRepo.js";
 import { createProviderRepo } from "./providerRepo.js";
 import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
+import { createResponsesRepo } from "./responsesRepo.js";
 import type { LogWriterKind } from "./requestLogSink.js";
 import type { SecretCipher } from "./secrets.js";
 import { createSessionPinRepo } from "./sessionRepo.js";
@@ -56,6 +57,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       breakers: createBreakerRepo(db),
       sessionPins,
       leases: createLeaseRepo(db),
+      responses: createResponsesRepo(db, clock),
       transaction: (fn) => {
         try {
           // IMMEDIATE, as every read-then-write here: the request log's writer thread commits to the
@@ -86,7 +88,8 @@ export function createStore(opts: CreateStoreOptions): Store {
 
 export type { Store } from "./types.js";
 export type {
-  ApiKeyRepo, ComboRepo, ConnectionInput, ConnectionRepo, ProviderInput, ProviderRepo, RequestLogRepo, SettingsRepo,
+  ApiKeyRepo, ComboRepo, ConnectionInput, ConnectionRepo, ProviderInput, ProviderRepo, RequestLogRepo, ResponsesRepo, SettingsRepo,
+  StoredResponseRecord,
 } from "./types.js";
 export { type SecretCipher, SecretDecryptError, createFileKeyCipher } from "./secrets.js";
 export {

@@ -179,6 +179,26 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec("CREATE INDEX IF NOT EXISTS request_log_by_client ON request_log (client_kind, seq)");
     },
   },
+  {
+    // R16.4: Responses API turns kept for previous_response_id, as the JSON text of the input and
+    // response items. connection_id has no foreign key: deleting a connection must not erase
+    // a conversation's history, nor refuse the write of a turn it served a moment before.
+    version: 5,
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS responses (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          model TEXT NOT NULL,
+          connection_id TEXT,
+          input_items TEXT NOT NULL,
+          response TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS responses_by_expiry ON responses (expires_at);
+      `);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -96,6 +96,38 @@ export interface RequestLogRepo {
   lastEgressIps(since: number): Map<string, string>;
 }
 
+/** One Responses API turn as served (R16.4): what the client sent and what it was answered, nothing else. */
+export interface StoredResponseRecord {
+  /** The response object's id ("resp_…"). */
+  id: string;
+  createdAt: number;
+  /** Epoch ms from which the turn is gone: never served again, purged soon after. */
+  expiresAt: number;
+  model: string;
+  /** The connection that served the turn; null when none did. */
+  connectionId: string | null;
+  /** The turn's whole input: earlier turns' items already expanded, then what this request added. */
+  inputItems: unknown[];
+  /** The response object as the client received it, with `output`. */
+  response: Record<string, unknown>;
+}
+
+/** Stored Responses API turns (R16.4, table responses). */
+export interface ResponsesRepo {
+  /** Inserts or replaces the turn with this id; expired turns are purged on the way, at most once a minute. */
+  save(entry: StoredResponseRecord): void;
+  /** The turn, or null when absent or expired at `now`. */
+  get(id: string, now: number): StoredResponseRecord | null;
+  delete(id: string): boolean;
+  /** Deletes every turn expired at `now`; returns how many went. */
+  purgeExpired(now: number): number;
+  /**
+   * Setting responsesRetentionHours changed: no stored turn outlives `ms` from its creation (0
+   * erases them all now). A longer retention applies to turns stored from then on.
+   */
+  capRetention(ms: number): void;
+}
+
 export interface RequestLogQuery {
   limit?: number;
   provider?: string;
@@ -130,6 +162,7 @@ export interface Store {
   breakers: BreakerStore;
   sessionPins: SessionPinStore;
   leases: LeaseStore;
+  responses: ResponsesRepo;
   /** Runs fn in one SQLite transaction. */
   transaction<T>(fn: () => T): T;
   close(): void;

@@ -76,6 +76,7 @@ export const settingsPatchSchema = z.strictObject({
   requestLogRetention: z.number().int().optional(),
   promptLogging: z.boolean().optional(),
   promptRetentionHours: z.number().finite().optional(),
+  responsesRetentionHours: z.number().int().optional(),
   redisUrl: redisUrl.nullable().optional(),
 });
 
@@ -124,6 +125,12 @@ function storedSettingsSchema(report: Report) {
     ),
     promptLogging: tolerant("promptLogging", z.boolean(), d.promptLogging, report),
     promptRetentionHours: tolerant("promptRetentionHours", clamped("promptRetentionHours", L.promptRetentionHours, report), d.promptRetentionHours, report),
+    responsesRetentionHours: tolerant(
+      "responsesRetentionHours",
+      clamped("responsesRetentionHours", L.responsesRetentionHours, report).transform(Math.round),
+      d.responsesRetentionHours,
+      report,
+    ),
   });
 }
 

@@ -32,6 +32,7 @@ describe("settings API", () => {
       requestLogRetention: 10_000,
       promptLogging: false,
       promptRetentionHours: 24,
+      responsesRetentionHours: 24,
       redisUrl: null,
     });
   });

@@ -10,7 +10,7 @@ import { MIGRATIONS, readSchemaVersion, runMigrations, type Migration } from "..
 import { makeTempHome, providerInput } from "./storeFixture.js";
 
 const EXPECTED_TABLES = [
-  "api_keys", "combos", "connections", "domain_circuit_breakers", "providers", "request_log",
+  "api_keys", "combos", "connections", "domain_circuit_breakers", "providers", "request_log", "responses",
   "session_account_affinity", "session_leases", "settings",
 ];
 
