@@ -1,7 +1,7 @@
 // Domain types shared by main, preload and renderer. No Node, Electron or DOM imports.
 import type { QueueRow } from "./apiTypes.js";
 
-export type WireFormat = "openai" | "anthropic" | "gemini";
+export type WireFormat = "openai" | "openai-responses" | "anthropic" | "gemini";
 /** `simulator` is the built-in fake upstream: it speaks whichever wire format the client speaks. */
 export type ProviderFormat = WireFormat | "simulator";
 export type ProviderCategory = "apikey" | "oauth" | "local";
@@ -136,8 +136,9 @@ export interface AttemptRecord {
   after?: { state: string; remainingMs: number | null } | null;
 }
 
-/** The kinds of client the request log tells apart, from the user-agent. */
-export type ClientKind = "claude-code" | "aider" | "codex-cli" | "openai-sdk" | "anthropic-sdk" | "curl" | "other";
+/** The kinds of client the request log tells apart, from the user-agent and the client's own headers. */
+export type ClientKind =
+  | "claude-code" | "qwen-code" | "aider" | "codex-cli" | "opencode" | "ai-sdk" | "openai-sdk" | "anthropic-sdk" | "curl" | "other";
 
 /** A connection or target passed over before dispatch, and why (the request timeline). */
 export interface SkipRecord {
@@ -201,6 +202,8 @@ export interface AppSettings {
   promptLogging: boolean;
   /** Hours a logged prompt is kept before it is erased from its row. */
   promptRetentionHours: number;
+  /** R16.4: hours a served Responses API turn is kept for previous_response_id; 0 keeps none. */
+  responsesRetentionHours: number;
   /** R9.6: Redis shared by the Switchyards that share limits (wins over SWITCHYARD_REDIS_URL); null = env or none. */
   redisUrl: string | null;
 }

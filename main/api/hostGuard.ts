@@ -37,20 +37,28 @@ export interface HostGuardOptions {
   allowedHostnames?: readonly string[];
 }
 
+/** Whether a Host header names this server: a loopback name, or one the operator exposed. */
+export function hostAcceptor(options: HostGuardOptions = {}): (host: string | undefined) => boolean {
+  const extra = new Set((options.allowedHostnames ?? []).map((h) => h.toLowerCase()));
+  return (host) => {
+    const hostname = host ? hostnameOf(host) : null;
+    return hostname !== null && (isLoopbackHostname(hostname) || extra.has(hostname));
+  };
+}
+
 /**
  * 403 for any request whose Host is not a loopback name. The body is readable by both client
  * formats: OpenAI reads `error.{message,type,code}`, Anthropic `type` + `error.{type,message}`.
  */
 export function createHostGuard(options: HostGuardOptions = {}): RequestHandler {
-  const extra = new Set((options.allowedHostnames ?? []).map((h) => h.toLowerCase()));
+  const accepts = hostAcceptor(options);
   // A client sends the same Host on every request: the verdict on the last accepted value is kept
   // (only an accepted one, so a refused Host is judged afresh and nothing grows).
   let lastAccepted: string | null = null;
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
     if (host !== undefined && host === lastAccepted) return next();
-    const hostname = host ? hostnameOf(host) : null;
-    if (hostname !== null && (isLoopbackHostname(hostname) || extra.has(hostname))) {
+    if (accepts(host)) {
       lastAccepted = host ?? null;
       return next();
     }

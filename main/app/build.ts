@@ -9,6 +9,9 @@ import type { ContractHandlers } from "../../shared/contract.js";
 import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
+import { hostAcceptor } from "../api/hostGuard.js";
+import { ReasoningProvenance } from "../gateway/responses/reasoningProvenance.js";
+import { refuseUpgrade } from "../gateway/responses/upgrade.js";
 import { createResilienceEngine } from "../engine/index.js";
 import { LeaseBook } from "../engine/leases.js";
 import type { Clock } from "../engine/ports.js";
@@ -16,6 +19,7 @@ import { SessionPins } from "../engine/sessionAffinity.js";
 import { ToolLimits } from "../engine/toolLimits.js";
 import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
+import type { StoredResponseDeps } from "../gateway/responses/storedResponses.js";
 import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/egress/siblingLock.js";
 import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
 import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
@@ -100,6 +104,8 @@ function createSessionBooks(store: Store, clock: Clock, settings: () => AppSetti
 function applyLogSettings(store: Store, settings: AppSettings): void {
   store.logs.setRetention(settings.requestLogRetention);
   store.logs.setPromptRetention(settings.promptLogging ? settings.promptRetentionHours * 3_600_000 : null);
+  // R16.4: a shorter responsesRetentionHours applies to the turns already stored; 0 erases them now.
+  store.responses.capRetention(settings.responsesRetentionHours * 3_600_000);
 }
 
 /** Admission control (R8, R9) and the Redis it shares limits through: the settings' URL, else SWITCHYARD_REDIS_URL (R9.6). */
@@ -235,6 +241,8 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     listByProvider: (provider) => store.connections.list({ provider }),
     secret: (id) => store.connections.getSecret(id),
   };
+  // R16.7: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
+  const provenance = new ReasoningProvenance();
   const pipeline = createPipeline({
     catalog, connections, requestLog: store.logs, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
@@ -243,17 +251,22 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent })),
     promptLogging: () => getAppSettings().promptLogging,
+    provenance,
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);
+  // R16.4: stored Responses API turns, for previous_response_id and GET/DELETE /v1/responses/{id}.
+  const storedResponses: StoredResponseDeps = { port: store.responses, clock, retentionHours: () => getAppSettings().responsesRetentionHours };
   const app = createGatewayApp({
-    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION,
+    storedResponses, provenance,
+    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION, requestLog: store.logs,
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR,
     sessions,
   });
 
   const server: Server = createServer(app);
+  server.on("upgrade", refuseUpgrade(hostAcceptor({ allowedHostnames: bind.allowedHostnames })));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   // Long generations stream for many minutes; node's default request timeout would cut them.

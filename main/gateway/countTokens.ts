@@ -1,11 +1,13 @@
-// POST /v1/messages/count_tokens: the exact count from an Anthropic upstream that serves the
-// model and may be called now (breaker, cooldowns, terminal states as for chat); otherwise a
-// documented estimate — counting must not fail because one upstream is down.
+// The count endpoints, POST /v1/messages/count_tokens and POST /v1/responses/input_tokens (R16.5):
+// the exact count from an upstream of the client's own format that serves the model and may be
+// called now (breaker, cooldowns, terminal states as for chat); otherwise a documented estimate —
+// counting must not fail because one upstream is down.
 import type { IncomingHttpHeaders } from "node:http";
 import type { RequestHandler } from "express";
 import type { Clock, ResilienceEngine } from "../engine/ports.js";
 import { clientError, stampClientHeaders } from "./clientRoutes.js";
-import { estimateInputTokens } from "./formats/index.js";
+import type { WireFormat } from "../../shared/types.js";
+import { clientHalf, upstreamFormatOf } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort } from "./ports.js";
 import { planRequest } from "./request/plan.js";
 import { candidatesFor, SelectionLog, type SelectionEngine } from "./request/select.js";
@@ -23,37 +25,58 @@ export interface CountTokensDeps {
   callUpstream: CallUpstream;
 }
 
-export function countTokensHandler(deps: CountTokensDeps): RequestHandler {
+/** One count endpoint: the client format it serves, the upstream path that counts exactly, and the answer of an estimate. */
+export interface CountEndpoint {
+  format: "anthropic" | "openai-responses";
+  upstreamPath: string;
+  estimateBody(tokens: number): Record<string, unknown>;
+}
+
+export const ANTHROPIC_COUNT: CountEndpoint = {
+  format: "anthropic",
+  upstreamPath: "/v1/messages/count_tokens",
+  estimateBody: (tokens) => ({ input_tokens: tokens }),
+};
+
+export const RESPONSES_INPUT_TOKENS: CountEndpoint = {
+  format: "openai-responses",
+  upstreamPath: "/responses/input_tokens",
+  estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
+};
+
+export function countTokensHandler(deps: CountTokensDeps, endpoint: CountEndpoint = ANTHROPIC_COUNT): RequestHandler {
+  const format: WireFormat = endpoint.format;
   return async (req, res) => {
     const body = req.body as Record<string, unknown>;
     // R1.9: a missing or non-string model is a malformed request, not an unknown model.
-    if (typeof body.model !== "string" || body.model === "") return clientError(res, "anthropic", 400, "invalid_request", "model must be a non-empty string");
+    if (typeof body.model !== "string" || body.model === "") return clientError(res, format, 400, "invalid_request", "model must be a non-empty string");
     const model = body.model;
     const plan = planRequest(model, deps.catalog);
-    if (!plan) return clientError(res, "anthropic", 404, "model_not_found", `Unknown model: ${model}`);
+    if (!plan) return clientError(res, format, 404, "model_not_found", `Unknown model: ${model}`);
     const selection = new SelectionLog();
     let calls = 0;
     for (const target of plan.targets) {
-      if (target.provider.format !== "anthropic") continue;
+      if (upstreamFormatOf(target.provider, format) !== format) continue;
       for (const { connection, probe } of candidatesFor(target, deps, selection, res.locals.allowedConnections ?? null)) {
         if (probe) {
           // Counting is no proof of health: the HALF_OPEN probe is left to a real request.
           deps.engine.recordNeutral({ provider: target.provider, connection, model: target.model, probe });
           break;
         }
-        const text = await exactCount(deps, target, connection.id, body, req.headers);
+        const text = await exactCount(deps, endpoint, target, connection.id, body, req.headers);
         stampClientHeaders(res, ++calls);
         if (text !== null) return void res.status(200).type("application/json").send(text);
       }
     }
     stampClientHeaders(res, calls);
     res.setHeader("X-Switchyard-Token-Count", "estimate");
-    res.json(estimateInputTokens(body));
+    res.json(endpoint.estimateBody(clientHalf(format).estimateInputTokens(body)));
   };
 }
 
 async function exactCount(
   deps: CountTokensDeps,
+  endpoint: CountEndpoint,
   target: Target,
   connectionId: string,
   body: Record<string, unknown>,
@@ -61,8 +84,8 @@ async function exactCount(
 ): Promise<string | null> {
   try {
     const call = await deps.callUpstream({
-      provider: target.provider, upstreamFormat: "anthropic", clientFormat: "anthropic", secret: deps.connections.secret(connectionId),
-      clientHeaders, path: "/v1/messages/count_tokens", body: { ...body, model: target.model }, ceilingMs: AUXILIARY_CALL_CEILING_MS,
+      provider: target.provider, upstreamFormat: endpoint.format, clientFormat: endpoint.format, secret: deps.connections.secret(connectionId),
+      clientHeaders, path: endpoint.upstreamPath, body: { ...body, model: target.model }, ceilingMs: AUXILIARY_CALL_CEILING_MS,
     });
     const text = await call.bodyText(COUNT_BODY_LIMIT_BYTES);
     return call.response.status === 200 ? text : null;

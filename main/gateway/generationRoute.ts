@@ -9,16 +9,24 @@ import type { WireFormat } from "../../shared/types.js";
 import { plainJsonBody, readJsonBody } from "./clientBody.js";
 import { clientHalf, clientHalves } from "./formats/index.js";
 import { clientAuth, clientError, clientJson, requestIdOf, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
+import type { FinalError } from "./outcome.js";
 import type { Pipeline } from "./pipeline.js";
+import type { PreparedTurn } from "./responses/turn.js";
 import { leaseFence } from "./sessions/fence.js";
 import { createRequestSession } from "./sessions/routing.js";
 import { sessionKeyOf } from "./sessions/sessionKey.js";
 import type { SessionGatewayDeps } from "./server.js";
 
+/** What a client format's turns need beyond the pipeline (Responses: stored turns, R16.4). */
+export interface TurnHook {
+  prepare(body: Record<string, unknown>): PreparedTurn | FinalError;
+}
+
 export interface GenerationRouteDeps extends ClientGuardDeps {
   pipeline: Pipeline;
   hostGuard: RequestHandler;
   sessions: SessionGatewayDeps;
+  turns?: Partial<Record<WireFormat, TurnHook>>;
 }
 
 /** Each client half's generation paths, as the registry lists them. */
@@ -80,13 +88,16 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     if (!passes(deps.hostGuard, req, res) || !passes(g.auth, req, res)) return;
     const bodyText = await readBody(format, req, res);
     if (bodyText === false) return;
-    const body = req.body as Record<string, unknown>;
-    const problem = shapeProblem(format, body);
+    const received = req.body as Record<string, unknown>;
+    const problem = shapeProblem(format, received);
     if (problem) return clientError(res, format, 400, "invalid_request", problem);
     if (!passes(g.fence, req, res)) return;
+    const turn = deps.turns?.[format]?.prepare(received);
+    if (turn && "code" in turn) return clientError(res, format, turn.status, turn.code, turn.message);
+    const body = turn ? turn.body : received;
     const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, clientHalf(format).sessionHint(body)), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
     await deps.pipeline.handle({
-      format, body, bodyText: bodyText ?? undefined, headers: req.headers, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
+      format, body, bodyText: (turn && !turn.unchanged) || bodyText === null ? undefined : bodyText, headers: req.headers, turn, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
     });
   }
 

@@ -2,14 +2,15 @@
 // candidate connection admit, attempt, classify and record, and answer or go on; when nothing
 // answered, the terminal verdict. Each stage is its own module under request/.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { Connection, SwitchyardEvent, WireFormat } from "../../shared/types.js";
+import type { ClientKind, Connection, SwitchyardEvent, WireFormat } from "../../shared/types.js";
+import type { NumberedKeepAlive } from "./formats/adapter.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
 import { StreamTranscript } from "./continuation/midstream.js";
 import type { EgressLock } from "./egress/siblingLock.js";
 import type { UsageWallDeps } from "./usageWall/lane.js";
-import { isStreamRequest } from "./formats/index.js";
+import { clientHalf, isStreamRequest } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
 import { ClientBoundTarget, type Admission, type AdmissionStage } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
@@ -20,6 +21,8 @@ import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEng
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
 import { arrivalFields, skipRecordsOf } from "./request/trace.js";
 import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
+import type { ReasoningProvenance } from "./responses/reasoningProvenance.js";
+import type { PreparedTurn } from "./responses/turn.js";
 import type { RequestSession } from "./sessions/routing.js";
 import type { Target } from "./resolve.js";
 import { ClientResponse } from "./response/clientResponse.js";
@@ -61,6 +64,8 @@ export interface PipelineDeps {
   usageWall?: UsageWallDeps;
   /** The promptLogging setting (absent = off): the request log keeps prompt text only when true. */
   promptLogging?: () => boolean;
+  /** R16.7: which connection issued each Responses reasoning artifact. */
+  provenance?: ReasoningProvenance;
 }
 
 export interface PipelineRouting {
@@ -83,6 +88,10 @@ export interface ClientCall {
   allowedConnections?: Set<string> | null;
   /** R7: the session pin and lease view of this request (null = no session routing). */
   session?: RequestSession | null;
+  /** A Responses turn's headers and the observer that keeps what it served (R16.4). */
+  turn?: PreparedTurn;
+  /** The answer in another shape than the turn that ran (R16.5 compaction); JSON answers only. */
+  reshape?: (answer: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** The state of one request while its candidates are tried. */
@@ -102,6 +111,17 @@ interface RequestRun {
   transcript: StreamTranscript | null;
 }
 
+/** Keep-alives at the configured interval, or often enough for a client that tolerates less silence (R16.3). */
+function heartbeatEveryMs(format: WireFormat, configuredMs: number): number {
+  const tolerance = clientHalf(format).silenceToleranceMs;
+  return tolerance === undefined ? configuredMs : Math.min(configuredMs, Math.floor(tolerance / 2.5));
+}
+
+/** R16.3: Codex counts only data events as life, so it gets keep-alive events its format numbers. */
+function keepAliveEvents(format: WireFormat, kind: ClientKind | undefined): NumberedKeepAlive | undefined {
+  return kind === "codex-cli" ? clientHalf(format).numberedKeepAlive : undefined;
+}
+
 export function createPipeline(deps: PipelineDeps) {
   async function handle(call: ClientCall): Promise<void> {
     const model = typeof call.body.model === "string" ? call.body.model : "";
@@ -109,7 +129,12 @@ export function createPipeline(deps: PipelineDeps) {
     const client = new ClientResponse(call.res, {
       format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit,
     });
-    client.arrival = arrivalFields(call.headers, call.body, deps.promptLogging?.() ?? false);
+    if (call.reshape) client.reshape = call.reshape;
+    if (call.turn) {
+      for (const [name, value] of Object.entries(call.turn.headers)) client.addHeader(name, value);
+      client.observer = call.turn.observe(client);
+    }
+    client.arrival = arrivalFields(call.headers, () => clientHalf(call.format).promptText(call.body), deps.promptLogging?.() ?? false);
     const routing = deps.routing && {
       router: deps.routing.router, format: call.format, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
     };
@@ -130,7 +155,7 @@ export function createPipeline(deps: PipelineDeps) {
     };
     client.timeline = () => ({ skipped: skipRecordsOf(run.selection), ...(run.waits.count > 0 ? { comboWaits: { ...run.waits } } : {}) });
     skipTargetsOverToolLimit(run, deps.toolLimits);
-    if (stream) client.startHeartbeat(budgets.heartbeatMs);
+    if (stream) client.startHeartbeat(heartbeatEveryMs(call.format, budgets.heartbeatMs), keepAliveEvents(call.format, client.arrival.clientKind));
     try {
       await tryTargets(run);
     } finally {

@@ -6,10 +6,16 @@ import path from "node:path";
 import type { AppSettings, WireFormat } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { clientAuth, clientError, clientJson, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
-import { countTokensHandler, type CountTokensDeps } from "./countTokens.js";
-import type { CatalogPort } from "./ports.js";
+import { ANTHROPIC_COUNT, countTokensHandler, RESPONSES_INPUT_TOKENS, type CountTokensDeps } from "./countTokens.js";
+import type { CatalogPort, RequestLogSink } from "./ports.js";
+import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "./pipeline.js";
-import { createGenerationRoute } from "./generationRoute.js";
+import { createGenerationRoute, type GenerationRouteDeps } from "./generationRoute.js";
+import { ReasoningProvenance } from "./responses/reasoningProvenance.js";
+import { storedResponseRoutes, type StoredResponseDeps } from "./responses/storedResponses.js";
+import { compactHandler } from "./responses/compactRoute.js";
+import { codexCatalogue, isCodexCatalogueRequest, type CatalogueModel } from "./responses/codexModels.js";
+import { prepareResponsesTurn } from "./responses/turn.js";
 import { sessionLeaseHandlers, type LeaseRouteDeps } from "./sessions/leaseRoute.js";
 import type { SessionRoutingDeps } from "./sessions/routing.js";
 
@@ -17,6 +23,11 @@ import type { SessionRoutingDeps } from "./sessions/routing.js";
 export type SessionGatewayDeps = SessionRoutingDeps & Omit<LeaseRouteDeps, "verifyClientKey" | "leases">;
 
 export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
+  requestLog: RequestLogSink;
+  /** R16.4: stored Responses turns (absent = the Responses API keeps no state). */
+  storedResponses?: StoredResponseDeps;
+  /** R16.7: which connection issued each reasoning artifact; shared with the pipeline's attempts. */
+  provenance?: ReasoningProvenance;
   catalog: CatalogPort;
   clock: Clock;
   pipeline: Pipeline;
@@ -28,29 +39,39 @@ export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
   sessions: SessionGatewayDeps;
 }
 
-/** GET /v1/models: OpenAI list format; ids are `provider/model`, aliases, combos. */
+/** GET /v1/models: OpenAI list format; ids are `provider/model`, aliases, combos. Codex gets its own shape (R16.5). */
 function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
-  return (_req, res) => {
+  return (req, res) => {
     stampClientHeaders(res);
+    const served: CatalogueModel[] = [];
+    for (const p of catalog.providers()) for (const m of p.models) served.push({ id: `${p.id}/${m}`, info: p.modelInfo?.[m], owner: p.id });
+    for (const alias of Object.keys(catalog.aliases())) served.push({ id: alias, owner: "switchyard-alias" });
+    for (const c of catalog.combos()) served.push({ id: c.name, owner: "switchyard-combo" });
+    if (isCodexCatalogueRequest(req.query as Record<string, unknown>, req.headers)) return void res.json(codexCatalogue(served));
     const created = Math.floor(clock.now() / 1000);
-    const data: Array<{ id: string; object: "model"; created: number; owned_by: string }> = [];
-    for (const p of catalog.providers()) for (const m of p.models) data.push({ id: `${p.id}/${m}`, object: "model", created, owned_by: p.id });
-    for (const alias of Object.keys(catalog.aliases())) data.push({ id: alias, object: "model", created, owned_by: "switchyard-alias" });
-    for (const c of catalog.combos()) data.push({ id: c.name, object: "model", created, owned_by: "switchyard-combo" });
-    res.json({ object: "list", data });
+    res.json({ object: "list", data: served.map((m) => ({ id: m.id, object: "model", created, owned_by: m.owner })) });
   };
 }
 
 /** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
 export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
-  const app = createExpressApp(deps);
-  const generation = createGenerationRoute(deps, app);
+  const turns = turnHooks(deps);
+  const app = createExpressApp(deps, turns);
+  const generation = createGenerationRoute({ ...deps, turns }, app);
   return (req, res) => {
     if (!generation(req, res)) void app(req, res);
   };
 }
 
-function createExpressApp(deps: GatewayAppDeps): express.Express {
+/** The Responses turn around the pipeline (R16.4, R16.7, R1.8), when its state is kept. */
+function turnHooks(deps: GatewayAppDeps): GenerationRouteDeps["turns"] {
+  const stored = deps.storedResponses;
+  if (!stored) return {};
+  const turn = { stored: stored.port, retentionHours: stored.retentionHours, now: () => stored.clock.now(), provenance: deps.provenance ?? new ReasoningProvenance() };
+  return { "openai-responses": { prepare: (body) => prepareResponsesTurn(turn, body) } };
+}
+
+function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turns"]): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -63,7 +84,10 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
   app.head("/api/hello", (_req, res) => void res.status(200).end());
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
 
-  app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientJson("anthropic", deps.appSettings), countTokensHandler(deps));
+  app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientJson("anthropic", deps.appSettings), countTokensHandler(deps, ANTHROPIC_COUNT));
+  if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
+  app.post("/v1/responses/compact", clientAuth("openai-responses", deps), clientJson("openai-responses", deps.appSettings), compactHandler(deps.pipeline, turns?.["openai-responses"]));
+  app.post("/v1/responses/input_tokens", clientAuth("openai-responses", deps), clientJson("openai-responses", deps.appSettings), countTokensHandler(deps, RESPONSES_INPUT_TOKENS));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
 
   // A client-key route under /api: mounted before the management router and its admin token.
@@ -75,13 +99,14 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
     app.use(express.static(dir, { index: "index.html", maxAge: 0 }));
   }
 
-  app.use("/v1", (req, res) => clientError(res, req.path.startsWith("/messages") ? "anthropic" : "openai", 404, "not_found", `No route ${req.method} /v1${req.path}`));
+  const unknown = unknownClientRoute(deps);
+  app.use("/v1", unknown);
+  app.use("/v1beta", unknown);
   app.use((_req, res) => void res.status(404).json({ error: { code: "not_found", message: "Not found" } }));
   // express 5 forwards thrown errors here; never leak a stack or a secret to the client.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.end();
-    const format: WireFormat = req.path.startsWith("/v1/messages") ? "anthropic" : "openai";
-    if (req.path.startsWith("/v1")) return clientError(res, format, 500, "internal_error", "Switchyard failed to handle the request");
+    if (req.path.startsWith("/v1")) return clientError(res, formatOfUnknownPath(req.path), 500, "internal_error", "Switchyard failed to handle the request");
     res.status(500).json({ error: { code: "internal_error", message: (err as Error)?.message ?? "internal error" } });
   });
   return app;

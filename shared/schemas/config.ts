@@ -4,10 +4,17 @@
 // the settings patch is strict, because a misspelt setting silently doing nothing is a trap.
 import { z } from "zod";
 import { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../catalog.js";
+import type { ClientKind } from "../types.js";
 import { settingsPatchSchema } from "./appSettings.js";
 import { NAME_PATTERN, PROVIDER_MODEL_PATTERN, entityName, nonEmpty, providerId } from "./fields.js";
 
 export { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS };
+
+/** Every ClientKind, for the request log's client filter; the check below keeps the two the same. */
+const CLIENT_KINDS = ["claude-code", "qwen-code", "aider", "codex-cli", "opencode", "ai-sdk", "openai-sdk", "anthropic-sdk", "curl", "other"] as const;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const clientKindsComplete: Same<(typeof CLIENT_KINDS)[number], ClientKind> = true;
+void clientKindsComplete;
 export { NAME_PATTERN, PROVIDER_ID_PATTERN, PROVIDER_MODEL_PATTERN } from "./fields.js";
 export {
   type SettingsPatchBody, providerErrorDefaultSchema, providerErrorRuleSchema, settingsPatchSchema,
@@ -175,7 +182,7 @@ export const logsQuerySchema = z.object({
   /** Only requests that named this combo (the combo page's "which target served"). */
   combo: z.string().min(1).optional(),
   /** The client kind from the user-agent (the request log and the connect page). */
-  client: z.enum(["claude-code", "aider", "codex-cli", "openai-sdk", "anthropic-sdk", "curl", "other"]).optional(),
+  client: z.enum(CLIENT_KINDS).optional(),
   /** Epoch ms: requests from `since` (inclusive) to `until` (exclusive). */
   since: z.coerce.number().int().min(0).optional(),
   until: z.coerce.number().int().min(0).optional(),

@@ -70,11 +70,11 @@ export async function addProvider(
   gw: TestGateway,
   id: string,
   sim: Simulator,
-  format: "openai" | "anthropic" | "gemini" | "simulator",
+  format: "openai" | "openai-responses" | "anthropic" | "gemini" | "simulator",
   keys: string[],
   extra: Record<string, unknown> = {},
 ): Promise<string[]> {
-  const baseUrl = format === "openai" ? `${sim.url}/v1` : format === "gemini" ? `${sim.url}/v1beta` : sim.url;
+  const baseUrl = format === "openai" || format === "openai-responses" ? `${sim.url}/v1` : format === "gemini" ? `${sim.url}/v1beta` : sim.url;
   const p = await gw.api("POST", "/api/providers", { id, format, baseUrl, category: "apikey", models: ["m1", "m2"], ...extra });
   if (p.status !== 201) throw new Error(`provider create failed: ${p.status} ${p.text}`);
   const ids: string[] = [];

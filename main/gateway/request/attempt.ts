@@ -8,6 +8,7 @@ import { egressIpOf } from "../egress/siblingLock.js";
 import { ClientBoundTarget } from "./admit.js";
 import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
 import type { ConnectionsPort } from "../ports.js";
+import type { ReasoningProvenance } from "../responses/reasoningProvenance.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import { relayStream, type StreamBudgets, type StreamOutcome } from "../streaming/relay.js";
@@ -41,6 +42,8 @@ export interface AttemptDeps {
   streamBudgets: () => StreamBudgets;
   /** R12.6: the Claude usage-wall handling (absent = a wall 429 is an ordinary rate limit). */
   usageWall?: UsageWallDeps;
+  /** R16.7: which connection issued each Responses reasoning artifact (absent = none kept). */
+  provenance?: ReasoningProvenance;
 }
 
 /** JSON bodies are read whole; a translation needs all of it (R13.6 still bounds the wait). */
@@ -60,7 +63,7 @@ export async function runAttempt(
   const upstreamFormat = upstreamFormatOf(provider, request.format);
   const stream = isStreamRequest(request.format, request.body);
   // R13.3: a continuation asks for the rest of the answer the client already has the start of.
-  const clientBody = transcript?.resuming ? transcript.continuationBody(request.body) : request.body;
+  const clientBody = readableBy(deps, request, connection, transcript?.resuming ? transcript.continuationBody(request.body) : request.body);
   const { body, dropped } = upstreamBody(request, clientBody, upstreamFormat, model);
   let call: UpstreamCall;
   try {
@@ -110,6 +113,17 @@ function upstreamBody(request: ClientRequest, body: Record<string, unknown>, ups
   const raw = upstreamFormat === request.format && body === request.body ? request.bodyText : undefined;
   const text = raw === undefined ? null : requestTextWithModel(raw, request.model, model);
   return text === null ? translateRequest(request.format, upstreamFormat, body, model) : { body: text, dropped: [] };
+}
+
+/**
+ * R16.7: a Responses request without the reasoning items this connection did not issue (whatever
+ * the upstream's format: a translated item can carry another Anthropic account's signature); the
+ * same body when it issued them all.
+ */
+function readableBy(deps: AttemptDeps, request: ClientRequest, connection: Connection, body: Record<string, unknown>): Record<string, unknown> {
+  if (request.format !== "openai-responses") return body;
+  const kept = deps.provenance?.foreignRemoved(body["input"], connection.id) ?? null;
+  return kept ? { ...body, input: kept } : body;
 }
 
 function transportFailure(err: unknown): AttemptOutcome {

@@ -5,52 +5,51 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { ClientKind, RequestLogEntry, SkipRecord } from "../../../shared/types.js";
 import type { SelectionLog } from "./select.js";
 
-/** A logged prompt is cut here: the log is for "why did it go there", not an archive. */
-export const PROMPT_TEXT_MAX_CHARS = 16_000;
-
 function header(headers: IncomingHttpHeaders, name: string): string {
   const value = headers[name];
   return (Array.isArray(value) ? value.join(" ") : value ?? "").toLowerCase();
 }
 
 /**
- * The client's kind from its user-agent. aider talks through litellm and the OpenAI SDK, so its
- * own mark is the `X-Title: Aider` / aider.chat referer it adds; Codex CLI names itself as
- * `codex_cli_rs` in the user-agent or the `originator` header.
+ * Claude Code's own marks, on every request its API client sends: its session header and the
+ * browser-access header its SDK client adds (dangerouslyAllowBrowser), and its `claude-code-…` beta.
+ */
+function hasClaudeCodeMarks(headers: IncomingHttpHeaders): boolean {
+  return (
+    header(headers, "x-claude-code-session-id") !== "" ||
+    header(headers, "anthropic-dangerous-direct-browser-access") !== "" ||
+    header(headers, "anthropic-beta").includes("claude-code-")
+  );
+}
+
+/**
+ * The client's kind from its user-agent and the headers only that client sends (measured with the
+ * real clients: tests/fixtures/clients/clientHeaders.json). Order matters where clients borrow
+ * another's name:
+ * - Qwen Code in Anthropic mode poses as Claude Code: `claude-cli/<its own version> (external, cli)`
+ *   plus `x-app: cli`, but none of Claude Code's own marks. A bare claude-cli user-agent without
+ *   `x-app` stays Claude Code, as it was before Qwen Code borrowed the name.
+ * - opencode runs on the AI SDK and keeps its `ai-sdk/…` suffix, so it is checked before the AI SDK.
+ * - aider talks through litellm and the OpenAI SDK: its mark is the `X-Title: Aider` / aider.chat
+ *   referer it adds.
+ * - Codex names itself (`codex_exec`, `codex_cli_rs`, `codex-tui`, `codex_vscode`) at the head of
+ *   the user-agent and in the `originator` header.
+ * - The AI SDK appends `ai/<v>` (its core), `ai-sdk-provider-utils/<v>` (v5 providers) or
+ *   `ai-sdk/provider-utils/<v>` (v4 providers) to whatever user-agent the caller set.
  */
 export function clientKindOf(headers: IncomingHttpHeaders): ClientKind {
   const ua = header(headers, "user-agent");
-  if (ua.includes("claude-cli") || ua.includes("claude-code")) return "claude-code";
+  const claudeCli = ua.includes("claude-cli") || ua.includes("claude-code");
+  if (ua.startsWith("qwencode/") || (claudeCli && header(headers, "x-app") !== "" && !hasClaudeCodeMarks(headers))) return "qwen-code";
+  if (claudeCli) return "claude-code";
   if (ua.includes("aider") || header(headers, "x-title") === "aider" || header(headers, "http-referer").includes("aider.chat")) return "aider";
-  if (ua.includes("codex") || header(headers, "originator").includes("codex")) return "codex-cli";
+  if (/^codex[_-]/.test(ua) || header(headers, "originator").startsWith("codex")) return "codex-cli";
+  if (ua.startsWith("opencode/")) return "opencode";
+  if (/(^|\s)(ai\/\d|ai-sdk[/-])/.test(ua)) return "ai-sdk";
   if (ua.startsWith("openai/") || ua.includes("openai-python") || ua.includes("openai-node")) return "openai-sdk";
   if (ua.startsWith("anthropic/") || ua.includes("anthropic-sdk")) return "anthropic-sdk";
   if (ua.startsWith("curl/")) return "curl";
   return "other";
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) => (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
-    .filter(Boolean)
-    .join("\n");
-}
-
-/** The prompt as "role: text" lines, from any of the three wire formats; images and tools are left out. */
-export function promptTextOf(body: Record<string, unknown>): string {
-  const lines: string[] = [];
-  const system = textOf(body.system) || textOf((body.systemInstruction as { parts?: unknown } | undefined)?.parts);
-  if (system) lines.push(`system: ${system}`);
-  const turns = Array.isArray(body.messages) ? body.messages : Array.isArray(body.contents) ? body.contents : [];
-  for (const turn of turns as Array<Record<string, unknown>>) {
-    if (!turn || typeof turn !== "object") continue;
-    const text = textOf(turn.content ?? turn.parts);
-    if (text) lines.push(`${String(turn.role ?? "user")}: ${text}`);
-  }
-  const all = lines.join("\n");
-  return all.length > PROMPT_TEXT_MAX_CHARS ? `${all.slice(0, PROMPT_TEXT_MAX_CHARS)}…` : all;
 }
 
 /** What selection passed over before dispatch, pass by pass, connection by connection where it knows which. */
@@ -63,7 +62,10 @@ export function skipRecordsOf(selection: SelectionLog): SkipRecord[] {
   ]);
 }
 
-/** The log fields of a request that are known when it arrives. */
-export function arrivalFields(headers: IncomingHttpHeaders, body: Record<string, unknown>, logPrompt: boolean): Pick<RequestLogEntry, "clientKind" | "promptText"> {
-  return { clientKind: clientKindOf(headers), promptText: logPrompt ? promptTextOf(body) : null };
+/**
+ * The log fields of a request that are known when it arrives. `promptText` reads the prompt (the
+ * client half's promptText): it runs only when prompt logging is on.
+ */
+export function arrivalFields(headers: IncomingHttpHeaders, promptText: () => string, logPrompt: boolean): Pick<RequestLogEntry, "clientKind" | "promptText"> {
+  return { clientKind: clientKindOf(headers), promptText: logPrompt ? promptText() : null };
 }

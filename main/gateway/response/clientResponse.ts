@@ -5,6 +5,7 @@ import type { ServerResponse } from "node:http";
 import type { AttemptRecord, ClientKind, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
+import type { NumberedKeepAlive } from "../formats/adapter.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
 import type { CancelSource } from "../upstream/call.js";
@@ -18,6 +19,13 @@ export interface ClientResponseOptions {
   clock: Clock;
   log: RequestLogSink;
   emit: (event: SwitchyardEvent) => void;
+}
+
+/** Sees every answer that goes out (a Responses turn keeps what it served, R16.4, R16.7). */
+export interface AnswerObserver {
+  json(body: unknown): void;
+  /** Stream text as written to the client, whole frames. */
+  streamText(text: string): void;
 }
 
 export type LogFields = Partial<Pick<RequestLogEntry, "errorCode" | "inputTokens" | "outputTokens">>;
@@ -58,6 +66,16 @@ export class ClientResponse implements CancelSource {
   private extraHeaders: Record<string, string> = {};
   private ttfbMs: number | null = null;
   private logged = false;
+  private answering: string | null = null;
+  /** The last stream text written: a mid-stream error continues its event numbering (Responses). */
+  private lastWritten = "";
+  /** Numbered keep-alives sent before the stream's own events, which then count on from them. */
+  private numbering: NumberedKeepAlive | null = null;
+  private keepAlivesSent = 0;
+  /** Set by the route when what is served must be seen (null for most requests: no cost). */
+  observer: AnswerObserver | null = null;
+  /** Set by a route that answers in another shape than the turn it ran (Responses compaction). */
+  reshape: ((answer: Record<string, unknown>) => Record<string, unknown>) | null = null;
 
   constructor(private readonly res: ServerResponse, private readonly opts: ClientResponseOptions) {
     this.startedAt = opts.clock.now();
@@ -119,9 +137,20 @@ export class ClientResponse implements CancelSource {
 
   /** The attempt that will answer: its connection and the fields its translation dropped. */
   answeredBy(connectionId: string, dropped: string[]): void {
+    this.answering = connectionId;
+    // R1.4, R16.6: what the upstream's format cannot carry is named, and warned about in words.
     this.successHeaders = dropped.length
-      ? { "X-OmniRoute-Selected-Connection-Id": connectionId, "X-Switchyard-Dropped-Fields": dropped.join(",") }
+      ? {
+          "X-OmniRoute-Selected-Connection-Id": connectionId,
+          "X-Switchyard-Dropped-Fields": dropped.join(","),
+          "X-Switchyard-Warning": `not sent to this upstream's format: ${dropped.join(", ")}`,
+        }
       : { "X-OmniRoute-Selected-Connection-Id": connectionId };
+  }
+
+  /** The connection of the attempt that answers, once one does. */
+  get answeringConnectionId(): string | null {
+    return this.answering;
   }
 
   /** A header for whatever answer goes out (success or error); too late once the stream is committed. */
@@ -131,14 +160,18 @@ export class ClientResponse implements CancelSource {
 
   /**
    * While a streaming client waits for the first content (slow upstream, failover), commit the
-   * 200 stream and send keep-alive frames so proxies and clients do not time out (R13).
+   * 200 stream and send keep-alive frames so proxies and clients do not time out (R13). With
+   * `numbered`, the keep-alives are events of the stream's numbering (R16.3, Codex), and what the
+   * stream sends later is numbered after them.
    */
-  startHeartbeat(everyMs: number): void {
+  startHeartbeat(everyMs: number, numbered?: NumberedKeepAlive): void {
     const frame = clientHalf(this.opts.format).heartbeatFrame;
     this.heartbeat = setInterval(() => {
       if (this.res.writableEnded || this.gone) return this.stopHeartbeat();
       if (!this.res.headersSent) this.res.writeHead(200, { ...this.baseHeaders(), ...SSE_HEADERS });
-      this.res.write(frame);
+      if (!numbered) return void this.res.write(frame);
+      this.numbering = numbered;
+      this.res.write(numbered.frame(this.keepAlivesSent++));
     }, everyMs);
     this.heartbeat.unref();
   }
@@ -159,7 +192,10 @@ export class ClientResponse implements CancelSource {
   /** Writes SSE text; false when the socket is full and the writer should wait for `drained()`. */
   write(text: string): boolean {
     if (!text || this.res.writableEnded) return true;
+    if (this.numbering) text = this.numbering.shift(text, this.keepAlivesSent);
     this.bytesOut += Buffer.byteLength(text);
+    this.lastWritten = text;
+    this.observer?.streamText(text);
     return this.res.write(text);
   }
 
@@ -184,7 +220,9 @@ export class ClientResponse implements CancelSource {
   /** The answer, as a value or as JSON text already written (a same-format pass-through). */
   sendJson(body: unknown, fields: LogFields = {}): void {
     this.markFirstOutput();
+    if (this.reshape) body = this.reshape((typeof body === "string" ? JSON.parse(body) : body) as Record<string, unknown>);
     const text = typeof body === "string" ? body : JSON.stringify(body);
+    this.observer?.json(body);
     this.bytesOut += this.endWhole(200, this.successJsonHeaders(), text);
     this.finish(200, fields);
   }
@@ -215,7 +253,7 @@ export class ClientResponse implements CancelSource {
 
   /** The stream broke after output began: it ends with an error event, logged as a 200 with its code. */
   failAfterOutput(code: string, message: string, fields: LogFields = {}): void {
-    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message));
+    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message, this.numberedSoFar()));
     this.finish(200, { ...fields, errorCode: code });
   }
 
@@ -225,8 +263,14 @@ export class ClientResponse implements CancelSource {
   }
 
   private failInStream(code: string, message: string, status: number): void {
-    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message));
+    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message, this.numberedSoFar()));
     this.finish(status, { errorCode: code });
+  }
+
+  /** What the error frame continues from: the last text written, or the last keep-alive when nothing else was. */
+  private numberedSoFar(): string {
+    if (this.lastWritten || !this.numbering || this.keepAlivesSent === 0) return this.lastWritten;
+    return this.numbering.frame(this.keepAlivesSent - 1);
   }
 
   /**

@@ -38,7 +38,7 @@ describe("client route errors", () => {
     const broken = { handle: async () => Promise.reject(new Error("secret internals")) } as unknown as Pipeline;
     const app = createGatewayApp({
       ...p, engine: p.h.engine, clock: p.h.clock, callUpstream: upstreamCaller().callUpstream, pipeline: broken,
-      appSettings: () => normaliseAppSettings({}), verifyClientKey: () => null, version: "test",
+      appSettings: () => normaliseAppSettings({}), verifyClientKey: () => null, version: "test", requestLog: p.log,
       hostGuard: (_req, _res, next) => next(), apiRouter: express.Router(), dashboardDir: null,
       sessions: {
         pins: new SessionPins(new MemoryPinStore(), p.h.clock, () => 0), leases: new LeaseBook(new MemoryLeaseStore(), p.h.clock, 60_000),

@@ -2,7 +2,9 @@
 // and the prompt text (only ever read when prompt logging is on).
 import { describe, expect, it } from "vitest";
 import { candidatesFor, SelectionLog } from "../../../main/gateway/request/select.js";
-import { arrivalFields, clientKindOf, PROMPT_TEXT_MAX_CHARS, promptTextOf, skipRecordsOf } from "../../../main/gateway/request/trace.js";
+import { clientHalf } from "../../../main/gateway/formats/index.js";
+import { PROMPT_TEXT_MAX_CHARS } from "../../../main/gateway/formats/promptText.js";
+import { arrivalFields, clientKindOf, skipRecordsOf } from "../../../main/gateway/request/trace.js";
 import type { RequestSession } from "../../../main/gateway/sessions/routing.js";
 import { connection, ports, provider } from "./fixtures.js";
 
@@ -22,7 +24,11 @@ describe("client kind", () => {
 });
 
 describe("prompt text", () => {
-  it("issue14 reads system and turns from OpenAI, Anthropic and Gemini bodies, text only", () => {
+  const promptTextOf = (body: Record<string, unknown>) => clientHalf(body.contents ? "gemini" : body.system ? "anthropic" : "openai").promptText(body);
+
+  it("issue14 reads system and turns from OpenAI, Anthropic, Gemini and Responses bodies, text only", () => {
+    expect(clientHalf("openai-responses").promptText({ instructions: "be brief", input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }] }))
+      .toBe("system: be brief\nuser: hi");
     expect(promptTextOf({ messages: [{ role: "system", content: "be brief" }, { role: "user", content: [{ type: "text", text: "hi" }, { type: "image_url", image_url: {} }] }] }))
       .toBe("system: be brief\nuser: hi");
     expect(promptTextOf({ system: [{ type: "text", text: "sys" }], messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] }))
@@ -35,8 +41,9 @@ describe("prompt text", () => {
     expect(long.length).toBe(PROMPT_TEXT_MAX_CHARS + 1);
     expect(long.endsWith("…")).toBe(true);
     const body = { messages: [{ role: "user", content: "secret plans" }] };
-    expect(arrivalFields({ "user-agent": "curl/8" }, body, false)).toEqual({ clientKind: "curl", promptText: null });
-    expect(arrivalFields({ "user-agent": "curl/8" }, body, true)).toEqual({ clientKind: "curl", promptText: "user: secret plans" });
+    const read = () => clientHalf("openai").promptText(body);
+    expect(arrivalFields({ "user-agent": "curl/8" }, () => expect.unreachable("read with logging off"), false)).toEqual({ clientKind: "curl", promptText: null });
+    expect(arrivalFields({ "user-agent": "curl/8" }, read, true)).toEqual({ clientKind: "curl", promptText: "user: secret plans" });
   });
 });
 

@@ -1,0 +1,32 @@
+// API.md: any other path under /v1/ or /v1beta/ gets a 404 in the format the path implies, and a
+// request-log row, so a client calling what Switchyard lacks shows up in the log instead of
+// retrying in silence.
+import type { RequestHandler } from "express";
+import type { WireFormat } from "../../shared/types.js";
+import type { Clock } from "../engine/ports.js";
+import { clientError, requestIdOf } from "./clientRoutes.js";
+import type { RequestLogSink } from "./ports.js";
+import { clientKindOf } from "./request/trace.js";
+
+/** The client format a path implies: each family's own prefix, OpenAI chat for the rest of /v1. */
+export function formatOfUnknownPath(path: string): WireFormat {
+  const lower = path.toLowerCase();
+  if (lower.startsWith("/v1/messages")) return "anthropic";
+  if (lower.startsWith("/v1/responses")) return "openai-responses";
+  if (lower.startsWith("/v1beta/")) return "gemini";
+  return "openai";
+}
+
+export function unknownClientRoute(deps: { requestLog: RequestLogSink; clock: Clock }): RequestHandler {
+  return (req, res) => {
+    const path = req.originalUrl.split("?")[0] ?? req.originalUrl;
+    const format = formatOfUnknownPath(path);
+    const now = deps.clock.now();
+    clientError(res, format, 404, "not_found", `No route ${req.method} ${path}`);
+    deps.requestLog.append({
+      id: requestIdOf(res), time: now, clientFormat: format, model: "", combo: null, provider: null, connectionId: null,
+      status: 404, errorCode: "not_found", latencyMs: 0, ttfbMs: null, stream: false, inputTokens: null, outputTokens: null,
+      attempts: [], clientKind: clientKindOf(req.headers),
+    });
+  };
+}
