@@ -38,9 +38,12 @@ describe("connect snippets", () => {
     expect(by("codex-cli")).toContain('base_url = "http://127.0.0.1:9000/v1"');
     expect(by("openai-sdk")).toContain('OpenAI(base_url="http://127.0.0.1:9000/v1", api_key="sk-sy-minted")');
     expect(by("anthropic-sdk")).toContain('anthropic.Anthropic(base_url="http://127.0.0.1:9000", api_key="sk-sy-minted")');
-    expect(all.filter((s) => /(KEY=|api_key="|Bearer )switchyard/.test(s.text)).map((s) => s.kind)).toEqual([]);
-    expect(buildSnippets(base).filter((s) => /(KEY=|api_key="|Bearer )switchyard/.test(s.text))).toHaveLength(7);
-    expect(all.map((s) => s.kind).sort()).toEqual(["aider", "anthropic-sdk", "claude-code", "codex-cli", "curl", "openai-sdk", "other"]);
+    const placeholder = /(KEY=|api_key="|apiKey"?: "|Bearer )switchyard/;
+    expect(all.filter((s) => placeholder.test(s.text)).map((s) => s.kind)).toEqual([]);
+    expect(buildSnippets(base).filter((s) => placeholder.test(s.text))).toHaveLength(10);
+    expect(all.map((s) => s.kind).sort()).toEqual([
+      "ai-sdk", "aider", "anthropic-sdk", "claude-code", "codex-cli", "curl", "openai-sdk", "opencode", "other", "qwen-code",
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
-// Connect your tools (issue 14): the exact lines for Claude Code, aider, Codex CLI, other
-// OpenAI-compatible tools and the SDKs, filled with this instance's address, each with a copy
+// Connect your tools (issues 14, 22): the exact lines for Claude Code, Codex CLI, opencode, Qwen Code,
+// aider, other OpenAI-compatible tools and the SDKs, filled with this instance's address, each with a copy
 // button; a key minted right here when the instance requires one; and, live, the last request
 // seen from each kind of client, so the user sees the moment their tool is connected.
 import { useEffect, useMemo, useState } from "react";
@@ -18,7 +18,7 @@ import { useNow } from "../../useNow.js";
 import { useClientActivity, watchClientActivity } from "./clientActivity.js";
 import { buildSnippets, CLIENT_LABELS } from "./snippets.js";
 
-const KINDS: ClientKind[] = ["claude-code", "aider", "codex-cli", "openai-sdk", "anthropic-sdk", "curl", "other"];
+const KINDS = Object.keys(CLIENT_LABELS) as ClientKind[];
 
 export function ago(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

@@ -17,17 +17,24 @@ export interface Snippet {
   title: string;
   /** One sentence: where these lines go. */
   where: string;
-  language: "sh" | "toml" | "python";
+  language: "sh" | "toml" | "json" | "ts" | "python";
   text: string;
 }
 
 /** Any non-empty value passes when the instance does not require a client key. */
 const NO_KEY = "switchyard";
 
+/** A string literal for TOML, JSON and TypeScript alike (their basic strings share JSON's escapes). */
+const q = (value: string) => JSON.stringify(value);
+
+/** Every kind of client, in the order the Connect page and the request log list them. */
 export const CLIENT_LABELS: Record<ClientKind, string> = {
   "claude-code": "Claude Code",
-  aider: "aider",
   "codex-cli": "Codex CLI",
+  opencode: "opencode",
+  "qwen-code": "Qwen Code",
+  aider: "aider",
+  "ai-sdk": "Vercel AI SDK",
   "openai-sdk": "OpenAI SDK",
   "anthropic-sdk": "Anthropic SDK",
   curl: "curl",
@@ -60,19 +67,65 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
     {
       kind: "codex-cli",
       title: "Codex CLI",
-      where: "Add to ~/.codex/config.toml, then export SWITCHYARD_API_KEY in your shell.",
+      // Codex 0.171 speaks only the Responses API and refuses wire_api = "chat" when it loads the
+      // config. A custom provider needs no OpenAI login and never tries the WebSocket (both off by
+      // default); a name other than "OpenAI" keeps compaction local, so it works with any upstream.
+      // Top-level keys after a [table] header would belong to that table, hence "at the top".
+      where: "Put in ~/.codex/config.toml, the first two lines at the top (above any [table]); then export SWITCHYARD_API_KEY in your shell.",
       language: "toml",
       text: [
-        `model = "${model}"`,
+        `model = ${q(model)}`,
         `model_provider = "switchyard"`,
         ``,
         `[model_providers.switchyard]`,
         `name = "Switchyard"`,
-        `base_url = "${url}/v1"`,
+        `base_url = ${q(`${url}/v1`)}`,
         `env_key = "SWITCHYARD_API_KEY"`,
-        `wire_api = "chat"`,
+        `wire_api = "responses"`,
         ``,
         `# in your shell: export SWITCHYARD_API_KEY=${k}`,
+      ].join("\n"),
+    },
+    {
+      kind: "opencode",
+      title: "opencode",
+      where: 'Save as opencode.json in your project (or ~/.config/opencode/opencode.json), then run opencode. This speaks Chat Completions; "npm": "@ai-sdk/openai" speaks the Responses API instead.',
+      language: "json",
+      text: JSON.stringify(
+        {
+          $schema: "https://opencode.ai/config.json",
+          provider: {
+            switchyard: { npm: "@ai-sdk/openai-compatible", name: "Switchyard", options: { baseURL: `${url}/v1`, apiKey: k }, models: { [model]: {} } },
+          },
+          model: `switchyard/${model}`,
+        },
+        null,
+        2,
+      ),
+    },
+    {
+      kind: "qwen-code",
+      title: "Qwen Code",
+      where: "Qwen Code needs all three variables; it speaks Chat Completions to Switchyard.",
+      language: "sh",
+      text: [`export OPENAI_BASE_URL=${url}/v1`, `export OPENAI_API_KEY=${k}`, `export OPENAI_MODEL=${model}`, `qwen`].join("\n"),
+    },
+    {
+      kind: "ai-sdk",
+      title: "Vercel AI SDK (TypeScript)",
+      where: "Both providers take /v1: @ai-sdk/anthropic appends /messages to its base URL.",
+      language: "ts",
+      text: [
+        `import { createAnthropic } from "@ai-sdk/anthropic";`,
+        `import { createOpenAI } from "@ai-sdk/openai";`,
+        `import { generateText } from "ai";`,
+        ``,
+        `const openai = createOpenAI({ baseURL: ${q(`${url}/v1`)}, apiKey: ${q(k)} });`,
+        `const anthropic = createAnthropic({ baseURL: ${q(`${url}/v1`)}, apiKey: ${q(k)} });`,
+        ``,
+        `// openai(model) speaks the Responses API, openai.chat(model) Chat Completions, anthropic(model) Messages.`,
+        `const { text } = await generateText({ model: openai(${q(model)}), prompt: "hello" });`,
+        `console.log(text);`,
       ].join("\n"),
     },
     {
