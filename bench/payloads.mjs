@@ -90,6 +90,58 @@ export function anthropicMessages({ model, stream, largeBytes }) {
   return grow(base, (b, i) => b.messages.push({ role: i % 2 === 0 ? "user" : "assistant", content: [{ type: "text", text: prose(rand, 1_500) }] }), largeBytes);
 }
 
+/**
+ * A Codex-like Responses request (the shape Codex CLI sends): `instructions`, `input` as message
+ * items with `input_text` parts (the environment context, then the prompt), two function tools,
+ * `store: false`. It leaves out `reasoning` and `include`: with them the simulator leads its answer
+ * with a reasoning item, and this case should get the same reply as the chat cases so that their
+ * ratios compare the request path, not a longer answer. The prompt never says "use tool", so the
+ * simulator answers text although tools are offered.
+ */
+export function openaiResponses({ model, stream }) {
+  const rand = prng(22);
+  const text = (t) => [{ type: "input_text", text: t }];
+  const param = (description, extra = {}) => ({ type: "string", description, ...extra });
+  return {
+    model,
+    instructions: `You are a coding agent running in the Codex CLI. ${prose(rand, 1_500)}`,
+    input: [
+      { type: "message", role: "user", content: text(`<environment_context>\n  <cwd>/work/project</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <shell>bash</shell>\n</environment_context>`) },
+      { type: "message", role: "user", content: text("Say hello in one sentence.") },
+    ],
+    tools: [
+      {
+        type: "function",
+        name: "shell",
+        description: `Runs a shell command and returns its output. ${prose(rand, 300)}`,
+        strict: false,
+        parameters: {
+          type: "object",
+          properties: {
+            command: { type: "array", items: { type: "string" }, description: "The command and its arguments." },
+            workdir: param("The working directory to run the command in."),
+            timeout_ms: { type: "number", description: "The timeout for the command in milliseconds." },
+          },
+          required: ["command"],
+          additionalProperties: false,
+        },
+      },
+      {
+        type: "function",
+        name: "apply_patch",
+        description: `Edits files with a patch in the apply_patch format. ${prose(rand, 300)}`,
+        strict: false,
+        parameters: { type: "object", properties: { input: param("The entire contents of the apply_patch command.") }, required: ["input"], additionalProperties: false },
+      },
+    ],
+    tool_choice: "auto",
+    parallel_tool_calls: false,
+    store: false,
+    stream,
+    prompt_cache_key: "bench-session",
+  };
+}
+
 /** The reply the simulator streams back: `words` words (more SSE frames than its short default). */
 export function replyText(words) {
   const rand = prng(7);

@@ -1,5 +1,5 @@
 // The bench's one table (every load case, every line, as ratios to the node:http floor), then
-// the goals of issue 12 as met / not met. Figures are informational: nothing fails on them.
+// the goals of issues 12 and 22 as met / not met. Figures are informational: nothing fails on them.
 import { SELECTION_GOAL_US } from "./selection.mjs";
 import { ADMISSION_GOAL_US } from "./admission.mjs";
 
@@ -14,11 +14,21 @@ function caseOf(results, scenario, concurrency) {
   return results.cases.find((c) => c.scenario === scenario && c.concurrency === concurrency)?.lines ?? null;
 }
 
-/** Issue 12, item 3: each goal with its measured value (null when its scenario did not run). */
+/**
+ * Issue 12, item 3, and issue 22's Responses cases: each goal with its measured value (null when
+ * its scenario did not run).
+ */
 export function goalsOf(results) {
   const json = (c) => caseOf(results, "json", c)?.switchyard ?? null;
   const sel = results.selection?.results.filter((r) => r.connections === 1000) ?? [];
   const goal = (name, value, limit, ok) => ({ name, value, limit, met: value === null || value === undefined ? null : ok(value) });
+  // Issue 22: a Responses case's ratio against its chat twin's in the same run. The limit is a
+  // measured figure, so without the chat case there is nothing to meet.
+  const thr = (scenario) => caseOf(results, scenario, 32)?.switchyard?.ratio.throughput ?? null;
+  const notWorse = (scenario, chat) => {
+    const limit = thr(chat);
+    return goal(`${scenario} c32 throughput ×floor`, limit === null ? null : thr(scenario), `≥ ${chat} c32 (${fmt(limit, 3)})`, (v) => v >= limit);
+  };
   return [
     goal("json c32 throughput ×floor", json(32)?.ratio.throughput ?? null, "≥ 0.8", (v) => v >= 0.8),
     goal("json c128 p99 ×floor", json(128)?.ratio.p99 ?? null, "≤ 3", (v) => v <= 3),
@@ -29,6 +39,8 @@ export function goalsOf(results) {
     goal(`${results.config.streams500?.streams ?? 500} streams RSS growth MB`, results.manyStreams?.switchyard.growthMb ?? null, "< 20", (v) => v < 20),
     goal("admission added p50 µs (gates + queue, no wait)", results.admission?.addedP50.limited ?? null, `≤ ${ADMISSION_GOAL_US}`, (v) => v <= ADMISSION_GOAL_US),
     goal("features c32 throughput ×floor", caseOf(results, "features", 32)?.features?.ratio.throughput ?? null, "≥ 0.7", (v) => v >= 0.7),
+    notWorse("responses", "json"),
+    notWorse("responsesSse", "sse"),
   ];
 }
 
@@ -67,7 +79,7 @@ export function printReport(results) {
     for (const [world, v] of Object.entries(results.admission.p50)) rows.push([world === "noop" ? "admission p50" : "", world, `${fmt(v)} µs`, "", "", "", "", "", "", "", world === "noop" ? "" : `+${fmt(v - results.admission.p50.noop)} µs`, ""]);
   }
   console.log(table(rows));
-  console.log("\nGoals (issue 12, ratios to the node:http floor in this run; informational)\n");
+  console.log("\nGoals (issues 12 and 22, ratios to the node:http floor in this run; informational)\n");
   const g = [["goal", "limit", "measured", "met"]];
   for (const x of results.goals) g.push([x.name, x.limit, fmt(x.value, 3), x.met === null ? "-" : x.met ? "yes" : "NO"]);
   console.log(table(g));
