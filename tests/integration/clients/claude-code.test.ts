@@ -1,5 +1,5 @@
 // Claude Code itself (the pinned npm build, run offline with -p) talking to Switchyard, which
-// serves it from an OpenAI-format upstream, and once from a Gemini one (issue 4; R1.2, R1.3, R1.4).
+// serves it from an OpenAI-format upstream, and once each from a Gemini and a Responses-only one (issues 4, 22; R1.2, R1.3, R1.4, R16.6).
 //
 // Measured with Claude Code 2.1.332 (see the assertions): with
 // CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 it sends no HEAD and no count_tokens, only
@@ -27,6 +27,8 @@ const SERVED = "cc-openai/gpt-sim";
 const CLAUDE_NAME = "claude-sonnet-4-5";
 /** Another known name, aliased to a Gemini-format upstream. */
 const CLAUDE_NAME_ON_GEMINI = "claude-haiku-4-5";
+/** A third, aliased to a model only an OpenAI Responses upstream serves (R16.6). */
+const CLAUDE_NAME_ON_RESPONSES = "claude-opus-4-6";
 
 type Json = Record<string, any>;
 
@@ -127,7 +129,10 @@ beforeAll(async () => {
   gw = await startGateway();
   await addProvider(gw, "cc-openai", sim, "openai", [UPSTREAM_KEY], { models: ["gpt-sim"] });
   await addProvider(gw, "cc-gemini", sim, "gemini", ["cc-gemini-key"], { models: ["gemini-sim"] });
-  const settings = await gw.api("PATCH", "/api/settings", { aliases: { [CLAUDE_NAME]: SERVED, [CLAUDE_NAME_ON_GEMINI]: "cc-gemini/gemini-sim" } });
+  await addProvider(gw, "cc-responses", sim, "openai-responses", ["cc-responses-key"], { models: ["codex-sim"] });
+  const settings = await gw.api("PATCH", "/api/settings", {
+    aliases: { [CLAUDE_NAME]: SERVED, [CLAUDE_NAME_ON_GEMINI]: "cc-gemini/gemini-sim", [CLAUDE_NAME_ON_RESPONSES]: "cc-responses/codex-sim" },
+  });
   expect(settings.status).toBe(200);
   proxy = await startRecordingProxy(gw.url);
 });
@@ -226,5 +231,32 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
     const response = parts.find((p) => p.functionResponse)?.functionResponse;
     expect(response.name).toBe("Glob");
     expect(response.response.output).toMatch(/^sim\b/);
+  });
+
+  it("R16.6 the same tool round trip against a Responses-only upstream: the call comes back as tool_use and the result goes up as function_call_output", { timeout: RUN_TIMEOUT_MS + 30_000 }, async () => {
+    const run = await runGlobRoundTrip(CLAUDE_NAME_ON_RESPONSES);
+    const result = parseResult(run);
+    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 2 });
+    expect(result.result).toMatch(/^Tool result received: sim/);
+
+    const bodies = expectCleanTraffic(proxy.exchanges);
+    expect(bodies).toHaveLength(2);
+    const blocks = (bodies[1]!.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    const toolUse = blocks.find((b: Json) => b.type === "tool_use");
+    expect(toolUse).toMatchObject({ name: "Glob", input: { pattern: "sim" } });
+    expect(blocks.find((b: Json) => b.type === "tool_result").tool_use_id).toBe(toolUse.id);
+
+    // The upstream spoke only the Responses API: /v1/responses, streamed, with the tool as a function.
+    const upstream = sim.requests.filter((r) => r.path === "/v1/responses").map((r) => r.body as Json);
+    expect(upstream).toHaveLength(2);
+    expect(upstream[0]!.model).toBe("codex-sim");
+    expect(upstream[0]!.stream).toBe(true);
+    expect(upstream[0]!.tools.map((t: Json) => [t.type, t.name])).toEqual([["function", "Glob"]]);
+    const items = upstream[1]!.input as Json[];
+    const call = items.find((i) => i.type === "function_call");
+    const output = items.find((i) => i.type === "function_call_output");
+    expect(call).toMatchObject({ call_id: toolUse.id, name: "Glob", arguments: JSON.stringify({ pattern: "sim" }) });
+    expect(output.call_id).toBe(toolUse.id);
+    expect(String(output.output)).toMatch(/^sim\b/);
   });
 });
