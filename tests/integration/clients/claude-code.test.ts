@@ -254,7 +254,7 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
     expect(upstream[0]!.tools.map((t: Json) => [t.type, t.name])).toEqual([["function", "Glob"]]);
     const items = upstream[1]!.input as Json[];
     const call = items.find((i) => i.type === "function_call");
-    const output = items.find((i) => i.type === "function_call_output");
+    const output = items.find((i) => i.type === "function_call_output")!;
     expect(call).toMatchObject({ call_id: toolUse.id, name: "Glob", arguments: JSON.stringify({ pattern: "sim" }) });
     expect(output.call_id).toBe(toolUse.id);
     expect(String(output.output)).toMatch(/^sim\b/);
