@@ -220,3 +220,19 @@ export type SwitchyardEvent =
   | { type: "request"; entry: RequestLogEntry; at: number }
   /** Admission state changed (R9): every connection's in-flight, queued and paused-until. */
   | { type: "queues"; queues: QueueRow[]; at: number };
+
+/** One Responses API turn as served (R16.4): what the client sent and what it was answered, nothing else. */
+export interface StoredResponseRecord {
+  /** The response object's id ("resp_…"). */
+  id: string;
+  createdAt: number;
+  /** Epoch ms from which the turn is gone: never served again, purged soon after. */
+  expiresAt: number;
+  model: string;
+  /** The connection that served the turn; null when none did. */
+  connectionId: string | null;
+  /** The turn's whole input: earlier turns' items already expanded, then what this request added. */
+  inputItems: unknown[];
+  /** The response object as the client received it, with `output`. */
+  response: Record<string, unknown>;
+}

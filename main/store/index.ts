@@ -89,7 +89,6 @@ export function createStore(opts: CreateStoreOptions): Store {
 export type { Store } from "./types.js";
 export type {
   ApiKeyRepo, ComboRepo, ConnectionInput, ConnectionRepo, ProviderInput, ProviderRepo, RequestLogRepo, ResponsesRepo, SettingsRepo,
-  StoredResponseRecord,
 } from "./types.js";
 export { type SecretCipher, SecretDecryptError, createFileKeyCipher } from "./secrets.js";
 export {

@@ -5,7 +5,8 @@
 import type Database from "better-sqlite3";
 import type { Clock } from "../engine/ports.js";
 import { fromJson, toJson } from "./rows.js";
-import type { ResponsesRepo, StoredResponseRecord } from "./types.js";
+import type { StoredResponseRecord } from "../../shared/types.js";
+import type { ResponsesRepo } from "./types.js";
 
 /** Expired turns are looked for at most this often by `save`. */
 const PURGE_INTERVAL_MS = 60_000;

@@ -1,7 +1,7 @@
 // The store's public surface, used by main/app, main/api and main/gateway.
 // Implemented with better-sqlite3 (synchronous, prepared statements, WAL).
 import type {
-  ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry,
+  ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry, StoredResponseRecord,
 } from "../../shared/types.js";
 import type { LeaseStore } from "../engine/leases.js";
 import type { BreakerStore, ConnectionRuntimeStore } from "../engine/ports.js";
@@ -96,21 +96,6 @@ export interface RequestLogRepo {
   lastEgressIps(since: number): Map<string, string>;
 }
 
-/** One Responses API turn as served (R16.4): what the client sent and what it was answered, nothing else. */
-export interface StoredResponseRecord {
-  /** The response object's id ("resp_…"). */
-  id: string;
-  createdAt: number;
-  /** Epoch ms from which the turn is gone: never served again, purged soon after. */
-  expiresAt: number;
-  model: string;
-  /** The connection that served the turn; null when none did. */
-  connectionId: string | null;
-  /** The turn's whole input: earlier turns' items already expanded, then what this request added. */
-  inputItems: unknown[];
-  /** The response object as the client received it, with `output`. */
-  response: Record<string, unknown>;
-}
 
 /** Stored Responses API turns (R16.4, table responses). */
 export interface ResponsesRepo {

@@ -7,19 +7,10 @@
 import express, { type RequestHandler, type Response } from "express";
 import { isRecord } from "../../../shared/records.js";
 import { sendPlainJson } from "../../api/plainJson.js";
+import type { StoredResponseRecord } from "../../../shared/types.js";
 import { clientError, stampClientHeaders } from "../clientRoutes.js";
 
-export interface StoredResponse {
-  id: string;
-  createdAt: number;
-  expiresAt: number;
-  model: string;
-  connectionId: string | null;
-  /** The turn's whole input, history included (an earlier previous_response_id already expanded). */
-  inputItems: unknown[];
-  /** The whole response object as served to the client, with `output`. */
-  response: Record<string, unknown>;
-}
+export type StoredResponse = StoredResponseRecord;
 
 export interface StoredResponsesPort {
   save(r: StoredResponse): void;

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CURRENT_SCHEMA_VERSION } from "../../../main/store/index.js";
 import { MIGRATIONS, readSchemaVersion } from "../../../main/store/migrations.js";
-import type { StoredResponseRecord } from "../../../main/store/types.js";
+import type { StoredResponseRecord } from "../../../shared/types.js";
 import { openHarness, type StoreHarness } from "./storeFixture.js";
 
 const HOUR = 3_600_000;
