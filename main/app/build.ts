@@ -1,6 +1,6 @@
 // Composition root: build(config) -> {store, engine, gateway, api} (DESIGN.md). No singletons:
 // a test builds a whole gateway in-process on an ephemeral port.
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +19,6 @@ import { SessionPins } from "../engine/sessionAffinity.js";
 import { ToolLimits } from "../engine/toolLimits.js";
 import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
-import type { StoredResponseDeps } from "../gateway/responses/storedResponses.js";
 import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/egress/siblingLock.js";
 import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
 import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
@@ -42,7 +41,7 @@ import { createResilienceHandlers, createSettingsCache } from "./resilienceHandl
 import { createDemoControl, createInstanceHandlers } from "./demoControl.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
-import { clientRouteSettings, planBind } from "./bind.js";
+import { clientRouteSettings, planBind, type BindPlan } from "./bind.js";
 
 export interface BuildOptions {
   home?: string;
@@ -87,6 +86,21 @@ function pipelineBudgets(streamRecovery: () => ResilienceSettings["streamRecover
       heartbeatMs: heartbeat,
     };
   };
+}
+
+/** The HTTP server on its address: the gateway's requests, and its refusal of WebSocket upgrades (R16.3). */
+async function listen(app: RequestListener, bind: BindPlan, port: number): Promise<Server> {
+  const server: Server = createServer(app);
+  server.on("upgrade", refuseUpgrade(hostAcceptor({ allowedHostnames: bind.allowedHostnames })));
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 70_000;
+  // Long generations stream for many minutes; node's default request timeout would cut them.
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, bind.host, () => resolve());
+  });
+  return server;
 }
 
 /** Session pins and exclusive leases (R7), loaded once from the store and kept in memory. */
@@ -255,26 +269,16 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);
-  // R16.4: stored Responses API turns, for previous_response_id and GET/DELETE /v1/responses/{id}.
-  const storedResponses: StoredResponseDeps = { port: store.responses, clock, retentionHours: () => getAppSettings().responsesRetentionHours };
   const app = createGatewayApp({
-    storedResponses, provenance,
+    // R16.4: stored Responses API turns, for previous_response_id and GET/DELETE /v1/responses/{id}.
+    storedResponses: { port: store.responses, clock, retentionHours: () => getAppSettings().responsesRetentionHours }, provenance,
     catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION, requestLog: store.logs,
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR,
     sessions,
   });
 
-  const server: Server = createServer(app);
-  server.on("upgrade", refuseUpgrade(hostAcceptor({ allowedHostnames: bind.allowedHostnames })));
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 70_000;
-  // Long generations stream for many minutes; node's default request timeout would cut them.
-  server.requestTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, bind.host, () => resolve());
-  });
+  const server = await listen(app, bind, opts.port);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${bind.urlHost}:${port}`;
 
