@@ -8,8 +8,9 @@ import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { SelectField, TextField } from "../../components/Field.js";
 import { call } from "../../transport.js";
 
-const BASE_URL_HINTS: Record<string, string> = {
+const BASE_URL_HINTS: Record<ProviderFormat, string> = {
   openai: "Includes the version path, e.g. https://api.openai.com/v1",
+  "openai-responses": "Includes the version path, e.g. https://api.openai.com/v1 (Switchyard appends /responses)",
   anthropic: "The origin, e.g. https://api.anthropic.com",
   gemini: "Up to the version, e.g. https://generativelanguage.googleapis.com/v1beta",
   simulator: "Optional: the built-in fake upstream",
