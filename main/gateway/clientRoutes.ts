@@ -45,12 +45,25 @@ export function clientJson(format: WireFormat, settings: () => AppSettings): Req
   };
 }
 
-/** The client key a request presents (Authorization: Bearer, or x-api-key), unverified. */
+/**
+ * The client key a request presents, unverified: Authorization: Bearer, x-api-key, or Gemini's
+ * x-goog-api-key or `?key=` (R17.1).
+ */
 export function presentedKey(req: Request): string | null {
   const auth = req.headers.authorization;
   if (auth?.startsWith("Bearer ")) return auth.slice(7).trim();
-  const x = req.headers["x-api-key"];
-  return (Array.isArray(x) ? x[0] : x) ?? null;
+  for (const name of ["x-api-key", "x-goog-api-key"]) {
+    const value = req.headers[name];
+    const key = Array.isArray(value) ? value[0] : value;
+    if (key) return key;
+  }
+  return keyInQuery(req.url ?? "");
+}
+
+/** Gemini's `?key=` (read from the raw URL: the generation route runs before express parses a query). */
+function keyInQuery(url: string): string | null {
+  const q = url.indexOf("?");
+  return q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get("key");
 }
 
 export interface ClientGuardDeps {

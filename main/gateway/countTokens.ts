@@ -3,7 +3,8 @@
 // called now (breaker, cooldowns, terminal states as for chat); otherwise a documented estimate —
 // counting must not fail because one upstream is down.
 import type { IncomingHttpHeaders } from "node:http";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
+import { geminiPathCall } from "./formats/gemini/paths.js";
 import type { Clock, ResilienceEngine } from "../engine/ports.js";
 import { clientError, stampClientHeaders } from "./clientRoutes.js";
 import type { WireFormat } from "../../shared/types.js";
@@ -25,32 +26,54 @@ export interface CountTokensDeps {
   callUpstream: CallUpstream;
 }
 
-/** One count endpoint: the client format it serves, the upstream path that counts exactly, and the answer of an estimate. */
+/**
+ * One count endpoint: the client format it serves, where the request names its model, the
+ * upstream path that counts exactly, and the answer of an estimate.
+ */
 export interface CountEndpoint {
-  format: "anthropic" | "openai-responses";
-  upstreamPath: string;
+  format: "anthropic" | "openai-responses" | "gemini";
+  modelOf(req: Request): unknown;
+  upstreamPath(model: string): string;
+  /** The body an upstream of this format counts (the model is in the path for Gemini). */
+  upstreamBody(body: Record<string, unknown>, model: string): Record<string, unknown>;
   estimateBody(tokens: number): Record<string, unknown>;
 }
 
+const bodyModel = (req: Request): unknown => (req.body as Record<string, unknown>).model;
+const withModel = (body: Record<string, unknown>, model: string) => ({ ...body, model });
+
 export const ANTHROPIC_COUNT: CountEndpoint = {
   format: "anthropic",
-  upstreamPath: "/v1/messages/count_tokens",
+  modelOf: bodyModel,
+  upstreamPath: () => "/v1/messages/count_tokens",
+  upstreamBody: withModel,
   estimateBody: (tokens) => ({ input_tokens: tokens }),
 };
 
 export const RESPONSES_INPUT_TOKENS: CountEndpoint = {
   format: "openai-responses",
-  upstreamPath: "/responses/input_tokens",
+  modelOf: bodyModel,
+  upstreamPath: () => "/responses/input_tokens",
+  upstreamBody: withModel,
   estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
+};
+
+/** R17.1: `models/{model}:countTokens`, the model in the path. */
+export const GEMINI_COUNT_TOKENS: CountEndpoint = {
+  format: "gemini",
+  modelOf: (req) => geminiPathCall(req.path)?.model,
+  upstreamPath: (model) => `/models/${model}:countTokens`,
+  upstreamBody: (body) => body,
+  estimateBody: (tokens) => ({ totalTokens: tokens }),
 };
 
 export function countTokensHandler(deps: CountTokensDeps, endpoint: CountEndpoint = ANTHROPIC_COUNT): RequestHandler {
   const format: WireFormat = endpoint.format;
   return async (req, res) => {
     const body = req.body as Record<string, unknown>;
+    const model = endpoint.modelOf(req);
     // R1.9: a missing or non-string model is a malformed request, not an unknown model.
-    if (typeof body.model !== "string" || body.model === "") return clientError(res, format, 400, "invalid_request", "model must be a non-empty string");
-    const model = body.model;
+    if (typeof model !== "string" || model === "") return clientError(res, format, 400, "invalid_request", "model must be a non-empty string");
     const plan = planRequest(model, deps.catalog);
     if (!plan) return clientError(res, format, 404, "model_not_found", `Unknown model: ${model}`);
     const selection = new SelectionLog();
@@ -85,7 +108,7 @@ async function exactCount(
   try {
     const call = await deps.callUpstream({
       provider: target.provider, upstreamFormat: endpoint.format, clientFormat: endpoint.format, secret: deps.connections.secret(connectionId),
-      clientHeaders, path: endpoint.upstreamPath, body: { ...body, model: target.model }, ceilingMs: AUXILIARY_CALL_CEILING_MS,
+      clientHeaders, path: endpoint.upstreamPath(target.model), body: endpoint.upstreamBody(body, target.model), ceilingMs: AUXILIARY_CALL_CEILING_MS,
     });
     const text = await call.bodyText(COUNT_BODY_LIMIT_BYTES);
     return call.response.status === 200 ? text : null;

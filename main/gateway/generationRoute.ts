@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WireFormat } from "../../shared/types.js";
 import { plainJsonBody, readJsonBody } from "./clientBody.js";
 import { clientHalf, clientHalves } from "./formats/index.js";
+import type { PathGeneration } from "./formats/adapter.js";
 import { clientAuth, clientError, clientJson, requestIdOf, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
 import type { FinalError } from "./outcome.js";
 import type { Pipeline } from "./pipeline.js";
@@ -32,12 +33,27 @@ export interface GenerationRouteDeps extends ClientGuardDeps {
 /** Each client half's generation paths, as the registry lists them. */
 const FORMAT_OF_PATH: ReadonlyMap<string, WireFormat> = new Map(clientHalves().flatMap((half) => half.generationPaths.map((path) => [path, half.format] as const)));
 
+/** The halves whose paths name the call (Gemini's `models/{model}:{method}`). */
+const PATH_CALL_HALVES = clientHalves().filter((half) => half.generationPathCall);
+
+interface RoutedCall {
+  format: WireFormat;
+  /** Set when the path named the model and the kind of answer. */
+  pathCall: PathGeneration | null;
+}
+
 /** Express's router matches paths case-insensitively and with an optional trailing slash. */
-function formatOfPath(url: string): WireFormat | null {
+function routeOf(url: string): RoutedCall | null {
   const q = url.indexOf("?");
   let path = q === -1 ? url : url.slice(0, q);
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
-  return FORMAT_OF_PATH.get(path) ?? FORMAT_OF_PATH.get(path.toLowerCase()) ?? null;
+  const format = FORMAT_OF_PATH.get(path) ?? FORMAT_OF_PATH.get(path.toLowerCase());
+  if (format) return { format, pathCall: null };
+  for (const half of PATH_CALL_HALVES) {
+    const pathCall = half.generationPathCall!(path, q === -1 ? "" : url.slice(q + 1));
+    if (pathCall) return { format: half.format, pathCall };
+  }
+  return null;
 }
 
 /** Runs a synchronous middleware; true when it passed the request on. */
@@ -83,12 +99,13 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     return read.text;
   }
 
-  async function serve(format: WireFormat, req: Request, res: Response): Promise<void> {
+  async function serve({ format, pathCall }: RoutedCall, req: Request, res: Response): Promise<void> {
     const g = guards[format];
     if (!passes(deps.hostGuard, req, res) || !passes(g.auth, req, res)) return;
     const bodyText = await readBody(format, req, res);
     if (bodyText === false) return;
-    const received = req.body as Record<string, unknown>;
+    // A path that names the call gives the body its model and stream, where the pipeline reads them.
+    const received = pathCall ? { ...(req.body as Record<string, unknown>), model: pathCall.model, stream: pathCall.stream } : (req.body as Record<string, unknown>);
     const problem = shapeProblem(format, received);
     if (problem) return clientError(res, format, 400, "invalid_request", problem);
     if (!passes(g.fence, req, res)) return;
@@ -97,7 +114,8 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     const body = turn ? turn.body : received;
     const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, clientHalf(format).sessionHint(body)), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
     await deps.pipeline.handle({
-      format, body, bodyText: (turn && !turn.unchanged) || bodyText === null ? undefined : bodyText, headers: req.headers, turn, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
+      format, body, bodyText: (turn && !turn.unchanged) || pathCall || bodyText === null ? undefined : bodyText, headers: req.headers, turn, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
+      framing: pathCall?.framing,
     });
   }
 
@@ -111,15 +129,16 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
 
   return (rawReq, rawRes) => {
     if (rawReq.method !== "POST") return false;
-    const format = formatOfPath(rawReq.url ?? "");
-    if (!format) return false;
+    const routed = routeOf(rawReq.url ?? "");
+    if (!routed) return false;
+    const { format } = routed;
     // The edge handlers use node's request and response API and res.locals only (their refusals
     // go through sendPlainJson): changing two prototypes per request cost more than they do.
     const req = rawReq as Request;
     const res = rawRes as Response;
     res.locals ??= Object.create(null) as Record<string, unknown>;
     // A failure inside Switchyard: a 500 in the client's format, never its message (as the express error handler).
-    serve(format, req, res).catch(() => {
+    serve(routed, req, res).catch(() => {
       if (res.headersSent) return void res.end();
       clientError(res, format, 500, "internal_error", "Switchyard failed to handle the request");
     });

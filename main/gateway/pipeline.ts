@@ -3,7 +3,7 @@
 // answered, the terminal verdict. Each stage is its own module under request/.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { ClientKind, Connection, SwitchyardEvent, WireFormat } from "../../shared/types.js";
-import type { NumberedKeepAlive } from "./formats/adapter.js";
+import type { NumberedKeepAlive, StreamFraming } from "./formats/adapter.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
@@ -92,6 +92,8 @@ export interface ClientCall {
   turn?: PreparedTurn;
   /** The answer in another shape than the turn that ran (R16.5 compaction); JSON answers only. */
   reshape?: (answer: Record<string, unknown>) => Record<string, unknown>;
+  /** How a stream is framed for this client (default SSE; Gemini without alt=sse: a JSON array). */
+  framing?: StreamFraming;
 }
 
 /** The state of one request while its candidates are tried. */
@@ -127,7 +129,7 @@ export function createPipeline(deps: PipelineDeps) {
     const model = typeof call.body.model === "string" ? call.body.model : "";
     const stream = isStreamRequest(call.format, call.body);
     const client = new ClientResponse(call.res, {
-      format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit,
+      format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit, framing: call.framing,
     });
     if (call.reshape) client.reshape = call.reshape;
     if (call.turn) {

@@ -6,7 +6,8 @@ import path from "node:path";
 import type { AppSettings, WireFormat } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { clientAuth, clientError, clientJson, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
-import { ANTHROPIC_COUNT, countTokensHandler, RESPONSES_INPUT_TOKENS, type CountTokensDeps } from "./countTokens.js";
+import { ANTHROPIC_COUNT, countTokensHandler, GEMINI_COUNT_TOKENS, RESPONSES_INPUT_TOKENS, type CountTokensDeps } from "./countTokens.js";
+import { geminiModelGet, geminiModelList } from "./geminiModels.js";
 import type { CatalogPort, RequestLogSink } from "./ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "./pipeline.js";
@@ -14,7 +15,8 @@ import { createGenerationRoute, type GenerationRouteDeps } from "./generationRou
 import { ReasoningProvenance } from "./responses/reasoningProvenance.js";
 import { storedResponseRoutes, type StoredResponseDeps } from "./responses/storedResponses.js";
 import { compactHandler } from "./responses/compactRoute.js";
-import { codexCatalogue, isCodexCatalogueRequest, type CatalogueModel } from "./responses/codexModels.js";
+import { codexCatalogue, isCodexCatalogueRequest } from "./responses/codexModels.js";
+import { servedModels } from "./servedModels.js";
 import { prepareResponsesTurn } from "./responses/turn.js";
 import { sessionLeaseHandlers, type LeaseRouteDeps } from "./sessions/leaseRoute.js";
 import type { SessionRoutingDeps } from "./sessions/routing.js";
@@ -43,15 +45,18 @@ export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
 function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
   return (req, res) => {
     stampClientHeaders(res);
-    const served: CatalogueModel[] = [];
-    for (const p of catalog.providers()) for (const m of p.models) served.push({ id: `${p.id}/${m}`, info: p.modelInfo?.[m], owner: p.id });
-    for (const alias of Object.keys(catalog.aliases())) served.push({ id: alias, owner: "switchyard-alias" });
-    for (const c of catalog.combos()) served.push({ id: c.name, owner: "switchyard-combo" });
+    const served = servedModels(catalog);
     if (isCodexCatalogueRequest(req.query as Record<string, unknown>, req.headers)) return void res.json(codexCatalogue(served));
     const created = Math.floor(clock.now() / 1000);
     res.json({ object: "list", data: served.map((m) => ({ id: m.id, object: "model", created, owned_by: m.owner })) });
   };
 }
+
+/** `models/{model}:countTokens` under /v1beta or /v1, the model with or without its slash encoded. */
+const GEMINI_COUNT_PATH = /^\/v1(?:beta)?\/models\/.+:countTokens$/;
+
+/** `models/{model}` under /v1beta or /v1 (GET /v1/models itself is OpenAI's list). */
+const GEMINI_MODEL_PATH = /^\/v1(?:beta)?\/models\/.+$/;
 
 /** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
 export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
@@ -89,6 +94,10 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   app.post("/v1/responses/compact", clientAuth("openai-responses", deps), clientJson("openai-responses", deps.appSettings), compactHandler(deps.pipeline, turns?.["openai-responses"]));
   app.post("/v1/responses/input_tokens", clientAuth("openai-responses", deps), clientJson("openai-responses", deps.appSettings), countTokensHandler(deps, RESPONSES_INPUT_TOKENS));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
+  // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
+  app.post(GEMINI_COUNT_PATH, clientAuth("gemini", deps), clientJson("gemini", deps.appSettings), countTokensHandler(deps, GEMINI_COUNT_TOKENS));
+  app.get("/v1beta/models", clientAuth("gemini", deps), geminiModelList(deps.catalog));
+  app.get(GEMINI_MODEL_PATH, clientAuth("gemini", deps), geminiModelGet(deps.catalog, deps.clock));
 
   // A client-key route under /api: mounted before the management router and its admin token.
   app.post("/api/v1/session-leases", ...sessionLeaseHandlers({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));

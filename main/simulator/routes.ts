@@ -33,6 +33,7 @@ function matchGemini(path: string, query: URLSearchParams | null): Route | null 
     const colon = rest.lastIndexOf(":");
     if (colon <= 0) return null;
     const action = rest.slice(colon + 1);
+    if (action === "countTokens") return { kind: "count_tokens", format: "gemini", pathModel: decodeURIComponent(rest.slice(0, colon)) };
     if (action !== "generateContent" && action !== "streamGenerateContent") return null;
     const stream = action === "streamGenerateContent";
     return {

@@ -11,7 +11,7 @@ import { NAME_PATTERN, PROVIDER_MODEL_PATTERN, entityName, nonEmpty, providerId 
 export { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS };
 
 /** Every ClientKind, for the request log's client filter; the check below keeps the two the same. */
-const CLIENT_KINDS = ["claude-code", "qwen-code", "aider", "codex-cli", "opencode", "ai-sdk", "openai-sdk", "anthropic-sdk", "curl", "other"] as const;
+const CLIENT_KINDS = ["claude-code", "qwen-code", "aider", "codex-cli", "gemini-cli", "opencode", "ai-sdk", "openai-sdk", "anthropic-sdk", "genai-sdk", "curl", "other"] as const;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const clientKindsComplete: Same<(typeof CLIENT_KINDS)[number], ClientKind> = true;
 void clientKindsComplete;

@@ -3,9 +3,10 @@
 // assistant prefix, and only the new suffix is stitched into the open client stream. Never after a
 // tool call or reasoning reached the client (a prefix cannot resume those), never repeating text.
 //
-// Supported: client formats whose half says where a frame keeps its text (OpenAI chat, Anthropic), and
-// Anthropic-format upstreams, whose trailing assistant message is a true prefill. Gemini clients,
-// and OpenAI or Gemini upstreams, end with the error event as before.
+// Supported: client formats whose half says where a frame keeps its text and how a prefill is sent
+// (OpenAI chat, Anthropic, Gemini; not Responses, whose numbered events and final response object
+// cannot be spliced), and Anthropic-format upstreams, whose trailing assistant message is a true
+// prefill. Other upstreams end with the error event as before.
 import type { WireFormat } from "../../../shared/types.js";
 import type { Target } from "../resolve.js";
 import type { OutFrame } from "../formats/index.js";
@@ -62,11 +63,7 @@ export class StreamTranscript {
 
   /** The client's request with the text so far as the assistant's unfinished answer. */
   continuationBody(body: Json): Json {
-    const messages = Array.isArray(body.messages) ? body.messages : [];
-    // Anthropic refuses a prefill ending in whitespace, and a prefill cannot be combined with thinking.
-    const rest: Json = { ...body, messages: [...messages, { role: "assistant", content: this.text.trimEnd() }] };
-    delete rest.thinking;
-    return rest;
+    return this.frames.withPrefix(body, this.text);
   }
 
   /** A fresh stitch for the continuation attempt. */

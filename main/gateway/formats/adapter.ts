@@ -45,6 +45,8 @@ export interface ContinuationText {
   textOf(frame: OutFrame): string;
   /** The same client frame carrying other text. */
   withText(frame: OutFrame, text: string): OutFrame;
+  /** The client's request with `text` as the assistant's unfinished answer (the prefill a continuation sends). */
+  withPrefix(body: Record<string, unknown>, text: string): Record<string, unknown>;
 }
 
 /** What a client speaks to us: its routes, shape check, hub conversion, answers and errors. */
@@ -52,6 +54,11 @@ export interface ClientHalf {
   readonly format: WireFormat;
   /** The generation routes of this format (lower-case exact paths), served on the hot path. */
   readonly generationPaths: readonly string[];
+  /**
+   * For formats that name the model and the kind of answer in the path (Gemini): the generation
+   * call a POST path asks for, or null. The route puts `model` and `stream` into the body it hands on.
+   */
+  generationPathCall?(path: string, query: string): PathGeneration | null;
 
   /** R1.9 (and R16.1 for Responses): the first thing wrong with a generation request's shape, or null. */
   shapeProblem(body: Record<string, unknown>): string | null;
@@ -77,8 +84,11 @@ export interface ClientHalf {
   /** R13.3: null when this client's streams cannot be continued. */
   readonly continuation: ContinuationText | null;
 
-  /** Error body in this format (R1.5): the standard type for the status, Switchyard's code beside it. */
-  errorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Error body in this format (R1.5): the standard type for the status, Switchyard's code beside
+   * it. `retryAfterSeconds` is the wait a final verdict knows (Gemini states it as RetryInfo, R17.3).
+   */
+  errorBody(status: number, code: string, message: string, extra?: Record<string, unknown>, retryAfterSeconds?: number | null): Record<string, unknown>;
   /**
    * A mid-stream error event in this format. `lastWritten` is the stream text the client got
    * last (empty when none), for formats whose events continue a numbering (Responses).
@@ -102,6 +112,16 @@ export interface NumberedKeepAlive {
   /** Stream text numbered from 0, moved past `by` keep-alives already sent. */
   shift(text: string, by: number): string;
 }
+
+/** A generation call named by its path: the model, whether it streams, and how a stream is framed. */
+export interface PathGeneration {
+  model: string;
+  stream: boolean;
+  /** SSE, or a JSON array whose elements arrive as they are produced (Gemini without alt=sse). */
+  framing: StreamFraming;
+}
+
+export type StreamFraming = "sse" | "json-array";
 
 /**
  * What a provider's format decides about its upstream calls. Real wire formats call upstream in
@@ -146,6 +166,8 @@ export interface SameFormatHalf {
   withClientModel(body: unknown, clientModel: string): Record<string, unknown>;
   /** Whether the upstream's JSON text can have its model edited in place (one top-level "model" key). */
   readonly editableModelText: boolean;
+  /** The key a stream chunk names its model under, when not "model" (Gemini: modelVersion). */
+  readonly streamModelKey?: string;
   passthroughTracker(): PassthroughTracker;
   /**
    * Optional, for same-format streams: true only when `data` is certainly a plain text-delta chunk

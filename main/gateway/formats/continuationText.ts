@@ -25,11 +25,22 @@ function parseFrame(text: string): ParsedFrame | null {
   }
 }
 
+/**
+ * A chat or Messages request with the text so far as a trailing assistant message. Anthropic
+ * refuses a prefill ending in whitespace, and a prefill cannot be combined with thinking.
+ */
+export function messagesWithPrefix(body: JsonObject, text: string): JsonObject {
+  const messages = Array.isArray(body["messages"]) ? body["messages"] : [];
+  const { thinking: _thinking, ...rest } = body;
+  return { ...rest, messages: [...messages, { role: "assistant", content: text.trimEnd() }] };
+}
+
 /** Where a frame's data keeps its text delta: the object holding it and the key, or null. */
 export type TextHolder = (data: JsonObject) => { holder: JsonObject; key: string } | null;
 
-export function continuationText(holderOf: TextHolder): ContinuationText {
+export function continuationText(holderOf: TextHolder, withPrefix: ContinuationText["withPrefix"]): ContinuationText {
   return {
+    withPrefix,
     textOf(frame: OutFrame): string {
       const parsed = parseFrame(frame.text);
       const at = parsed && holderOf(parsed.data);

@@ -65,8 +65,9 @@ export function errorBody(
   code: string,
   message: string,
   extra?: Record<string, unknown>,
+  retryAfterSeconds?: number | null,
 ): Record<string, unknown> {
-  return clientHalf(format).errorBody(status, code, message, extra);
+  return clientHalf(format).errorBody(status, code, message, extra, retryAfterSeconds);
 }
 
 export function errorFrame(format: WireFormat, code: string, message: string, lastWritten?: string): string {

@@ -12,7 +12,17 @@ import { asRecord, parseJson, type JsonObject } from "./values.js";
 import type { WireFormat } from "../../../shared/types.js";
 import { sameFormatHalf } from "./adapters.js";
 
-const MODEL_FIELD = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/;
+/** How a chunk's model key is found: the compact marker, and the pattern for any spacing. */
+interface ModelKey {
+  marker: string;
+  field: RegExp;
+}
+
+function modelKey(name: string): ModelKey {
+  return { marker: `"${name}":"`, field: new RegExp(`("${name}"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`) };
+}
+
+const MODEL_KEY = modelKey("model");
 
 /**
  * Rewrites the first "model" key in the text. In JSON text an unescaped `"model"` followed
@@ -20,15 +30,16 @@ const MODEL_FIELD = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/;
  * (OpenAI) or message_start's message.model (Anthropic), as content is still empty there.
  * `modelJson` is the new id already as JSON text (serialised once per stream, not per frame).
  */
-function rewriteModel(data: string, modelJson: string): string {
+function rewriteModel(data: string, modelJson: string, key: ModelKey = MODEL_KEY): string {
   // Fast path for the compact JSON every upstream sends: `"model":"<id>"` with no escapes.
-  const at = data.indexOf('"model":"');
+  const { marker, field } = key;
+  const at = data.indexOf(marker);
   if (at !== -1) {
-    const start = at + 9;
+    const start = at + marker.length;
     const end = data.indexOf('"', start);
     if (end !== -1 && data.lastIndexOf("\\", end) < start) return data.slice(0, start - 1) + modelJson + data.slice(end + 1);
   }
-  return data.replace(MODEL_FIELD, (_match, prefix: string) => `${prefix}${modelJson}`);
+  return data.replace(field, (_match, prefix: string) => `${prefix}${modelJson}`);
 }
 
 /**
@@ -66,6 +77,7 @@ export class PassthroughTranslator implements StreamTranslator {
   private total: HubUsage = emptyUsage();
   private readonly tracker: PassthroughTracker;
   private readonly modelJson: string;
+  private readonly modelKey: ModelKey;
 
   constructor(
     private readonly adapter: UpstreamHalf,
@@ -74,6 +86,7 @@ export class PassthroughTranslator implements StreamTranslator {
   ) {
     this.tracker = same.passthroughTracker();
     this.modelJson = JSON.stringify(ctx.clientModel);
+    this.modelKey = same.streamModelKey ? modelKey(same.streamModelKey) : MODEL_KEY;
   }
 
   push(evt: UpstreamEvent): OutFrame[] {
@@ -90,7 +103,7 @@ export class PassthroughTranslator implements StreamTranslator {
     if (isProgressKind(kind)) this.content = true;
     if (kind === "error" || kind === "done") this.completed = this.upstreamFinished = true;
     this.started = true;
-    const data = payload && this.track(evt, payload) ? rewriteModel(evt.data, this.modelJson) : evt.data;
+    const data = payload && this.track(evt, payload) ? rewriteModel(evt.data, this.modelJson, this.modelKey) : evt.data;
     return [{ text: sseFrame(data, evt.event), kind }];
   }
 

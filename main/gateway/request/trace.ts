@@ -44,10 +44,13 @@ export function clientKindOf(headers: IncomingHttpHeaders): ClientKind {
   if (claudeCli) return "claude-code";
   if (ua.includes("aider") || header(headers, "x-title") === "aider" || header(headers, "http-referer").includes("aider.chat")) return "aider";
   if (/^codex[_-]/.test(ua) || header(headers, "originator").startsWith("codex")) return "codex-cli";
+  // The Gemini CLI talks through the GenAI SDK, whose mark it carries too: its own name comes first.
+  if (ua.startsWith("geminicli/")) return "gemini-cli";
   if (ua.startsWith("opencode/")) return "opencode";
   if (/(^|\s)(ai\/\d|ai-sdk[/-])/.test(ua)) return "ai-sdk";
   if (ua.startsWith("openai/") || ua.includes("openai-python") || ua.includes("openai-node")) return "openai-sdk";
   if (ua.startsWith("anthropic/") || ua.includes("anthropic-sdk")) return "anthropic-sdk";
+  if (ua.includes("google-genai-sdk/") || header(headers, "x-goog-api-client").includes("google-genai-sdk/")) return "genai-sdk";
   if (ua.startsWith("curl/")) return "curl";
   return "other";
 }

@@ -5,7 +5,8 @@ import type { ServerResponse } from "node:http";
 import type { AttemptRecord, ClientKind, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
-import type { NumberedKeepAlive } from "../formats/adapter.js";
+import type { NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
+import { JsonArrayStream } from "./jsonArrayStream.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
 import type { CancelSource } from "../upstream/call.js";
@@ -19,6 +20,8 @@ export interface ClientResponseOptions {
   clock: Clock;
   log: RequestLogSink;
   emit: (event: SwitchyardEvent) => void;
+  /** How a stream is framed for this client (default SSE). */
+  framing?: StreamFraming;
 }
 
 /** Sees every answer that goes out (a Responses turn keeps what it served, R16.4, R16.7). */
@@ -36,6 +39,8 @@ const SSE_HEADERS = {
   connection: "keep-alive",
   "x-accel-buffering": "no",
 } as const;
+
+const JSON_ARRAY_STREAM_HEADERS = { ...SSE_HEADERS, "content-type": "application/json; charset=utf-8" } as const;
 
 /** R11.5: a final 429 names its wait in the body too, as whole seconds and as an instant. */
 function retryFields(err: FinalError, now: number, retryAfterSeconds: number | null): Record<string, unknown> | undefined {
@@ -72,6 +77,9 @@ export class ClientResponse implements CancelSource {
   /** Numbered keep-alives sent before the stream's own events, which then count on from them. */
   private numbering: NumberedKeepAlive | null = null;
   private keepAlivesSent = 0;
+  /** Set for a stream framed as a JSON array (Gemini without alt=sse). */
+  private readonly array: JsonArrayStream | null;
+  private readonly streamHeaders: Readonly<Record<string, string>>;
   /** Set by the route when what is served must be seen (null for most requests: no cost). */
   observer: AnswerObserver | null = null;
   /** Set by a route that answers in another shape than the turn it ran (Responses compaction). */
@@ -79,6 +87,8 @@ export class ClientResponse implements CancelSource {
 
   constructor(private readonly res: ServerResponse, private readonly opts: ClientResponseOptions) {
     this.startedAt = opts.clock.now();
+    this.array = opts.framing === "json-array" ? new JsonArrayStream() : null;
+    this.streamHeaders = this.array ? JSON_ARRAY_STREAM_HEADERS : SSE_HEADERS;
     res.on("close", () => {
       if (!res.writableFinished) this.leave();
     });
@@ -168,7 +178,7 @@ export class ClientResponse implements CancelSource {
     const frame = clientHalf(this.opts.format).heartbeatFrame;
     this.heartbeat = setInterval(() => {
       if (this.res.writableEnded || this.gone) return this.stopHeartbeat();
-      if (!this.res.headersSent) this.res.writeHead(200, { ...this.baseHeaders(), ...SSE_HEADERS });
+      if (!this.res.headersSent) this.res.writeHead(200, { ...this.baseHeaders(), ...this.streamHeaders });
       if (!numbered) return void this.res.write(frame);
       this.numbering = numbered;
       this.res.write(numbered.frame(this.keepAlivesSent++));
@@ -186,13 +196,14 @@ export class ClientResponse implements CancelSource {
     this.stopHeartbeat();
     this.markFirstOutput();
     if (this.res.headersSent) return;
-    this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, ...SSE_HEADERS });
+    this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, ...this.streamHeaders });
   }
 
   /** Writes SSE text; false when the socket is full and the writer should wait for `drained()`. */
   write(text: string): boolean {
     if (!text || this.res.writableEnded) return true;
     if (this.numbering) text = this.numbering.shift(text, this.keepAlivesSent);
+    if (this.array) text = this.array.elements(text);
     this.bytesOut += Buffer.byteLength(text);
     this.lastWritten = text;
     this.observer?.streamText(text);
@@ -213,7 +224,7 @@ export class ClientResponse implements CancelSource {
   }
 
   endStream(fields: LogFields = {}): void {
-    this.res.end();
+    this.res.end(this.array?.close());
     this.finish(200, fields);
   }
 
@@ -236,7 +247,7 @@ export class ClientResponse implements CancelSource {
     if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
     if (err.noRetry) headers["x-should-retry"] = "false";
     const extra = retryFields(err, this.opts.clock.now(), retryAfterSeconds);
-    this.endWhole(err.status, headers, JSON.stringify(errorBody(this.opts.format, err.status, err.code, err.message, extra)));
+    this.endWhole(err.status, headers, JSON.stringify(errorBody(this.opts.format, err.status, err.code, err.message, extra, retryAfterSeconds)));
     this.finish(err.status, { errorCode: err.code });
   }
 
@@ -253,7 +264,7 @@ export class ClientResponse implements CancelSource {
 
   /** The stream broke after output began: it ends with an error event, logged as a 200 with its code. */
   failAfterOutput(code: string, message: string, fields: LogFields = {}): void {
-    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message, this.numberedSoFar()));
+    if (!this.res.writableEnded) this.res.end(this.closingError(code, message));
     this.finish(200, { ...fields, errorCode: code });
   }
 
@@ -263,8 +274,14 @@ export class ClientResponse implements CancelSource {
   }
 
   private failInStream(code: string, message: string, status: number): void {
-    if (!this.res.writableEnded) this.res.end(errorFrame(this.opts.format, code, message, this.numberedSoFar()));
+    if (!this.res.writableEnded) this.res.end(this.closingError(code, message));
     this.finish(status, { errorCode: code });
+  }
+
+  /** The error event that ends a committed stream, in its framing. */
+  private closingError(code: string, message: string): string {
+    const frame = errorFrame(this.opts.format, code, message, this.numberedSoFar());
+    return this.array ? this.array.elements(frame) + this.array.close() : frame;
   }
 
   /** What the error frame continues from: the last text written, or the last keep-alive when nothing else was. */

@@ -7,15 +7,7 @@
 // or model_messages.instructions_template — and that template replaces Codex's own base prompt,
 // so Switchyard sends one of its own (below), written for Codex's tools.
 import type { IncomingHttpHeaders } from "node:http";
-import type { ModelInfo } from "../../../shared/types.js";
-
-/** A Codex-shaped catalogue entry for one model name a client may use. */
-export interface CatalogueModel {
-  id: string;
-  info?: ModelInfo;
-  /** Who serves it, for the OpenAI list's owned_by. */
-  owner: string;
-}
+import type { ServedModel } from "../servedModels.js";
 
 /** When no modelInfo says otherwise: a window most coding models of today have. */
 const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -37,7 +29,7 @@ export function isCodexCatalogueRequest(query: Record<string, unknown>, headers:
   return /\bcodex[_-]/.test(mark);
 }
 
-export function codexCatalogue(models: CatalogueModel[]): { models: Array<Record<string, unknown>> } {
+export function codexCatalogue(models: ServedModel[]): { models: Array<Record<string, unknown>> } {
   return {
     models: models.map(({ id, info }, index) => {
       const contextWindow = info?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;

@@ -47,8 +47,8 @@ describe("adapter registry (R1.4)", () => {
   it("R1.4 same-format bodies get the upstream model where the format keeps it, and the client's model on the way back", () => {
     expect(sameFormatHalf("openai").withUpstreamModel({ model: "alias", n: 1 }, "gpt-4o")).toEqual({ model: "gpt-4o", n: 1 });
     expect(sameFormatHalf("anthropic").withUpstreamModel({ model: "alias" }, "claude-x")).toEqual({ model: "claude-x" });
-    const gemini = { contents: [] };
-    expect(sameFormatHalf("gemini").withUpstreamModel(gemini, "gemini-2.5-pro")).toBe(gemini);
+    // R17.1: the route put the path's model and stream into a Gemini body; Google takes neither.
+    expect(sameFormatHalf("gemini").withUpstreamModel({ contents: [], model: "alias", stream: true }, "gemini-2.5-pro")).toEqual({ contents: [] });
     expect(sameFormatHalf("openai").withClientModel({ model: "up", id: "x" }, "mine")).toEqual({ model: "mine", id: "x" });
     expect(sameFormatHalf("anthropic").withClientModel({ model: "up" }, "mine")).toEqual({ model: "mine" });
     expect(sameFormatHalf("gemini").withClientModel({ modelVersion: "up" }, "mine")).toEqual({ modelVersion: "mine" });
@@ -63,12 +63,15 @@ describe("adapter registry (R1.4)", () => {
     expect(clientHalf("gemini").wantsStreamUsage({})).toBe(true);
   });
 
-  it("R1.2 heartbeats are the Anthropic ping event for Anthropic clients and an SSE comment otherwise", () => {
+  it("R1.2 R17.4 heartbeats are the Anthropic ping event for Anthropic clients, a bare newline for Gemini's, an SSE comment otherwise", () => {
     expect(parseSse(clientHalf("anthropic").heartbeatFrame)).toEqual([{ event: "ping", data: '{"type":"ping"}' }]);
-    for (const format of ["openai", "gemini"] as const) {
+    for (const format of ["openai", "openai-responses"] as const) {
       expect(clientHalf(format).heartbeatFrame).toBe(": keep-alive\n\n");
       expect(parseSse(clientHalf(format).heartbeatFrame)).toEqual([]);
     }
+    // The Gemini CLI's parser fails on an SSE comment before content but takes an empty line.
+    expect(clientHalf("gemini").heartbeatFrame).toBe("\n");
+    expect(parseSse(clientHalf("gemini").heartbeatFrame)).toEqual([]);
   });
 });
 

@@ -27,10 +27,12 @@ describe("same-format stream pass-through (R1.4)", () => {
     expect(frames.map((frame) => frame.text).join("")).toBe(sse.replaceAll('"model":"deepseek-reasoner"', '"model":"my-alias"'));
   });
 
-  it("R1.4 passes Gemini events through untouched", () => {
+  it("R1.4 R17.2 passes Gemini events through untouched but for modelVersion, which names the client's model", () => {
     const events = parseSse(fixtureText("streams/gemini-thought-function-call.sse"));
     const { frames, translator } = runStream("gemini", "gemini", ctx, fixtureText("streams/gemini-thought-function-call.sse"));
-    expect(frames.map((frame) => frame.text)).toEqual(events.map(reserialise));
+    const withClientModel = (data: string) => data.replace(/("modelVersion":)"[^"]*"/, `$1${JSON.stringify(ctx.clientModel)}`);
+    expect(frames.map((frame) => frame.text)).toEqual(events.map((e) => reserialise({ ...e, data: withClientModel(e.data) })));
+    expect(frames.some((frame) => frame.text.includes('"modelVersion"'))).toBe(events.some((e) => e.data.includes('"modelVersion"')));
     expect(translator.usage()).toEqual({ inputTokens: 300, outputTokens: 160, cacheReadTokens: 256 });
   });
 

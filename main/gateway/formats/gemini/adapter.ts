@@ -1,7 +1,10 @@
 // The Gemini generateContent wire format: both halves. Gemini names the model in the URL, never
-// in the body. Its client half has no route yet (issue 23 serves /v1beta/models/…).
+// in the body: the client half reads the call from the path (R17.1), and the route puts the model
+// and `stream` into the body it hands on, which the same-format half takes out again.
 
-import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
+import type { ClientHalf, FormatHalves, PassthroughTracker, PathGeneration, SameFormatHalf, UpstreamHalf } from "../adapter.js";
+import { geminiContinuation } from "./continuation.js";
+import { geminiPathCall } from "./paths.js";
 import { statusForCode } from "../errors.js";
 import { promptTextOfHub } from "../promptText.js";
 import { sseJson } from "../sse.js";
@@ -16,12 +19,12 @@ import { GeminiStreamDecoder } from "./stream-decode.js";
 import { GeminiStreamEncoder } from "./stream-encode.js";
 import { usageFromGemini } from "./usage.js";
 
-// Gemini streams carry no model id to rewrite and have no closing frame of their own.
+// Gemini streams name their model in modelVersion and have no closing frame of their own.
 const passthrough: PassthroughTracker = {
   // Gemini has no closing event: the last chunk carries the candidate's finishReason.
   track: (_evt, chunk) => ({
     usage: usageFromGemini(chunk["usageMetadata"]),
-    carriesModel: false,
+    carriesModel: typeof chunk["modelVersion"] === "string",
     finished: Array.isArray(chunk["candidates"]) && chunk["candidates"].some((c) => typeof asRecord(c)?.["finishReason"] === "string"),
   }),
   closing: () => [],
@@ -37,9 +40,18 @@ function toolCount(body: Record<string, unknown>): number {
   }, 0);
 }
 
+/** R17.1: generateContent answers JSON; streamGenerateContent SSE with alt=sse, else a streamed JSON array. */
+function generationPathCall(path: string, query: string): PathGeneration | null {
+  const call = geminiPathCall(path);
+  if (!call || call.method === "countTokens") return null;
+  const stream = call.method === "streamGenerateContent";
+  return { model: call.model, stream, framing: stream && new URLSearchParams(query).get("alt") === "sse" ? "sse" : stream ? "json-array" : "sse" };
+}
+
 const client: ClientHalf = {
   format: "gemini",
   generationPaths: [],
+  generationPathCall,
   shapeProblem: (body) => (Array.isArray(body["contents"]) && body["contents"].length > 0 ? null : "contents: required non-empty array"),
   isStreamRequest: (body) => body["stream"] === true,
   toolCount,
@@ -52,11 +64,12 @@ const client: ClientHalf = {
 
   hubToResponse: (hub, ctx) => hubToGeminiResponse(hub, ctx.clientModel, ctx.requestId),
   streamEncoder: (ctx) => new GeminiStreamEncoder(ctx),
-  continuation: null,
+  continuation: geminiContinuation,
 
   errorBody: geminiErrorBody,
   errorFrame: (code, message) => sseJson(geminiErrorBody(statusForCode(code), code, message)),
-  heartbeatFrame: ": keep-alive\n\n",
+  // CLIENTS.md: the Gemini CLI's SDK fails on an SSE comment before content but takes a bare newline.
+  heartbeatFrame: "\n",
 };
 
 const upstream: UpstreamHalf = {
@@ -79,9 +92,11 @@ const upstream: UpstreamHalf = {
 };
 
 const same: SameFormatHalf = {
-  withUpstreamModel: (body) => body,
+  // The model goes in the path; `model` and `stream` were put in by the route, Google knows neither.
+  withUpstreamModel: ({ model: _model, stream: _stream, ...body }) => body,
   withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), modelVersion: clientModel }),
   editableModelText: false,
+  streamModelKey: "modelVersion",
   passthroughTracker: () => passthrough,
 };
 

@@ -21,14 +21,15 @@ function geminiStatus(status: number): string {
   }
 }
 
-export function geminiErrorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown> {
-  return {
-    error: {
-      code: status,
-      message,
-      status: geminiStatus(status),
-      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: code, domain: "switchyard" }],
-      ...extra,
-    },
-  };
+/**
+ * R17.3: Google's error status shape, our verdict as the ErrorInfo reason, and on 429/503 with a
+ * known wait a RetryInfo, which the Gemini CLI's retry loop reads as Google's own. The retry_after
+ * and reset_at API.md adds to every final 429 stay beside them.
+ */
+export function geminiErrorBody(status: number, code: string, message: string, extra?: Record<string, unknown>, retryAfterSeconds?: number | null): Record<string, unknown> {
+  const details: Record<string, unknown>[] = [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: code, domain: "switchyard" }];
+  if ((status === 429 || status === 503) && typeof retryAfterSeconds === "number") {
+    details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfterSeconds}s` });
+  }
+  return { error: { code: status, message, status: geminiStatus(status), details, ...extra } };
 }

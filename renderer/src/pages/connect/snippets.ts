@@ -31,12 +31,14 @@ const q = (value: string) => JSON.stringify(value);
 export const CLIENT_LABELS: Record<ClientKind, string> = {
   "claude-code": "Claude Code",
   "codex-cli": "Codex CLI",
+  "gemini-cli": "Gemini CLI",
   opencode: "opencode",
   "qwen-code": "Qwen Code",
   aider: "aider",
   "ai-sdk": "Vercel AI SDK",
   "openai-sdk": "OpenAI SDK",
   "anthropic-sdk": "Anthropic SDK",
+  "genai-sdk": "Google GenAI SDK",
   curl: "curl",
   other: "Other clients",
 };
@@ -84,6 +86,21 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
         `wire_api = "responses"`,
         ``,
         `# in your shell: export SWITCHYARD_API_KEY=${k}`,
+      ].join("\n"),
+    },
+    {
+      kind: "gemini-cli",
+      title: "Gemini CLI",
+      // CLIENTS.md: with only the base-URL variable the CLI picks an auth type that -p refuses
+      // ("Invalid auth method selected", exit 41); the settings line selects API-key auth.
+      where: "Run in your shell. ~/.gemini/settings.json must select API-key auth: the line below creates it; if you have one already, add its \"security\" key to it.",
+      language: "sh",
+      text: [
+        `export GOOGLE_GEMINI_BASE_URL=${url}`,
+        `export GEMINI_API_KEY=${k}`,
+        `mkdir -p ~/.gemini && [ -f ~/.gemini/settings.json ] || echo '{"security":{"auth":{"selectedType":"gemini-api-key"}}}' > ~/.gemini/settings.json`,
+        `grep -q gemini-api-key ~/.gemini/settings.json || echo 'add "security":{"auth":{"selectedType":"gemini-api-key"}} to ~/.gemini/settings.json'`,
+        `gemini -m ${q(model)}`,
       ].join("\n"),
     },
     {
@@ -159,6 +176,19 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
         `client = anthropic.Anthropic(base_url="${url}", api_key="${k}")`,
         `reply = client.messages.create(model="${model}", max_tokens=1024, messages=[{"role": "user", "content": "hello"}])`,
         `print(reply.content[0].text)`,
+      ].join("\n"),
+    },
+    {
+      kind: "genai-sdk",
+      title: "Google GenAI SDK (TypeScript)",
+      where: "The SDK takes the origin: it appends /v1beta/models/… itself.",
+      language: "ts",
+      text: [
+        `import { GoogleGenAI } from "@google/genai";`,
+        ``,
+        `const ai = new GoogleGenAI({ apiKey: ${q(k)}, httpOptions: { baseUrl: ${q(url)} } });`,
+        `const reply = await ai.models.generateContent({ model: ${q(model)}, contents: "hello" });`,
+        `console.log(reply.text);`,
       ].join("\n"),
     },
     {

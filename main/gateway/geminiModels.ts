@@ -1,0 +1,53 @@
+// R17.1: GET /v1beta/models and GET /v1beta/models/{model} (the same under /v1) in Google's Model
+// shape, over every model name a client may use. GET /v1/models/{model} is also OpenAI's
+// "retrieve model": a request that carries a Gemini key (x-goog-api-key or ?key=) gets Google's
+// shape, any other OpenAI's.
+import type { Request, RequestHandler } from "express";
+import type { Clock } from "../engine/ports.js";
+import { clientError, stampClientHeaders } from "./clientRoutes.js";
+import type { CatalogPort } from "./ports.js";
+import { servedModels, type ServedModel } from "./servedModels.js";
+
+/** When no modelInfo says otherwise (the same default as Codex's catalogue). */
+const DEFAULT_INPUT_TOKEN_LIMIT = 128_000;
+const DEFAULT_OUTPUT_TOKEN_LIMIT = 8_192;
+
+function geminiModel(m: ServedModel): Record<string, unknown> {
+  return {
+    name: `models/${m.id}`,
+    version: "switchyard",
+    displayName: m.id,
+    description: `Served by Switchyard (${m.owner})`,
+    inputTokenLimit: m.info?.contextWindow ?? DEFAULT_INPUT_TOKEN_LIMIT,
+    outputTokenLimit: DEFAULT_OUTPUT_TOKEN_LIMIT,
+    supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
+  };
+}
+
+/** Whether a request came from a Gemini client: its key header or query parameter. */
+function asksAsGemini(req: Request): boolean {
+  return req.headers["x-goog-api-key"] !== undefined || typeof req.query["key"] === "string" || req.path.startsWith("/v1beta/");
+}
+
+export function geminiModelList(catalog: CatalogPort): RequestHandler {
+  return (_req, res) => {
+    stampClientHeaders(res);
+    res.json({ models: servedModels(catalog).map(geminiModel) });
+  };
+}
+
+export function geminiModelGet(catalog: CatalogPort, clock: Clock): RequestHandler {
+  return (req, res) => {
+    const gemini = asksAsGemini(req);
+    let id: string;
+    try {
+      id = decodeURIComponent(req.path.replace(/^\/v1(?:beta)?\/models\//, "")).replace(/^models\//, "");
+    } catch {
+      return clientError(res, gemini ? "gemini" : "openai", 400, "invalid_request", "The model name is not valid percent-encoding");
+    }
+    const found = servedModels(catalog).find((m) => m.id === id);
+    if (!found) return clientError(res, gemini ? "gemini" : "openai", 404, "model_not_found", `Unknown model: ${id}`);
+    stampClientHeaders(res);
+    res.json(gemini ? geminiModel(found) : { id: found.id, object: "model", created: Math.floor(clock.now() / 1000), owned_by: found.owner });
+  };
+}
