@@ -46,7 +46,9 @@ describe("mid-stream stitching (R13.3)", () => {
     t.record([delta("Let me look"), { kind: "tool", text: "event: content_block_start\ndata: {}\n\n" }]);
     expect(t.breakAfterOutput()).toBe(false);
     expect(broken(["Hi"]).stitch().filter([{ kind: "tool", text: "data: {}\n\n" }])).toBeNull();
-    expect(StreamTranscript.for("gemini", true)).toBeNull();
+    // R17.4: Gemini clients are continued too; Responses streams (numbered, one final object) are not.
+    expect(StreamTranscript.for("gemini", true)).not.toBeNull();
+    expect(StreamTranscript.for("openai-responses", true)).toBeNull();
     expect(StreamTranscript.for("anthropic", false)).toBeNull();
   });
 });

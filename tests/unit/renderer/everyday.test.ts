@@ -40,10 +40,14 @@ describe("connect snippets", () => {
     expect(by("anthropic-sdk")).toContain('anthropic.Anthropic(base_url="http://127.0.0.1:9000", api_key="sk-sy-minted")');
     const placeholder = /(KEY=|api_key="|apiKey"?: "|Bearer )switchyard/;
     expect(all.filter((s) => placeholder.test(s.text)).map((s) => s.kind)).toEqual([]);
-    expect(buildSnippets(base).filter((s) => placeholder.test(s.text))).toHaveLength(10);
+    expect(buildSnippets(base).filter((s) => placeholder.test(s.text))).toHaveLength(12);
     expect(all.map((s) => s.kind).sort()).toEqual([
-      "ai-sdk", "aider", "anthropic-sdk", "claude-code", "codex-cli", "curl", "openai-sdk", "opencode", "other", "qwen-code",
+      "ai-sdk", "aider", "anthropic-sdk", "claude-code", "codex-cli", "curl", "gemini-cli", "genai-sdk", "openai-sdk", "opencode", "other", "qwen-code",
     ]);
+    // R17.5: the Gemini CLI takes the origin and needs its settings to select API-key auth.
+    expect(by("gemini-cli")).toContain("export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9000\n");
+    expect(by("gemini-cli")).toContain('"selectedType":"gemini-api-key"');
+    expect(by("genai-sdk")).toContain('baseUrl: "http://127.0.0.1:9000"');
   });
 });
 
