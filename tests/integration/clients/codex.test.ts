@@ -253,7 +253,7 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expect(JSON.stringify(compactionUp.messages.at(-1))).toContain("CONTEXT CHECKPOINT COMPACTION");
   });
 
-  it("R16.3 Codex with supports_websockets tries GET /v1/responses once and is served or falls back at once (no 5-try delay)", { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("R16.3 Codex with supports_websockets tries GET /v1/responses once, gets 426 and falls back at once (no 5-try delay)", { timeout: TEST_TIMEOUT_MS }, async () => {
     needs("chat");
     const home = codexHome(CHAT_MODEL, {
       providerLines: ["supports_websockets = true"],
@@ -270,15 +270,11 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expect(upgrades).toHaveLength(1);
     expect(upgrades[0]!.url).toBe("/v1/responses");
     expect(String(upgrades[0]!.headers.upgrade).toLowerCase()).toBe("websocket");
+    // Refused with 426: Codex falls back to SSE on the spot (404/5xx would cost it five reconnects).
+    expect(upgrades[0]!.status).toBe(426);
     const posts = responsesPosts(proxy.exchanges);
-    if (upgrades[0]!.status === 426) {
-      // Refused: Codex falls back to SSE on the spot.
-      expect(posts).toHaveLength(1);
-      expect(posts[0]!.at - upgrades[0]!.at).toBeLessThan(3_000);
-    } else {
-      expect(upgrades[0]!.status).toBe(101);
-      expect(posts).toHaveLength(0);
-    }
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.at - upgrades[0]!.at).toBeLessThan(3_000);
   });
 
   it("R16.3 Codex's built-in OpenAI provider pointed at Switchyard (openai_base_url) tries the WebSocket once and falls back at once", { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -295,14 +291,11 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     const upgrades = proxy.exchanges.filter((x) => x.upgrade);
     expect(upgrades).toHaveLength(1);
     expect(upgrades[0]!.headers["openai-beta"]).toBe("responses_websockets=2026-02-06");
+    expect(upgrades[0]!.status).toBe(426);
     const posts = responsesPosts(proxy.exchanges);
-    if (upgrades[0]!.status === 426) {
-      expect(posts).toHaveLength(1);
-      expect(posts[0]!.json.model).toBe(BUNDLED_MODEL);
-      expect(posts[0]!.at - upgrades[0]!.at).toBeLessThan(3_000);
-    } else {
-      expect(upgrades[0]!.status).toBe(101);
-    }
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.json.model).toBe(BUNDLED_MODEL);
+    expect(posts[0]!.at - upgrades[0]!.at).toBeLessThan(3_000);
     expect(sim.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => r.model)).toEqual(["gpt-sim"]);
   });
 
