@@ -98,6 +98,27 @@ export function anthropicMessages({ model, stream, largeBytes }) {
  * ratios compare the request path, not a longer answer. The prompt never says "use tool", so the
  * simulator answers text although tools are offered.
  */
+/**
+ * A Gemini CLI-like streamGenerateContent body (issue 23): a system instruction, a user turn, two
+ * function declarations and a generation config. The model is in the path, never the body.
+ */
+export function geminiContents() {
+  const object = (properties, required) => ({ type: "OBJECT", properties, required });
+  return {
+    contents: [{ role: "user", parts: [{ text: "Say hello in one sentence." }] }],
+    systemInstruction: { parts: [{ text: "You are a coding assistant working in the user's repository. Be brief." }] },
+    tools: [
+      {
+        functionDeclarations: [
+          { name: "read_file", description: "Reads a file of the workspace.", parameters: object({ path: { type: "STRING", description: "Path of the file" } }, ["path"]) },
+          { name: "run_shell_command", description: "Runs a shell command.", parameters: object({ command: { type: "STRING", description: "The command" } }, ["command"]) },
+        ],
+      },
+    ],
+    generationConfig: { temperature: 0, topP: 1 },
+  };
+}
+
 export function openaiResponses({ model, stream }) {
   const rand = prng(22);
   const text = (t) => [{ type: "input_text", text: t }];

@@ -6,7 +6,7 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "undici";
-import { anthropicMessages, openaiChat, openaiResponses, replyText } from "./payloads.mjs";
+import { anthropicMessages, geminiContents, openaiChat, openaiResponses, replyText } from "./payloads.mjs";
 import { createTargetClient, probe, round } from "./load.mjs";
 import { loadRun, pickLoadGenerator, writeWrkScript } from "./loadgen.mjs";
 import { procStats, startChild } from "./processes.mjs";
@@ -51,6 +51,10 @@ const okResponsesJson = (r) => {
   const text = message?.content?.find?.((part) => part?.type === "output_text")?.text;
   if (typeof text !== "string" || !text) throw new Error("no output message with output_text");
 };
+const okGeminiSse = (r) => {
+  if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
+  if (!r.text.includes('"candidates"') || !r.text.includes('"finishReason"') || !r.text.includes('"usageMetadata"')) throw new Error("no candidates, finishReason or usageMetadata");
+};
 const okResponsesSse = (r) => {
   if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
   if (!r.text.includes("response.output_text.delta") || !r.text.includes("response.completed")) throw new Error("no response.output_text.delta or no response.completed");
@@ -63,6 +67,9 @@ const SCENARIOS = {
   // A Responses client to a Responses upstream (simR): the pass-through path, compared with chat's.
   responses: { title: "JSON Responses", path: "/v1/responses", body: () => openaiResponses({ model: "simR/m", stream: false }), check: okResponsesJson },
   responsesSse: { title: "SSE Responses", path: "/v1/responses", body: () => openaiResponses({ model: "simR/m", stream: true }), check: okResponsesSse },
+  // A Gemini client to a Gemini upstream (simG), the model in the path: the simulator reads any model
+  // name from it, so the bare lines send the same path.
+  gemini: { title: "SSE Gemini", path: "/v1beta/models/simG%2Fm:streamGenerateContent?alt=sse", body: () => geminiContents(), check: okGeminiSse },
   large: { title: "JSON chat, large body", path: "/v1/chat/completions", body: (cfg) => openaiChat({ model: "sim/m", stream: false, largeBytes: cfg.largeKb * 1024 }), check: okJson },
   claude: {
     title: "Anthropic SSE, large body",
@@ -87,14 +94,14 @@ const SCENARIOS = {
 const EXTRA = ["stream", "streams500", "selection", "admission"];
 
 function readConfig() {
-  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,large,claude,features,stream,streams500,selection,admission").split(",").map((s) => s.trim()).filter(Boolean))];
+  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission").split(",").map((s) => s.trim()).filter(Boolean))];
   const known = [...Object.keys(SCENARIOS), ...EXTRA];
   for (const n of names) if (!known.includes(n)) throw new ConfigError(`BENCH_SCENARIOS: unknown scenario "${n}" (known: ${known.join(", ")})`);
   const json = listEnv("BENCH_CONCURRENCY", "1,32,128,256");
   const other = listEnv("BENCH_STREAM_CONCURRENCY", "32");
   return {
     scenarios: names.filter((n) => SCENARIOS[n]),
-    concurrencies: { json, sse: other, responses: other, responsesSse: other, large: other, claude: other, features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256") },
+    concurrencies: { json, sse: other, responses: other, responsesSse: other, gemini: other, large: other, claude: other, features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256") },
     durationS: intEnv("BENCH_DURATION_S", 3, 1),
     warmupS: intEnv("BENCH_WARMUP_S", 2, 0),
     rounds: intEnv("BENCH_ROUNDS", 3, 1),
@@ -166,6 +173,9 @@ async function configureSwitchyard(base, sim) {
   // Switchyard appends /responses to a Responses baseUrl, as it appends /chat/completions for sim.
   await admin(base, "POST", "/api/providers", { id: "simR", format: "openai-responses", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["m"] });
   await admin(base, "POST", "/api/connections", { provider: "simR", apiKey: "k" });
+  // Gemini's baseUrl goes up to the version; Switchyard appends /models/<m>:streamGenerateContent.
+  await admin(base, "POST", "/api/providers", { id: "simG", format: "gemini", baseUrl: `${sim.url}/v1beta`, category: "apikey", models: ["m"] });
+  await admin(base, "POST", "/api/connections", { provider: "simG", apiKey: "k" });
   const targets = [];
   for (const i of [1, 2, 3]) {
     await admin(base, "POST", "/api/providers", { id: `simF${i}`, format: "openai", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["m"] });
