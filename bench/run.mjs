@@ -53,7 +53,10 @@ const okResponsesJson = (r) => {
 };
 const okGeminiSse = (r) => {
   if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
-  if (!r.text.includes('"candidates"') || !r.text.includes('"finishReason"') || !r.text.includes('"usageMetadata"')) throw new Error("no candidates, finishReason or usageMetadata");
+  const chunks = r.text.split(/\r?\n/).filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+  if (!chunks.some((c) => c?.candidates?.[0]?.content?.parts?.some?.((p) => typeof p?.text === "string" && p.text))) throw new Error("no candidates chunk with text");
+  const last = chunks[chunks.length - 1];
+  if (!last?.candidates?.[0]?.finishReason || !last.usageMetadata) throw new Error("the last chunk has no finishReason or no usageMetadata");
 };
 const okResponsesSse = (r) => {
   if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
@@ -67,9 +70,15 @@ const SCENARIOS = {
   // A Responses client to a Responses upstream (simR): the pass-through path, compared with chat's.
   responses: { title: "JSON Responses", path: "/v1/responses", body: () => openaiResponses({ model: "simR/m", stream: false }), check: okResponsesJson },
   responsesSse: { title: "SSE Responses", path: "/v1/responses", body: () => openaiResponses({ model: "simR/m", stream: true }), check: okResponsesSse },
-  // A Gemini client to a Gemini upstream (simG), the model in the path: the simulator reads any model
-  // name from it, so the bare lines send the same path.
-  gemini: { title: "SSE Gemini", path: "/v1beta/models/simG%2Fm:streamGenerateContent?alt=sse", body: () => geminiContents(), check: okGeminiSse },
+  // A Gemini client to a Gemini upstream (simG), the model in the path. The bare lines forward the
+  // path unchanged, so theirs names the simulator's own model (`m`, the name Switchyard sends it).
+  gemini: {
+    title: "SSE Gemini",
+    path: "/v1beta/models/m:streamGenerateContent?alt=sse",
+    switchyardPath: "/v1beta/models/simG%2Fm:streamGenerateContent?alt=sse",
+    body: () => geminiContents(),
+    check: okGeminiSse,
+  },
   large: { title: "JSON chat, large body", path: "/v1/chat/completions", body: (cfg) => openaiChat({ model: "sim/m", stream: false, largeBytes: cfg.largeKb * 1024 }), check: okJson },
   claude: {
     title: "Anthropic SSE, large body",
@@ -229,7 +238,7 @@ function requestFor(scenario, cfg, line) {
   const body = JSON.stringify(sy && scenario.switchyardBody ? scenario.switchyardBody(cfg) : scenario.body(cfg));
   // The bare proxies talk to the simulator as it is; the same key reaches it either way.
   const auth = sy ? {} : { authorization: "Bearer k" };
-  return { path: scenario.path, body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...auth, ...(scenario.extraHeaders ?? {}) } };
+  return { path: (sy && scenario.switchyardPath) || scenario.path, body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...auth, ...(scenario.extraHeaders ?? {}) } };
 }
 
 /** The lines of a scenario (floor first), each checked once for a correct answer. */
