@@ -1,7 +1,7 @@
 // R17.1: GET /v1beta/models and GET /v1beta/models/{model} (the same under /v1) in Google's Model
-// shape, over every model name a client may use. GET /v1/models/{model} is also OpenAI's
-// "retrieve model": a request that carries a Gemini key (x-goog-api-key or ?key=) gets Google's
-// shape, any other OpenAI's.
+// shape, over every model name a client may use. GET /v1/models and /v1/models/{model} are also
+// OpenAI's list and "retrieve model": a request that carries a Gemini key (x-goog-api-key or
+// ?key=) gets Google's shape, any other OpenAI's.
 import type { Request, RequestHandler } from "express";
 import type { Clock } from "../engine/ports.js";
 import { clientError, stampClientHeaders } from "./clientRoutes.js";
@@ -24,16 +24,13 @@ function geminiModel(m: ServedModel): Record<string, unknown> {
   };
 }
 
-/** Whether a request came from a Gemini client: its key header or query parameter. */
-function asksAsGemini(req: Request): boolean {
+/** Whether a request came from a Gemini client: its key header or query parameter, or a /v1beta path. */
+export function asksAsGemini(req: Request): boolean {
   return req.headers["x-goog-api-key"] !== undefined || typeof req.query["key"] === "string" || req.path.startsWith("/v1beta/");
 }
 
-export function geminiModelList(catalog: CatalogPort): RequestHandler {
-  return (_req, res) => {
-    stampClientHeaders(res);
-    res.json({ models: servedModels(catalog).map(geminiModel) });
-  };
+export function geminiModelList(served: ServedModel[]): { models: Array<Record<string, unknown>> } {
+  return { models: served.map(geminiModel) };
 }
 
 export function geminiModelGet(catalog: CatalogPort, clock: Clock): RequestHandler {

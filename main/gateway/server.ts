@@ -3,11 +3,11 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { existsSync } from "node:fs";
 import type { RequestListener } from "node:http";
 import path from "node:path";
-import type { AppSettings, WireFormat } from "../../shared/types.js";
+import type { AppSettings } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { clientAuth, clientError, clientJson, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
 import { ANTHROPIC_COUNT, countTokensHandler, GEMINI_COUNT_TOKENS, RESPONSES_INPUT_TOKENS, type CountTokensDeps } from "./countTokens.js";
-import { geminiModelGet, geminiModelList } from "./geminiModels.js";
+import { asksAsGemini, geminiModelGet, geminiModelList } from "./geminiModels.js";
 import type { CatalogPort, RequestLogSink } from "./ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "./pipeline.js";
@@ -47,6 +47,8 @@ function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
     stampClientHeaders(res);
     const served = servedModels(catalog);
     if (isCodexCatalogueRequest(req.query as Record<string, unknown>, req.headers)) return void res.json(codexCatalogue(served));
+    // R17.1: the GenAI SDK lists /v1/models with its Gemini key and reads Google's shape.
+    if (asksAsGemini(req)) return void res.json(geminiModelList(served));
     const created = Math.floor(clock.now() / 1000);
     res.json({ object: "list", data: served.map((m) => ({ id: m.id, object: "model", created, owned_by: m.owner })) });
   };
@@ -96,7 +98,10 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
   // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
   app.post(GEMINI_COUNT_PATH, clientAuth("gemini", deps), clientJson("gemini", deps.appSettings), countTokensHandler(deps, GEMINI_COUNT_TOKENS));
-  app.get("/v1beta/models", clientAuth("gemini", deps), geminiModelList(deps.catalog));
+  app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {
+    stampClientHeaders(res);
+    res.json(geminiModelList(servedModels(deps.catalog)));
+  });
   app.get(GEMINI_MODEL_PATH, clientAuth("gemini", deps), geminiModelGet(deps.catalog, deps.clock));
 
   // A client-key route under /api: mounted before the management router and its admin token.

@@ -44,8 +44,9 @@ export function clientKindOf(headers: IncomingHttpHeaders): ClientKind {
   if (claudeCli) return "claude-code";
   if (ua.includes("aider") || header(headers, "x-title") === "aider" || header(headers, "http-referer").includes("aider.chat")) return "aider";
   if (/^codex[_-]/.test(ua) || header(headers, "originator").startsWith("codex")) return "codex-cli";
-  // The Gemini CLI talks through the GenAI SDK, whose mark it carries too: its own name comes first.
-  if (ua.startsWith("geminicli/")) return "gemini-cli";
+  // The Gemini CLI talks through the GenAI SDK, whose mark it carries too: its own name comes first
+  // (measured with 0.61: `GeminiCLI-tui/0.61.0/<model> (…)`, plain `GeminiCLI/…` without a client name).
+  if (/^geminicli(-[a-z0-9_-]+)?\//.test(ua)) return "gemini-cli";
   if (ua.startsWith("opencode/")) return "opencode";
   if (/(^|\s)(ai\/\d|ai-sdk[/-])/.test(ua)) return "ai-sdk";
   if (ua.startsWith("openai/") || ua.includes("openai-python") || ua.includes("openai-node")) return "openai-sdk";

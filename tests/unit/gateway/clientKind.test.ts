@@ -55,4 +55,12 @@ describe("clientKindOf with recorded headers", () => {
     expect(clientKindOf({ "user-agent": "OpenAI/JS 6.30.1" })).toBe("openai-sdk");
     expect(clientKindOf({ "user-agent": "openai/python 1.99" })).toBe("openai-sdk");
   });
+
+  it("R17.5 the Gemini CLI is told from the GenAI SDK it is built on, with or without its client name (headers as Gemini CLI 0.61 and @google/genai 3.3 sent them)", () => {
+    const sdkMark = "google-genai-sdk/1.30.0 gl-node/v20.20.2";
+    expect(clientKindOf({ "user-agent": "GeminiCLI-tui/0.61.0/gemini-2.5-pro (linux; x64; terminal)", "x-goog-api-client": sdkMark })).toBe("gemini-cli");
+    expect(clientKindOf({ "user-agent": "GeminiCLI/0.61.0/gemini-2.5-pro (linux; x64)", "x-goog-api-client": sdkMark })).toBe("gemini-cli");
+    expect(clientKindOf({ "user-agent": "google-genai-sdk/3.3.0 gl-node/v20.20.2", "x-goog-api-client": "google-genai-sdk/3.3.0 gl-node/v20.20.2" })).toBe("genai-sdk");
+    expect(clientKindOf({ "user-agent": "node", "x-goog-api-client": sdkMark })).toBe("genai-sdk");
+  });
 });
