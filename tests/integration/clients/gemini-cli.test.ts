@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
-import { startGeminiProxy, type GeminiExchange, type GeminiProxy } from "../../fixtures/clients/geminiProxy.js";
+import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
 type Json = Record<string, any>;
@@ -68,7 +68,7 @@ interface GeminiRun {
 
 let gw: TestGateway;
 let sim: Simulator;
-let proxy: GeminiProxy;
+let proxy: RecordingProxy;
 const scratch: string[] = [];
 
 function tempDir(prefix: string): string {
@@ -128,7 +128,7 @@ function expectSuccess(run: GeminiRun): void {
 }
 
 /** The generation requests the CLI sent, each checked for the route, key and user-agent it uses. */
-function generationPosts(model: string): Array<GeminiExchange & { json: Json }> {
+function generationPosts(model: string): Array<RecordedExchange & { json: Json }> {
   expect(proxy.exchanges.length).toBeGreaterThan(0);
   for (const x of proxy.exchanges) {
     expect(`${x.method} ${x.url}`).toBe(`POST /v1beta/models/${model}:streamGenerateContent?alt=sse`);
@@ -160,7 +160,7 @@ beforeAll(async () => {
   }
   const settings = await gw.api("PATCH", "/api/settings", { aliases });
   expect(settings.status, settings.text).toBe(200);
-  proxy = await startGeminiProxy(gw.url);
+  proxy = await startRecordingProxy(gw.url);
 });
 
 afterEach(() => {

@@ -10,7 +10,7 @@
 import { ApiError, GoogleGenAI, Type, type FunctionCall, type GenerateContentResponse } from "@google/genai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
-import { startGeminiProxy, type GeminiProxy } from "../../fixtures/clients/geminiProxy.js";
+import { startRecordingProxy, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
 type Json = Record<string, any>;
@@ -50,7 +50,7 @@ const WEATHER_TOOL = {
 
 let gw: TestGateway;
 let sim: Simulator;
-let proxy: GeminiProxy;
+let proxy: RecordingProxy;
 let ai: GoogleGenAI;
 
 function errorBody(err: unknown): Json {
@@ -82,7 +82,7 @@ beforeAll(async () => {
   expect(combo.status, combo.text).toBe(201);
   const settings = await gw.api("PATCH", "/api/settings", { aliases });
   expect(settings.status, settings.text).toBe(200);
-  proxy = await startGeminiProxy(gw.url);
+  proxy = await startRecordingProxy(gw.url);
   ai = new GoogleGenAI({ apiKey: CLIENT_KEY, httpOptions: { baseUrl: proxy.url } });
 });
 
