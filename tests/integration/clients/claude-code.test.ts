@@ -9,12 +9,12 @@
 // moves the environment section into a mid-conversation `role: "system"` turn after the
 // prompt; for a Claude model name (here an alias) it does not, so the prompt is the last turn
 // (which the simulator reads to decide on a tool call).
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
+import { runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
@@ -32,12 +32,7 @@ const CLAUDE_NAME_ON_RESPONSES = "claude-opus-4-6";
 
 type Json = Record<string, any>;
 
-interface ClaudeRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+type ClaudeRun = ClientRun;
 
 let gw: TestGateway;
 let sim: Simulator;
@@ -52,42 +47,21 @@ function tempDir(prefix: string): string {
 
 /** Runs `claude` non-interactively against the gateway (through the recording proxy). */
 function runClaude(args: string[], model: string, cwd: string): Promise<ClaudeRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE, [...args, "--model", model], {
-      cwd,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: tempDir("switchyard-cc-home-"),
-        ANTHROPIC_BASE_URL: proxy.url,
-        ANTHROPIC_API_KEY: "x",
-        // Side tasks (titles, summaries) use the small/fast model: keep them on a served name.
-        ANTHROPIC_SMALL_FAST_MODEL: model,
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_AUTOUPDATER: "1",
-      },
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // Our child leads its own process group (detached): this ends it and its helpers only.
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    }, RUN_TIMEOUT_MS);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut });
-    });
+  return runClientProcess(CLAUDE, [...args, "--model", model], {
+    cwd,
+    timeoutMs: RUN_TIMEOUT_MS,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: tempDir("switchyard-cc-home-"),
+      ANTHROPIC_BASE_URL: proxy.url,
+      ANTHROPIC_API_KEY: "x",
+      // Side tasks (titles, summaries) use the small/fast model: keep them on a served name.
+      ANTHROPIC_SMALL_FAST_MODEL: model,
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_AUTOUPDATER: "1",
+    },
   });
 }
 

@@ -3,12 +3,12 @@
 // group, a recording proxy that also forwards WebSocket upgrades (Codex's Responses WebSocket
 // transport is a `GET /v1/responses` with `Upgrade: websocket`), and a scripted Anthropic-format
 // upstream for the apply_patch round trip.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 
 export type Json = Record<string, any>;
 
@@ -18,13 +18,7 @@ export const CODEX_VERSION = "0.171.0";
 export const CODEX_KEY_ENV = "SWITCHYARD_API_KEY";
 export const CODEX_KEY = "codex-client-key";
 
-export interface CodexRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  ms: number;
-}
+export type CodexRun = ClientRun;
 
 export interface CodexProviderConfig {
   /** `<origin>/v1` */
@@ -79,38 +73,16 @@ export function writeCodexHome(home: string, toml: string, files: Record<string,
  * in its environment. Asynchronous: the gateway and the fakes live in this process.
  */
 export function runCodex(args: string[], opts: { home: string; cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<CodexRun> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(CODEX, ["exec", "--skip-git-repo-check", ...args], {
-      cwd: opts.cwd,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: opts.home,
-        CODEX_HOME: opts.home,
-        [CODEX_KEY_ENV]: CODEX_KEY,
-        ...opts.env,
-      },
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // Our child leads its own process group (detached): this ends it and its helpers only.
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    }, opts.timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut, ms: Date.now() - started });
-    });
+  return runClientProcess(CODEX, ["exec", "--skip-git-repo-check", ...args], {
+    cwd: opts.cwd,
+    timeoutMs: opts.timeoutMs,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: opts.home,
+      CODEX_HOME: opts.home,
+      [CODEX_KEY_ENV]: CODEX_KEY,
+      ...opts.env,
+    },
   });
 }
 

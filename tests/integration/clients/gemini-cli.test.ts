@@ -17,12 +17,12 @@
 //   restricts the list, which the tool round trip uses to make read_file the first tool
 //   (the simulator calls the first one with every required string set to "sim").
 // - A Gemini-shaped 429 with RetryInfo makes it wait the given delay and try again.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
+import { runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
@@ -58,13 +58,7 @@ const UPSTREAMS: Upstream[] = [
 
 const keyOf = (provider: string) => `${provider}-key`;
 
-interface GeminiRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  ms: number;
-}
+type GeminiRun = ClientRun;
 
 let gw: TestGateway;
 let sim: Simulator;
@@ -90,30 +84,16 @@ function geminiHome(extra: Json = {}): string {
  * Gemini variables in its environment. Asynchronous: the gateway and simulator live in this process.
  */
 function runGemini(model: string, prompt: string, opts: { cwd?: string; settings?: Json } = {}): Promise<GeminiRun> {
-  const started = Date.now();
-  const cwd = opts.cwd ?? tempDir("switchyard-gemini-cwd-");
-  return new Promise((resolve, reject) => {
-    const child = spawn("env", ["-i", `PATH=${process.env.PATH ?? "/usr/bin:/bin"}`, `HOME=${geminiHome(opts.settings)}`,
-      `GOOGLE_GEMINI_BASE_URL=${proxy.url}`, `GEMINI_API_KEY=${CLIENT_KEY}`, "GEMINI_CLI_TRUST_WORKSPACE=true",
-      GEMINI, "-m", model, "-p", prompt], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // Our child leads its own process group (detached): this ends it and its helpers only.
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    }, RUN_TIMEOUT_MS);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut, ms: Date.now() - started });
-    });
+  return runClientProcess(GEMINI, ["-m", model, "-p", prompt], {
+    cwd: opts.cwd ?? tempDir("switchyard-gemini-cwd-"),
+    timeoutMs: RUN_TIMEOUT_MS,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: geminiHome(opts.settings),
+      GOOGLE_GEMINI_BASE_URL: proxy.url,
+      GEMINI_API_KEY: CLIENT_KEY,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+    },
   });
 }
 
