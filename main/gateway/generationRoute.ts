@@ -112,7 +112,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     const turn = deps.turns?.[format]?.prepare(received);
     if (turn && "code" in turn) return clientError(res, format, turn.status, turn.code, turn.message);
     const body = turn ? turn.body : received;
-    const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, clientHalf(format).sessionHint(body)), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
+    const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, () => clientHalf(format).sessionHint(body)), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
     await deps.pipeline.handle({
       format, body, bodyText: (turn && !turn.unchanged) || pathCall || bodyText === null ? undefined : bodyText, headers: req.headers, turn, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
       framing: pathCall?.framing,

@@ -14,20 +14,20 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | null 
 }
 
 /** The raw session key of a request, before normalisation, or null when it names no session. */
-export function rawSessionKey(headers: IncomingHttpHeaders, bodyHint: string | null): string | null {
+export function rawSessionKey(headers: IncomingHttpHeaders, bodyHint: () => string | null): string | null {
   for (const name of SESSION_HEADERS) {
     const value = headerValue(headers, name);
     if (value) return value;
   }
-  return bodyHint;
+  return bodyHint();
 }
 
 export function normaliseSessionKey(raw: string): string {
   return PLAIN_KEY.test(raw) ? raw : `sha256:${createHash("sha256").update(raw).digest("hex")}`;
 }
 
-/** `bodyHint` is the client half's sessionHint of the body. */
-export function sessionKeyOf(headers: IncomingHttpHeaders, bodyHint: string | null): string | null {
+/** `bodyHint` reads the client half's sessionHint of the body, only when no header names the session. */
+export function sessionKeyOf(headers: IncomingHttpHeaders, bodyHint: () => string | null): string | null {
   const raw = rawSessionKey(headers, bodyHint);
   return raw === null ? null : normaliseSessionKey(raw);
 }

@@ -9,12 +9,11 @@
 // moves the environment section into a mid-conversation `role: "system"` turn after the
 // prompt; for a Claude model name (here an alias) it does not, so the prompt is the last turn
 // (which the simulator reads to decide on a tool call).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
-import { runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
+import { makeTempDir, runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
@@ -39,11 +38,7 @@ let sim: Simulator;
 let proxy: RecordingProxy;
 const scratch: string[] = [];
 
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
+const tempDir = (prefix: string) => makeTempDir(prefix, scratch);
 
 /** Runs `claude` non-interactively against the gateway (through the recording proxy). */
 function runClaude(args: string[], model: string, cwd: string): Promise<ClaudeRun> {

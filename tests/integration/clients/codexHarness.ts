@@ -3,12 +3,11 @@
 // group, a recording proxy that also forwards WebSocket upgrades (Codex's Responses WebSocket
 // transport is a `GET /v1/responses` with `Upgrade: websocket`), and a scripted Anthropic-format
 // upstream for the apply_patch round trip.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
+import { makeTempDir, runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 
 export type Json = Record<string, any>;
 
@@ -57,11 +56,7 @@ export function codexCatalog(slug: string, overrides: Json = {}): Json {
   return { models: [entry] };
 }
 
-export function makeTempDir(prefix: string, scratch: string[]): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
+export { makeTempDir };
 
 export function writeCodexHome(home: string, toml: string, files: Record<string, string> = {}): void {
   writeFileSync(path.join(home, "config.toml"), toml);

@@ -17,12 +17,11 @@
 //   restricts the list, which the tool round trip uses to make read_file the first tool
 //   (the simulator calls the first one with every required string set to "sim").
 // - A Gemini-shaped 429 with RetryInfo makes it wait the given delay and try again.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
-import { runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
+import { makeTempDir, runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
@@ -65,11 +64,7 @@ let sim: Simulator;
 let proxy: RecordingProxy;
 const scratch: string[] = [];
 
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
+const tempDir = (prefix: string) => makeTempDir(prefix, scratch);
 
 /** A temporary HOME whose `.gemini/settings.json` selects API-key auth (plus the test's extras). */
 function geminiHome(extra: Json = {}): string {

@@ -13,7 +13,7 @@ import { connection, fakeClock } from "../engine/fixtures.js";
 import { MemoryLeaseStore, MemoryPinStore } from "./memoryStores.js";
 
 /** What an OpenAI chat client's half reads from the body (D7's body fields). */
-const hint = (body: Record<string, unknown>) => clientHalf("openai").sessionHint(body);
+const hint = (body: Record<string, unknown>) => () => clientHalf("openai").sessionHint(body);
 
 describe("session key (D7)", () => {
   it("D7 headers win in order x-codex-session-id, x-session-id, x-omniroute-session, then the body fields in order", () => {
