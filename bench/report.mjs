@@ -2,6 +2,7 @@
 // the goals of issues 12, 22 and 23 as met / not met. Figures are informational: nothing fails on them.
 import { SELECTION_GOAL_US } from "./selection.mjs";
 import { ADMISSION_GOAL_US } from "./admission.mjs";
+import { USAGE_QUERY_GOAL_MS } from "./usage.mjs";
 
 const fmt = (v, d = 2) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
 
@@ -39,6 +40,7 @@ export function goalsOf(results) {
     goal(`${results.config.streams500?.streams ?? 500} streams RSS growth MB`, results.manyStreams?.switchyard.growthMb ?? null, "< 20", (v) => v < 20),
     goal("admission added p50 µs (gates + queue, no wait)", results.admission?.addedP50.limited ?? null, `≤ ${ADMISSION_GOAL_US}`, (v) => v <= ADMISSION_GOAL_US),
     goal("features c32 throughput ×floor", caseOf(results, "features", 32)?.features?.ratio.throughput ?? null, "≥ 0.7", (v) => v >= 0.7),
+    goal(`usage 30-day by-day query over ${results.usage?.rows ?? "-"} rows, worst ms`, results.usage ? Math.max(...results.usage.results.map((r) => Math.max(r.coldMs, r.warmMs))) : null, `< ${USAGE_QUERY_GOAL_MS}`, (v) => v < USAGE_QUERY_GOAL_MS),
     notWorse("responses", "json"),
     notWorse("responsesSse", "sse"),
     notWorse("gemini", "sse"),
@@ -78,6 +80,9 @@ export function printReport(results) {
   }
   if (results.admission) {
     for (const [world, v] of Object.entries(results.admission.p50)) rows.push([world === "noop" ? "admission p50" : "", world, `${fmt(v)} µs`, "", "", "", "", "", "", "", world === "noop" ? "" : `+${fmt(v - results.admission.p50.noop)} µs`, ""]);
+  }
+  if (results.usage) {
+    for (const r of results.usage.results) rows.push([r.groupBy === "provider" ? `usage ${results.usage.rows} rows` : "", `by ${r.groupBy}/day`, `${fmt(r.warmMs)} ms`, `cold ${fmt(r.coldMs)}`, "", "", "", "", "", "", "", ""]);
   }
   console.log(table(rows));
   console.log("\nGoals (issues 12, 22 and 23, ratios to the node:http floor in this run; informational)\n");

@@ -12,6 +12,7 @@ import { loadRun, pickLoadGenerator, writeWrkScript } from "./loadgen.mjs";
 import { procStats, startChild } from "./processes.mjs";
 import { measureSelection } from "./selection.mjs";
 import { measureAdmission } from "./admission.mjs";
+import { measureUsage } from "./usage.mjs";
 import { measureStreams, measureManyStreams } from "./streams.mjs";
 import { goalsOf, printReport } from "./report.mjs";
 
@@ -100,10 +101,10 @@ const SCENARIOS = {
     check: okJson,
   },
 };
-const EXTRA = ["stream", "streams500", "selection", "admission"];
+const EXTRA = ["stream", "streams500", "selection", "admission", "usage"];
 
 function readConfig() {
-  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission").split(",").map((s) => s.trim()).filter(Boolean))];
+  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission,usage").split(",").map((s) => s.trim()).filter(Boolean))];
   const known = [...Object.keys(SCENARIOS), ...EXTRA];
   for (const n of names) if (!known.includes(n)) throw new ConfigError(`BENCH_SCENARIOS: unknown scenario "${n}" (known: ${known.join(", ")})`);
   const json = listEnv("BENCH_CONCURRENCY", "1,32,128,256");
@@ -126,6 +127,7 @@ function readConfig() {
       ? { connectionCounts: [1, 50, 1000], strategy: process.env.BENCH_SELECTION_STRATEGY || "p2c", iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1), batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1) }
       : null,
     admission: names.includes("admission") ? { samples: intEnv("BENCH_ADMISSION_SAMPLES", 20_000, 1), rounds: intEnv("BENCH_ROUNDS", 3, 1) } : null,
+    usage: names.includes("usage") ? { rows: intEnv("BENCH_USAGE_ROWS", 1_000_000, 1), queries: intEnv("BENCH_USAGE_QUERIES", 21, 2) } : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
     syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
     dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),
@@ -394,6 +396,10 @@ async function main() {
   if (cfg.admission) {
     process.stdout.write("bench: admission (the admit stage of a request that does not wait, in-process)…\n");
     results.admission = await measureAdmission(path.dirname(cfg.dist), cfg.admission);
+  }
+  if (cfg.usage) {
+    process.stdout.write(`bench: usage report over ${cfg.usage.rows} logged requests (rollups, in-process)…\n`);
+    results.usage = await measureUsage(path.dirname(cfg.dist), cfg.usage);
   }
   if (cfg.scenarios.length || cfg.stream || cfg.streams500) await measureHttp(cfg, results);
   results.loadAverage.end = loadavg().map((v) => round(v, 2));

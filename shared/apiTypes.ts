@@ -3,7 +3,7 @@
 // fails to compile on the other. Types only (no zod): responses are built by our own code.
 import type { ResilienceSettings } from "./resilienceSettings.js";
 import type { REDACTED_SECRET } from "./schemas/config.js";
-import type { AppSettings, BreakerState, ClientKind, Combo, Connection, Provider, TestStatus, WireFormat } from "./types.js";
+import type { AppSettings, BreakerState, Budget, ClientKind, Combo, Connection, Provider, TestStatus, WireFormat } from "./types.js";
 
 /** DELETE of an entity addressed by id. */
 export interface DeletedById {
@@ -32,6 +32,7 @@ export interface CreatedKey {
   scopes: string[];
   allowedConnections: string[];
   createdAt: number;
+  budget: Budget | null;
 }
 
 /** GET /api/resilience/sources: the saved document and the env-seeded defaults (R10.2). */
@@ -156,7 +157,8 @@ export interface DemoStartResult {
 
 /** D6: terminal > cooling_down > model_locked > unavailable. */
 /** "slow_lane": otherwise healthy, its Claude requests run in the usage wall's slow lane (R12.6). */
-export type CooldownRowStatus = "terminal" | "cooling_down" | "model_locked" | "unavailable" | "slow_lane";
+/** `budget`: over its budget for the period (R18.4); skipped until `remainingMs` ends it. */
+export type CooldownRowStatus = "terminal" | "cooling_down" | "model_locked" | "unavailable" | "slow_lane" | "budget";
 
 /** GET /api/resilience/cooldowns item (R6.1). Runtime fields only, never a credential. */
 export interface CooldownRow {
@@ -297,4 +299,53 @@ export interface SessionLeaseItem {
   keyName: string | null;
   acquiredAt: number;
   expiresAt: number;
+}
+
+// ---------------------------------------------------------------- usage (R18)
+
+export type UsageGroupBy = "provider" | "connection" | "model" | "client" | "key";
+export type UsageBucket = "hour" | "day";
+
+export interface UsageCounts {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+}
+
+export interface UsagePoint extends UsageCounts {
+  /** The bucket's start, epoch ms (UTC hours and days). */
+  t: number;
+}
+
+/** GET /api/usage: from the rollups kept as requests finish, never a scan of the log (R18.2). */
+export interface UsageReport {
+  from: number;
+  to: number;
+  bucket: UsageBucket;
+  groupBy: UsageGroupBy;
+  series: Array<{ key: string; points: UsagePoint[] }>;
+  totals: UsageCounts;
+}
+
+/** GET /api/usage/quotas: what an upstream's rate-limit and subscription headers last said (R18.3). */
+export interface UsageQuotaItem {
+  connectionId: string;
+  provider: string;
+  /** "5h", "7d", "requests", "tokens", "input-tokens", … */
+  window: string;
+  usedPercent: number | null;
+  remaining: number | null;
+  limit: number | null;
+  /** Epoch ms. */
+  resetAt: number | null;
+  /** Which header family said it: "anthropic-unified", "anthropic", "openai", "codex". */
+  source: string;
+  /** Epoch ms of the response that said it. */
+  seenAt: number;
+  /** Anthropic's unified status ("allowed", "allowed_warning", "rejected") when it sent one. */
+  status?: string | null;
 }

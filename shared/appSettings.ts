@@ -47,6 +47,7 @@ export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
   promptRetentionHours: 24,
   responsesRetentionHours: 24, // R16.4: a day of previous_response_id history; 0 keeps none
   redisUrl: null, // R9.6: SWITCHYARD_REDIS_URL, else limits stay in-process
+  metricsPublic: false, // R18.5: GET /metrics wants the admin token
 });
 
 export function defaultAppSettings(): AppSettings {

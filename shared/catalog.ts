@@ -41,3 +41,6 @@ export function comboStrategyOf(value: string | undefined): ComboStrategy {
 
 export const PROVIDER_FORMATS = ["openai", "openai-responses", "anthropic", "gemini", "simulator"] as const;
 export const PROVIDER_CATEGORIES = ["apikey", "oauth", "local"] as const;
+
+/** What every client key Switchyard issues starts with (R1.7). */
+export const CLIENT_KEY_PREFIX = "sk-sy-";

@@ -25,6 +25,8 @@ import type {
   rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
 } from "./schemas/resilience.js";
 import type { leaseConnectionSchema, sessionKeySchema } from "./schemas/sessions.js";
+import type { keyUpdateSchema, usageQuerySchema } from "./schemas/usage.js";
+import type { UsageQuotaItem, UsageReport } from "./apiTypes.js";
 import type { ApiKeyInfo, AppSettings, Combo, Connection, Provider, RequestLogEntry } from "./types.js";
 
 export type HttpVerb = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -75,7 +77,16 @@ export const CONTRACT = {
 
   listKeys: method<typeof noInputSchema, ApiKeyInfo[]>()({ verb: "GET", path: "/api/keys", source: "none" }),
   createKey: method<typeof keyCreateSchema, CreatedKey>()({ verb: "POST", path: "/api/keys", source: "body", status: 201 }),
+  /** Rename a key or set its budget (R18.4); the key itself never changes. */
+  updateKey: method<typeof keyUpdateSchema, ApiKeyInfo>()({ verb: "PATCH", path: "/api/keys/:id", source: "body" }),
   deleteKey: method<typeof byIdSchema, DeletedById>()({ verb: "DELETE", path: "/api/keys/:id", source: "none" }),
+
+  /** Tokens and cost by provider, connection, model, client or key, per hour or day, from rollups (R18.2). */
+  getUsage: method<typeof usageQuerySchema, UsageReport>()({ verb: "GET", path: "/api/usage", source: "query" }),
+  /** The same report as CSV text, one line per group and bucket. */
+  getUsageCsv: method<typeof usageQuerySchema, RawResponse>()({ verb: "GET", path: "/api/usage.csv", source: "query" }),
+  /** What each connection's rate-limit and subscription headers last said, per window (R18.3). */
+  listQuotas: method<typeof noInputSchema, { items: UsageQuotaItem[] }>()({ verb: "GET", path: "/api/usage/quotas", source: "none" }),
 
   getResilience: method<typeof noInputSchema, ResilienceSettings>()({ verb: "GET", path: "/api/resilience", source: "none" }),
   patchResilience: method<typeof resiliencePatchSchema, ResilienceSettings>()({ verb: "PATCH", path: "/api/resilience", source: "body" }),

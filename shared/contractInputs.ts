@@ -13,6 +13,7 @@ import {
   rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
 } from "./schemas/resilience.js";
 import { leaseConnectionSchema, sessionKeySchema } from "./schemas/sessions.js";
+import { keyUpdateSchema, usageQuerySchema } from "./schemas/usage.js";
 
 export const CONTRACT_INPUTS = {
   listProviders: noInputSchema,
@@ -37,7 +38,11 @@ export const CONTRACT_INPUTS = {
 
   listKeys: noInputSchema,
   createKey: keyCreateSchema,
+  updateKey: keyUpdateSchema,
   deleteKey: byIdSchema,
+  getUsage: usageQuerySchema,
+  getUsageCsv: usageQuerySchema,
+  listQuotas: noInputSchema,
 
   getResilience: noInputSchema,
   patchResilience: resiliencePatchSchema,

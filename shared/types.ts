@@ -73,14 +73,37 @@ export interface Connection extends ConnectionRuntime {
   rateLimitProtection: boolean | null;
   providerSpecificData: ProviderSpecificData;
   disableCooling: boolean;
+  /** R18.1: a flat-rate subscription account: its cost is notional (what the tokens would cost). */
+  subscription: boolean;
+  /** R18.4: a spending cap for the period; over it the connection is skipped (reason `budget`). */
+  budget: Budget | null;
+  /** What the current period has used against `budget` (null without a budget). */
+  budgetUsed?: BudgetUsed | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** R18.4: a cap per day or month (UTC), in cost, in tokens, or both (the first one reached counts). */
+export interface Budget {
+  period: "day" | "month";
+  maxCostUsd?: number;
+  maxTokens?: number;
+}
+
+export interface BudgetUsed {
+  costUsd: number;
+  tokens: number;
+  /** Epoch ms: the end of the current period, when the use starts again from zero. */
+  resetAt: number;
 }
 
 /** What the operator states about one model; the price and context strategies read it. */
 export interface ModelInfo {
   inputPricePerMTok?: number;
   outputPricePerMTok?: number;
+  /** R18.1: cached tokens at their own price; absent = the input price. */
+  cacheReadPricePerMTok?: number;
+  cacheWritePricePerMTok?: number;
   contextWindow?: number;
   cacheSupport?: boolean;
 }
@@ -114,6 +137,9 @@ export interface ApiKeyInfo {
   allowedConnections: string[];
   createdAt: number;
   lastUsedAt: number | null;
+  /** R18.4: over it the key's requests get 429 budget_exceeded until the period ends. */
+  budget: Budget | null;
+  budgetUsed?: BudgetUsed | null;
 }
 
 export type BreakerState = "CLOSED" | "DEGRADED" | "OPEN" | "HALF_OPEN";
@@ -164,8 +190,21 @@ export interface RequestLogEntry {
   latencyMs: number;
   ttfbMs: number | null;
   stream: boolean;
+  /** R18.1: all prompt tokens (cache reads and writes included), and all generated ones (reasoning included). */
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Null when the upstream did not say (or no attempt answered). */
+  cacheReadTokens?: number | null;
+  cacheWriteTokens?: number | null;
+  reasoningTokens?: number | null;
+  /** R18.1: null when no price is known; notional when the connection is a subscription. */
+  costUsd?: number | null;
+  costSource?: "modelInfo" | "catalog" | null;
+  costNotional?: boolean;
+  /** The client key the request presented (its id, never the key), when one was verified. */
+  apiKeyId?: string | null;
+  /** `provider/model` as the answering upstream was asked for it: what usage by model counts. */
+  servedModel?: string | null;
   attempts: AttemptRecord[];
   /** R12.5: the egress IP of the row's connection (its attempt's), when known. */
   egressIp?: string | null;
@@ -206,6 +245,8 @@ export interface AppSettings {
   responsesRetentionHours: number;
   /** R9.6: Redis shared by the Switchyards that share limits (wins over SWITCHYARD_REDIS_URL); null = env or none. */
   redisUrl: string | null;
+  /** R18.5: GET /metrics answers without the admin token (off by default). */
+  metricsPublic: boolean;
 }
 
 /** Live events pushed to the UI (R15.2). */
@@ -218,6 +259,8 @@ export type SwitchyardEvent =
   | { type: "settings"; scope: "resilience" | "settings"; at: number }
   | { type: "config"; entity: "provider" | "connection" | "combo" | "key"; id: string; action: "created" | "updated" | "deleted"; at: number }
   | { type: "request"; entry: RequestLogEntry; at: number }
+  /** R18.4: a key's or connection's use crossed 80 % or 100 % of its budget for the period. */
+  | { type: "budget"; scope: "key" | "connection"; id: string; name: string; percent: 80 | 100; usedCostUsd: number; usedTokens: number; resetAt: number; at: number }
   /** Admission state changed (R9): every connection's in-flight, queued and paused-until. */
   | { type: "queues"; queues: QueueRow[]; at: number };
 

@@ -46,6 +46,8 @@ function exportConnection(c: Connection): ExportedConnection {
     providerSpecificData: c.providerSpecificData,
     disableCooling: c.disableCooling,
     rateLimitProtection: c.rateLimitProtection,
+    ...(c.subscription ? { subscription: true } : {}),
+    ...(c.budget ? { budget: c.budget } : {}),
   };
   if (c.hasSecret) exported.apiKey = REDACTED_SECRET;
   return exported;

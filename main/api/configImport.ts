@@ -71,13 +71,17 @@ function commitPlan(store: ManagementStore, plan: ImportPlan): ConfigImportResul
   }
 
   for (const step of plan.keys) {
-    if (step.kind === "keep") continue;
+    if (step.kind === "keep") {
+      if (step.budget !== undefined) store.apiKeys.update(step.id, { budget: step.budget });
+      continue;
+    }
     if (step.replaces !== null) {
       store.apiKeys.delete(step.replaces);
       changes.push({ entity: "key", id: step.replaces, action: "deleted" });
     }
     const input: KeyCreateInput = { name: step.name, scopes: step.scopes, allowedConnections: step.allowedConnections };
     if (step.key !== undefined) input.key = step.key;
+    if (step.budget) input.budget = step.budget;
     const { info, key } = store.apiKeys.create(input);
     if (step.key === undefined) createdKeys.push({ id: info.id, name: info.name, key });
     changes.push({ entity: "key", id: info.id, action: "created" });

@@ -5,7 +5,7 @@ import {
   type ComboPatchBody, type ConfigDocumentInput, type ProviderPatchBody, REDACTED_SECRET,
   comboCreateSchema, configDocumentSchema, providerCreateSchema,
 } from "../../shared/schemas/config.js";
-import type { ApiKeyInfo, AppSettings, Combo } from "../../shared/types.js";
+import type { ApiKeyInfo, AppSettings, Budget, Combo } from "../../shared/types.js";
 import type { ConnectionInput, ProviderInput } from "../store/types.js";
 import {
   type ConfigCatalog, catalogFromStore, checkComboNameFree, checkComboTargets, checkConnectionsExist,
@@ -46,9 +46,11 @@ export type ComboStep =
   | { kind: "update"; name: string; patch: ComboPatchBody };
 
 export type KeyStep =
-  | { kind: "keep"; id: string }
+  | { kind: "keep"; id: string; budget: Budget | null | undefined }
   | {
       kind: "create";
+      /** R18.4: undefined = none said (keep / none). */
+      budget: Budget | null | undefined;
       name: string;
       scopes: string[];
       allowedConnections: string[];
@@ -204,7 +206,7 @@ function planKeys(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigC
     }
     const unchanged =
       current !== null && sameList(current.scopes, scopes) && sameList(current.allowedConnections, allowedConnections);
-    if (current && unchanged && (key === undefined || holder?.id === current.id)) return { kind: "keep", id: current.id };
+    if (current && unchanged && (key === undefined || holder?.id === current.id)) return { kind: "keep", id: current.id, budget: entry.budget };
     if (current && key === undefined) {
       // Replacing it would hand every client of that key a new secret behind the operator's back.
       throw conflict(
@@ -212,7 +214,7 @@ function planKeys(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigC
         at,
       );
     }
-    return { kind: "create", name: entry.name, scopes, allowedConnections, key, replaces: current?.id ?? null };
+    return { kind: "create", name: entry.name, scopes, allowedConnections, key, replaces: current?.id ?? null, budget: entry.budget };
   });
 }
 

@@ -5,7 +5,7 @@ import type { ConnectionPatchBody } from "../../shared/schemas/config.js";
 import type { Connection } from "../../shared/types.js";
 import type { ConnectionInput } from "../store/types.js";
 import { conflict, fromStoreError, invalidRequest, notFound, unknownProvider } from "./errors.js";
-import { type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
+import { type DepsWith, type HandlersFor, emitConfigChanges, withBudgetUse } from "./handlerTypes.js";
 
 type ConnectionConfig = Omit<ConnectionInput, "id" | "provider">;
 
@@ -20,6 +20,8 @@ export function connectionConfigFromBody(body: ConnectionPatchBody, id: string):
     rateLimitOverrides: body.rateLimitOverrides ?? {},
     providerSpecificData: body.providerSpecificData ?? {},
     disableCooling: body.disableCooling ?? false,
+    subscription: body.subscription ?? false,
+    budget: body.budget ?? null,
   };
 }
 
@@ -62,15 +64,16 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
   const updated = (id: string, connection: Connection | null): Connection => {
     if (!connection) throw notFound("connection", id);
     emitConfigChanges(deps, [{ entity: "connection", id, action: "updated" }]);
-    return connection;
+    return shown(connection);
   };
+  const shown = (connection: Connection): Connection => withBudgetUse(deps, "connection", connection);
 
   return {
     listConnections(query) {
-      return store.connections.list(query.provider === undefined ? undefined : { provider: query.provider });
+      return store.connections.list(query.provider === undefined ? undefined : { provider: query.provider }).map(shown);
     },
 
-    getConnection: ({ id }) => requireConnection(id),
+    getConnection: ({ id }) => shown(requireConnection(id)),
 
     createConnection(body) {
       if (!store.providers.get(body.provider)) throw unknownProvider(body.provider, "provider");
@@ -86,7 +89,7 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
         throw fromStoreError(err, "id");
       }
       emitConfigChanges(deps, [{ entity: "connection", id, action: "created" }]);
-      return created;
+      return shown(created);
     },
 
     updateConnection({ id, rateLimitProtection, ...body }) {

@@ -4,7 +4,7 @@
 import type { ZodType } from "zod";
 import type { ConnectionTestResult } from "../../shared/apiTypes.js";
 import type { ContractHandlers, ContractMethod } from "../../shared/contract.js";
-import type { SwitchyardEvent } from "../../shared/types.js";
+import type { Budget, BudgetUsed, SwitchyardEvent } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { fromZodError } from "./errors.js";
 import type { ManagementStore, StorePorts } from "./ports.js";
@@ -36,6 +36,14 @@ export interface ManagementDeps {
   onSettingsChanged?: () => void;
   /** When absent, an imported `resilience` section is stored as the raw patch document. */
   validateResilience?: ResilienceValidator;
+  /** R18.4: what a key's or connection's current budget period has used (absent: not shown). */
+  budgetUsed?: (scope: "key" | "connection", id: string, budget: Budget | null) => BudgetUsed | null;
+}
+
+/** The entity with `budgetUsed` beside its `budget` (API.md "Budgets"). */
+export function withBudgetUse<T extends { id: string; budget: Budget | null }>(deps: Pick<ManagementDeps, "budgetUsed">, scope: "key" | "connection", item: T): T {
+  if (!deps.budgetUsed) return item;
+  return { ...item, budgetUsed: deps.budgetUsed(scope, item.id, item.budget) };
 }
 
 /** A handler module's dependencies: the store ports it names, plus the rest of ManagementDeps. */

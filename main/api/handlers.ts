@@ -18,7 +18,7 @@ export type ManagementMethod =
   | "listConnections" | "getConnection" | "createConnection" | "updateConnection" | "replaceConnection"
   | "deleteConnection" | "testConnection"
   | "listCombos" | "createCombo" | "updateCombo" | "deleteCombo"
-  | "listKeys" | "createKey" | "deleteKey"
+  | "listKeys" | "createKey" | "updateKey" | "deleteKey"
   | "getSettings" | "patchSettings" | "listLogs" | "getLog" | "listClientActivity"
   | "exportConfig" | "importConfig" | "previewConfigImport";
 

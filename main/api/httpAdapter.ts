@@ -39,7 +39,7 @@ function sha256(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
 
-function requireAdminToken(adminToken: string): RequestHandler {
+export function requireAdminToken(adminToken: string): RequestHandler {
   if (!adminToken) throw new Error("createApiRouter: adminToken must not be empty");
   // Comparing digests keeps the comparison constant-time whatever the presented length.
   const expected = sha256(adminToken);
@@ -51,7 +51,7 @@ function requireAdminToken(adminToken: string): RequestHandler {
   };
 }
 
-const refuseCrossOrigin: RequestHandler = (req, res, next) => {
+export const refuseCrossOrigin: RequestHandler = (req, res, next) => {
   if (isSameLoopbackOrigin(req.headers)) return next();
   sendError(res, 403, "forbidden_origin", "cross-origin requests to /api are refused");
 };

@@ -3,22 +3,29 @@
 import type { CreatedKey } from "../../shared/apiTypes.js";
 import { catalogFromStore, checkConnectionsExist } from "./catalog.js";
 import { fromStoreError, notFound } from "./errors.js";
-import { type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
+import { type DepsWith, type HandlersFor, emitConfigChanges, withBudgetUse } from "./handlerTypes.js";
 
 export function createKeyHandlers(
   deps: DepsWith<"providers" | "connections" | "combos" | "apiKeys">,
-): HandlersFor<"listKeys" | "createKey" | "deleteKey"> {
+): HandlersFor<"listKeys" | "createKey" | "updateKey" | "deleteKey"> {
   const { store } = deps;
 
   return {
-    listKeys: () => store.apiKeys.list(),
+    listKeys: () => store.apiKeys.list().map((k) => withBudgetUse(deps, "key", k)),
+
+    updateKey({ id, ...patch }) {
+      const info = store.apiKeys.update(id, patch);
+      if (!info) throw notFound("API key", id);
+      emitConfigChanges(deps, [{ entity: "key", id, action: "updated" }]);
+      return withBudgetUse(deps, "key", info);
+    },
 
     createKey(body): CreatedKey {
       const allowedConnections = body.allowedConnections ?? [];
       checkConnectionsExist(catalogFromStore(store, []), allowedConnections, "allowedConnections");
       let created: ReturnType<typeof store.apiKeys.create>;
       try {
-        created = store.apiKeys.create({ name: body.name, scopes: body.scopes ?? [], allowedConnections });
+        created = store.apiKeys.create({ name: body.name, scopes: body.scopes ?? [], allowedConnections, budget: body.budget ?? null });
       } catch (err) {
         throw fromStoreError(err);
       }
@@ -31,6 +38,7 @@ export function createKeyHandlers(
         scopes: info.scopes,
         allowedConnections: info.allowedConnections,
         createdAt: info.createdAt,
+        budget: info.budget,
       };
     },
 

@@ -7,7 +7,7 @@ export type ProvidersPort = Pick<ProviderRepo, "list" | "get" | "create" | "upda
 export type ConnectionsPort = Pick<ConnectionRepo, "list" | "get" | "create" | "update" | "delete" | "setRateLimitProtection">;
 export type CombosPort = Pick<ComboRepo, "list" | "get" | "create" | "update" | "delete">;
 /** `verify` lets a config import recognise a key it already holds without reading any key back. */
-export type ApiKeysPort = Pick<ApiKeyRepo, "list" | "create" | "delete" | "verify">;
+export type ApiKeysPort = Pick<ApiKeyRepo, "list" | "create" | "delete" | "verify" | "update" | "get">;
 export type SettingsPort = Pick<SettingsRepo, "getDocument" | "setDocument">;
 export type RequestLogReader = Pick<RequestLogRepo, "flush" | "list" | "stats" | "get" | "latestPerClient">;
 

@@ -36,6 +36,9 @@ import { createEventBus, type EventBus } from "./eventBus.js";
 import { loadAdminToken, resolveHome } from "./home.js";
 import { createLogger } from "./logger.js";
 import { createMonitoringHandlers } from "./monitoringHandlers.js";
+import { createQuotaHandlers, createQuotaObserver } from "./quotaHandlers.js";
+import { createUsageParts } from "./usage.js";
+import { createGatewayMetrics, engineMetricsSources } from "./metrics.js";
 import { createSessionHandlers } from "./sessionHandlers.js";
 import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
 import { createDemoControl, createInstanceHandlers } from "./demoControl.js";
@@ -206,6 +209,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
     applyLogSettings(store, appSettings);
   }
+  const usage = createUsageParts({ store, bus, clock, logger });
   const engine = createResilienceEngine({
     clock,
     breakers: store.breakers,
@@ -225,12 +229,13 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
   const admission = createAdmissionParts({ env, clock, bus, engine, settings: resilience.get, appSettings: getAppSettings });
+  const metrics = createGatewayMetrics(bus, engineMetricsSources({ engine, store, queues: () => admission.control.queues() }));
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
   const demo = createDemoControl(store, bus, clock, opts.onProgress);
   const handlers: ContractHandlers = {
     ...createManagementHandlers({
-      store, bus, clock, testConnection,
+      store, bus, clock, testConnection, budgetUsed: usage.budgetUsed,
       validateResilience: resilience.validate,
       onSettingsChanged: () => {
         appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});
@@ -239,8 +244,10 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
         admission.shared.refresh();
       },
     }),
-    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admission.health }),
+    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admission.health, budgets: usage.gate }),
     ...createMonitoringHandlers({ store, clock }),
+    ...createQuotaHandlers({ store }),
+    ...usage.handlers,
     ...createSessionHandlers({ ...sessions, store }),
     ...createInstanceHandlers(demo, () => url, VERSION),
   };
@@ -258,7 +265,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   // R16.7: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
   const provenance = new ReasoningProvenance();
   const pipeline = createPipeline({
-    catalog, connections, requestLog: store.logs, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    catalog, connections, requestLog: usage.log, budgets: usage.gate, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
@@ -266,16 +273,18 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent })),
     promptLogging: () => getAppSettings().promptLogging,
     provenance,
+    quotas: createQuotaObserver(store, bus),
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);
   const app = createGatewayApp({
     // R16.4: stored Responses API turns, for previous_response_id and GET/DELETE /v1/responses/{id}.
     storedResponses: { port: store.responses, clock, retentionHours: () => getAppSettings().responsesRetentionHours }, provenance,
-    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION, requestLog: store.logs,
+    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION, requestLog: usage.log,
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR,
     sessions,
+    metrics: metrics.route({ adminToken, isPublic: () => getAppSettings().metricsPublic }),
   });
 
   const server = await listen(app, bind, opts.port);
@@ -302,6 +311,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       await admission.close();
       await demo.close();
       await builtinSimulator.close();
+      metrics.close();
       store.close();
     },
   };

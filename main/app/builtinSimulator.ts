@@ -14,7 +14,7 @@ export function createBuiltinSimulator(): BuiltinSimulator {
   return {
     baseUrlFor(provider) {
       if (provider.format !== "simulator" || provider.baseUrl) return provider.baseUrl;
-      starting ??= startSimulator({ port: 0, label: "built-in simulator", recordLimit: 0 });
+      starting ??= startSimulator({ port: 0, label: "built-in simulator", recordLimit: 0, quotaHeaders: true });
       return starting.then((sim) => sim.url);
     },
     async close() {

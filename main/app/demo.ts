@@ -10,9 +10,9 @@ export const DEMO_COMBO = "demo";
 /** `progress` hears each step as it starts, so a terminal or the dashboard is never left silent. */
 export async function startDemo(store: Store, bus: EventBus, clock: Clock, progress: (line: string) => void = () => undefined): Promise<{ simulators: Simulator[]; close(): Promise<void> }> {
   progress("Demo: starting simulated provider A…");
-  const a = await startSimulator({ port: 0, label: "simulated provider A" });
+  const a = await startSimulator({ port: 0, label: "simulated provider A", quotaHeaders: true });
   progress("Demo: starting simulated provider B…");
-  const b = await startSimulator({ port: 0, label: "simulated provider B" });
+  const b = await startSimulator({ port: 0, label: "simulated provider B", quotaHeaders: true });
   progress(`Demo: adding providers sim-a and sim-b, three connections and the combo "${DEMO_COMBO}"…`);
   // Key 1 of provider A is rate-limited on its first call: the first demo request fails over live.
   a.addFault("demo-a-1", { status: 429, retryAfter: 15, times: 1 });

@@ -1,5 +1,6 @@
 // Contract methods served by the engine: resilience settings, breakers, Cooldown Manager,
 // model lockouts, monitoring health, queue protection, and the test clock.
+import { withBudgetRows, type BudgetGate } from "./usage.js";
 import type { MonitoringHealth } from "../../shared/apiTypes.js";
 import { resilienceDefaults } from "../../shared/resilienceEnv.js";
 import { applyResiliencePatch, type ResilienceSettings } from "../../shared/resilienceSettings.js";
@@ -62,6 +63,8 @@ export function createResilienceHandlers(deps: {
   startedAt: number;
   /** The admission state for `queues` (R9): connections and where the limits live. */
   admission: () => Pick<MonitoringHealth, "queues" | "sharedLimits">;
+  /** R18.4: connections over budget, listed with the cooldowns. */
+  budgets?: BudgetGate;
 }): HandlersFor<EngineMethod> {
   const { store, engine, settings, clock } = deps;
   const handlers = {
@@ -73,8 +76,10 @@ export function createResilienceHandlers(deps: {
       return next;
     },
     resetBreakers: ({ provider }) => engine.resetBreakers(provider),
-    listCooldowns: ({ provider }) =>
-      engine.listCooldowns(store.providers.list(), store.connections.list(), provider ? { provider } : undefined),
+    listCooldowns: ({ provider }) => {
+      const connections = store.connections.list();
+      return withBudgetRows(engine.listCooldowns(store.providers.list(), connections, provider ? { provider } : undefined), connections, deps.budgets, provider);
+    },
     clearCooldowns: (body) => engine.clearCooldowns(body, store.connections.list()),
     listModelCooldowns: () => engine.listModelCooldowns(),
     clearModelCooldowns: (body) => engine.clearModelCooldowns(body),

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import type { ApiKeyInfo, AppSettings, WireFormat } from "../../shared/types.js";
+import { CLIENT_KEY_PREFIX } from "../../shared/catalog.js";
 import { sendPlainJson } from "../api/plainJson.js";
 import { clientHalf, errorBody } from "./formats/index.js";
 
@@ -76,8 +77,14 @@ export function clientAuth(format: WireFormat, deps: ClientGuardDeps): RequestHa
   return (req, res, next) => {
     const settings = deps.appSettings();
     if (!settings.proxyEnabled) return clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)");
-    if (!settings.requireClientKey) return next();
     const key = presentedKey(req);
+    if (!settings.requireClientKey) {
+      // Keys are optional here, but a Switchyard key a client sends anyway still names it: its
+      // usage and its budget count (R18). Other keys (a client's placeholder) are not looked up.
+      const info = key?.startsWith(CLIENT_KEY_PREFIX) ? deps.verifyClientKey(key) : null;
+      if (info) res.locals.clientKey = info;
+      return next();
+    }
     const info = key ? deps.verifyClientKey(key) : null;
     if (info) {
       // R7.2: a lease fence binds the key, so the verified key is kept for it.

@@ -5,7 +5,7 @@
 // body read with the live limit, the request shape, the lease fence; then the pipeline.
 import type { Express, Request, RequestHandler, Response } from "express";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { WireFormat } from "../../shared/types.js";
+import type { ApiKeyInfo, WireFormat } from "../../shared/types.js";
 import { plainJsonBody, readJsonBody } from "./clientBody.js";
 import { clientHalf, clientHalves } from "./formats/index.js";
 import type { PathGeneration } from "./formats/adapter.js";
@@ -115,7 +115,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, () => clientHalf(format).sessionHint(body)), leaseOwnerHash: res.locals.leaseOwnerHash ?? null });
     await deps.pipeline.handle({
       format, body, bodyText: (turn && !turn.unchanged) || pathCall || bodyText === null ? undefined : bodyText, headers: req.headers, turn, res, session, requestId: requestIdOf(res), allowedConnections: res.locals.allowedConnections ?? null,
-      framing: pathCall?.framing,
+      apiKeyId: (res.locals.clientKey as ApiKeyInfo | undefined)?.id ?? null, framing: pathCall?.framing,
     });
   }
 

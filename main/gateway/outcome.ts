@@ -3,7 +3,7 @@ import type { Verdict, ConnectionExclusion } from "../engine/ports.js";
 
 export interface Exclusion {
   target: string;
-  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit";
+  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit" | "budget";
   remainingMs: number | null;
   provider: string;
   /** The connection passed over, when the exclusion is about one (the request log's timeline). */
@@ -21,7 +21,7 @@ export interface FinalError {
   headers?: Record<string, string>;
 }
 
-const TIMER_REASONS = new Set(["model_lockout", "circuit_open", "provider_cooldown", "unavailable"]);
+const TIMER_REASONS = new Set(["model_lockout", "circuit_open", "provider_cooldown", "unavailable", "budget"]);
 
 export function exclusionFromConnection(provider: string, target: string, e: ConnectionExclusion): Exclusion {
   const reason = e.reason === "cooling_down" ? "unavailable" : e.reason === "model_lockout" ? "model_lockout" : e.reason === "terminal" ? "terminal" : "inactive";

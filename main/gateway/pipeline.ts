@@ -11,7 +11,8 @@ import { StreamTranscript } from "./continuation/midstream.js";
 import type { EgressLock } from "./egress/siblingLock.js";
 import type { UsageWallDeps } from "./usageWall/lane.js";
 import { clientHalf, isStreamRequest } from "./formats/index.js";
-import type { CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
+import type { BudgetPort, CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
+import type { FinalError } from "./outcome.js";
 import { ClientBoundTarget, type Admission, type AdmissionStage } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
@@ -29,6 +30,7 @@ import { ClientResponse } from "./response/clientResponse.js";
 import type { ComboRouter } from "./routing/comboRouter.js";
 import { waitUnlessAborted } from "./routing/comboWaitTimer.js";
 import type { LearnedQuotas } from "./routing/learnedQuota.js";
+import type { QuotaObserver } from "./usage/quotaHeaders.js";
 import type { StreamBudgets } from "./streaming/relay.js";
 import type { CallUpstream } from "./upstream/call.js";
 
@@ -66,6 +68,10 @@ export interface PipelineDeps {
   promptLogging?: () => boolean;
   /** R16.7: which connection issued each Responses reasoning artifact. */
   provenance?: ReasoningProvenance;
+  /** R18.4: key and connection budgets (absent = none enforced). */
+  budgets?: BudgetPort;
+  /** R18.3: hears every attempt's response headers, for the quota meters (absent = none kept). */
+  quotas?: QuotaObserver;
 }
 
 export interface PipelineRouting {
@@ -86,6 +92,8 @@ export interface ClientCall {
   requestId: string;
   /** R1.7: a client key limited to these connections (null = any). */
   allowedConnections?: Set<string> | null;
+  /** The verified client key's id (usage by key, key budgets; R18). */
+  apiKeyId?: string | null;
   /** R7: the session pin and lease view of this request (null = no session routing). */
   session?: RequestSession | null;
   /** A Responses turn's headers and the observer that keeps what it served (R16.4). */
@@ -124,6 +132,14 @@ function keepAliveEvents(format: WireFormat, kind: ClientKind | undefined): Numb
   return kind === "codex-cli" ? clientHalf(format).numberedKeepAlive : undefined;
 }
 
+/** R18.4: a key over its budget is refused until its period ends, before anything goes upstream. */
+function keyBudgetExceeded(retryAfterMs: number): FinalError {
+  return {
+    status: 429, code: "budget_exceeded", retryAfterMs, noRetry: false,
+    message: "This API key has used its budget for the period; it resets at the period's end",
+  };
+}
+
 export function createPipeline(deps: PipelineDeps) {
   async function handle(call: ClientCall): Promise<void> {
     const model = typeof call.body.model === "string" ? call.body.model : "";
@@ -137,6 +153,9 @@ export function createPipeline(deps: PipelineDeps) {
       client.observer = call.turn.observe(client);
     }
     client.arrival = arrivalFields(call.headers, () => clientHalf(call.format).promptText(call.body), deps.promptLogging?.() ?? false);
+    client.apiKeyId = call.apiKeyId ?? null;
+    const overBudgetMs = deps.budgets?.keyOverBudgetMs(client.apiKeyId) ?? null;
+    if (overBudgetMs !== null) return client.fail(keyBudgetExceeded(overBudgetMs));
     const routing = deps.routing && {
       router: deps.routing.router, format: call.format, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
     };
@@ -266,13 +285,14 @@ export function createPipeline(deps: PipelineDeps) {
     return settleAttempt(run.client, outcome, result, run.policy);
   }
 
-  /** Learned quotas hear of every attempt, a combo's book of its own (R11.1, R4.10). */
+  /** Learned quotas and the quota meters hear of every attempt, a combo's book of its own (R11.1, R4.10, R18.3). */
   function noteForRouting(combo: string | null, ctx: AttemptContext, target: Target, outcome: AttemptOutcome, result: AttemptResult, startedAt: number, sessionKey: string | null): void {
-    if (!deps.routing) return;
     const now = deps.clock.now();
+    const headers = upstreamHeadersOf(outcome);
+    if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now);
+    if (!deps.routing) return;
     const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: now - startedAt };
     if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now, sessionKey);
-    const headers = upstreamHeadersOf(outcome);
     if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
   }
 

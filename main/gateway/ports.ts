@@ -20,3 +20,11 @@ export interface ConnectionsPort {
 export interface RequestLogSink {
   append(entry: RequestLogEntry): void;
 }
+
+/** R18.4: budgets the request path honours before anything goes upstream. */
+export interface BudgetPort {
+  /** Milliseconds until the key's period ends when its budget is spent, else null. */
+  keyOverBudgetMs(keyId: string | null): number | null;
+  /** The same for a connection: over budget, it is skipped like a cooldown (reason `budget`). */
+  connectionOverBudgetMs(connection: Connection): number | null;
+}

@@ -39,6 +39,8 @@ export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
   apiRouter: express.Router;
   dashboardDir: string | null;
   sessions: SessionGatewayDeps;
+  /** GET /metrics (R18.5): its guards and handler, behind the Host check like everything else. */
+  metrics?: RequestHandler[];
 }
 
 /** GET /v1/models: OpenAI list format; ids are `provider/model`, aliases, combos. Codex gets its own shape (R16.5). */
@@ -90,6 +92,7 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   // it carries no admin token and must not be answered 401 by the management guard.
   app.head("/api/hello", (_req, res) => void res.status(200).end());
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
+  if (deps.metrics) app.get("/metrics", ...deps.metrics);
 
   app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientJson("anthropic", deps.appSettings), countTokensHandler(deps, ANTHROPIC_COUNT));
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { parseFault } from "./faults.js";
 import { startSimulator } from "./index.js";
 
-const USAGE = `Usage: simulator [--port N] [--host H] [--label NAME] [--reply TEXT] [--fault JSON]
+const USAGE = `Usage: simulator [--port N] [--host H] [--label NAME] [--reply TEXT] [--fault JSON] [--quota-headers]
 A simulated LLM provider (OpenAI Chat and Responses, Anthropic and Gemini wire formats) with programmable faults.`;
 
 async function main(): Promise<void> {
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
       label: { type: "string", default: "simulator" },
       reply: { type: "string" },
       fault: { type: "string" },
+      "quota-headers": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     host: values.host,
     label: values.label,
     replyText: values.reply,
+    quotaHeaders: values["quota-headers"],
     defaultFault: values.fault === undefined ? undefined : parseFault(JSON.parse(values.fault)),
   });
   console.log(`Simulator listening on ${sim.url}`);

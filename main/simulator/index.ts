@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from "node:net";
 import { readConversation } from "./conversation.js";
 import { ANY_KEY, FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./faults.js";
-import { composeAnswer } from "./reply.js";
+import { composeAnswer, type Answer } from "./reply.js";
+import { PromptCaches } from "./promptCache.js";
 import { formatOfPath, matchRoute, modelList, readKey, type Route } from "./routes.js";
 import { Pacer, playStream } from "./stream.js";
 import type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
@@ -14,6 +15,7 @@ import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/
 import { compactionAnswer, responsesWriter } from "./wire/responses.js";
 import { isRecord } from "./records.js";
 import { parseUsageWall, UsageWalls } from "./usageWall.js";
+import { QuotaMeters } from "./quotaMeters.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 
@@ -94,6 +96,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const recordLimit = opts.recordLimit ?? DEFAULT_RECORD_LIMIT;
   const faults = new FaultBook();
   const walls = new UsageWalls();
+  const quotaNow = opts.quotaClock ?? Date.now;
+  const meters = opts.quotaHeaders ? new QuotaMeters(quotaNow()) : null;
   const requests: SimulatedRequest[] = [];
   let received = 0;
   let seq = 0;
@@ -118,6 +122,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     const picked = faults.take(key) ?? opts.pickFault?.(entry);
     return picked ? parseFault(picked) : opts.defaultFault;
+  }
+
+  const promptCaches = new PromptCaches();
+  function withCache(answer: Answer, call: Call): Answer {
+    const use = promptCaches.observe(call.key, call.route.format, call.body, answer.usage.input);
+    return use.cacheRead || use.cacheWrite ? { ...answer, usage: { ...answer.usage, ...use } } : answer;
   }
 
   async function answer(call: Call): Promise<void> {
@@ -168,11 +178,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       id: replyId(route.format, seq),
       model: call.model,
       created: Math.floor(Date.now() / 1000),
-      answer: composeAnswer(conversation, opts.replyText ?? `Hello from ${label} (key ${call.key ?? "none"})`),
+      answer: withCache(composeAnswer(conversation, opts.replyText ?? `Hello from ${label} (key ${call.key ?? "none"})`), call),
       includeUsage: isRecord(call.body) && isRecord(call.body.stream_options) && call.body.stream_options.include_usage === true,
       body: call.body,
       key: call.key,
     };
+    // R18.3: a key behind the usage wall answers with the wall's own unified headers instead.
+    if (meters && !call.wallHeaders) Object.assign(headers, meters.served(route.format, call.key, ctx.answer.usage, quotaNow()));
     if (route.kind === "compact") {
       sendJson(res, 200, compactionAnswer(ctx), headers);
       return;

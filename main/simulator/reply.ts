@@ -6,8 +6,12 @@ export type Reply =
   | { kind: "tool"; name: string; input: Record<string, string>; args: string; argChunks: string[]; freeform?: true };
 
 export interface Usage {
+  /** Every prompt token, cached ones included. */
   input: number;
   output: number;
+  /** Of `input`: read from the key's prompt cache, and written to it (promptCache.ts). */
+  cacheRead?: number;
+  cacheWrite?: number;
 }
 
 export interface Answer {

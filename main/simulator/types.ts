@@ -69,6 +69,17 @@ export interface SimulatorOptions {
   replyText?: string;
   /** How many received requests `requests` keeps (default 1000). */
   recordLimit?: number;
+  /**
+   * Answer generations with rate-limit and subscription headers that follow the tokens each key was
+   * served (quotaMeters.ts, R18.3). Off by default: the learned-quota strategies (R11.1) and retry
+   * hints read such headers, and most tests program their own.
+   */
+  quotaHeaders?: boolean;
+  /**
+   * The clock the quota windows run on (default Date.now): a test that moves the gateway's test
+   * clock moves this one with it, so the windows' resets stay ahead of the gateway's "now".
+   */
+  quotaClock?: () => number;
 }
 
 export interface SimulatedRequest {

@@ -22,6 +22,8 @@ interface ConnectionRow {
   rate_limit_protection: number | null;
   provider_specific_data: string;
   disable_cooling: number;
+  subscription: number;
+  budget: string | null;
   test_status: Connection["testStatus"];
   rate_limited_until: number | null;
   backoff_level: number;
@@ -36,7 +38,7 @@ interface ConnectionRow {
 
 // The secret column is deliberately absent: a listed connection only learns whether one exists.
 const COLUMNS = `id, provider, name, priority, weight, active, secret IS NOT NULL AS has_secret, max_concurrent,
-  rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, test_status,
+  rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, subscription, budget, test_status,
   rate_limited_until, backoff_level, last_error, last_error_type, error_code, last_error_at,
   auth_failure_count, created_at, updated_at`;
 const ORDER = "ORDER BY priority ASC, created_at ASC, id ASC";
@@ -66,6 +68,8 @@ function toConnection(row: ConnectionRow): Connection {
     rateLimitProtection: fromNullableFlag(row.rate_limit_protection),
     providerSpecificData: fromJson(row.provider_specific_data),
     disableCooling: fromFlag(row.disable_cooling),
+    subscription: fromFlag(row.subscription),
+    budget: row.budget ? fromJson(row.budget) : null,
     testStatus: row.test_status,
     rateLimitedUntil: row.rate_limited_until,
     backoffLevel: row.backoff_level,
@@ -92,6 +96,8 @@ function configParams(id: string, c: ConfigFields, updatedAt: number): Record<st
     rate_limit_overrides: toJson(c.rateLimitOverrides),
     provider_specific_data: toJson(c.providerSpecificData),
     disable_cooling: toFlag(c.disableCooling),
+    subscription: toFlag(c.subscription ?? false),
+    budget: c.budget ? toJson(c.budget) : null,
     updated_at: updatedAt,
   };
 }
@@ -118,17 +124,17 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
   const providerExists = db.prepare<[string], { found: number }>("SELECT 1 AS found FROM providers WHERE id = ?");
   const insert = db.prepare(
     `INSERT INTO connections (id, provider, name, priority, weight, active, secret, max_concurrent,
-       rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, test_status,
+       rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, subscription, budget, test_status,
        backoff_level, auth_failure_count, created_at, updated_at)
      VALUES (@id, @provider, @name, @priority, @weight, @active, @secret, @max_concurrent,
-       @rate_limit_overrides, NULL, @provider_specific_data, @disable_cooling, 'active',
+       @rate_limit_overrides, NULL, @provider_specific_data, @disable_cooling, @subscription, @budget, 'active',
        0, 0, @updated_at, @updated_at)`,
   );
   const updateConfig = db.prepare(
     `UPDATE connections SET name = @name, priority = @priority, weight = @weight, active = @active,
        max_concurrent = @max_concurrent, rate_limit_overrides = @rate_limit_overrides,
        provider_specific_data = @provider_specific_data, disable_cooling = @disable_cooling,
-       updated_at = @updated_at
+       subscription = @subscription, budget = @budget, updated_at = @updated_at
      WHERE id = @id`,
   );
   const updateSecret = db.prepare<[string | null, string]>("UPDATE connections SET secret = ? WHERE id = ?");
@@ -171,6 +177,8 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
       rateLimitOverrides: input.rateLimitOverrides ?? {},
       providerSpecificData: input.providerSpecificData ?? {},
       disableCooling: input.disableCooling ?? false,
+      subscription: input.subscription ?? false,
+      budget: input.budget ?? null,
     };
     try {
       write(() =>

@@ -8,8 +8,10 @@ import { createConnectionRepo } from "./connectionRepo.js";
 import { openDatabase } from "./database.js";
 import { createLeaseRepo } from "./leaseRepo.js";
 import { createProviderRepo } from "./providerRepo.js";
+import { createQuotaRepo } from "./quotaRepo.js";
 import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
 import { createResponsesRepo } from "./responsesRepo.js";
+import { createUsageRepo } from "./usageRepo.js";
 import type { LogWriterKind } from "./requestLogSink.js";
 import type { SecretCipher } from "./secrets.js";
 import { createSessionPinRepo } from "./sessionRepo.js";
@@ -47,6 +49,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       writer: opts.logWriter,
     });
     const sessionPins = createSessionPinRepo(db, opts.onLogError ?? warnLogError);
+    const quotas = createQuotaRepo(db, opts.onLogError ?? warnLogError);
     return {
       providers: createProviderRepo(db, clock, epoch),
       connections: createConnectionRepo(db, clock, opts.cipher, epoch),
@@ -58,6 +61,8 @@ export function createStore(opts: CreateStoreOptions): Store {
       sessionPins,
       leases: createLeaseRepo(db),
       responses: createResponsesRepo(db, clock),
+      quotas,
+      usage: createUsageRepo(db, () => logs.flush()),
       transaction: (fn) => {
         try {
           // IMMEDIATE, as every read-then-write here: the request log's writer thread commits to the
@@ -71,7 +76,11 @@ export function createStore(opts: CreateStoreOptions): Store {
         if (!db.open) return;
         try {
           try {
-            sessionPins.flush();
+            try {
+              quotas.flush();
+            } finally {
+              sessionPins.flush();
+            }
           } finally {
             logs.close();
           }

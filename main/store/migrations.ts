@@ -199,6 +199,58 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R18: usage and cost. Each log row keeps every token kind, its cost and the client key; the
+    // rollups (hour and day buckets, '' for an unknown dimension so the key stays unique) are kept
+    // as batches commit, so a usage query never scans the log; quotas hold what an upstream's
+    // rate-limit headers last said per connection and window; keys and connections get a budget.
+    version: 6,
+    up(db) {
+      const columnsOf = (table: string) => new Set(db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name));
+      const addColumns = (table: string, add: Array<[string, string]>) => {
+        const have = columnsOf(table);
+        for (const [name, type] of add) if (!have.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+      };
+      addColumns("request_log", [
+        ["cache_read_tokens", "INTEGER"], ["cache_write_tokens", "INTEGER"], ["reasoning_tokens", "INTEGER"],
+        ["cost_usd", "REAL"], ["cost_source", "TEXT"], ["cost_notional", "INTEGER NOT NULL DEFAULT 0"], ["api_key_id", "TEXT"], ["served_model", "TEXT"],
+      ]);
+      addColumns("api_keys", [["budget", "TEXT"]]);
+      addColumns("connections", [["budget", "TEXT"], ["subscription", "INTEGER NOT NULL DEFAULT 0"]]);
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS usage_rollup (
+          bucket TEXT NOT NULL,
+          t INTEGER NOT NULL,
+          provider TEXT NOT NULL,
+          connection_id TEXT NOT NULL,
+          model TEXT NOT NULL,
+          client_kind TEXT NOT NULL,
+          api_key_id TEXT NOT NULL,
+          requests INTEGER NOT NULL,
+          input_tokens INTEGER NOT NULL,
+          output_tokens INTEGER NOT NULL,
+          cache_read_tokens INTEGER NOT NULL,
+          cache_write_tokens INTEGER NOT NULL,
+          reasoning_tokens INTEGER NOT NULL,
+          cost_usd REAL NOT NULL,
+          PRIMARY KEY (bucket, t, provider, connection_id, model, client_kind, api_key_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS usage_quotas (
+          connection_id TEXT NOT NULL,
+          window TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          used_percent REAL,
+          remaining REAL,
+          limit_value REAL,
+          reset_at INTEGER,
+          source TEXT NOT NULL,
+          status TEXT,
+          seen_at INTEGER NOT NULL,
+          PRIMARY KEY (connection_id, window)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -5,7 +5,7 @@
 // first waits until what was appended before it is in the table.
 import type Database from "better-sqlite3";
 import type { ClientKind, RequestLogEntry } from "../../shared/types.js";
-import { createLogSink, type LogSinkOptions, type LogWriterKind } from "./requestLogSink.js";
+import { createLogSink, type LogSinkOptions, type LogWriteSql, type LogWriterKind } from "./requestLogSink.js";
 import { fromFlag, fromJson, toFlag, toJson } from "./rows.js";
 import type { RequestLogRepo, RequestStatsRow } from "./types.js";
 
@@ -37,7 +37,14 @@ export interface BufferedRequestLog extends RequestLogRepo {
 const COLUMNS = [
   "id", "time", "client_format", "model", "combo", "provider", "connection_id", "status", "error_code",
   "latency_ms", "ttfb_ms", "stream", "input_tokens", "output_tokens", "attempts", "egress_ip", "client_kind", "details", "prompt_text",
+  "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_usd", "cost_source", "cost_notional", "api_key_id", "served_model",
 ] as const satisfies ReadonlyArray<keyof RequestLogRow>;
+
+/** Where the usage rollups (R18.2) find their dimensions and counts in a row's values. */
+const ROLLUP_COLUMNS = {
+  time: "time", provider: "provider", connection: "connection_id", model: "served_model", client: "client_kind", key: "api_key_id",
+  input: "input_tokens", output: "output_tokens", cacheRead: "cache_read_tokens", cacheWrite: "cache_write_tokens", reasoning: "reasoning_tokens", cost: "cost_usd",
+} as const satisfies Record<string, (typeof COLUMNS)[number]>;
 
 interface RequestLogRow {
   id: string;
@@ -59,6 +66,14 @@ interface RequestLogRow {
   client_kind: ClientKind | null;
   details: string;
   prompt_text: string | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  reasoning_tokens: number | null;
+  cost_usd: number | null;
+  cost_source: RequestLogEntry["costSource"];
+  cost_notional: number;
+  api_key_id: string | null;
+  served_model: string | null;
 }
 
 /** R12.5: a row's egress IP is the one its connection's attempt left from. */
@@ -93,6 +108,14 @@ function toEntry(row: RequestLogRow): RequestLogEntry {
     stream: fromFlag(row.stream),
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+    reasoningTokens: row.reasoning_tokens,
+    costUsd: row.cost_usd,
+    costSource: row.cost_source ?? null,
+    ...(row.cost_notional ? { costNotional: true } : {}),
+    apiKeyId: row.api_key_id,
+    servedModel: row.served_model,
     attempts: fromJson(row.attempts),
     ...(row.egress_ip === null ? {} : { egressIp: row.egress_ip }),
     ...detailFields(row),
@@ -145,11 +168,33 @@ function toValues(e: RequestLogEntry): unknown[] {
     client_kind: e.clientKind ?? null,
     details: detailsText(e),
     prompt_text: e.promptText ?? null,
+    cache_read_tokens: e.cacheReadTokens ?? null,
+    cache_write_tokens: e.cacheWriteTokens ?? null,
+    reasoning_tokens: e.reasoningTokens ?? null,
+    cost_usd: e.costUsd ?? null,
+    cost_source: e.costSource ?? null,
+    cost_notional: toFlag(e.costNotional === true),
+    api_key_id: e.apiKeyId ?? null,
+    served_model: e.servedModel ?? null,
   };
   return COLUMNS.map((c) => row[c]);
 }
 
 const ROW_COLUMNS = COLUMNS.join(", ");
+
+/** The rollup upsert and where its inputs sit in a row (requestLogWrites.js adds a batch's rows up). */
+function rollupSql(): LogWriteSql["rollup"] {
+  const at = Object.fromEntries(Object.entries(ROLLUP_COLUMNS).map(([k, c]) => [k, COLUMNS.indexOf(c)])) as Record<keyof typeof ROLLUP_COLUMNS, number>;
+  const sums = ["requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_usd"];
+  return {
+    upsert: `INSERT INTO usage_rollup (bucket, t, provider, connection_id, model, client_kind, api_key_id, ${sums.join(", ")})
+      VALUES (?, ?, ?, ?, ?, ?, ?, ${sums.map(() => "?").join(", ")})
+      ON CONFLICT (bucket, t, provider, connection_id, model, client_kind, api_key_id)
+      DO UPDATE SET ${sums.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`,
+    pruneHours: "DELETE FROM usage_rollup WHERE bucket = 'hour' AND t < ?",
+    at,
+  };
+}
 const ID_INDEX = COLUMNS.indexOf("id");
 const ERASE_PROMPTS_BEFORE = "UPDATE request_log SET prompt_text = NULL WHERE prompt_text IS NOT NULL AND time < ?";
 
@@ -181,6 +226,7 @@ export function createRequestLogRepo(db: Database.Database, options: RequestLogO
     prune: "DELETE FROM request_log WHERE time < ? OR (time = ? AND seq <= ?)",
     erasePromptsBefore: ERASE_PROMPTS_BEFORE,
     idIndex: ID_INDEX,
+    rollup: rollupSql(),
   }, { onError, ...options.writerThread });
   const select = db.prepare<[Record<string, unknown>], RequestLogRow>(
     `SELECT ${ROW_COLUMNS}

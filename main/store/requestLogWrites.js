@@ -13,7 +13,50 @@
  * @property {string} prune    DELETE of that row and everything older: (time, time, seq).
  * @property {string} erasePromptsBefore  UPDATE clearing prompts older than ?.
  * @property {number} idIndex  Where the id is in a row's values (for reporting duplicates).
+ * @property {RollupSql} rollup  The usage rollups kept as rows commit (R18.2).
  */
+
+/**
+ * @typedef {object} RollupSql
+ * @property {string} upsert  INSERT … ON CONFLICT adding one bucket's sums: (bucket, t, provider,
+ *   connection, model, client, key, requests, input, output, cacheRead, cacheWrite, reasoning, cost).
+ * @property {string} pruneHours  DELETE of hour buckets older than ?.
+ * @property {Record<"time"|"provider"|"connection"|"model"|"client"|"key"|"input"|"output"|"cacheRead"|"cacheWrite"|"reasoning"|"cost", number>} at
+ *   Where each input is in a row's values.
+ */
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** Hour buckets are kept this long; day buckets for ever (a few rows per day). */
+const HOUR_BUCKETS_KEPT_MS = 90 * DAY_MS;
+const SUMS = ["input", "output", "cacheRead", "cacheWrite", "reasoning", "cost"];
+
+/**
+ * A batch's rows added up per bucket and dimensions, so each (hour, day) × dimensions is one upsert.
+ * @param {RollupSql["at"]} at
+ * @param {unknown[][]} rows
+ * @returns {Map<string, unknown[]>}
+ */
+function rollupRows(at, rows) {
+  /** @type {Map<string, unknown[]>} */
+  const sums = new Map();
+  for (const values of rows) {
+    const time = /** @type {number} */ (values[at.time]);
+    const dims = [values[at.provider] ?? "", values[at.connection] ?? "", values[at.model] ?? "", values[at.client] ?? "", values[at.key] ?? ""];
+    for (const [bucket, size] of /** @type {const} */ ([["hour", HOUR_MS], ["day", DAY_MS]])) {
+      const t = Math.floor(time / size) * size;
+      const key = `${bucket}\u0000${t}\u0000${dims.join("\u0000")}`;
+      let row = sums.get(key);
+      if (!row) sums.set(key, (row = [bucket, t, ...dims, 0, 0, 0, 0, 0, 0, 0]));
+      row[7] = /** @type {number} */ (row[7]) + 1;
+      SUMS.forEach((name, i) => {
+        const v = values[at[/** @type {keyof RollupSql["at"]} */ (name)]];
+        if (typeof v === "number") row[8 + i] = /** @type {number} */ (row[8 + i]) + v;
+      });
+    }
+  }
+  return sums;
+}
 
 /**
  * One batch: rows in column order, the retention bound, and the time before which logged prompts
@@ -53,21 +96,32 @@ export function createBatchWriter(db, sql) {
   const selectCutoff = db.prepare(sql.cutoff);
   const pruneFrom = db.prepare(sql.prune);
   const erasePromptsBefore = db.prepare(sql.erasePromptsBefore);
+  const upsertRollup = db.prepare(sql.rollup.upsert);
+  const pruneHours = db.prepare(sql.rollup.pruneHours);
+  let newest = 0;
   // Rows in the table; only this writer adds or trims them, so the count is kept, not queried.
   let rows = /** @type {{ n: number }} */ (countRows.get()).n;
 
   const transaction = db.transaction(/** @param {LogBatch} batch */ (batch) => {
     /** @type {string[]} */
     const duplicates = [];
+    /** @type {unknown[][]} */
+    const stored = [];
     for (const values of batch.rows) {
       try {
         insert.run(values);
+        stored.push(values);
       } catch (err) {
         // A constraint failure undoes only this statement; the rest of the batch still commits.
         if (!isDuplicateId(err)) throw err;
         duplicates.push(String(values[sql.idIndex]));
       }
     }
+    // The rollups commit with their rows: a usage query never counts a row twice or misses one.
+    for (const row of rollupRows(sql.rollup.at, stored).values()) upsertRollup.run(row);
+    const latest = stored.reduce((m, v) => Math.max(m, /** @type {number} */ (v[sql.rollup.at.time])), newest);
+    if (Math.floor(latest / DAY_MS) > Math.floor(newest / DAY_MS)) pruneHours.run(latest - HOUR_BUCKETS_KEPT_MS);
+    newest = latest;
     rows += batch.rows.length - duplicates.length;
     if (rows > batch.retention) {
       const cutoff = /** @type {{ time: number; seq: number } | undefined} */ (selectCutoff.get(rows - batch.retention - 1));

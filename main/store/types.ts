@@ -1,5 +1,7 @@
 // The store's public surface, used by main/app, main/api and main/gateway.
 // Implemented with better-sqlite3 (synchronous, prepared statements, WAL).
+import type { UsageRepo } from "./usageRepo.js";
+import type { QuotaRepo } from "./quotaRepo.js";
 import type {
   ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry, StoredResponseRecord,
 } from "../../shared/types.js";
@@ -21,6 +23,8 @@ export interface ConnectionInput {
   rateLimitOverrides: Connection["rateLimitOverrides"];
   providerSpecificData: Connection["providerSpecificData"];
   disableCooling: boolean;
+  subscription?: boolean;
+  budget?: Connection["budget"];
 }
 
 export interface ProviderRepo {
@@ -61,7 +65,10 @@ export interface ApiKeyRepo {
    * Creates a key `sk-sy-…` (or registers `key` when a config file chose it); the plain key is
    * returned once and only its SHA-256 is stored.
    */
-  create(input: { name: string; scopes: string[]; allowedConnections: string[]; key?: string }): { info: ApiKeyInfo; key: string };
+  create(input: { name: string; scopes: string[]; allowedConnections: string[]; key?: string; budget?: ApiKeyInfo["budget"] }): { info: ApiKeyInfo; key: string };
+  /** Renames a key or sets its budget; null when absent. */
+  update(id: string, patch: { name?: string; budget?: ApiKeyInfo["budget"] }): ApiKeyInfo | null;
+  get(id: string): ApiKeyInfo | null;
   delete(id: string): boolean;
   /** Looks a presented key up by its hash; updates lastUsedAt. */
   verify(key: string): ApiKeyInfo | null;
@@ -148,6 +155,10 @@ export interface Store {
   sessionPins: SessionPinStore;
   leases: LeaseStore;
   responses: ResponsesRepo;
+  /** R18.3: the quota windows upstream headers announced, per connection and window. */
+  quotas: QuotaRepo;
+  /** R18.2: usage reports from the rollups. */
+  usage: UsageRepo;
   /** Runs fn in one SQLite transaction. */
   transaction<T>(fn: () => T): T;
   close(): void;

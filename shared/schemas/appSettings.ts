@@ -78,6 +78,7 @@ export const settingsPatchSchema = z.strictObject({
   promptRetentionHours: z.number().finite().optional(),
   responsesRetentionHours: z.number().int().optional(),
   redisUrl: redisUrl.nullable().optional(),
+  metricsPublic: z.boolean().optional(),
 });
 
 export type SettingsPatchBody = z.infer<typeof settingsPatchSchema>;
@@ -124,6 +125,7 @@ function storedSettingsSchema(report: Report) {
       report,
     ),
     promptLogging: tolerant("promptLogging", z.boolean(), d.promptLogging, report),
+    metricsPublic: tolerant("metricsPublic", z.boolean(), d.metricsPublic, report),
     promptRetentionHours: tolerant("promptRetentionHours", clamped("promptRetentionHours", L.promptRetentionHours, report), d.promptRetentionHours, report),
     responsesRetentionHours: tolerant(
       "responsesRetentionHours",

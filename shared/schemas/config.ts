@@ -3,6 +3,7 @@
 // Entity bodies strip unknown keys (a GET object may be sent back with server-side fields);
 // the settings patch is strict, because a misspelt setting silently doing nothing is a trap.
 import { z } from "zod";
+import { budgetSchema } from "./usage.js";
 import { COMBO_STRATEGIES, PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../catalog.js";
 import type { ClientKind } from "../types.js";
 import { settingsPatchSchema } from "./appSettings.js";
@@ -48,6 +49,8 @@ const modelInfoSchema = z
     outputPricePerMTok: z.number().min(0).optional(),
     contextWindow: z.number().int().min(1).optional(),
     cacheSupport: z.boolean().optional(),
+    cacheReadPricePerMTok: z.number().min(0).optional(),
+    cacheWritePricePerMTok: z.number().min(0).optional(),
   })
   .strict();
 
@@ -111,6 +114,9 @@ export const connectionPatchSchema = z.object({
   rateLimitOverrides: rateLimitOverridesSchema.optional(),
   providerSpecificData: providerSpecificDataSchema.optional(),
   disableCooling: z.boolean().optional(),
+  /** R18.1: a flat-rate subscription; its cost is shown as notional. */
+  subscription: z.boolean().optional(),
+  budget: budgetSchema.nullable().optional(),
 });
 
 export const connectionCreateSchema = connectionPatchSchema.extend({
@@ -168,6 +174,7 @@ export const keyCreateSchema = z.object({
   name: nonEmpty.max(100),
   scopes: z.array(scope).max(32).optional(),
   allowedConnections: z.array(entityName).max(1000).optional(),
+  budget: budgetSchema.nullable().optional(),
 });
 
 export type KeyCreateBody = z.infer<typeof keyCreateSchema>;

@@ -1,4 +1,5 @@
 // Public types of the formats module (re-exported by index.ts).
+import type { UsageSummary } from "./usage.js";
 
 export interface TranslateContext {
   clientModel: string;
@@ -31,7 +32,7 @@ export interface StreamTranslator {
   /** Upstream ended; returns closing frames if the upstream did not send them. */
   end(): OutFrame[];
   /** Usage seen so far; cache token counts when the upstream reported them. */
-  usage(): { inputTokens: number | null; outputTokens: number | null; cacheReadTokens?: number; cacheCreationTokens?: number };
+  usage(): UsageSummary;
   /** True once a content/reasoning/tool frame has been produced. */
   hasContent(): boolean;
   /**

@@ -8,6 +8,7 @@ export interface UsageSummary {
   outputTokens: number | null;
   cacheReadTokens?: number;
   cacheCreationTokens?: number;
+  reasoningTokens?: number;
 }
 
 /** Optional hub counts stay absent, not zero, when the upstream did not report them. */
@@ -19,5 +20,6 @@ export function summariseUsage(usage: HubUsage | undefined): UsageSummary {
   const summary: UsageSummary = { inputTokens: usage?.inputTokens ?? null, outputTokens: usage?.outputTokens ?? null };
   if (usage?.cacheReadTokens !== undefined) summary.cacheReadTokens = usage.cacheReadTokens;
   if (usage?.cacheCreationTokens !== undefined) summary.cacheCreationTokens = usage.cacheCreationTokens;
+  if (usage?.reasoningTokens !== undefined) summary.reasoningTokens = usage.reasoningTokens;
   return summary;
 }

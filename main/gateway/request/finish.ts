@@ -3,7 +3,8 @@
 import type { Clock, Verdict } from "../../engine/ports.js";
 import { errorFromExclusions, errorFromVerdict, type FinalError } from "../outcome.js";
 import type { ConnectionsPort } from "../ports.js";
-import type { ClientResponse } from "../response/clientResponse.js";
+import type { UsageSummary } from "../formats/usage.js";
+import type { ClientResponse, LogFields } from "../response/clientResponse.js";
 import type { AttemptOutcome } from "./attempt.js";
 import type { AttemptResult } from "./record.js";
 import type { SelectionLog } from "./select.js";
@@ -24,16 +25,16 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
     return "answered";
   }
   if (result.kind === "success") {
-    const { inputTokens, outputTokens } = "usage" in outcome ? outcome.usage : { inputTokens: null, outputTokens: null };
-    if (outcome.kind === "json") client.sendJson(outcome.body, { inputTokens, outputTokens });
-    else client.endStream({ inputTokens, outputTokens });
+    const usage = "usage" in outcome ? usageFields(outcome.usage) : {};
+    if (outcome.kind === "json") client.sendJson(outcome.body, usage);
+    else client.endStream(usage);
     return "answered";
   }
   const { verdict } = result;
   switch (outcome.kind) {
     case "failed_after_output": {
       const code = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
-      client.failAfterOutput(code, `Upstream stream failed after output began: ${outcome.detail}`, outcome.usage);
+      client.failAfterOutput(code, `Upstream stream failed after output began: ${outcome.detail}`, usageFields(outcome.usage));
       return "answered";
     }
     case "failed_before_output": {
@@ -49,6 +50,17 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
     default:
       return "next";
   }
+}
+
+/** R18.1: the answering attempt's token counts, as the log row names them (absent counts stay null). */
+export function usageFields(usage: UsageSummary): LogFields {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadTokens: usage.cacheReadTokens ?? null,
+    cacheWriteTokens: usage.cacheCreationTokens ?? null,
+    reasoningTokens: usage.reasoningTokens ?? null,
+  };
 }
 
 /** A verdict that must not fail over (bad request, context overflow): the client sees it now. */

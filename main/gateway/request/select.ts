@@ -5,7 +5,7 @@
 import type { Connection } from "../../../shared/types.js";
 import type { BreakerSnapshot, Clock, ResilienceEngine } from "../../engine/ports.js";
 import { exclusionFromConnection, type Exclusion } from "../outcome.js";
-import type { ConnectionsPort } from "../ports.js";
+import type { BudgetPort, ConnectionsPort } from "../ports.js";
 import type { RequestSession } from "../sessions/routing.js";
 import type { Target } from "../resolve.js";
 
@@ -49,6 +49,7 @@ export interface SelectionDeps {
   engine: SelectionEngine;
   connections: ConnectionsPort;
   clock: Clock;
+  budgets?: BudgetPort;
 }
 
 /** Priority order, with the session's pinned connection (if it is one of them) moved to the front. */
@@ -90,6 +91,12 @@ export function* candidatesFor(
     const exclusion = excludedBy(connection);
     if (exclusion) {
       if (!target.connectionId || target.connectionId === connection.id) log.exclusions.push(exclusionFromConnection(provider.id, name, exclusion));
+      continue;
+    }
+    // R18.4: over its budget, a connection waits for its period to end like a cooldown.
+    const budgetMs = deps.budgets?.connectionOverBudgetMs(connection) ?? null;
+    if (budgetMs !== null) {
+      if (!target.connectionId || target.connectionId === connection.id) log.exclusions.push({ target: name, reason: "budget", remainingMs: budgetMs, provider: provider.id, connectionId: connection.id });
       continue;
     }
     if (target.connectionId && connection.id !== target.connectionId) continue;

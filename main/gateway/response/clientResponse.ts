@@ -31,7 +31,7 @@ export interface AnswerObserver {
   streamText(text: string): void;
 }
 
-export type LogFields = Partial<Pick<RequestLogEntry, "errorCode" | "inputTokens" | "outputTokens">>;
+export type LogFields = Partial<Pick<RequestLogEntry, "errorCode" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "reasoningTokens">>;
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -59,6 +59,8 @@ export class ClientResponse implements CancelSource {
   combo: string | null = null;
   /** Request-log fields known on arrival (client kind, prompt when logging it is on). */
   arrival: { clientKind?: ClientKind; promptText?: string | null } = {};
+  /** R18: the client key the request presented (its id), for usage by key and key budgets. */
+  apiKeyId: string | null = null;
   /** Read when the entry is written: what selection skipped, the combo's waits. */
   timeline: () => Pick<RequestLogEntry, "skipped" | "comboWaits"> = () => ({});
   private bytesOut = 0;
@@ -357,6 +359,10 @@ export class ClientResponse implements CancelSource {
       stream: this.opts.stream,
       inputTokens: fields.inputTokens ?? null,
       outputTokens: fields.outputTokens ?? null,
+      cacheReadTokens: fields.cacheReadTokens ?? null,
+      cacheWriteTokens: fields.cacheWriteTokens ?? null,
+      reasoningTokens: fields.reasoningTokens ?? null,
+      apiKeyId: this.apiKeyId,
       attempts: this.attempts,
       ...this.arrival,
       ...this.timeline(),

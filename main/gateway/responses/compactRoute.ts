@@ -17,7 +17,7 @@ export function compactHandler(pipeline: Pipeline, turn: TurnHook | undefined): 
     const body = prepared ? prepared.body : received;
     await pipeline.handle({
       format: "openai-responses", body: compactionTurn(body), headers: req.headers, res, requestId: requestIdOf(res),
-      allowedConnections: res.locals.allowedConnections ?? null, reshape: (answer) => compactionAnswer(answer, body["input"]),
+      allowedConnections: res.locals.allowedConnections ?? null, apiKeyId: (res.locals.clientKey as { id: string } | undefined)?.id ?? null, reshape: (answer) => compactionAnswer(answer, body["input"]),
     });
   };
 }

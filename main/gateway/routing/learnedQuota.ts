@@ -2,34 +2,23 @@
 // (OpenAI style) and anthropic-ratelimit-requests-{remaining,limit,reset}. Kept in memory per
 // connection+model and per provider+model, so a pinned target reads its own connection's window
 // and an unpinned one the latest window seen on any connection of its provider.
-import { headerValue as header, parseWindowReset } from "../../engine/retryHints.js";
 import type { QuotaInfo } from "../../engine/strategies/index.js";
+import { countHeaderNames, readCountWindow } from "../usage/quotaHeaders.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 
-function num(text: string | undefined): number | undefined {
-  if (text === undefined || text.trim() === "") return undefined;
-  const n = Number(text);
-  return Number.isFinite(n) && n >= 0 ? n : undefined;
-}
+// The request window of each count family, read by name: the family parsers live in quotaHeaders (R18.3).
+const OPENAI_REQUESTS = countHeaderNames("openai", "requests");
+const ANTHROPIC_REQUESTS = countHeaderNames("anthropic", "requests");
 
 export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | null {
-  const openai = {
-    remaining: num(header(headers, "x-ratelimit-remaining-requests")),
-    limit: num(header(headers, "x-ratelimit-limit-requests")),
-    resetAt: parseWindowReset(header(headers, "x-ratelimit-reset-requests"), now) ?? undefined,
-  };
-  const anthropic = {
-    remaining: num(header(headers, "anthropic-ratelimit-requests-remaining")),
-    limit: num(header(headers, "anthropic-ratelimit-requests-limit")),
-    resetAt: parseWindowReset(header(headers, "anthropic-ratelimit-requests-reset"), now) ?? undefined,
-  };
-  const pick = openai.remaining !== undefined || openai.limit !== undefined ? openai : anthropic;
-  if (pick.remaining === undefined && pick.limit === undefined && pick.resetAt === undefined) return null;
+  const openai = readCountWindow(headers, OPENAI_REQUESTS, now);
+  const pick = openai.remaining !== null || openai.limit !== null ? openai : readCountWindow(headers, ANTHROPIC_REQUESTS, now);
+  if (pick.remaining === null && pick.limit === null && pick.resetAt === null) return null;
   const quota: QuotaInfo = {};
-  if (pick.remaining !== undefined) quota.remaining = pick.remaining;
-  if (pick.limit !== undefined) quota.limit = pick.limit;
-  if (pick.resetAt !== undefined) quota.resetAt = pick.resetAt;
+  if (pick.remaining !== null) quota.remaining = pick.remaining;
+  if (pick.limit !== null) quota.limit = pick.limit;
+  if (pick.resetAt !== null) quota.resetAt = pick.resetAt;
   return quota;
 }
 

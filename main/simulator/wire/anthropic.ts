@@ -28,6 +28,12 @@ function blockDelta(index: number, delta: unknown): string {
   return event("content_block_delta", { type: "content_block_delta", index, delta });
 }
 
+/** Anthropic counts cache reads and writes apart from input_tokens. */
+function promptUsage(ctx: ReplyContext): Record<string, number> {
+  const { input, cacheRead = 0, cacheWrite = 0 } = ctx.answer.usage;
+  return { input_tokens: input - cacheRead - cacheWrite, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead };
+}
+
 export const anthropicWriter: WireWriter = {
   json(ctx) {
     const reply = ctx.answer.reply;
@@ -43,12 +49,7 @@ export const anthropicWriter: WireWriter = {
       content,
       stop_reason: stopReason(ctx),
       stop_sequence: null,
-      usage: {
-        input_tokens: ctx.answer.usage.input,
-        output_tokens: ctx.answer.usage.output,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      },
+      usage: { ...promptUsage(ctx), output_tokens: ctx.answer.usage.output },
     };
   },
 
@@ -65,7 +66,7 @@ export const anthropicWriter: WireWriter = {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: ctx.answer.usage.input, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: { ...promptUsage(ctx), output_tokens: 1 },
       },
     });
     const block =

@@ -20,8 +20,8 @@ function errorStatus(status: number): string {
 }
 
 function usageMetadata(ctx: ReplyContext) {
-  const { input, output } = ctx.answer.usage;
-  return { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output };
+  const { input, output, cacheRead } = ctx.answer.usage;
+  return { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output, ...(cacheRead ? { cachedContentTokenCount: cacheRead } : {}) };
 }
 
 function candidateChunk(ctx: ReplyContext, parts: unknown[], finish?: string): Record<string, unknown> {

@@ -16,8 +16,10 @@ function errorShape(status: number): { type: string; code: string } {
 }
 
 function usageOf(ctx: ReplyContext) {
-  const { input, output } = ctx.answer.usage;
-  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  const { input, output, cacheRead } = ctx.answer.usage;
+  const usage: Record<string, unknown> = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  if (cacheRead) usage.prompt_tokens_details = { cached_tokens: cacheRead };
+  return usage;
 }
 
 function finishReason(ctx: ReplyContext): string {

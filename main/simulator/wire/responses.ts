@@ -76,10 +76,10 @@ function reasoningTokens(d: Draft): number {
 }
 
 /** `output` includes `reasoning`, as OpenAI counts it. */
-function usageObject(input: number, output: number, reasoning: number): Obj {
+function usageObject(input: number, output: number, reasoning: number, cached = 0): Obj {
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: cached },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: reasoning },
     total_tokens: input + output,
@@ -87,9 +87,9 @@ function usageObject(input: number, output: number, reasoning: number): Obj {
 }
 
 function usage(d: Draft): Obj {
-  const { input, output } = d.ctx.answer.usage;
+  const { input, output, cacheRead } = d.ctx.answer.usage;
   const reasoning = reasoningTokens(d);
-  return usageObject(input, output + reasoning, reasoning);
+  return usageObject(input, output + reasoning, reasoning, cacheRead);
 }
 
 function echo(value: unknown, fallback: unknown): unknown {

@@ -23,6 +23,7 @@ const ENGINE_METHODS = [
   "getResilience", "patchResilience", "getResilienceSources", "resetBreakers", "listCooldowns", "clearCooldowns",
   "listModelCooldowns", "clearModelCooldowns", "monitoringHealth", "requestStats", "setRateLimitProtection",
   "getClock", "advanceClock", "listSessionPins", "unpinSession", "listSessionLeases", "releaseSessionLease", "startDemo", "getInstance",
+  "getUsage", "getUsageCsv", "listQuotas",
 ] as const;
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";

@@ -107,7 +107,7 @@ describe("API keys API", () => {
   it("R1.7 POST /api/keys answers 201 {id, key, name, scopes, allowedConnections, createdAt}; the key is shown once and stored hashed", async () => {
     const res = await api.call("POST", "/api/keys", { name: "leases", scopes: ["lease:exclusive"], allowedConnections: ["c1"] });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(["allowedConnections", "createdAt", "id", "key", "name", "scopes"]);
+    expect(Object.keys(res.body).sort()).toEqual(["allowedConnections", "budget", "createdAt", "id", "key", "name", "scopes"]);
     expect(res.body).toMatchObject({ name: "leases", scopes: ["lease:exclusive"], allowedConnections: ["c1"] });
     const key: string = res.body.key;
     expect(key).toMatch(/^sk-sy-/);

@@ -34,6 +34,7 @@ describe("settings API", () => {
       promptRetentionHours: 24,
       responsesRetentionHours: 24,
       redisUrl: null,
+      metricsPublic: false,
     });
   });
 

@@ -48,6 +48,8 @@ export function connection(over: Partial<Connection> = {}): Connection {
     rateLimitProtection: null,
     providerSpecificData: {},
     disableCooling: false,
+    subscription: false,
+    budget: null,
     createdAt: 0,
     updatedAt: 0,
     testStatus: "active",

@@ -33,7 +33,7 @@ describe("same-format stream pass-through (R1.4)", () => {
     const withClientModel = (data: string) => data.replace(/("modelVersion":)"[^"]*"/, `$1${JSON.stringify(ctx.clientModel)}`);
     expect(frames.map((frame) => frame.text)).toEqual(events.map((e) => reserialise({ ...e, data: withClientModel(e.data) })));
     expect(frames.some((frame) => frame.text.includes('"modelVersion"'))).toBe(events.some((e) => e.data.includes('"modelVersion"')));
-    expect(translator.usage()).toEqual({ inputTokens: 300, outputTokens: 160, cacheReadTokens: 256 });
+    expect(translator.usage()).toEqual({ inputTokens: 300, outputTokens: 160, cacheReadTokens: 256, reasoningTokens: 120 });
   });
 
   it("R1.4 keeps the model rewrite exact when the model name needs escaping or sits after other keys", () => {

@@ -106,8 +106,8 @@ describe("JSON response translation (R1.4)", () => {
 
   it("R1.4 extracts usage from each format's JSON, cache tokens included", () => {
     expect(extractUsage("anthropic", anthropicTool())).toEqual({ inputTokens: 2572, outputTokens: 91, cacheReadTokens: 2000, cacheCreationTokens: 100 });
-    expect(extractUsage("openai", openaiReasoning())).toEqual({ inputTokens: 1200, outputTokens: 80, cacheReadTokens: 1024 });
-    expect(extractUsage("gemini", geminiThought())).toEqual({ inputTokens: 300, outputTokens: 160, cacheReadTokens: 256 });
+    expect(extractUsage("openai", openaiReasoning())).toEqual({ inputTokens: 1200, outputTokens: 80, cacheReadTokens: 1024, reasoningTokens: 50 });
+    expect(extractUsage("gemini", geminiThought())).toEqual({ inputTokens: 300, outputTokens: 160, cacheReadTokens: 256, reasoningTokens: 120 });
     expect(extractUsage("openai", { choices: [] })).toEqual({ inputTokens: null, outputTokens: null });
     expect(extractUsage("anthropic", "not json")).toEqual({ inputTokens: null, outputTokens: null });
   });

@@ -228,7 +228,7 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
       thinking: "**Reading the file**\n\nThen patch it.",
       signature: "switchyard.reasoning.openai-responses",
     });
-    expect(extractUsage("openai-responses", responsesJson())).toEqual({ inputTokens: 5120, outputTokens: 210, cacheReadTokens: 4096 });
+    expect(extractUsage("openai-responses", responsesJson())).toEqual({ inputTokens: 5120, outputTokens: 210, cacheReadTokens: 4096, reasoningTokens: 128 });
     expect(upstreamHalf("openai-responses").usage(responsesJson())?.reasoningTokens).toBe(128);
   });
 

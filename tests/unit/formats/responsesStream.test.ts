@@ -215,7 +215,7 @@ describe("Responses pass-through (R16.6)", () => {
       if (original.data.includes('"model":"gpt-5-codex"')) expect(evt.data).toBe(original.data.replace('"model":"gpt-5-codex"', '"model":"codex-alias"'));
       else expect(evt.data).toBe(original.data);
     });
-    expect(translator.usage()).toEqual({ inputTokens: 5120, outputTokens: 210, cacheReadTokens: 4096 });
+    expect(translator.usage()).toEqual({ inputTokens: 5120, outputTokens: 210, cacheReadTokens: 4096, reasoningTokens: 128 });
     expect(translator.finished()).toBe(true);
     expect(frames[frames.length - 1]?.kind).toBe("done");
   });

@@ -115,7 +115,7 @@ describe("streaming translation (R1.4, R1.2, R13)", () => {
   it("R13.6 usage() reports input, output and cache tokens seen so far", () => {
     const { translator } = runStream("anthropic", "openai", ctx, anthropicSse());
     expect(translator.usage()).toEqual({ inputTokens: 2572, outputTokens: 89, cacheReadTokens: 2000, cacheCreationTokens: 100 });
-    expect(runStream("gemini", "anthropic", ctx, geminiSse()).translator.usage()).toEqual({ inputTokens: 300, outputTokens: 160, cacheReadTokens: 256 });
+    expect(runStream("gemini", "anthropic", ctx, geminiSse()).translator.usage()).toEqual({ inputTokens: 300, outputTokens: 160, cacheReadTokens: 256, reasoningTokens: 120 });
   });
 
   it("R13.6 usage stays consistent when message_delta repeats input_tokens without the cache counts", () => {

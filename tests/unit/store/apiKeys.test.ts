@@ -23,6 +23,7 @@ describe("api key repository", () => {
       allowedConnections: ["c1"],
       createdAt: h.clock.t,
       lastUsedAt: null,
+      budget: null,
     });
     const second = h.store.apiKeys.create(request);
     expect(second.key).not.toBe(key);

@@ -43,6 +43,8 @@ describe("connection repository", () => {
       rateLimitProtection: null,
       providerSpecificData: {},
       disableCooling: false,
+      subscription: false,
+      budget: null,
       testStatus: "active",
       rateLimitedUntil: null,
       backoffLevel: 0,

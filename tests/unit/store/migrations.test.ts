@@ -11,7 +11,7 @@ import { makeTempHome, providerInput } from "./storeFixture.js";
 
 const EXPECTED_TABLES = [
   "api_keys", "combos", "connections", "domain_circuit_breakers", "providers", "request_log", "responses",
-  "session_account_affinity", "session_leases", "settings",
+  "session_account_affinity", "session_leases", "settings", "usage_quotas", "usage_rollup",
 ];
 
 function schemaOf(db: Database.Database): unknown[] {

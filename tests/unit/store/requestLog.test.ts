@@ -20,6 +20,15 @@ function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
     stream: false,
     inputTokens: 10,
     outputTokens: 20,
+    // R18.1: every token kind, the cost and the key round-trip too.
+    cacheReadTokens: 4,
+    cacheWriteTokens: 0,
+    reasoningTokens: 3,
+    costUsd: 0.00012,
+    costSource: "catalog",
+    costNotional: true,
+    apiKeyId: "key_x",
+    servedModel: "openai/gpt-x",
     attempts: [{ provider: "openai", connectionId: "c1", model: "gpt-x", status: 200, verdict: null, latencyMs: 118 }],
     ...overrides,
   };

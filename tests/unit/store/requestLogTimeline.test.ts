@@ -15,7 +15,7 @@ function entry(over: Partial<RequestLogEntry> = {}, time = 1_700_000_000_000): R
   n += 1;
   return {
     id: `r-${n}`, time, clientFormat: "openai", model: "m", combo: null, provider: "p", connectionId: "c", status: 200,
-    errorCode: null, latencyMs: 5, ttfbMs: 2, stream: false, inputTokens: null, outputTokens: null, attempts: [], ...over,
+    errorCode: null, latencyMs: 5, ttfbMs: 2, stream: false, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null, costUsd: null, costSource: null, apiKeyId: null, servedModel: null, attempts: [], ...over,
   };
 }
 

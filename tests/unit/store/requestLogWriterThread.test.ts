@@ -16,6 +16,7 @@ function entry(over: Partial<RequestLogEntry> = {}): RequestLogEntry {
   return {
     id: `w-${n}`, time: 1_700_000_000_000 + n, clientFormat: "openai", model: "m", combo: null, provider: "p", connectionId: "c",
     status: 200, errorCode: null, latencyMs: 5, ttfbMs: 2, stream: false, inputTokens: 1, outputTokens: 2,
+    cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null, costUsd: null, costSource: null, apiKeyId: null, servedModel: null, 
     attempts: [{ provider: "p", connectionId: "c", model: "m", status: 200, verdict: null, latencyMs: 4 }], ...over,
   };
 }

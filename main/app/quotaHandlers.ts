@@ -1,0 +1,29 @@
+// Quotas (R18.3) put together: the observer the pipeline reports each attempt's response headers
+// to (parsed by the gateway's header families, kept by the store's quota repo), the deletion of a
+// connection's windows when it goes, and GET /api/usage/quotas.
+import type { HandlersFor } from "../api/index.js";
+import { hasQuotaHeaders, readQuotaHeaders, type QuotaObserver } from "../gateway/usage/quotaHeaders.js";
+import type { Store } from "../store/index.js";
+import type { EventBus } from "./eventBus.js";
+
+type QuotaStore = Pick<Store, "quotas">;
+
+/** Most answers carry no quota header: those cost one scan of the header names and nothing else. */
+export function createQuotaObserver(store: QuotaStore, bus: Pick<EventBus, "subscribe">): QuotaObserver {
+  bus.subscribe((e) => {
+    if (e.type === "config" && e.entity === "connection" && e.action === "deleted") store.quotas.deleteConnection(e.id);
+  });
+  return {
+    observe(connectionId, provider, headers, now) {
+      if (!hasQuotaHeaders(headers)) return;
+      const readings = readQuotaHeaders(headers, now);
+      if (readings.length > 0) store.quotas.record(connectionId, provider, readings, now);
+    },
+  };
+}
+
+export function createQuotaHandlers(deps: { store: QuotaStore }): HandlersFor<"listQuotas"> {
+  return {
+    listQuotas: () => ({ items: deps.store.quotas.list() }),
+  };
+}
