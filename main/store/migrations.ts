@@ -204,6 +204,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // rollups (hour and day buckets, '' for an unknown dimension so the key stays unique) are kept
     // as batches commit, so a usage query never scans the log; quotas hold what an upstream's
     // rate-limit headers last said per connection and window; keys and connections get a budget.
+    // A rollup row is one bucket of one dimension's value (provider "p", model "p/m", key…), so a
+    // report by any grouping reads its rows in key order and adds nothing up at query time.
     version: 6,
     up(db) {
       const columnsOf = (table: string) => new Set(db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name));
@@ -220,12 +222,9 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(`
         CREATE TABLE IF NOT EXISTS usage_rollup (
           bucket TEXT NOT NULL,
+          dim TEXT NOT NULL,
           t INTEGER NOT NULL,
-          provider TEXT NOT NULL,
-          connection_id TEXT NOT NULL,
-          model TEXT NOT NULL,
-          client_kind TEXT NOT NULL,
-          api_key_id TEXT NOT NULL,
+          value TEXT NOT NULL,
           requests INTEGER NOT NULL,
           input_tokens INTEGER NOT NULL,
           output_tokens INTEGER NOT NULL,
@@ -233,7 +232,7 @@ export const MIGRATIONS: readonly Migration[] = [
           cache_write_tokens INTEGER NOT NULL,
           reasoning_tokens INTEGER NOT NULL,
           cost_usd REAL NOT NULL,
-          PRIMARY KEY (bucket, t, provider, connection_id, model, client_kind, api_key_id)
+          PRIMARY KEY (bucket, dim, t, value)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS usage_quotas (
           connection_id TEXT NOT NULL,

@@ -187,11 +187,11 @@ function rollupSql(): LogWriteSql["rollup"] {
   const at = Object.fromEntries(Object.entries(ROLLUP_COLUMNS).map(([k, c]) => [k, COLUMNS.indexOf(c)])) as Record<keyof typeof ROLLUP_COLUMNS, number>;
   const sums = ["requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_usd"];
   return {
-    upsert: `INSERT INTO usage_rollup (bucket, t, provider, connection_id, model, client_kind, api_key_id, ${sums.join(", ")})
-      VALUES (?, ?, ?, ?, ?, ?, ?, ${sums.map(() => "?").join(", ")})
-      ON CONFLICT (bucket, t, provider, connection_id, model, client_kind, api_key_id)
+    upsert: `INSERT INTO usage_rollup (bucket, dim, t, value, ${sums.join(", ")})
+      VALUES (?, ?, ?, ?, ${sums.map(() => "?").join(", ")})
+      ON CONFLICT (bucket, dim, t, value)
       DO UPDATE SET ${sums.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`,
-    pruneHours: "DELETE FROM usage_rollup WHERE bucket = 'hour' AND t < ?",
+    pruneHours: "DELETE FROM usage_rollup WHERE bucket = 'hour' AND dim = ? AND t < ?",
     at,
   };
 }

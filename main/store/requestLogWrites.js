@@ -18,9 +18,9 @@
 
 /**
  * @typedef {object} RollupSql
- * @property {string} upsert  INSERT … ON CONFLICT adding one bucket's sums: (bucket, t, provider,
- *   connection, model, client, key, requests, input, output, cacheRead, cacheWrite, reasoning, cost).
- * @property {string} pruneHours  DELETE of hour buckets older than ?.
+ * @property {string} upsert  INSERT … ON CONFLICT adding one bucket's sums for one dimension's value:
+ *   (bucket, dim, t, value, requests, input, output, cacheRead, cacheWrite, reasoning, cost).
+ * @property {string} pruneHours  DELETE of one dimension's hour buckets older than ?: (dim, t).
  * @property {Record<"time"|"provider"|"connection"|"model"|"client"|"key"|"input"|"output"|"cacheRead"|"cacheWrite"|"reasoning"|"cost", number>} at
  *   Where each input is in a row's values.
  */
@@ -29,10 +29,12 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 /** Hour buckets are kept this long; day buckets for ever (a few rows per day). */
 const HOUR_BUCKETS_KEPT_MS = 90 * DAY_MS;
+/** The groupings a report offers; each is rolled up on its own (usageRepo.ts reads one). */
+export const ROLLUP_DIMS = /** @type {const} */ (["provider", "connection", "model", "client", "key"]);
 const SUMS = ["input", "output", "cacheRead", "cacheWrite", "reasoning", "cost"];
 
 /**
- * A batch's rows added up per bucket and dimensions, so each (hour, day) × dimensions is one upsert.
+ * A batch's rows added up per bucket, dimension and value, so each is one upsert.
  * @param {RollupSql["at"]} at
  * @param {unknown[][]} rows
  * @returns {Map<string, unknown[]>}
@@ -42,17 +44,19 @@ function rollupRows(at, rows) {
   const sums = new Map();
   for (const values of rows) {
     const time = /** @type {number} */ (values[at.time]);
-    const dims = [values[at.provider] ?? "", values[at.connection] ?? "", values[at.model] ?? "", values[at.client] ?? "", values[at.key] ?? ""];
     for (const [bucket, size] of /** @type {const} */ ([["hour", HOUR_MS], ["day", DAY_MS]])) {
       const t = Math.floor(time / size) * size;
-      const key = `${bucket}\u0000${t}\u0000${dims.join("\u0000")}`;
-      let row = sums.get(key);
-      if (!row) sums.set(key, (row = [bucket, t, ...dims, 0, 0, 0, 0, 0, 0, 0]));
-      row[7] = /** @type {number} */ (row[7]) + 1;
-      SUMS.forEach((name, i) => {
-        const v = values[at[/** @type {keyof RollupSql["at"]} */ (name)]];
-        if (typeof v === "number") row[8 + i] = /** @type {number} */ (row[8 + i]) + v;
-      });
+      for (const dim of ROLLUP_DIMS) {
+        const value = values[at[dim]] ?? "";
+        const key = `${bucket}\u0000${dim}\u0000${t}\u0000${value}`;
+        let row = sums.get(key);
+        if (!row) sums.set(key, (row = [bucket, dim, t, value, 0, 0, 0, 0, 0, 0, 0]));
+        row[4] = /** @type {number} */ (row[4]) + 1;
+        SUMS.forEach((name, i) => {
+          const v = values[at[/** @type {keyof RollupSql["at"]} */ (name)]];
+          if (typeof v === "number") row[5 + i] = /** @type {number} */ (row[5 + i]) + v;
+        });
+      }
     }
   }
   return sums;
@@ -120,7 +124,7 @@ export function createBatchWriter(db, sql) {
     // The rollups commit with their rows: a usage query never counts a row twice or misses one.
     for (const row of rollupRows(sql.rollup.at, stored).values()) upsertRollup.run(row);
     const latest = stored.reduce((m, v) => Math.max(m, /** @type {number} */ (v[sql.rollup.at.time])), newest);
-    if (Math.floor(latest / DAY_MS) > Math.floor(newest / DAY_MS)) pruneHours.run(latest - HOUR_BUCKETS_KEPT_MS);
+    if (Math.floor(latest / DAY_MS) > Math.floor(newest / DAY_MS)) for (const dim of ROLLUP_DIMS) pruneHours.run(dim, latest - HOUR_BUCKETS_KEPT_MS);
     newest = latest;
     rows += batch.rows.length - duplicates.length;
     if (rows > batch.retention) {

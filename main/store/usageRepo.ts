@@ -4,17 +4,16 @@
 import type Database from "better-sqlite3";
 import type { UsageBucket, UsageCounts, UsageGroupBy, UsageReport } from "../../shared/apiTypes.js";
 
-/** The rollup column each grouping reads: a fixed table, never text from the query. */
-const GROUP_COLUMN: Record<UsageGroupBy, string> = {
-  provider: "provider", connection: "connection_id", model: "model", client: "client_kind", key: "api_key_id",
+/** The rollup dimension each grouping reads (requestLogWrites.js writes one row set per dimension). */
+const GROUP_DIM: Record<UsageGroupBy, string> = {
+  provider: "provider", connection: "connection", model: "model", client: "client", key: "key",
 };
 
 /** What an unknown dimension ('' in the rollups: no provider answered, no key presented) is called. */
 export const UNKNOWN_GROUP = "(none)";
 
-const SUMS = `SUM(requests) AS requests, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens,
-  SUM(cache_read_tokens) AS cacheReadTokens, SUM(cache_write_tokens) AS cacheWriteTokens,
-  SUM(reasoning_tokens) AS reasoningTokens, SUM(cost_usd) AS costUsd`;
+const COUNTS = `requests, input_tokens AS inputTokens, output_tokens AS outputTokens, cache_read_tokens AS cacheReadTokens,
+  cache_write_tokens AS cacheWriteTokens, reasoning_tokens AS reasoningTokens, cost_usd AS costUsd`;
 
 const BUCKET_MS: Record<UsageBucket, number> = { hour: 3_600_000, day: 86_400_000 };
 
@@ -51,29 +50,20 @@ function addTo(total: UsageCounts, row: UsageCounts): void {
 }
 
 export function createUsageRepo(db: Database.Database, settle: () => void): UsageRepo {
-  const byGroup = new Map(
-    Object.entries(GROUP_COLUMN).map(([groupBy, column]) => [
-      groupBy,
-      db.prepare<[string, number, number], SumRow>(
-        `SELECT t, ${column} AS key, ${SUMS} FROM usage_rollup WHERE bucket = ? AND t >= ? AND t < ? GROUP BY t, ${column} ORDER BY ${column}, t`,
-      ),
-    ]),
+  // One row per bucket and value: the primary key (bucket, dim, t, value) serves the range in order.
+  const select = db.prepare<[string, string, number, number], SumRow>(
+    `SELECT t, value AS key, ${COUNTS} FROM usage_rollup WHERE bucket = ? AND dim = ? AND t >= ? AND t < ? ORDER BY t, value`,
   );
   // Budget periods start on UTC day boundaries, so the day buckets add up to them exactly.
-  const usedBy = {
-    key: db.prepare<[number, string], { cost: number | null; tokens: number | null }>(
-      "SELECT SUM(cost_usd) AS cost, SUM(input_tokens + output_tokens) AS tokens FROM usage_rollup WHERE bucket = 'day' AND t >= ? AND api_key_id = ?",
-    ),
-    connection: db.prepare<[number, string], { cost: number | null; tokens: number | null }>(
-      "SELECT SUM(cost_usd) AS cost, SUM(input_tokens + output_tokens) AS tokens FROM usage_rollup WHERE bucket = 'day' AND t >= ? AND connection_id = ?",
-    ),
-  };
+  const used = db.prepare<[string, number, string], { cost: number | null; tokens: number | null }>(
+    "SELECT SUM(cost_usd) AS cost, SUM(input_tokens + output_tokens) AS tokens FROM usage_rollup WHERE bucket = 'day' AND dim = ? AND t >= ? AND value = ?",
+  );
 
   return {
     report({ from, to, groupBy, bucket }) {
       settle();
       const size = BUCKET_MS[bucket];
-      const rows = byGroup.get(groupBy)!.all(bucket, Math.floor(from / size) * size, to);
+      const rows = select.all(bucket, GROUP_DIM[groupBy], Math.floor(from / size) * size, to);
       const series = new Map<string, UsageReport["series"][number]>();
       const totals = emptyCounts();
       for (const { t, key, ...counts } of rows) {
@@ -83,11 +73,11 @@ export function createUsageRepo(db: Database.Database, settle: () => void): Usag
         s.points.push({ t, ...counts });
         addTo(totals, counts);
       }
-      return { from, to, bucket, groupBy, series: [...series.values()], totals };
+      return { from, to, bucket, groupBy, series: [...series.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)), totals };
     },
     usedSince(scope, id, since) {
       settle();
-      const row = usedBy[scope].get(since, id);
+      const row = used.get(scope, since, id);
       return { costUsd: row?.cost ?? 0, tokens: row?.tokens ?? 0 };
     },
   };
