@@ -1,15 +1,18 @@
 // The tray's behaviour (R14.1): it keeps the health, proxy and model-lockout state from the same
 // contract handlers the window uses (every call typed by method and checked by the same schemas), rebuilds
 // the menu on every relevant event, runs the menu's actions, and raises a desktop notification
-// when a provider's breaker opens. Electron is reached only through the injected view/effects,
-// so this file runs, and is tested, under plain Node.
+// when a provider's breaker opens or a budget reaches 80 % or 100 % (R18.4). It also shows today's
+// tokens and cost and the quota window nearest its wall (R18.6), re-read a few seconds after
+// traffic. Electron is reached only through the injected view/effects, so this file runs, and is
+// tested, under plain Node.
 import type { ContractCallArgs, ContractHandlers, ContractMethod, ContractOutput } from "../../shared/contract.js";
 import type { BreakerState, SwitchyardEvent } from "../../shared/types.js";
 import { invokeContract } from "../api/index.js";
 import {
-  breakersFromHealth, buildTrayMenuTemplate, trayStateFromBreakers, trayTooltip,
+  breakersFromHealth, buildTrayMenuTemplate, trayStateFromBreakers, trayTooltip, trayUsageLines,
   type TrayAction, type TrayHealth, type TrayMenuItem, type TraySwitches,
 } from "./trayMenu.js";
+import { budgetNotice, createTrayUsageReader } from "./trayUsage.js";
 
 export interface TrayRender {
   health: TrayHealth;
@@ -31,7 +34,12 @@ export interface TrayControllerDeps {
   /** The base URL clients are given (OpenAI style, ending in /v1). */
   endpoint: string;
   effects: TrayEffects;
+  /** The clock "today" and the reset countdown are read from (default Date.now). */
+  now?: () => number;
 }
+
+/** The menu's quota countdown moves each minute. */
+export const TRAY_TICK_MS = 60_000;
 
 export interface TrayController {
   /** Reads the current state, renders once, and starts following events. */
@@ -55,14 +63,18 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
   const breakers: Record<string, BreakerState> = {};
   const switches: TraySwitches = { proxyEnabled: null, modelLockoutEnabled: null, endpoint: deps.endpoint };
   let unsubscribe: (() => void) | null = null;
+  const now = deps.now ?? Date.now;
+  let ticker: ReturnType<typeof setInterval> | null = null;
 
   function invoke<M extends ContractMethod>(method: M, ...[input]: ContractCallArgs<M>): Promise<ContractOutput<M>> {
     return invokeContract(handlers, method, input ?? {});
   }
+  const usage = createTrayUsageReader(invoke, now);
 
   function render(): void {
     const state = trayStateFromBreakers(breakers);
-    effects.render({ health: state.health, tooltip: trayTooltip(state, switches), menu: buildTrayMenuTemplate(state, switches) });
+    const lines = trayUsageLines(usage.current(), now());
+    effects.render({ health: state.health, tooltip: trayTooltip(state, switches, lines), menu: buildTrayMenuTemplate(state, switches, lines) });
   }
 
   // A failed read leaves the last known value (or "unknown", which disables the toggle).
@@ -83,6 +95,11 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
   }
 
   function onEvent(event: SwitchyardEvent): void {
+    if (event.type === "request") return usage.soon(render);
+    if (event.type === "budget") {
+      const { title, body } = budgetNotice(event);
+      return effects.notify(title, body);
+    }
     if (event.type === "breaker") {
       breakers[event.provider] = event.to;
       if (event.to === "OPEN" && event.from !== "OPEN") {
@@ -133,9 +150,11 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
 
   return {
     async start() {
-      await Promise.all([readHealth(), readSettings(), readResilience()]);
+      await Promise.all([readHealth(), readSettings(), readResilience(), usage.read()]);
       render();
       unsubscribe ??= deps.bus.subscribe(onEvent);
+      ticker ??= setInterval(render, TRAY_TICK_MS);
+      ticker.unref?.();
     },
     async run(action) {
       try {
@@ -148,6 +167,9 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
     dispose() {
       unsubscribe?.();
       unsubscribe = null;
+      usage.dispose();
+      if (ticker) clearInterval(ticker);
+      ticker = null;
     },
   };
 }

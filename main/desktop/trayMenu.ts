@@ -1,6 +1,7 @@
 // The tray's state and menu (R14.1) as pure data: electron-main turns the template into a Menu
 // and wires the item ids to actions. No electron import, so it is unit-tested under Node.
 import type { BreakerState } from "../../shared/types.js";
+import { formatCompact, formatRemaining, formatUsd } from "../../shared/usageText.js";
 
 export type TrayHealth = "healthy" | "degraded" | "open";
 
@@ -19,6 +20,13 @@ export interface TraySwitches {
   endpoint: string;
 }
 
+/** Today's use and the quota window nearest its wall (R18.6 in the tray); null = not read yet. */
+export interface TrayUsage {
+  todayTokens: number;
+  todayCostUsd: number;
+  quota: { label: string; usedPercent: number; resetAt: number | null } | null;
+}
+
 export type TrayAction =
   | "open-dashboard"
   | "toggle-proxy"
@@ -29,9 +37,14 @@ export type TrayAction =
   | "quit";
 
 export type TrayMenuItem =
-  | { type: "normal"; id: TrayAction | "status"; label: string; enabled: boolean }
+  | { type: "normal"; id: TrayAction | TrayInfoLine; label: string; enabled: boolean }
   | { type: "checkbox"; id: TrayAction; label: string; checked: boolean; enabled: boolean }
   | { type: "separator" };
+
+/** Menu lines that only inform: shown disabled, no action. */
+export type TrayInfoLine = "status" | "usage-today" | "usage-quota";
+
+const INFO_LINES: ReadonlySet<string> = new Set<TrayInfoLine>(["status", "usage-today", "usage-quota"]);
 
 export const TRAY_ICON_FILES: Record<TrayHealth, string> = {
   healthy: "tray-healthy.png",
@@ -58,14 +71,27 @@ export function trayStatusLine(state: TrayState): string {
   return "All providers healthy";
 }
 
-export function trayTooltip(state: TrayState, switches: TraySwitches): string {
-  const proxy = switches.proxyEnabled === false ? " · proxy off" : "";
-  return `Switchyard — ${trayStatusLine(state)}${proxy}`;
+/** "Today: 12.3k tokens · $0.42" and "Quota: Work key 5h 82 % · resets in 1 h 20 min" (when one is known). */
+export function trayUsageLines(usage: TrayUsage | null, now: number): Array<{ id: TrayInfoLine; label: string }> {
+  if (!usage) return [];
+  const lines: Array<{ id: TrayInfoLine; label: string }> = [{ id: "usage-today", label: `Today: ${formatCompact(usage.todayTokens)} tokens · ${formatUsd(usage.todayCostUsd)}` }];
+  const q = usage.quota;
+  if (q) {
+    const left = q.resetAt === null ? "" : q.resetAt > now ? ` · resets in ${formatRemaining(q.resetAt - now)}` : " · reset passed";
+    lines.push({ id: "usage-quota", label: `Quota: ${q.label} ${Math.round(q.usedPercent)} %${left}` });
+  }
+  return lines;
 }
 
-export function buildTrayMenuTemplate(state: TrayState, switches: TraySwitches): TrayMenuItem[] {
+export function trayTooltip(state: TrayState, switches: TraySwitches, usageLines: ReadonlyArray<{ label: string }> = []): string {
+  const proxy = switches.proxyEnabled === false ? " · proxy off" : "";
+  return [`Switchyard — ${trayStatusLine(state)}${proxy}`, ...usageLines.map((l) => l.label)].join("\n");
+}
+
+export function buildTrayMenuTemplate(state: TrayState, switches: TraySwitches, usageLines: ReadonlyArray<{ id: TrayInfoLine; label: string }> = []): TrayMenuItem[] {
   return [
     { type: "normal", id: "status", label: trayStatusLine(state), enabled: false },
+    ...usageLines.map((l): TrayMenuItem => ({ type: "normal", id: l.id, label: l.label, enabled: false })),
     { type: "separator" },
     { type: "normal", id: "open-dashboard", label: "Open dashboard", enabled: true },
     { type: "separator" },
@@ -96,7 +122,7 @@ export function toNativeMenu(items: readonly TrayMenuItem[], run: (action: TrayA
   return items.map((item): NativeMenuItem => {
     if (item.type === "separator") return { type: "separator" };
     const id = item.id;
-    const click = id === "status" ? undefined : () => run(id);
+    const click = INFO_LINES.has(id) ? undefined : () => run(id as TrayAction);
     if (item.type === "checkbox") return { type: "checkbox", id, label: item.label, checked: item.checked, enabled: item.enabled, click };
     return { type: "normal", id, label: item.label, enabled: item.enabled, click };
   });

@@ -1,19 +1,10 @@
 // Display helpers shared by pages: durations and a connection's effective status.
 import type { Connection, TestStatus } from "../../shared/types.js";
 import { TERMINAL_TEST_STATUSES } from "../../shared/types.js";
+import { formatRemaining } from "../../shared/usageText.js";
 
-/** "45 s", "3 min 20 s", "2 h 5 min", "3 d 4 h": two units at most, rounded up so 0.4 s shows as 1 s. */
-export function formatRemaining(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const d = Math.floor(total / 86_400);
-  const h = Math.floor((total % 86_400) / 3_600);
-  const m = Math.floor((total % 3_600) / 60);
-  const s = total % 60;
-  if (d > 0) return h > 0 ? `${d} d ${h} h` : `${d} d`;
-  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
-  if (m > 0) return s > 0 ? `${m} min ${s} s` : `${m} min`;
-  return `${s} s`;
-}
+// The same wording as the tray menu, which cannot import the renderer.
+export { formatRemaining };
 
 export type StatusTone = "ok" | "warn" | "bad" | "muted";
 

@@ -1,13 +1,18 @@
 // API keys for clients (R1.7): the key is shown once, right after creation, with a copy button;
-// the list shows only a recognisable prefix because the server keeps nothing but a hash.
+// the list shows only a recognisable prefix because the server keeps nothing but a hash. Each key
+// may carry a budget (R18.4), shown as what is used of it and edited under the list.
 import { useEffect, useState, type FormEvent } from "react";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
+import type { ApiKeyInfo } from "../../../shared/types.js";
+import { budgetPercent, budgetUseText } from "../budget.js";
 import { ConfirmButton } from "../components/ConfirmButton.js";
 import { DataTable } from "../components/DataTable.js";
 import { TextField } from "../components/Field.js";
+import { Meter } from "../components/Meter.js";
 import { errorText } from "../stores/liveResource.js";
 import { apiKeys, appSettings } from "../stores/resources.js";
 import { call, type ContractOutput, type ContractRequest } from "../transport.js";
+import { KeyBudgetForm } from "./KeyBudgetForm.js";
 
 export function ApiKeysPage() {
   useEffect(() => apiKeys.watch(), []);
@@ -20,7 +25,10 @@ export function ApiKeysPage() {
   const [created, setCreated] = useState<ContractOutput<"createKey"> | null>(null);
   const [copy, setCopy] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  const [budgetOf, setBudgetOf] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const list = data ?? [];
+  const editing = list.find((k) => k.id === budgetOf) ?? null;
 
   async function create(event: FormEvent) {
     event.preventDefault();
@@ -115,24 +123,58 @@ export function ApiKeysPage() {
         {data && list.length === 0 ? (
           <p className="muted">No keys yet. Create one above for each client, so you can revoke one without touching the others.</p>
         ) : (
-          <DataTable caption="Client API keys" columns={["Name", "Starts with", "Scopes", "Created", "Last used", "Action"]}>
+          <DataTable caption="Client API keys" columns={["Name", "Starts with", "Scopes", "Created", "Last used", "Budget", "Action"]}>
             {list.map((key) => (
-              <tr key={key.id}>
-                <th scope="row">{key.name}</th>
-                <td>
-                  <code>{key.prefix}…</code>
-                </td>
-                <td>{key.scopes.length > 0 ? key.scopes.join(", ") : <span className="muted">—</span>}</td>
-                <td className="nowrap">{new Date(key.createdAt).toLocaleString()}</td>
-                <td className="nowrap">{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : <span className="muted">never</span>}</td>
-                <td className="actions">
-                  <ConfirmButton label={`Delete key ${key.name}`} confirmLabel={`Revoke ${key.name} now`} onConfirm={() => remove(key.id, key.name)} />
-                </td>
-              </tr>
+              <KeyRow key={key.id} apiKey={key} onBudget={() => {
+                  setSaved(null);
+                  setBudgetOf(key.id);
+                }} onRemove={() => remove(key.id, key.name)} />
             ))}
           </DataTable>
         )}
+        {saved && <p role="status" className="notice-ok">{saved}</p>}
+        {editing && (
+          <KeyBudgetForm key={editing.id} apiKey={editing} onDone={(message) => {
+              setBudgetOf(null);
+              setSaved(message);
+              if (message) void reload();
+            }} />
+        )}
       </section>
     </div>
+  );
+}
+
+function KeyRow({ apiKey: key, onBudget, onRemove }: { apiKey: ApiKeyInfo; onBudget(): void; onRemove(): Promise<void> }) {
+  return (
+    <tr>
+      <th scope="row">{key.name}</th>
+      <td>
+        <code>{key.prefix}…</code>
+      </td>
+      <td>{key.scopes.length > 0 ? key.scopes.join(", ") : <span className="muted">—</span>}</td>
+      <td>{new Date(key.createdAt).toLocaleString()}</td>
+      <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : <span className="muted">never</span>}</td>
+      <td>
+        <KeyBudgetUse apiKey={key} />
+        <button type="button" className="link" aria-label={`Set the budget of ${key.name}`} onClick={onBudget}>
+          {key.budget ? "Change" : "Set a budget"}
+        </button>
+      </td>
+      <td className="actions">
+        <ConfirmButton label={`Delete key ${key.name}`} confirmLabel={`Revoke ${key.name} now`} onConfirm={onRemove} />
+      </td>
+    </tr>
+  );
+}
+
+function KeyBudgetUse({ apiKey }: { apiKey: ApiKeyInfo }) {
+  if (!apiKey.budget) return null;
+  const text = budgetUseText(apiKey.budget, apiKey.budgetUsed);
+  return (
+    <span className="key-budget">
+      <span className="field-hint">{text}</span>
+      <Meter label={`Budget of ${apiKey.name}`} percent={budgetPercent(apiKey.budget, apiKey.budgetUsed)} text={text} />
+    </span>
   );
 }

@@ -12,6 +12,7 @@ import { ProvidersPage } from "./ProvidersPage.js";
 import { RequestLogPage } from "./RequestLogPage.js";
 import { ResiliencePage } from "./ResiliencePage.js";
 import { SessionsPage } from "./sessions/SessionsPage.js";
+import { UsagePage } from "./usage/UsagePage.js";
 
 export interface PageDefinition {
   id: string;
@@ -30,6 +31,7 @@ export const PAGES: readonly PageDefinition[] = [
   { id: "resilience", title: "Resilience settings", Component: ResiliencePage },
   { id: "logs", title: "Request log", Component: RequestLogPage },
   { id: "health", title: "Health", Component: HealthPage },
+  { id: "usage", title: "Usage", Component: UsagePage },
   { id: "config", title: "Import & export", Component: ConfigPage },
 ];
 

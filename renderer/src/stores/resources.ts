@@ -9,7 +9,8 @@ const isConfig = (e: SwitchyardEvent, entity?: string) => e.type === "config" &&
 
 export const cooldowns = createLiveResource(
   async () => (await call("listCooldowns")).items,
-  (e) => isCooldownEvent(e) || e.type === "breaker" || isConfig(e, "connection") || isConfig(e, "provider"),
+  // A `budget` event at 100 % puts a connection on the list (R18.4).
+  (e) => isCooldownEvent(e) || e.type === "breaker" || e.type === "budget" || isConfig(e, "connection") || isConfig(e, "provider"),
 );
 
 export const modelCooldowns = createLiveResource(
@@ -34,7 +35,8 @@ export const appSettings = createLiveResource(
 
 export const combos = createLiveResource(() => call("listCombos"), (e) => isConfig(e, "combo"));
 
-export const apiKeys = createLiveResource(() => call("listKeys"), (e) => isConfig(e, "key"));
+/** Each request may move a key's last use and its budget's use (R18.4): reloads at most once per 2 s. */
+export const apiKeys = createLiveResource(() => call("listKeys"), (e) => isConfig(e, "key") || e.type === "request" || e.type === "budget", { minReloadIntervalMs: 2_000 });
 
 export const health = createLiveResource(
   () => call("monitoringHealth"),

@@ -164,6 +164,52 @@ describe("tray controller", () => {
     expect(t.item("toggle-model-lockout")).toMatchObject({ enabled: true });
   });
 
+  it("R18.6 shows today's use and the fullest quota window, re-read a few seconds after traffic", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+    try {
+      const usage = { tokens: 1_000 };
+      const resetAt = Date.now() + 3_600_000;
+      const t = setup({
+        getUsage: () => ({ from: 0, to: 1, bucket: "hour", groupBy: "provider", series: [], totals: { requests: 3, inputTokens: usage.tokens, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: 0.25 } }),
+        listQuotas: () => ({
+          items: [
+            { connectionId: "c1", provider: "claude", window: "7d", usedPercent: 40, remaining: null, limit: null, resetAt: null, source: "anthropic-unified", seenAt: 0 },
+            { connectionId: "c1", provider: "claude", window: "5h", usedPercent: 91, remaining: null, limit: null, resetAt, source: "anthropic-unified", seenAt: 0 },
+          ],
+        }),
+        listConnections: () => [{ id: "c1", name: "Max plan" }],
+      });
+      await t.controller.start();
+      expect(t.item("usage-today").label).toBe("Today: 1.5k tokens · $0.25");
+      expect(t.item("usage-quota").label).toBe("Quota: Max plan 5h 91 % · resets in 1 h");
+      expect(t.last().tooltip).toContain("\nToday: 1.5k tokens · $0.25");
+      expect(t.calls.find(([name]) => name === "getUsage")![1]).toMatchObject({ groupBy: "provider", bucket: "hour" });
+
+      usage.tokens = 20_000;
+      t.emit({ type: "request", entry: {} as never, at: 1 });
+      t.emit({ type: "request", entry: {} as never, at: 2 });
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(t.calls.filter(([name]) => name === "getUsage")).toHaveLength(2);
+      expect(t.item("usage-today").label).toBe("Today: 20.5k tokens · $0.25");
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(t.item("usage-quota").label).toBe("Quota: Max plan 5h 91 % · resets in 59 min");
+      t.controller.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("R18.4 a budget at 80 % and at 100 % raises a desktop notification", async () => {
+    const t = setup();
+    await t.controller.start();
+    const base = { type: "budget", scope: "key", id: "k1", name: "laptop", usedCostUsd: 4, usedTokens: 1_000, resetAt: Date.UTC(2030, 0, 2), at: 1 } as const;
+    t.emit({ ...base, percent: 80 });
+    expect(t.effects.notify).toHaveBeenLastCalledWith("Budget 80 % used", 'API key "laptop" has used 80 % of its budget ($4.00 and 1,000 tokens used).');
+    t.emit({ ...base, scope: "connection", name: "Work key", percent: 100 });
+    expect(t.effects.notify.mock.calls.at(-1)![0]).toBe("Budget 100 % used");
+    expect(t.effects.notify.mock.calls.at(-1)![1]).toMatch(/^Connection "Work key" is over its budget \(\$4\.00 and 1,000 tokens used\): it is skipped until /);
+  });
+
   it("R14.1 dispose stops following events", async () => {
     const t = setup();
     await t.controller.start();

@@ -1,6 +1,8 @@
 // R14.1: the tray icon follows provider health and the menu is built from pure state.
 import { describe, expect, it, vi } from "vitest";
-import { breakersFromHealth, buildTrayMenuTemplate, toNativeMenu, TRAY_ICON_FILES, trayStateFromBreakers, trayStatusLine, trayTooltip } from "../../../main/desktop/trayMenu.js";
+import {
+  breakersFromHealth, buildTrayMenuTemplate, toNativeMenu, TRAY_ICON_FILES, trayStateFromBreakers, trayStatusLine, trayTooltip, trayUsageLines,
+} from "../../../main/desktop/trayMenu.js";
 
 describe("tray state", () => {
   it("R14.1 is healthy with no breakers or only CLOSED ones", () => {
@@ -95,5 +97,35 @@ describe("breakersFromHealth", () => {
     expect(breakersFromHealth(health)).toEqual({ a: "OPEN", b: "DEGRADED" });
     expect(breakersFromHealth(null)).toEqual({});
     expect(breakersFromHealth({ providerBreakers: "nope" })).toEqual({});
+  });
+});
+
+describe("tray usage lines", () => {
+  const usage = { todayTokens: 12_345, todayCostUsd: 0.4213, quota: { label: "Work key 5h", usedPercent: 82.4, resetAt: 10_000 + 4_800_000 } };
+
+  it("R18.6 shows today's tokens and cost and the quota nearest its wall with its reset countdown", () => {
+    const lines = trayUsageLines(usage, 10_000);
+    expect(lines).toEqual([
+      { id: "usage-today", label: "Today: 12.3k tokens · $0.42" },
+      { id: "usage-quota", label: "Quota: Work key 5h 82 % · resets in 1 h 20 min" },
+    ]);
+    expect(trayUsageLines({ ...usage, quota: null }, 0)).toEqual([{ id: "usage-today", label: "Today: 12.3k tokens · $0.42" }]);
+    expect(trayUsageLines(usage, 10_000 + 4_800_000)[1]!.label).toBe("Quota: Work key 5h 82 % · reset passed");
+    expect(trayUsageLines(null, 0)).toEqual([]);
+  });
+
+  it("R18.6 the lines sit under the status line, inform only, and end the tooltip", () => {
+    const lines = trayUsageLines(usage, 10_000);
+    const template = buildTrayMenuTemplate(trayStateFromBreakers({}), SWITCHES, lines);
+    expect(template.slice(0, 4)).toEqual([
+      { type: "normal", id: "status", label: "All providers healthy", enabled: false },
+      { type: "normal", id: "usage-today", label: "Today: 12.3k tokens · $0.42", enabled: false },
+      { type: "normal", id: "usage-quota", label: "Quota: Work key 5h 82 % · resets in 1 h 20 min", enabled: false },
+      { type: "separator" },
+    ]);
+    const run = vi.fn();
+    for (const item of toNativeMenu(template, run)) item.click?.();
+    expect(run.mock.calls.map(([id]) => id)).not.toContain("usage-today");
+    expect(trayTooltip(trayStateFromBreakers({}), SWITCHES, lines)).toBe("Switchyard — All providers healthy\nToday: 12.3k tokens · $0.42\nQuota: Work key 5h 82 % · resets in 1 h 20 min");
   });
 });

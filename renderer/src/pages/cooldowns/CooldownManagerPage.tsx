@@ -1,6 +1,7 @@
 // Cooldown Manager (R6, D6): every connection out of routing, with a live countdown, its backoff
 // level and last error; clear one, a selection, or all of a provider, and see what the server did.
-// Terminal states are listed but cannot be cleared here (R4.6), and the page says why.
+// Terminal states are listed but cannot be cleared here (R4.6), and the page says why; so are
+// connections skipped for being over budget until the period ends (R18.4).
 import { useEffect, useMemo, useState } from "react";
 import type { ClearCooldownsResult, CooldownRow } from "../../../../shared/apiTypes.js";
 import { Badge } from "../../components/Badge.js";
@@ -20,6 +21,7 @@ const STATUS: Record<CooldownRow["status"], { label: string; tone: StatusTone }>
   unavailable: { label: "Unavailable", tone: "warn" },
   terminal: { label: "Terminal", tone: "bad" },
   slow_lane: { label: "Slow lane", tone: "muted" },
+  budget: { label: "Over budget", tone: "warn" },
 };
 
 const TERMINAL_LABELS: Record<string, string> = { banned: "Banned", expired: "Expired", credits_exhausted: "Credits exhausted" };
@@ -48,7 +50,7 @@ export function CooldownManagerPage() {
   // A row that left the list (expired, cleared elsewhere) cannot stay selected.
   useEffect(() => {
     setSelected((s) => {
-      const present = new Set(rows.filter((r) => r.status !== "terminal" && r.status !== "slow_lane").map((r) => r.connectionId));
+      const present = new Set(rows.filter((r) => clearable(r.status)).map((r) => r.connectionId));
       const kept = [...s].filter((id) => present.has(id));
       return kept.length === s.size ? s : new Set(kept);
     });
@@ -87,7 +89,7 @@ export function CooldownManagerPage() {
       <header className="page-header">
         <div>
           <h1>Cooldown Manager</h1>
-          <p className="muted">Connections that Switchyard is not routing to right now, and why, and Claude accounts in the slow lane. Countdowns run live.</p>
+          <p className="muted">Connections that Switchyard is not routing to right now, and why (over budget among the reasons), and Claude accounts in the slow lane. Countdowns run live.</p>
         </div>
       </header>
 
@@ -146,13 +148,15 @@ function CooldownTableRow(props: { row: CooldownRow; left: number | null; select
   const terminal = row.status === "terminal";
   // R12.6: a slow-lane account still routes; there is no cooldown to clear.
   const slowLane = row.status === "slow_lane";
+  // R18.4: clearing does not lift a budget; the period's end (or a new budget) does.
+  const overBudget = row.status === "budget";
   const status = STATUS[row.status];
   const explainId = `why-${row.connectionId}`;
   return (
     <tr>
       <th scope="row">
         <label className="nowrap">
-          <input type="checkbox" checked={props.selected} disabled={terminal || slowLane} onChange={(e) => props.onToggle(row.connectionId, e.target.checked)} /> {row.name}
+          <input type="checkbox" checked={props.selected} disabled={!clearable(row.status)} onChange={(e) => props.onToggle(row.connectionId, e.target.checked)} /> {row.name}
         </label>
       </th>
       <td>
@@ -172,16 +176,25 @@ function CooldownTableRow(props: { row: CooldownRow; left: number | null; select
       </td>
       <td className="num">{row.backoffLevel}</td>
       <td>
-        {row.lastErrorType ?? <span className="muted">—</span>}
+        {overBudget ? (
+          <span id={explainId}>over budget: raise or remove the budget in the connection form</span>
+        ) : (
+          row.lastErrorType ?? <span className="muted">—</span>
+        )}
         {row.lockouts.length > 0 && <span className="field-hint"> · {row.lockouts.map((l) => `${l.model} locked (${l.reason})`).join(", ")}</span>}
       </td>
       <td className="actions">
-        <button type="button" className="small" aria-label={`Clear ${row.name}`} disabled={terminal || slowLane || props.busy} aria-describedby={terminal ? explainId : undefined} onClick={props.onClear}>
+        <button type="button" className="small" aria-label={`Clear ${row.name}`} disabled={!clearable(row.status) || props.busy} aria-describedby={terminal || overBudget ? explainId : undefined} onClick={props.onClear}>
           Clear
         </button>
       </td>
     </tr>
   );
+}
+
+/** Terminal states need new credentials, the slow lane still routes, a budget ends with its period. */
+function clearable(status: CooldownRow["status"]): boolean {
+  return status !== "terminal" && status !== "slow_lane" && status !== "budget";
 }
 
 function ClearOutcome({ outcome }: { outcome: Outcome | null }) {

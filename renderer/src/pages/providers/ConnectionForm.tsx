@@ -1,9 +1,12 @@
 // Add or edit a connection (one account or key). The secret is write-only: the field always
 // starts empty, is sent only when typed, and the API answers with `hasSecret`, never the key.
+// Its budget (R18.4) and whether it is a flat-rate subscription (R18.1) are edited here too.
 import { useState, type FormEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
 import type { Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
+import { budgetFromDraft, budgetUseText, draftFromBudget } from "../../budget.js";
+import { BudgetFields } from "../../components/BudgetFields.js";
 import { CheckboxField, TextField } from "../../components/Field.js";
 import { NotActiveYetFor } from "../../components/NotActiveYet.js";
 import { useProviderLists } from "../../stores/providers.js";
@@ -16,6 +19,8 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
   const [priority, setPriority] = useState(String(connection?.priority ?? 0));
   const [weight, setWeight] = useState(String(connection?.weight ?? 1));
   const [active, setActive] = useState(connection?.active ?? true);
+  const [subscription, setSubscription] = useState(connection?.subscription ?? false);
+  const [budget, setBudget] = useState(() => draftFromBudget(connection?.budget));
   const data = connection?.providerSpecificData ?? {};
   const [lowPriorityMode, setLowPriorityMode] = useState(data.lowPriorityMode === true);
   const [autoLimitReset, setAutoLimitReset] = useState(data.autoLimitReset === true);
@@ -26,7 +31,7 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const body: Record<string, unknown> = { active };
+    const body: Record<string, unknown> = { active, subscription, budget: budgetFromDraft(budget) };
     if (name.trim() !== "") body.name = name.trim();
     // Numbers go as typed: a non-number reaches the server's validation, which names the field.
     body.priority = priority.trim() === "" ? 0 : Number(priority);
@@ -76,7 +81,15 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
         <TextField label="Weight" inputMode="decimal" value={weight} onChange={setWeight} hint={<><NotActiveYetFor setting="connection.weight" /> for weighted strategies</>} error={f.weight} />
         <CheckboxField label="Active" checked={active} onChange={setActive} error={f.active} />
         {connection?.hasSecret && <CheckboxField label="Remove the stored key" checked={removeSecret} onChange={setRemoveSecret} />}
+        <CheckboxField label="Flat-rate subscription" checked={subscription} onChange={setSubscription} hint="its cost is shown as notional: what the tokens would cost" error={f.subscription} />
       </div>
+      <BudgetFields
+        legend="Budget"
+        draft={budget}
+        onChange={setBudget}
+        errors={f}
+        hint={connection?.budget ? `Now: ${budgetUseText(connection.budget, connection.budgetUsed)}` : "over it the connection is skipped until the period ends"}
+      />
       {isClaude && (
         <fieldset className="form-grid">
           <legend>Claude subscription usage wall</legend>
