@@ -189,6 +189,22 @@ function accountRules(
   };
 }
 
+/** What the request path reads of the configuration: the catalogue and each provider's connections. */
+function gatewayPorts(store: Store, settings: () => AppSettings): { catalog: CatalogPort; connections: ConnectionsPort } {
+  return {
+    catalog: {
+      providers: () => store.providers.list(),
+      combo: (name) => store.combos.get(name),
+      combos: () => store.combos.list(),
+      aliases: () => settings().aliases,
+    },
+    connections: {
+      listByProvider: (provider) => store.connections.list({ provider }),
+      secret: (id) => store.connections.getSecret(id),
+    },
+  };
+}
+
 export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const env = opts.env ?? process.env;
   const home = resolveHome(opts.home);
@@ -252,16 +268,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     ...createInstanceHandlers(demo, () => url, VERSION),
   };
 
-  const catalog: CatalogPort = {
-    providers: () => store.providers.list(),
-    combo: (name) => store.combos.get(name),
-    combos: () => store.combos.list(),
-    aliases: () => getAppSettings().aliases,
-  };
-  const connections: ConnectionsPort = {
-    listByProvider: (provider) => store.connections.list({ provider }),
-    secret: (id) => store.connections.getSecret(id),
-  };
+  const { catalog, connections } = gatewayPorts(store, getAppSettings);
   // R16.7: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
   const provenance = new ReasoningProvenance();
   const pipeline = createPipeline({
@@ -272,8 +279,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent })),
     promptLogging: () => getAppSettings().promptLogging,
-    provenance,
-    quotas: createQuotaObserver(store, bus),
+    provenance, quotas: createQuotaObserver(store, bus),
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);
@@ -282,8 +288,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     storedResponses: { port: store.responses, clock, retentionHours: () => getAppSettings().responsesRetentionHours }, provenance,
     catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION, requestLog: usage.log,
     verifyClientKey: (key) => store.apiKeys.verify(key),
-    hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR,
-    sessions,
+    hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR, sessions,
     metrics: metrics.route({ adminToken, isPublic: () => getAppSettings().metricsPublic }),
   });
 
