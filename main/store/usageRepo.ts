@@ -3,6 +3,7 @@
 // until what was appended before it is committed, so a report includes the request just answered.
 import type Database from "better-sqlite3";
 import type { UsageBucket, UsageCounts, UsageGroupBy, UsageReport } from "../../shared/apiTypes.js";
+import { addCounts, emptyCounts } from "../../shared/usageCounts.js";
 
 /** The rollup dimension each grouping reads (requestLogWrites.js writes one row set per dimension). */
 const GROUP_DIM: Record<UsageGroupBy, string> = {
@@ -35,20 +36,6 @@ export interface UsageRepo {
   usedSince(scope: "key" | "connection", id: string, since: number): { costUsd: number; tokens: number };
 }
 
-function emptyCounts(): UsageCounts {
-  return { requests: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: 0 };
-}
-
-function addTo(total: UsageCounts, row: UsageCounts): void {
-  total.requests += row.requests;
-  total.inputTokens += row.inputTokens;
-  total.outputTokens += row.outputTokens;
-  total.cacheReadTokens += row.cacheReadTokens;
-  total.cacheWriteTokens += row.cacheWriteTokens;
-  total.reasoningTokens += row.reasoningTokens;
-  total.costUsd += row.costUsd;
-}
-
 export function createUsageRepo(db: Database.Database, settle: () => void): UsageRepo {
   // One row per bucket and value: the primary key (bucket, dim, t, value) serves the range in order.
   const select = db.prepare<[string, string, number, number], SumRow>(
@@ -71,7 +58,7 @@ export function createUsageRepo(db: Database.Database, settle: () => void): Usag
         let s = series.get(name);
         if (!s) series.set(name, (s = { key: name, points: [] }));
         s.points.push({ t, ...counts });
-        addTo(totals, counts);
+        addCounts(totals, counts);
       }
       return { from, to, bucket, groupBy, series: [...series.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)), totals };
     },

@@ -3,6 +3,7 @@
 // 30 days, per-series totals, and the figures' text summaries. Pure, so it is unit-tested.
 import type { UsageBucket, UsageCounts, UsageGroupBy, UsageReport } from "../../../../shared/apiTypes.js";
 import { formatCount, formatUsd } from "../../../../shared/usageText.js";
+import { addCounts, emptyCounts } from "../../../../shared/usageCounts.js";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -23,20 +24,7 @@ export interface UsageChartData {
   totals: Map<string, UsageCounts>;
 }
 
-export function emptyCounts(): UsageCounts {
-  return { requests: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: 0 };
-}
-
-export function addCounts(into: UsageCounts, add: UsageCounts): UsageCounts {
-  into.requests += add.requests;
-  into.inputTokens += add.inputTokens;
-  into.outputTokens += add.outputTokens;
-  into.cacheReadTokens += add.cacheReadTokens;
-  into.cacheWriteTokens += add.cacheWriteTokens;
-  into.reasoningTokens += add.reasoningTokens;
-  into.costUsd += add.costUsd;
-  return into;
-}
+export { addCounts, emptyCounts };
 
 /** Prompt and generated tokens (cache reads and reasoning are already inside them). */
 export const totalTokens = (c: Pick<UsageCounts, "inputTokens" | "outputTokens">) => c.inputTokens + c.outputTokens;
