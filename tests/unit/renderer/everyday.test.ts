@@ -52,6 +52,23 @@ describe("connect snippets", () => {
 });
 
 describe("request timeline", () => {
+  it("R18.1 tells the tokens of each kind and the cost, notional on a subscription", () => {
+    const used = entry({
+      inputTokens: 12_000, outputTokens: 800, cacheReadTokens: 9_000, cacheWriteTokens: 1_500, reasoningTokens: 300,
+      costUsd: 0.0123, costSource: "catalog", costNotional: true,
+      attempts: [{ provider: "sim-a", connectionId: "a-2", model: "m", status: 200, verdict: null, latencyMs: 96 }],
+    });
+    const steps = timelineOf(used, names);
+    expect(steps.at(-1)).toEqual({
+      kind: "usage", tone: "muted",
+      text: "Used 12,000 prompt tokens (9,000 from cache, 1,500 written to cache), 800 output (300 reasoning); notional cost $0.0123 (catalogue price)",
+    });
+    const unpriced = timelineOf(entry({ inputTokens: 10, outputTokens: 2, costUsd: null, costSource: null }), names);
+    expect(unpriced.at(-1)!.text).toBe("Used 10 prompt tokens, 2 output; no price known");
+    // No usage reported (a failure before any answer): no usage step.
+    expect(timelineOf(entry({}), names).some((s) => s.kind === "usage")).toBe(false);
+  });
+
   it("R15.1 tells a failover: the 429 with the cooldown its Retry-After left, then the answer", () => {
     const steps = timelineOf(entry({
       clientKind: "claude-code",

@@ -1,10 +1,11 @@
 // "Why did this request go there?": a log entry told as steps, in words. Pure, so the page and
 // its tests read the same sentences.
 import type { AttemptRecord, RequestLogEntry, SkipRecord } from "../../../../shared/types.js";
+import { formatCount, formatUsd } from "../../../../shared/usageText.js";
 import { CLIENT_LABELS } from "../connect/snippets.js";
 
 export interface TimelineStep {
-  kind: "received" | "skipped" | "wait" | "attempt" | "outcome";
+  kind: "received" | "skipped" | "wait" | "attempt" | "outcome" | "usage";
   tone: "ok" | "warn" | "bad" | "muted";
   text: string;
 }
@@ -18,6 +19,7 @@ const SKIP_REASONS: Record<string, string> = {
   inactive: "no active connection",
   tool_limit: "over the upstream's tool limit",
   leased: "leased to another session",
+  budget: "over its budget for the period",
 };
 
 const HINT_SOURCES: Record<string, string> = {
@@ -72,6 +74,20 @@ function outcomeStep(e: RequestLogEntry, name: Names): TimelineStep {
   return { kind: "outcome", tone: e.status === 499 ? "muted" : "bad", text: `Ended ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""} after ${tries} in ${seconds(e.latencyMs)}${ttfb}` };
 }
 
+/** R18.1: the tokens of each kind and the cost; null when the upstream reported no usage. */
+export function usageText(e: RequestLogEntry): string | null {
+  if (e.inputTokens === null && e.outputTokens === null) return null;
+  const cache = [
+    e.cacheReadTokens ? `${formatCount(e.cacheReadTokens)} from cache` : "",
+    e.cacheWriteTokens ? `${formatCount(e.cacheWriteTokens)} written to cache` : "",
+  ].filter(Boolean).join(", ");
+  const prompt = `${formatCount(e.inputTokens ?? 0)} prompt tokens${cache ? ` (${cache})` : ""}`;
+  const output = `${formatCount(e.outputTokens ?? 0)} output${e.reasoningTokens ? ` (${formatCount(e.reasoningTokens)} reasoning)` : ""}`;
+  const source = e.costSource === "modelInfo" ? "model info price" : "catalogue price";
+  const cost = e.costUsd === null || e.costUsd === undefined ? "no price known" : `${e.costNotional ? "notional " : ""}cost ${formatUsd(e.costUsd)} (${source})`;
+  return `Used ${prompt}, ${output}; ${cost}`;
+}
+
 function comboNote(e: RequestLogEntry): string {
   if (!e.combo) return "";
   return e.combo === e.model ? " (a combo)" : ` (combo ${e.combo})`;
@@ -86,5 +102,7 @@ export function timelineOf(e: RequestLogEntry, name: Names): TimelineStep[] {
   if (e.comboWaits) steps.push({ kind: "wait", tone: "muted", text: `Waited ${e.comboWaits.count}× (${seconds(e.comboWaits.waitedMs)}) for a target to recover` });
   e.attempts.forEach((a, i) => steps.push(attemptStep(a, i + 1, name)));
   steps.push(outcomeStep(e, name));
+  const used = usageText(e);
+  if (used) steps.push({ kind: "usage", tone: "muted", text: used });
   return steps;
 }
