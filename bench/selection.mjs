@@ -13,7 +13,7 @@ const MODELS = ["m1", "m2", "m3"];
 function provider() {
   return {
     id: PROVIDER, format: "openai", baseUrl: "http://127.0.0.1:9/v1", category: "apikey", models: MODELS,
-    quotaFamilies: {}, passthroughModels: false, rateLimitCooldownSeconds: null, options: {},
+    quotaFamilies: {}, passthroughModels: false, rateLimitCooldownSeconds: null, priority: 0, options: {},
     modelInfo: { m1: { inputPricePerMTok: 3 }, m2: { inputPricePerMTok: 1 }, m3: { inputPricePerMTok: 0.5 } },
     createdAt: 0, updatedAt: 0,
   };

@@ -92,7 +92,7 @@ export function table(header: string[], rows: string[][]): string {
 
 function queueRow(item: unknown): string[] {
   const q = (item ?? {}) as Record<string, unknown>;
-  const name = String(q.key ?? q.name ?? q.provider ?? q.connectionId ?? "queue");
+  const name = String(q.key ?? q.name ?? q.provider ?? q.connectionId ?? q.scope ?? "queue");
   const rest = Object.entries(q).filter(([k]) => !["key", "name"].includes(k)).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
   return [name, rest.join(" ")];
 }

@@ -222,12 +222,17 @@ export interface MonitoringHealth extends ResilienceHealth {
   sharedLimits: SharedLimitsState;
 }
 
-/** One connection's admission state in GET /api/monitoring/health and `queues` events. */
+/**
+ * One gate's admission state in GET /api/monitoring/health and `queues` events (R8.1): a
+ * connection's (its queue, pacing and protection), or a configured provider or global gate
+ * (`provider` is null for the global one; `connectionId` is null for both).
+ */
 export interface QueueRow {
-  provider: string;
-  connectionId: string;
+  scope: "global" | "provider" | "connection";
+  provider: string | null;
+  connectionId: string | null;
   inFlight: number;
-  /** Requests waiting locally for this connection, whichever gate holds them (R9.3). */
+  /** Requests waiting locally: for a connection whichever gate holds them (R9.3); for a gate, those waiting on it. */
   queued: number;
   /** Epoch ms at which learned pacing lets the queue go again; null = not paused. */
   pausedUntil: number | null;

@@ -31,6 +31,8 @@ export const APP_SETTINGS_LIMITS = {
   promptRetentionHours: { min: 1, max: 720 },
   /** R16.4: stored Responses API turns live up to a year; 0 stores none. */
   responsesRetentionHours: { min: 0, max: 8_760 },
+  /** R8.1: the global gate's cap on requests in flight (null = no gate). */
+  maxConcurrent: { min: 1, max: 100_000 },
 } as const;
 
 export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
@@ -48,6 +50,7 @@ export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
   responsesRetentionHours: 24, // R16.4: a day of previous_response_id history; 0 keeps none
   redisUrl: null, // R9.6: SWITCHYARD_REDIS_URL, else limits stay in-process
   metricsPublic: false, // R18.5: GET /metrics wants the admin token
+  maxConcurrent: null, // R8.1: no global gate
 });
 
 export function defaultAppSettings(): AppSettings {

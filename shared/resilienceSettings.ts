@@ -69,7 +69,11 @@ export interface ResilienceSettings {
   };
   p2cLatency: { weight: number };
   quotaShareConcurrencyLimit: { enabled: boolean };
-  quotaPreflightCutoff: { enabled: boolean };
+  /**
+   * R10.2 (issue 26 item 7): before dispatch, a connection whose learned remaining quota is at or
+   * below `cutoffPercent` of its limit is passed over while a sibling of its provider has more.
+   */
+  quotaPreflightCutoff: { enabled: boolean; cutoffPercent: number };
 }
 
 const MINUTE = 60_000;
@@ -143,7 +147,7 @@ export const DEFAULT_RESILIENCE_SETTINGS: ResilienceSettings = {
   },
   p2cLatency: { weight: 0 }, // R4.10
   quotaShareConcurrencyLimit: { enabled: true }, // R8.2
-  quotaPreflightCutoff: { enabled: false }, // R10.2
+  quotaPreflightCutoff: { enabled: false, cutoffPercent: 5 }, // R10.2 (off, 5 %)
 };
 
 /** A numeric range; `zeroMeansOff` allows 0 below `min` (e.g. a disabled watchdog). */
@@ -192,6 +196,7 @@ export const RESILIENCE_RANGES = {
     throughputWatchdog: { warmupMs: int(0, HOUR), windowMs: int(1_000, HOUR), minBytesPerSec: { min: 0, max: 1_000_000 }, minBytes: int(0, 1_000_000_000) },
   },
   p2cLatency: { weight: { min: 0, max: 20 } }, // R4.10
+  quotaPreflightCutoff: { cutoffPercent: { min: 0, max: 100 } }, // R10.2
 } as const;
 
 export interface SettingsChange {

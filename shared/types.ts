@@ -18,10 +18,14 @@ export interface Provider {
   passthroughModels: boolean;
   /** Per-provider retry delay for rate-limit verdicts, 1–21 600 s (R4.3). */
   rateLimitCooldownSeconds: number | null;
+  /** R1.3: a bare model name goes to the first provider serving it, lower priority first (default 0). */
+  priority: number;
   /** Free-form per-provider options (simulator faults, headers…). Never holds secrets. */
   options: Record<string, unknown>;
   /** Explicit metadata per model id, read by the combo strategies (R11.1); never guessed. */
   modelInfo?: Record<string, ModelInfo>;
+  /** R8.1: the provider gate, requests in flight over all its connections; null or absent = no gate. */
+  maxConcurrent?: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -171,7 +175,7 @@ export interface SkipRecord {
   provider: string;
   target: string;
   connectionId: string | null;
-  /** circuit_open, unavailable (cooling), model_lockout, provider_cooldown, terminal, inactive, tool_limit, leased. */
+  /** circuit_open, unavailable (cooling), model_lockout, provider_cooldown, terminal, inactive, tool_limit, leased, quota_cutoff. */
   reason: string;
   remainingMs: number | null;
 }
@@ -247,6 +251,8 @@ export interface AppSettings {
   redisUrl: string | null;
   /** R18.5: GET /metrics answers without the admin token (off by default). */
   metricsPublic: boolean;
+  /** R8.1: the global gate, requests in flight over every provider; null = no gate. */
+  maxConcurrent: number | null;
 }
 
 /** Live events pushed to the UI (R15.2). */

@@ -23,6 +23,8 @@ export function providerInputFromBody(body: ProviderCreateBody): ProviderInput {
     quotaFamilies: body.quotaFamilies ?? {},
     passthroughModels: body.passthroughModels ?? false,
     rateLimitCooldownSeconds: body.rateLimitCooldownSeconds ?? null,
+    priority: body.priority ?? 0,
+    maxConcurrent: body.maxConcurrent ?? null,
     options: body.options ?? {},
     ...(body.modelInfo ? { modelInfo: body.modelInfo } : {}),
   };

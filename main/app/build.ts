@@ -14,6 +14,7 @@ import { ReasoningProvenance } from "../gateway/responses/reasoningProvenance.js
 import { refuseUpgrade } from "../gateway/responses/upgrade.js";
 import { createResilienceEngine } from "../engine/index.js";
 import { LeaseBook } from "../engine/leases.js";
+import { RemainingQuota } from "../engine/quotaCutoff.js";
 import type { Clock } from "../engine/ports.js";
 import { SessionPins } from "../engine/sessionAffinity.js";
 import { ToolLimits } from "../engine/toolLimits.js";
@@ -22,7 +23,7 @@ import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js"
 import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/egress/siblingLock.js";
 import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
 import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
-import { createPipeline, type PipelineBudgets } from "../gateway/pipeline.js";
+import { createPipeline, type PipelineBudgets, type PipelineDeps } from "../gateway/pipeline.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmissionControl } from "../gateway/admission/control.js";
 import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
@@ -136,7 +137,7 @@ function createAdmissionParts(deps: {
 }) {
   const shared = followRedisUrl(() => deps.appSettings().redisUrl ?? deps.env.SWITCHYARD_REDIS_URL ?? null);
   const control = createAdmissionControl({
-    clock: deps.clock, settings: deps.settings, shared: shared.current, lockModel: (input) => deps.engine.lockModel(input),
+    clock: deps.clock, settings: deps.settings, globalCap: () => deps.appSettings().maxConcurrent, shared: shared.current, lockModel: (input) => deps.engine.lockModel(input),
     onChange: (queues) => deps.bus.emit({ type: "queues", queues, at: deps.clock.now() }),
   });
   // A pause learned from a 429 is part of that connection's cooling: when the cooldown ends early, so does it.
@@ -151,6 +152,24 @@ function createAdmissionParts(deps: {
     async close() {
       await control.close();
       await shared.close();
+    },
+  };
+}
+
+/**
+ * R18.3 quota meters and quotaPreflightCutoff (R10.2): every attempt's quota headers go to the store
+ * and to the remaining shares selection reads, live with the setting.
+ */
+function quotaParts(store: Store, bus: EventBus, settings: () => ResilienceSettings): Pick<PipelineDeps, "quotas" | "quotaCutoff"> {
+  const remaining = new RemainingQuota();
+  return {
+    quotas: createQuotaObserver(store, bus, remaining),
+    quotaCutoff: {
+      cutoffPercent() {
+        const cutoff = settings().quotaPreflightCutoff;
+        return cutoff.enabled ? cutoff.cutoffPercent : null;
+      },
+      remaining: (connectionId, now) => remaining.shareOf(connectionId, now),
     },
   };
 }
@@ -279,7 +298,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent })),
     promptLogging: () => getAppSettings().promptLogging,
-    provenance, quotas: createQuotaObserver(store, bus),
+    provenance, ...quotaParts(store, bus, resilience.get),
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);

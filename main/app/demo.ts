@@ -18,7 +18,7 @@ export async function startDemo(store: Store, bus: EventBus, clock: Clock, progr
   a.addFault("demo-a-1", { status: 429, retryAfter: 15, times: 1 });
   store.transaction(() => {
     for (const [id, sim] of [["sim-a", a], ["sim-b", b]] as const) {
-      const fields = { format: "simulator" as const, baseUrl: sim.url, category: "local" as const, models: [DEMO_MODEL], quotaFamilies: {}, passthroughModels: true, rateLimitCooldownSeconds: null, options: { demo: true } };
+      const fields = { format: "simulator" as const, baseUrl: sim.url, category: "local" as const, models: [DEMO_MODEL], quotaFamilies: {}, passthroughModels: true, rateLimitCooldownSeconds: null, priority: 0, options: { demo: true } };
       if (store.providers.get(id)) store.providers.update(id, fields);
       else store.providers.create({ id, ...fields });
     }

@@ -176,6 +176,7 @@ export function engineMetricsSources(deps: {
       );
       return connections.map((c) => ({ provider: c.provider, connectionId: c.id, cooling: cooling.has(c.id) }));
     },
-    queues: deps.queues,
+    // The depth gauge is per connection; the provider and global gate rows (R8.1) are not its.
+    queues: () => deps.queues().flatMap((q) => (q.scope === "connection" && q.connectionId !== null ? [{ connectionId: q.connectionId, queued: q.queued }] : [])),
   };
 }

@@ -2,22 +2,30 @@
 // to (parsed by the gateway's header families, kept by the store's quota repo), the deletion of a
 // connection's windows when it goes, and GET /api/usage/quotas.
 import type { HandlersFor } from "../api/index.js";
+import type { RemainingQuota } from "../engine/quotaCutoff.js";
 import { hasQuotaHeaders, readQuotaHeaders, type QuotaObserver } from "../gateway/usage/quotaHeaders.js";
 import type { Store } from "../store/index.js";
 import type { EventBus } from "./eventBus.js";
 
 type QuotaStore = Pick<Store, "quotas">;
 
-/** Most answers carry no quota header: those cost one scan of the header names and nothing else. */
-export function createQuotaObserver(store: QuotaStore, bus: Pick<EventBus, "subscribe">): QuotaObserver {
+/**
+ * Most answers carry no quota header: those cost one scan of the header names and nothing else.
+ * `remaining` (quotaPreflightCutoff) learns the same readings the store keeps.
+ */
+export function createQuotaObserver(store: QuotaStore, bus: Pick<EventBus, "subscribe">, remaining?: Pick<RemainingQuota, "learn" | "forget">): QuotaObserver {
   bus.subscribe((e) => {
-    if (e.type === "config" && e.entity === "connection" && e.action === "deleted") store.quotas.deleteConnection(e.id);
+    if (e.type !== "config" || e.entity !== "connection" || e.action !== "deleted") return;
+    store.quotas.deleteConnection(e.id);
+    remaining?.forget(e.id);
   });
   return {
     observe(connectionId, provider, headers, now) {
       if (!hasQuotaHeaders(headers)) return;
       const readings = readQuotaHeaders(headers, now);
-      if (readings.length > 0) store.quotas.record(connectionId, provider, readings, now);
+      if (readings.length === 0) return;
+      store.quotas.record(connectionId, provider, readings, now);
+      remaining?.learn(connectionId, readings, now);
     },
   };
 }

@@ -20,6 +20,7 @@ import {
 } from "./breaker.js";
 import { classifyUpstreamFailure } from "./classifier.js";
 import { activeCooldownUntil, cooldownPatch, errorFields, isTerminal, successPatch, terminalPatch } from "./connectionCooldown.js";
+import { connectionTryOrder, inPriorityOrder } from "./connectionOrder.js";
 import { clearCooldownRows, listCooldownRows, type ClearCooldownsRequest } from "./cooldownManager.js";
 import { EgressSiblingCooldowns, locksEgressBucket, planSiblingCooldowns } from "./egressBucket.js";
 import { planFailure, type FailurePlan } from "./failurePolicy.js";
@@ -79,17 +80,6 @@ interface BreakerCell {
   snapshot: BreakerSnapshot;
   /** connectionId -> instant of its last counted failure (D2 5 000 ms dedupe). */
   recent: Map<string, number>;
-}
-
-/**
- * Stable by priority. The store already lists connections that way, so the common case is one
- * pass and no copy: sorting a thousand connections on every request costs more than the rest.
- */
-function inPriorityOrder(connections: Connection[]): Connection[] {
-  let sorted = true;
-  for (let i = 1; i < connections.length && sorted; i++) sorted = connections[i - 1].priority <= connections[i].priority;
-  if (sorted) return connections;
-  return connections.map((c, index) => ({ c, index })).sort((a, b) => a.c.priority - b.c.priority || a.index - b.index).map(({ c }) => c);
 }
 
 export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAdminEngine {
@@ -215,7 +205,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       return { eligible, excluded };
     },
 
-    priorityOrder: inPriorityOrder,
+    connectionOrder: (connections, model, choice) => connectionTryOrder(connections, model, choice, clock.now()),
 
     exclusionCheck,
 

@@ -1,6 +1,7 @@
 // Exclusive connection leases (R7.2, D7): durable ownership of one connection by one client
 // session, fenced by a generation. One active owner per connection and one active connection per
-// owner; a lease ends by release, by expiry (lazily, on the engine clock) or by an operator.
+// owner; a lease ends by release, by expiry (lazily, on the engine clock) or by an operator, and
+// moves (keeping its generation) when its connection can no longer serve.
 // Every new lease gets a generation greater than any before it, so a request that still carries
 // the generation of an ended lease is refused before it reaches a provider.
 import type { Clock } from "./ports.js";
@@ -90,6 +91,22 @@ export class LeaseBook {
   fence(ownerHash: string, keyId: string, generation: number): Lease | null {
     const lease = this.live(this.byOwner.get(ownerHash));
     return lease && lease.keyId === keyId && lease.generation === generation ? lease : null;
+  }
+
+  /**
+   * Moves a live lease to another connection, its own having become ineligible (R7.2): the same
+   * owner, key, generation and expiry, so the fence the client holds stays valid. Null when the
+   * lease is not live or another owner holds that connection.
+   */
+  move(ownerHash: string, connectionId: string): Lease | null {
+    const lease = this.live(this.byOwner.get(ownerHash));
+    if (!lease || lease.connectionId === connectionId) return lease;
+    if (this.holderOf(connectionId)) return null;
+    const moved: Lease = { ...lease, connectionId };
+    this.store.save(moved);
+    if (this.byConnection.get(lease.connectionId) === lease) this.byConnection.delete(lease.connectionId);
+    this.remember(moved);
+    return moved;
   }
 
   holderOf(connectionId: string): Lease | null {

@@ -1,6 +1,7 @@
 // The engine's boundary: the ports it needs (implemented by main/store) and the facade the
 // gateway and the API call. The engine performs no I/O itself; it is handed a Clock and ports.
 import type { BreakerState, Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../shared/types.js";
+import type { ConnectionChoice } from "./connectionOrder.js";
 
 export interface Clock {
   now(): number;
@@ -148,8 +149,11 @@ export interface ResilienceEngine {
     eligible: Connection[];
     excluded: ConnectionExclusion[];
   };
-  /** The connections in the order to try them: priority, ties in the order given (R11.2). */
-  priorityOrder(connections: Connection[]): Connection[];
+  /**
+   * The connections in the order to try them for `model` (R11.2): positive weights before standbys
+   * (weight 0), priority, then the same priority by weight or by p2c (connectionOrder.ts).
+   */
+  connectionOrder(connections: Connection[], model: string, choice: ConnectionChoice): Iterable<Connection>;
   /**
    * Why a connection may not take this provider and model now, or null when it may (R11.2): the
    * checks of selectConnections one connection at a time, so a caller can stop at the first fit.

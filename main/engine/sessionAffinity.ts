@@ -10,6 +10,11 @@ export interface SessionPin {
   sessionKey: string;
   provider: string;
   connectionId: string;
+  /**
+   * The upstream model it was served with, so the session also keeps its combo target (R7.1). Kept
+   * in memory only: a pin restored from the store knows its account, not its model.
+   */
+  model?: string;
   expiresAt: number;
   lastUsedAt: number;
 }
@@ -46,12 +51,12 @@ export class SessionPins {
     return null;
   }
 
-  /** The session was served by this connection: pin it there (moving the pin) and extend it. */
-  served(sessionKey: string, provider: string, connectionId: string): void {
+  /** The session was served by this connection and model: pin it there (moving the pin) and extend it. */
+  served(sessionKey: string, provider: string, connectionId: string, model?: string): void {
     const ttl = this.ttlMs();
     if (ttl <= 0) return;
     const now = this.clock.now();
-    const pin: SessionPin = { sessionKey, provider, connectionId, expiresAt: now + ttl, lastUsedAt: now };
+    const pin: SessionPin = { sessionKey, provider, connectionId, model, expiresAt: now + ttl, lastUsedAt: now };
     this.pins.set(sessionKey, pin);
     this.store.save(pin);
   }

@@ -69,7 +69,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
   for (const { format } of clientHalves()) {
     guards[format] = {
       auth: clientAuth(format, deps),
-      fence: leaseFence(format, { leases: deps.sessions.leases, verifyClientKey: deps.verifyClientKey }),
+      fence: leaseFence(format, { ...deps.sessions, verifyClientKey: deps.verifyClientKey }),
       parser: clientJson(format, deps.appSettings),
     };
   }

@@ -33,6 +33,24 @@ function minRemaining(list: Exclusion[]): number | null {
   return values.length ? Math.min(...values) : null;
 }
 
+/** R11.5: what no wait cures and no other try of the same target fixes: auth, quota, not found. */
+const SKIPPED_REASONS = new Set<string>(["auth_error", "banned", "credits_exhausted", "quota_exhausted", "not_found", "model_not_found"]);
+const SKIPPED_EXCLUSIONS = new Set<Exclusion["reason"]>(["terminal", "inactive"]);
+
+/**
+ * R11.5: a combo's every attempt failed, and every target passed over was excluded, on auth, quota
+ * or not-found alone — whether the upstream said so at dispatch or the connection's state did before.
+ */
+export function onlySkipped(failureReasons: readonly string[], exclusions: readonly Exclusion[]): boolean {
+  if (failureReasons.length === 0 && exclusions.length === 0) return false;
+  return failureReasons.every((r) => SKIPPED_REASONS.has(r)) && exclusions.every((e) => SKIPPED_EXCLUSIONS.has(e.reason));
+}
+
+/** R11.5: no hint, since waiting does not help. */
+export function allTargetsSkipped(): FinalError {
+  return { status: 503, code: "ALL_TARGETS_SKIPPED", message: "Every target was skipped (auth, quota or not found)", retryAfterMs: null, noRetry: true };
+}
+
 /** No attempt was made: every target was excluded before dispatch. */
 export function errorFromExclusions(exclusions: Exclusion[], targetCount: number, isCombo: boolean, providerConnectionCounts: Map<string, number>): FinalError {
   const timers = exclusions.filter((e) => TIMER_REASONS.has(e.reason));
@@ -74,9 +92,7 @@ export function errorFromExclusions(exclusions: Exclusion[], targetCount: number
   if (!isCombo && exclusions.length > 0) {
     return { status: 404, code: "no_executable_targets", message: `No active credentials for provider: ${exclusions[0].provider}`, retryAfterMs: null, noRetry: true };
   }
-  if (isCombo && exclusions.length > 0 && exclusions.every((e) => e.reason === "terminal" || e.reason === "inactive")) {
-    return { status: 503, code: "ALL_TARGETS_SKIPPED", message: "Every target was skipped (auth, quota or not found)", retryAfterMs: null, noRetry: true };
-  }
+  if (isCombo && onlySkipped([], exclusions)) return allTargetsSkipped();
   return { status: 404, code: "no_executable_targets", message: "No executable target for this model", retryAfterMs: null, noRetry: true };
 }
 
@@ -100,6 +116,9 @@ const CODE_BY_REASON: Record<string, string> = {
   stream_throughput: "STREAM_THROUGHPUT_TOO_LOW",
 };
 
+/** D2: the code of the 502 Switchyard makes of an upstream 2xx whose body is not JSON. */
+export const UPSTREAM_INVALID_JSON = "upstream_invalid_json";
+
 /** At least one attempt was made; the last verdict decides, the cooldowns give the hint. */
 export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | null): FinalError {
   const rateLimited = verdict.reason === "rate_limit" || verdict.reason === "concurrency_limited" || verdict.reason === "quota_exhausted";
@@ -108,7 +127,7 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
   const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
   return {
     status: verdict.status,
-    code: CODE_BY_REASON[verdict.reason] ?? verdict.reason,
+    code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : (CODE_BY_REASON[verdict.reason] ?? verdict.reason),
     message: verdict.message,
     retryAfterMs,
     noRetry,

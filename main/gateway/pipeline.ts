@@ -22,6 +22,8 @@ import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEng
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
 import { arrivalFields, skipRecordsOf } from "./request/trace.js";
 import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
+import { abandonTimedOutTarget, targetDeadlineFor } from "./request/targetDeadline.js";
+import type { QuotaCutoffPort } from "./request/quotaCutoff.js";
 import type { ReasoningProvenance } from "./responses/reasoningProvenance.js";
 import type { PreparedTurn } from "./responses/turn.js";
 import type { RequestSession } from "./sessions/routing.js";
@@ -72,6 +74,8 @@ export interface PipelineDeps {
   budgets?: BudgetPort;
   /** R18.3: hears every attempt's response headers, for the quota meters (absent = none kept). */
   quotas?: QuotaObserver;
+  /** quotaPreflightCutoff (R10.2): the setting and the quotas learned per connection (absent = off). */
+  quotaCutoff?: QuotaCutoffPort;
 }
 
 export interface PipelineRouting {
@@ -119,6 +123,8 @@ interface RequestRun {
   waits: { count: number; waitedMs: number };
   /** R13.3: the text this stream sent, when mid-stream continuation is on. */
   transcript: StreamTranscript | null;
+  /** A combo target ran out of its config.targetTimeoutMs: the pass goes on with the next target. */
+  abandonTarget?: boolean;
 }
 
 /** Keep-alives at the configured interval, or often enough for a client that tolerates less silence (R16.3). */
@@ -157,7 +163,7 @@ export function createPipeline(deps: PipelineDeps) {
     const overBudgetMs = deps.budgets?.keyOverBudgetMs(client.apiKeyId) ?? null;
     if (overBudgetMs !== null) return client.fail(keyBudgetExceeded(overBudgetMs));
     const routing = deps.routing && {
-      router: deps.routing.router, format: call.format, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null,
+      router: deps.routing.router, format: call.format, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null, pin: call.session?.pin() ?? null,
     };
     const plan = planRequest(model, deps.catalog, routing);
     if (!plan) {
@@ -196,16 +202,18 @@ export function createPipeline(deps: PipelineDeps) {
       run.failures = [];
     }
     if ((await tryEmergencyFallback(run, deps, tryCandidate)) === "answered") return;
-    run.client.fail(run.session?.capacityRefusal() ?? terminalError(deps, run.lastVerdict, run.selection, run.plan.targets.length, run.plan.combo !== null));
+    run.client.fail(run.session?.capacityRefusal() ?? terminalError(deps, run, run.plan.targets.length, run.plan.combo !== null));
   }
 
   /** One pass over the plan's targets; "next" means nothing answered. */
   async function walkTargets(run: RequestRun): Promise<Step> {
     for (const target of run.plan.targets) {
-      for (const candidate of candidatesFor(target, deps, run.selection, run.allowed, run.session)) {
+      for (const candidate of candidatesFor(target, deps, run.selection, run.allowed, run.session, run.plan.connectionChoice)) {
         if ((await tryCandidate(run, target, candidate)) === "answered") return "answered";
         if (run.client.gone) return closed(run);
+        if (run.abandonTarget) break;
       }
+      run.abandonTarget = false;
       if (run.client.gone) return closed(run);
     }
     return "next";
@@ -256,13 +264,22 @@ export function createPipeline(deps: PipelineDeps) {
     run.client.attemptStarted();
     const combo = deps.routing ? run.plan.combo : null;
     if (combo) deps.routing?.router.dispatched(combo, target);
+    // A combo's own targets only: an emergency fallback's attempt is no target of the combo.
+    const deadline = run.plan.comboDef && run.plan.targets.includes(target) ? targetDeadlineFor(run.plan.comboDef, run.client) : null;
     let outcome: AttemptOutcome;
     try {
-      outcome = await runAttempt(deps, run.request, run.client, target, connection, run.transcript, admission.execution);
+      outcome = await runAttempt(deps, run.request, run.client, target, connection, run.transcript, admission.execution, deadline ?? run.client);
     } catch (err) {
       deps.engine.recordNeutral(ctx);
       admission.release();
       throw err;
+    } finally {
+      deadline?.end();
+    }
+    if (deadline?.expired && !run.client.gone) {
+      admission.release();
+      abandonTimedOutTarget(deps, run, { ctx, target, combo, startedAt, deadline });
+      return "next";
     }
     if (admission.execution?.expired && !run.client.gone) {
       // R9.1: the job expired; a local limit, not the provider's failure.
@@ -280,7 +297,7 @@ export function createPipeline(deps: PipelineDeps) {
       run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
       learnToolLimit(deps.toolLimits, target, run, result.verdict);
     }
-    if (result.kind === "success") run.session?.served(target.provider.id, connection.id);
+    if (result.kind === "success") run.session?.served(target.provider.id, connection.id, target.model);
     if (outcome.kind === "failed_after_output" && outcome.code !== "stream_continuation_refused" && run.transcript?.breakAfterOutput()) return "next";
     return settleAttempt(run.client, outcome, result, run.policy);
   }
@@ -291,7 +308,8 @@ export function createPipeline(deps: PipelineDeps) {
     const headers = upstreamHeadersOf(outcome);
     if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now);
     if (!deps.routing) return;
-    const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: now - startedAt };
+    // R4.10: the sample is the time to the upstream's first byte, not the whole (streamed) answer.
+    const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: (outcome.firstByteAt ?? now) - startedAt };
     if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now, sessionKey);
     if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
   }

@@ -39,8 +39,16 @@ export function resolveDirect(name: string, providers: Provider[]): Target[] {
     if (provider && model && serves(provider, model)) return [{ provider, model }];
   }
   // A bare name (or one whose prefix is not a provider, such as "anthropic/claude-x" on a router):
-  // every provider that lists it, in provider order.
-  return providers.filter((p) => p.models.includes(name)).map((provider) => ({ provider, model: name }));
+  // every provider that lists it, lower priority first (R1.3), ties in provider order (creation).
+  // The rest stay behind the first for failover. Resolutions are memoised (plan.ts): no sort per request.
+  const serving = providers.filter((p) => p.models.includes(name));
+  return byPriority(serving).map((provider) => ({ provider, model: name }));
+}
+
+/** Stable: equal priorities keep their order. */
+function byPriority(providers: Provider[]): Provider[] {
+  if (providers.length < 2) return providers;
+  return providers.map((p, index) => ({ p, index })).sort((a, b) => a.p.priority - b.p.priority || a.index - b.index).map(({ p }) => p);
 }
 
 /** The combo's targets with nested combos expanded; a cycle or a branch past `maxDepth` yields nothing. */

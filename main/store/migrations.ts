@@ -250,6 +250,24 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R8.1: the provider gate, a cap on the requests in flight over all of a provider's connections
+    // (NULL = no gate).
+    version: 7,
+    up(db) {
+      const columns = db.prepare<[], { name: string }>("PRAGMA table_info(providers)").all();
+      if (!columns.some((c) => c.name === "max_concurrent")) db.exec("ALTER TABLE providers ADD COLUMN max_concurrent INTEGER");
+    },
+  },
+  {
+    // R1.3: providers get a priority (lower first, default 0); a bare model name goes to the first
+    // provider that serves it by priority.
+    version: 8,
+    up(db) {
+      const columns = db.prepare<[], { name: string }>("PRAGMA table_info(providers)").all();
+      if (!columns.some((c) => c.name === "priority")) db.exec("ALTER TABLE providers ADD COLUMN priority REAL NOT NULL DEFAULT 0");
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

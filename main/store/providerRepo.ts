@@ -17,6 +17,8 @@ interface ProviderRow {
   quota_families: string;
   passthrough_models: number;
   rate_limit_cooldown_seconds: number | null;
+  priority: number;
+  max_concurrent: number | null;
   options: string;
   created_at: number;
   updated_at: number;
@@ -36,6 +38,8 @@ function toProvider(row: ProviderRow): Provider {
     quotaFamilies: fromJson(row.quota_families),
     passthroughModels: fromFlag(row.passthrough_models),
     rateLimitCooldownSeconds: row.rate_limit_cooldown_seconds,
+    priority: row.priority,
+    maxConcurrent: row.max_concurrent,
     options,
     ...(modelInfo ? { modelInfo: modelInfo as Provider["modelInfo"] } : {}),
     createdAt: row.created_at,
@@ -53,6 +57,8 @@ function toParams(p: Provider): Record<string, unknown> {
     quota_families: toJson(p.quotaFamilies),
     passthrough_models: toFlag(p.passthroughModels),
     rate_limit_cooldown_seconds: p.rateLimitCooldownSeconds,
+    priority: p.priority,
+    max_concurrent: p.maxConcurrent ?? null,
     options: toJson(p.modelInfo && Object.keys(p.modelInfo).length ? { ...p.options, [MODEL_INFO_KEY]: p.modelInfo } : p.options),
     created_at: p.createdAt,
     updated_at: p.updatedAt,
@@ -63,14 +69,14 @@ export function createProviderRepo(db: Database.Database, clock: Clock, epoch: W
   const selectAll = db.prepare<[], ProviderRow>("SELECT * FROM providers ORDER BY created_at, id");
   const insert = db.prepare(
     `INSERT INTO providers (id, format, base_url, category, models, quota_families, passthrough_models,
-       rate_limit_cooldown_seconds, options, created_at, updated_at)
+       rate_limit_cooldown_seconds, priority, max_concurrent, options, created_at, updated_at)
      VALUES (@id, @format, @base_url, @category, @models, @quota_families, @passthrough_models,
-       @rate_limit_cooldown_seconds, @options, @created_at, @updated_at)`,
+       @rate_limit_cooldown_seconds, @priority, @max_concurrent, @options, @created_at, @updated_at)`,
   );
   const replace = db.prepare(
     `UPDATE providers SET format = @format, base_url = @base_url, category = @category, models = @models,
        quota_families = @quota_families, passthrough_models = @passthrough_models,
-       rate_limit_cooldown_seconds = @rate_limit_cooldown_seconds, options = @options, updated_at = @updated_at
+       rate_limit_cooldown_seconds = @rate_limit_cooldown_seconds, priority = @priority, max_concurrent = @max_concurrent, options = @options, updated_at = @updated_at
      WHERE id = @id`,
   );
   const remove = db.prepare<[string]>("DELETE FROM providers WHERE id = ?");
@@ -114,6 +120,8 @@ export function createProviderRepo(db: Database.Database, clock: Clock, epoch: W
         quotaFamilies: input.quotaFamilies ?? {},
         passthroughModels: input.passthroughModels ?? false,
         rateLimitCooldownSeconds: input.rateLimitCooldownSeconds ?? null,
+        priority: input.priority ?? 0,
+        maxConcurrent: input.maxConcurrent ?? null,
         options: input.options ?? {},
         ...(input.modelInfo ? { modelInfo: input.modelInfo } : {}),
         createdAt: now,

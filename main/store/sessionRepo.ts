@@ -1,11 +1,11 @@
 // Session pins (R7.1, table session_account_affinity). Read once at start-up into the engine's
 // in-memory book. A session's first pin is written through at once: an answered request's pin
 // survives a crash. Every later change is written behind, the latest per session in one
-// transaction a moment later, and on close: most served requests only extend a pin, and a combo
-// whose strategy spreads a session's requests (p2c, round-robin…) moves the pin on most of them;
-// one SQLite commit for each was the largest cost of session affinity (issue 12). A crash loses at
-// most that moment of changes, and the pin it leaves names a connection that served the session,
-// which selection skips if it is no longer eligible (a pin is a preference, never a constraint).
+// transaction a moment later, and on close: most served requests only extend a pin (a session
+// stays on its target and connection, R7.1); one SQLite commit for each was the largest cost of
+// session affinity (issue 12). A crash loses at most that moment of changes, and the pin it leaves
+// names a connection that served the session, which selection skips if it is no longer eligible
+// (a pin is a preference, never a constraint).
 import type Database from "better-sqlite3";
 import type { SessionPin, SessionPinStore } from "../engine/sessionAffinity.js";
 

@@ -79,6 +79,8 @@ export const settingsPatchSchema = z.strictObject({
   responsesRetentionHours: z.number().int().optional(),
   redisUrl: redisUrl.nullable().optional(),
   metricsPublic: z.boolean().optional(),
+  /** R8.1: the global gate; null removes it. */
+  maxConcurrent: z.number().int().min(L.maxConcurrent.min).max(L.maxConcurrent.max).nullable().optional(),
 });
 
 export type SettingsPatchBody = z.infer<typeof settingsPatchSchema>;
@@ -126,6 +128,7 @@ function storedSettingsSchema(report: Report) {
     ),
     promptLogging: tolerant("promptLogging", z.boolean(), d.promptLogging, report),
     metricsPublic: tolerant("metricsPublic", z.boolean(), d.metricsPublic, report),
+    maxConcurrent: tolerant("maxConcurrent", clamped("maxConcurrent", L.maxConcurrent, report).transform(Math.round).nullable(), d.maxConcurrent, report),
     promptRetentionHours: tolerant("promptRetentionHours", clamped("promptRetentionHours", L.promptRetentionHours, report), d.promptRetentionHours, report),
     responsesRetentionHours: tolerant(
       "responsesRetentionHours",

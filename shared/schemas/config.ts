@@ -63,6 +63,10 @@ export const providerPatchSchema = z.object({
   quotaFamilies: z.record(nonEmpty, stringList).optional(),
   passthroughModels: z.boolean().optional(),
   rateLimitCooldownSeconds: z.number().int().min(RETRY_DELAY_SECONDS.min).max(RETRY_DELAY_SECONDS.max).nullable().optional(),
+  /** R1.3: lower first, default 0. */
+  priority: z.number().finite().optional(),
+  /** R8.1: the provider gate (requests in flight over all its connections); null = none. */
+  maxConcurrent: z.number().int().min(1).nullable().optional(),
   options: plainObject.optional(),
   modelInfo: z.record(nonEmpty, modelInfoSchema).optional(),
 });

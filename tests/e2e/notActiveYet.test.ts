@@ -1,6 +1,7 @@
 // Issue 8 item 6 in Chromium: a setting the server stores but no code acts on yet is marked
 // "not active yet" where the dashboard shows it (the title names the feature that will make it
-// live), and a live setting next to it carries no such mark.
+// live), and a live setting next to it carries no such mark. Issue 26 made the last one, a
+// connection's weight, live.
 import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { addSimProvider, chat, layoutAndLabelProblems, openPage, screenshot, useHarness } from "./harness.js";
@@ -69,6 +70,32 @@ describe("settings no code acts on yet", () => {
     const served: Array<string | null> = [];
     for (let i = 0; i < 10; i++) served.push((await chat(server, "spread")).connection);
     expect(served.filter((c) => c === "a-1").length).toBeGreaterThanOrEqual(8);
+    expect(h.problems).toEqual([]);
+  }, 30_000);
+
+  it("Issue 26: a connection's Weight carries no mark, and a weight of 0 set in the form makes that key a standby", async () => {
+    const { page, server } = h;
+    await openPage(h, "Providers & connections", "Providers & connections");
+    await page.getByRole("button", { name: "Add connection to sim-a" }).click();
+    const form = page.getByRole("form", { name: "Add a connection to sim-a" });
+    expect(await description(form.getByLabel("Weight"))).not.toContain("not active yet");
+    expect(await form.getByText("not active yet").count()).toBe(0);
+    await form.getByLabel("Connection name").fill("Key A2");
+    await form.getByLabel("API key").fill("ka2");
+    await form.getByLabel("Priority").fill("0");
+    await form.getByRole("button", { name: "Add connection" }).click();
+    const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "Key A", exact: true }) });
+    await row.getByRole("button", { name: "Edit Key A" }).click();
+    const edit = page.getByRole("form", { name: "Edit connection Key A" });
+    await edit.getByLabel("Weight").fill("0");
+    await edit.getByRole("button", { name: "Save connection" }).click();
+    await page.getByText("Connection Key A saved.").waitFor();
+    // What the form says is what happens: the standby serves nothing while Key A2 is eligible.
+    const served = new Set<string | null>();
+    for (let i = 0; i < 5; i++) served.add((await chat(server, "sim-a/m1")).connection);
+    expect(served.has("a-1")).toBe(false);
+    expect(served.size).toBe(1);
+    expect(await layoutAndLabelProblems(page)).toEqual([]);
     expect(h.problems).toEqual([]);
   }, 30_000);
 });

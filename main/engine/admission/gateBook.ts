@@ -1,8 +1,13 @@
 // Composite concurrency gates (R8.1, R8.3, D9) as pure bookkeeping: every request names the gate
 // levels it needs (global → provider → connection → model, each a key with a cap) and takes all
-// of them or none, so a timeout never leaves a partial hold. Waiters are served first come, first
-// served; a waiter may pass an earlier one only when they share no gate. A paused key (learned
-// pacing, R9.4) admits nobody until its instant. No timers here: the caller wakes `grant()` up.
+// of them or none, so a timeout never leaves a partial hold. A request goes when every gate it
+// needs has room; waiters are served first come, first served as permits free up (`grant()` runs
+// on every release, before anyone new may enter). A waiter holds back only the gates it is stuck
+// on, those without room: a full provider or connection gate does not stall the global gate for
+// every other provider (issue 26 item 4). The gates nest (a connection's requests all need its
+// provider's gate and the global one), so a waiter stuck on an upper gate keeps its turn there.
+// A paused key (learned pacing, R9.4) admits nobody until its instant. No timers here: the caller
+// wakes `grant()` up.
 import type { Clock } from "../ports.js";
 
 export interface GateLevel {
@@ -33,12 +38,9 @@ export class GateBook {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Takes every permit at once when nobody waits ahead on any of its gates; false = must wait. */
+  /** Takes every permit at once when each of its gates has room and it is not paused; false = must wait. */
   tryEnter(ticket: GateTicket): boolean {
-    if (this.pausedMs(ticket.pauseKey) > 0) return false;
-    for (const level of ticket.levels) {
-      if (limits(level) && ((this.waitingOn.get(level.key) ?? 0) > 0 || !this.hasRoom(level))) return false;
-    }
+    if (!this.canGo(ticket)) return false;
     this.hold(ticket.levels);
     return true;
   }
@@ -69,14 +71,9 @@ export class GateBook {
   /** The waiters that may go now, first come first served; they hold their permits on return. */
   grant(): GateTicket[] {
     const granted: GateTicket[] = [];
-    const blocked = new Set<string>();
     for (const ticket of [...this.waiters]) {
-      const paused = this.pausedMs(ticket.pauseKey) > 0;
-      const free = !paused && ticket.levels.every((l) => !blocked.has(l.key) && this.hasRoom(l));
-      if (!free) {
-        for (const level of ticket.levels) if (limits(level)) blocked.add(level.key);
-        continue;
-      }
+      // Each grant takes its permits before the next waiter is looked at: an earlier waiter wins a freed permit.
+      if (!this.canGo(ticket)) continue;
       this.waiters.splice(this.waiters.indexOf(ticket), 1);
       this.unqueue(ticket);
       this.hold(ticket.levels);
@@ -124,6 +121,12 @@ export class GateBook {
 
   private hasRoom(level: GateLevel): boolean {
     return (this.held.get(level.key) ?? 0) < level.cap;
+  }
+
+  private canGo(ticket: GateTicket): boolean {
+    if (this.pausedMs(ticket.pauseKey) > 0) return false;
+    for (const level of ticket.levels) if (limits(level) && !this.hasRoom(level)) return false;
+    return true;
   }
 
   private hold(levels: readonly GateLevel[]): void {

@@ -7,13 +7,17 @@ import type { Connection, Provider } from "../../../shared/types.js";
 const DAY_MS = 86_400_000;
 
 export interface AdmissionLimits {
+  /** The settings' maxConcurrent: requests in flight over every provider (R8.1); null = no gate. */
+  globalCap: number | null;
+  /** The provider's maxConcurrent: requests in flight over all its connections (R8.1); null = no gate. */
+  providerCap: number | null;
   /** max_concurrent / rateLimitOverrides.maxConcurrent: one limit (R9.3); null = no gate. */
   connectionCap: number | null;
   /** rateLimitOverrides.modelConcurrency[model] for this exact upstream model id; null = no gate. */
   modelCap: number | null;
   /** Queue budget: 0 disables it (wait as long as it takes). */
   maxWaitMs: number;
-  /** Job expiration, counted from dispatch. */
+  /** Job expiration, counted from dispatch; the upstream call raises it to its own deadline when that is longer (R9.1). */
   executionMaxWaitMs: number;
   maxQueueDepth: number;
   /** R9.5: the connection is under queue protection (a limiter paces it). */
@@ -39,12 +43,15 @@ export function isQueueProtected(queue: ResilienceSettings["requestQueue"], prov
 
 export function resolveAdmissionLimits(
   queue: ResilienceSettings["requestQueue"],
-  provider: Pick<Provider, "category" | "format">,
+  provider: Pick<Provider, "category" | "format" | "maxConcurrent">,
   connection: Pick<Connection, "maxConcurrent" | "rateLimitOverrides" | "rateLimitProtection" | "active">,
   model: string,
+  globalCap: number | null = null,
 ): AdmissionLimits {
   const overrides = connection.rateLimitOverrides ?? {};
   return {
+    globalCap: positive(globalCap),
+    providerCap: positive(provider.maxConcurrent),
     connectionCap: positive(overrides.maxConcurrent) ?? positive(connection.maxConcurrent),
     modelCap: positive(overrides.modelConcurrency?.[model]),
     maxWaitMs: clampInt(overrides.maxWaitMs, 0, DAY_MS, queue.maxWaitMs),

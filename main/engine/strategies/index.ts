@@ -57,4 +57,4 @@ export { RoutingStatsBook, type AttemptOutcome } from "./routingStatsBook.js";
 export { STRATEGY_SUMMARIES } from "../../../shared/catalog.js";
 export { STRATEGY_INPUTS } from "./summaries.js";
 export { createStrategyState } from "./types.js";
-export type { Candidate, CandidateStats, LatencySample, OrderFn, QuotaInfo, RequestFacts, RoutingStats, Strategy, StrategyState } from "./types.js";
+export type { Candidate, CandidateStats, ConnectionWindows, LatencySample, OrderFn, QuotaInfo, RequestFacts, RoutingStats, Strategy, StrategyState } from "./types.js";

@@ -6,6 +6,7 @@
 // to the faster of the pair (2× slower = the full half), half from the rolling error rate — only
 // when both have ≥ 3 samples (last 20 within 15 min), per connection+model, else per connection.
 // Its 20-point ceiling stays below the 100-point quota penalty. Ties go to combo order. No state.
+// The same signal ranks one target's connections of a p2c combo (connectionOrder.ts).
 import { errorRate, inComboOrder, meanTtfb, quotaExhausted, recentSamples, statsOf } from "./rank.js";
 import type { Candidate, LatencySample, RoutingStats } from "./types.js";
 
@@ -24,16 +25,28 @@ function pairSamples(a: Candidate, b: Candidate, stats: RoutingStats, now: numbe
   return ca.length >= P2C_MIN_SAMPLES && cb.length >= P2C_MIN_SAMPLES ? [ca, cb] : null;
 }
 
+/** `p2cLatency.weight` within its R4.10 range, 0 (off) to 20. */
+export function latencyWeight(weight: number): number {
+  return Math.min(P2C_MAX_LATENCY_WEIGHT, Math.max(0, weight || 0));
+}
+
+/**
+ * R4.10 points of two sample windows that both hold enough samples: half of `weight` from the
+ * latency ratio to the faster one, half from the error rate. Shared with the in-provider duels.
+ */
+export function signalPoints(samples: readonly [readonly LatencySample[], readonly LatencySample[]], weight: number): [number, number] {
+  const half = weight / 2;
+  const means = [meanTtfb(samples[0]), meanTtfb(samples[1])];
+  const faster = Math.min(means[0], means[1]);
+  const latency = (mean: number) => (faster > 0 ? Math.min(1, mean / faster - 1) : mean > 0 ? 1 : 0);
+  return [half * latency(means[0]) + half * errorRate(samples[0]), half * latency(means[1]) + half * errorRate(samples[1])];
+}
+
 /** R4.10 points for each of the pair; [0, 0] when the signal is off or samples are too few. */
 export function latencyErrorPoints(a: Candidate, b: Candidate, stats: RoutingStats, now: number): [number, number] {
-  const weight = Math.min(P2C_MAX_LATENCY_WEIGHT, Math.max(0, stats.p2cLatencyWeight || 0));
+  const weight = latencyWeight(stats.p2cLatencyWeight);
   const samples = weight > 0 ? pairSamples(a, b, stats, now) : null;
-  if (!samples) return [0, 0];
-  const half = weight / 2;
-  const means = samples.map(meanTtfb);
-  const faster = Math.min(...means);
-  const latency = (mean: number) => (faster > 0 ? Math.min(1, mean / faster - 1) : mean > 0 ? 1 : 0);
-  return [0, 1].map((i) => half * latency(means[i]) + half * errorRate(samples[i])) as [number, number];
+  return samples ? signalPoints(samples, weight) : [0, 0];
 }
 
 function baseScore(c: Candidate, stats: RoutingStats, now: number): number {

@@ -1,10 +1,10 @@
 // The in-memory record behind RoutingStats, one book per combo: what was dispatched to which target,
-// what is in flight, when each last succeeded or failed, and the R4.10 sample windows per target
-// and per connection. Nothing is persisted — a restart starts every count at zero, which the
+// what is in flight, when each last succeeded or failed, and the R4.10 sample windows per target,
+// per connection and per connection+model (the last two rank a target's connections, R4.10). Nothing is persisted — a restart starts every count at zero, which the
 // strategies tolerate (they fall back to combo order). The view hands out the live maps, so
 // building it costs nothing per request and never touches SQLite.
 import { SAMPLE_WINDOW_SIZE } from "./rank.js";
-import type { CandidateStats, LatencySample, RequestFacts, RoutingStats } from "./types.js";
+import type { CandidateStats, ConnectionWindows, LatencySample, RequestFacts, RoutingStats } from "./types.js";
 
 export interface AttemptOutcome {
   ok: boolean;
@@ -22,9 +22,11 @@ function pushSample(window: LatencySample[], sample: LatencySample): void {
   while (window.length > SAMPLE_WINDOW_SIZE) window.shift();
 }
 
-export class RoutingStatsBook {
+export class RoutingStatsBook implements ConnectionWindows {
   private readonly candidates = new Map<string, MutableCandidateStats>();
   private readonly connections = new Map<string, LatencySample[]>();
+  /** connection id → model → window: nested, so a duel's look-up builds no key. */
+  private readonly connectionModels = new Map<string, Map<string, LatencySample[]>>();
 
   private entry(key: string): MutableCandidateStats {
     let e = this.candidates.get(key);
@@ -46,7 +48,7 @@ export class RoutingStatsBook {
    * The attempt ended. `outcome` null (client gone, local refusal) only releases the in-flight slot:
    * such an ending says nothing about the upstream's health or speed.
    */
-  settled(key: string, connectionId: string | null, outcome: AttemptOutcome | null, now: number): void {
+  settled(key: string, connectionId: string | null, outcome: AttemptOutcome | null, now: number, model: string | null = null): void {
     const e = this.entry(key);
     e.inFlight = Math.max(0, e.inFlight - 1);
     if (!outcome) return;
@@ -58,6 +60,16 @@ export class RoutingStatsBook {
     let window = this.connections.get(connectionId);
     if (!window) this.connections.set(connectionId, (window = []));
     pushSample(window, sample);
+    if (model === null) return;
+    let byModel = this.connectionModels.get(connectionId);
+    if (!byModel) this.connectionModels.set(connectionId, (byModel = new Map()));
+    let modelWindow = byModel.get(model);
+    if (!modelWindow) byModel.set(model, (modelWindow = []));
+    pushSample(modelWindow, sample);
+  }
+
+  connectionWindow(connectionId: string, model: string | null): readonly LatencySample[] | undefined {
+    return model === null ? this.connections.get(connectionId) : this.connectionModels.get(connectionId)?.get(model);
   }
 
   view(request: RequestFacts, p2cLatencyWeight: number): RoutingStats {

@@ -79,6 +79,12 @@ export interface RoutingStats {
   p2cLatencyWeight: number;
 }
 
+/** R4.10 windows by connection, for ranking one target's connections (RoutingStatsBook keeps them). */
+export interface ConnectionWindows {
+  /** The connection's window for `model`, or across all its models when `model` is null. */
+  connectionWindow(connectionId: string, model: string | null): readonly LatencySample[] | undefined;
+}
+
 /**
  * Per-combo memory of the stateful strategies. In memory only: lost on restart, which is harmless
  * (round-robin restarts at the first target, strict-random deals a fresh deck).

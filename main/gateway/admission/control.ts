@@ -13,7 +13,7 @@ import { checkQueueAdmission } from "../../engine/admission/queueAdmission.js";
 import type { Clock } from "../../engine/ports.js";
 import type { FinalError } from "../outcome.js";
 import { releaseOnce, type Admission, type AdmissionRequest, type AdmissionStage, type AttemptObservation } from "../request/admit.js";
-import { QueueWatch, type QueueRow } from "./queueWatch.js";
+import { GLOBAL_GATE_KEY, providerGateKey, QueueWatch, type QueueRow } from "./queueWatch.js";
 import { localLimitError } from "./refusals.js";
 import type { SharedLimits } from "./sharedLimits.js";
 
@@ -23,6 +23,8 @@ export const SEMAPHORE_MAX_WAITERS = 20;
 export interface AdmissionControlDeps {
   clock: Clock;
   settings: () => Pick<ResilienceSettings, "requestQueue" | "quotaShareConcurrencyLimit">;
+  /** R8.1: the global gate's cap, the settings' `maxConcurrent` (absent or null = no gate). */
+  globalCap?: () => number | null;
   /** R9.4: a long typed retry delay on a per-model limiter becomes a model lockout. */
   lockModel?: (input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }) => void;
   /** R9.6: the Redis-shared limits in force (null = in-process only); may change with the settings. */
@@ -55,8 +57,9 @@ class JobDeadline {
   expired = false;
   private readonly expiresAt: number;
 
-  constructor(private readonly req: AdmissionRequest, private readonly maxWaitMs: number) {
-    this.expiresAt = performance.now() + maxWaitMs;
+  /** `budgetMs`: executionMaxWaitMs; the call raises it to its own deadline when that is longer. */
+  constructor(private readonly req: AdmissionRequest, readonly budgetMs: number) {
+    this.expiresAt = performance.now() + budgetMs;
   }
 
   remainingMs(): number {
@@ -67,14 +70,33 @@ class JobDeadline {
   get error(): FinalError {
     return localLimitError(
       "RATE_LIMIT_EXECUTION_TIMEOUT",
-      `The request to ${this.req.provider.id} connection ${this.req.connection.id} ran longer than ${this.maxWaitMs} ms (requestQueue.executionMaxWaitMs)`,
+      `The request to ${this.req.provider.id} connection ${this.req.connection.id} ran longer than its job expiration of ${this.budgetMs} ms (requestQueue.executionMaxWaitMs)`,
       null,
     );
   }
 }
 
+/** R8.1: the gates in the order they are taken, all at once: global → provider → connection → model. */
+function gateLevels(req: AdmissionRequest, limits: AdmissionLimits, connection: GateLevel): GateLevel[] {
+  const levels: GateLevel[] = [];
+  if (limits.globalCap !== null) levels.push({ key: GLOBAL_GATE_KEY, cap: limits.globalCap });
+  if (limits.providerCap !== null) levels.push({ key: providerGateKey(req.provider.id), cap: limits.providerCap });
+  levels.push(connection);
+  if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: limits.modelCap });
+  return levels;
+}
+
+/** What a refusal names: the gate that was full, or the connection's when it was its own. */
+function gateName(gate: GateLevel | undefined, req: AdmissionRequest): string {
+  const where = `${req.provider.id} connection ${req.connection.id} (model ${req.model})`;
+  if (gate?.key === GLOBAL_GATE_KEY) return `the global gate (settings maxConcurrent ${gate.cap}) before ${where}`;
+  if (gate && gate.key === providerGateKey(req.provider.id)) return `provider ${req.provider.id}'s gate (maxConcurrent ${gate.cap}) before ${where}`;
+  return where;
+}
+
 export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionControl {
   const book = new GateBook(deps.clock);
+  const globalCap = deps.globalCap ?? (() => null);
   const waiting = new Map<GateTicket, (granted: boolean) => void>();
   const sharedLimits = deps.shared ?? (() => null);
   const watch = new QueueWatch(book, deps.clock, deps.onChange, sharedLimits);
@@ -115,8 +137,13 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     watch.changed();
   }
 
-  function timeoutError(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket): FinalError {
-    const where = `${req.provider.id} connection ${req.connection.id} (model ${req.model})`;
+  /** The gate that holds a waiting ticket back: the first of its levels with no room. */
+  function blockingGate(ticket: GateTicket): GateLevel | undefined {
+    return ticket.levels.find((l) => l.cap !== Infinity && book.inFlight(l.key) >= l.cap);
+  }
+
+  function timeoutError(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket, gate: GateLevel | undefined): FinalError {
+    const where = gateName(gate, req);
     const pausedMs = book.pausedMs(ticket.pauseKey);
     if (limits.protected) {
       return localLimitError("RATE_LIMIT_QUEUE_TIMEOUT", `Waited ${limits.maxWaitMs} ms in the local request queue of ${where} (requestQueue.maxWaitMs)`, pausedMs || 1_000);
@@ -130,9 +157,9 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     const queued = book.queuedIn(ticket.queueKey) + (sharedLimits()?.queued(req.connection.id) ?? 0);
     const depth = checkQueueAdmission(queued, limits.maxQueueDepth, scope);
     if (!depth.admit) return localLimitError(depth.code, depth.message, 1_000);
-    if (!limits.protected && ticket.levels.some((l) => l.cap !== Infinity && book.waitingOnGate(l.key) >= SEMAPHORE_MAX_WAITERS)) {
-      return localLimitError("SEMAPHORE_QUEUE_FULL", `${SEMAPHORE_MAX_WAITERS} requests already wait for a concurrency permit of ${scope.provider} connection ${scope.connectionId}`, 1_000);
-    }
+    // D9: the semaphores this request would wait on (no room for it) refuse a 21st waiter.
+    const full = limits.protected ? undefined : ticket.levels.find((l) => l.cap !== Infinity && book.inFlight(l.key) >= l.cap && book.waitingOnGate(l.key) >= SEMAPHORE_MAX_WAITERS);
+    if (full) return localLimitError("SEMAPHORE_QUEUE_FULL", `${SEMAPHORE_MAX_WAITERS} requests already wait for a concurrency permit of ${gateName(full, req)}`, 1_000);
     const pausedMs = book.pausedMs(ticket.pauseKey);
     if (limits.maxWaitMs > 0 && pausedMs > limits.maxWaitMs) {
       // R9.4: the budget ends before the pause does; waiting would only end in a timeout.
@@ -161,7 +188,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
         resolve(result);
       };
       waiting.set(ticket, () => finish({ ok: true }));
-      if (limits.maxWaitMs > 0) timer = setTimeout(() => giveUp(timeoutError(req, limits, ticket)), limits.maxWaitMs);
+      if (limits.maxWaitMs > 0) timer = setTimeout(() => giveUp(timeoutError(req, limits, ticket, blockingGate(ticket))), limits.maxWaitMs);
       req.signal.addEventListener("abort", onAbort, { once: true });
       if (req.signal.aborted) onAbort();
       scheduleWake();
@@ -181,7 +208,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   }
 
   function admitted(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket | null, sharedRelease?: () => void): Admission {
-    const managed = limits.protected || limits.connectionCap !== null || limits.modelCap !== null;
+    const managed = limits.protected || limits.connectionCap !== null || limits.modelCap !== null || limits.providerCap !== null || limits.globalCap !== null;
     if (!managed) return { admitted: true, release: releaseOnce(() => freeTicket(ticket)) };
     const release = releaseOnce((observed?: AttemptObservation) => {
       observe(req, limits, ticket?.pauseKey ?? null, observed);
@@ -204,17 +231,21 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   /** Admits at once when every gate has room (no promise, the common case); otherwise waits. */
   function admit(req: AdmissionRequest): Admission | Promise<Admission> {
     const settings = deps.settings();
-    const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model);
+    const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model, globalCap());
     const sharedNow = limits.connectionCap !== null ? sharedLimits() : null;
     const shared = sharedNow?.available() === true ? sharedNow : null;
-    const levels: GateLevel[] = [{ key: connKey(req.connection.id), cap: limits.connectionCap === null || shared ? Infinity : limits.connectionCap }];
-    if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: limits.modelCap });
+    // The connection's gate always counts its requests in flight (health); with Redis, Redis holds its cap.
+    const connection: GateLevel = { key: connKey(req.connection.id), cap: limits.connectionCap === null || shared ? Infinity : limits.connectionCap };
     const pauseKey = !limits.protected ? null : limits.perModel ? `p\u0000${req.connection.id}\u0000${req.model}` : `p\u0000${req.connection.id}`;
-    const ticket: GateTicket = { levels, pauseKey, queueKey: levels[0]!.key };
+    // R9.3: whichever gate holds it, a waiter counts in its connection's queue.
+    const ticket: GateTicket = { levels: gateLevels(req, limits, connection), pauseKey, queueKey: connection.key };
     watch.know(req.provider.id, req.connection.id, limits, pauseKey);
+    watch.knowGates(req.provider.id, limits.globalCap, limits.providerCap);
     // R8.2: a quota-share dispatch never fails on the gate: a full queue or a timeout goes without a slot.
     const failOpen = req.quotaShare === true && settings.quotaShareConcurrencyLimit.enabled;
     const pending: Pending = { req, limits, ticket, failOpen, shared, startedAt: deps.clock.now() };
+    // First come, first served: a waiter whose gate opened without a release (a pause ended) goes first.
+    if (waiting.size > 0) wake();
     if (!book.tryEnter(ticket)) return admitAfterWait(pending);
     watch.changed();
     return shared ? admitShared(pending) : admitted(req, limits, ticket);
@@ -234,7 +265,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     if (slot.ok) return admitted(req, limits, ticket, slot.release);
     freeTicket(ticket);
     if (slot.gone) return { admitted: false, refusal: CLIENT_GONE };
-    const error = timeoutError(req, limits, ticket);
+    const error = timeoutError(req, limits, ticket, undefined);
     return failOpen ? admitted(req, limits, null) : { admitted: false, refusal: error };
   }
 

@@ -2,6 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
+import type { Clock } from "../../engine/ports.js";
 import { clientHalf, createStreamTranslator, extractUsage, isStreamRequest, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
@@ -12,7 +13,7 @@ import type { ReasoningProvenance } from "../responses/reasoningProvenance.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import { relayStream, type StreamBudgets, type StreamOutcome } from "../streaming/relay.js";
-import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type UpstreamCall } from "../upstream/call.js";
+import { UpstreamCallError, type CallUpstream, type CancelSource, type ExecutionDeadline, type UpstreamCall } from "../upstream/call.js";
 import type { UpstreamResponse } from "../upstream/client.js";
 
 /** The client's request as the routes accepted it. */
@@ -28,16 +29,25 @@ export interface ClientRequest {
 
 type UsageSummary = ReturnType<typeof extractUsage>;
 
-export type AttemptOutcome =
+/**
+ * R4.10: when the upstream's response head (status line and headers) arrived, by the gateway's
+ * clock: the attempt's time to first byte. Absent when no response came.
+ */
+type FirstByte = { firstByteAt?: number };
+
+export type AttemptOutcome = FirstByte & (
   | { kind: "transport_failure"; code: string }
   | { kind: "upstream_error"; status: number; headers: UpstreamResponse["headers"]; bodyText: string; upstreamFormat: WireFormat }
   | { kind: "invalid_json"; headers: UpstreamResponse["headers"] }
   /** `body` is the answer for the client, or its JSON text when that is ready (a same-format pass-through). */
   | { kind: "json"; status: number; body: Record<string, unknown> | string; usage: UsageSummary; headers?: UpstreamResponse["headers"] }
-  | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] });
+  | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] })
+);
 
 export interface AttemptDeps {
   callUpstream: CallUpstream;
+  /** Stamps the first byte (R4.10) on the pipeline's clock. */
+  clock: Clock;
   connections: ConnectionsPort;
   streamBudgets: () => StreamBudgets;
   /** R12.6: the Claude usage-wall handling (absent = a wall 429 is an ordinary rate limit). */
@@ -58,6 +68,8 @@ export async function runAttempt(
   transcript: StreamTranscript | null = null,
   /** R9.1: the admitted job's deadline, enforced by the upstream call with its own. */
   execution?: ExecutionDeadline,
+  /** What stops the call besides its deadlines: the client, or a combo's target deadline wrapping it. */
+  cancel: CancelSource = client,
 ): Promise<AttemptOutcome> {
   const { provider, model } = target;
   const upstreamFormat = upstreamFormatOf(provider, request.format);
@@ -68,41 +80,42 @@ export async function runAttempt(
   let call: UpstreamCall;
   try {
     const secret = deps.connections.secret(connection.id);
-    // The usage wall's waits need a signal; the call itself takes the client as its cancel source.
+    // The usage wall's waits need a signal; the call itself takes the client (or `cancel`) as its cancel source.
     const wallTarget = new ClientBoundTarget(provider, connection, model, client);
     call = await callThroughUsageWall(deps.usageWall, wallTarget, (extraHeaders) =>
       deps.callUpstream({
         provider, upstreamFormat, clientFormat: request.format, secret, clientHeaders: request.headers,
-        path: upstreamPath(upstreamFormat, model, stream), body, signal: client, localAddress: egressIpOf(connection), extraHeaders, execution,
+        path: upstreamPath(upstreamFormat, model, stream), body, signal: cancel, localAddress: egressIpOf(connection), extraHeaders, execution,
       }),
     );
   } catch (err) {
     return transportFailure(err);
   }
   const { response } = call;
+  const firstByteAt = deps.clock.now();
   if (response.status >= 400) {
     const bodyText = await call.errorText().catch(() => "");
-    return { kind: "upstream_error", status: response.status, headers: response.headers, bodyText, upstreamFormat };
+    return { kind: "upstream_error", status: response.status, headers: response.headers, bodyText, upstreamFormat, firstByteAt };
   }
   client.answeredBy(connection.id, dropped);
   const isSse = String(response.headers["content-type"] ?? "").includes("text/event-stream");
-  if (stream && isSse) return relayAttempt(deps, request, client, call, upstreamFormat, transcript);
+  if (stream && isSse) return relayAttempt(deps, request, client, call, upstreamFormat, transcript, firstByteAt);
   let text: string;
   try {
     text = await call.bodyText(MAX_JSON_BODY_BYTES);
   } catch (err) {
     // A reset or a deadline while the JSON body arrives: nothing reached the client yet.
-    return transportFailure(err);
+    return { ...transportFailure(err), firstByteAt };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { kind: "invalid_json", headers: response.headers };
+    return { kind: "invalid_json", headers: response.headers, firstByteAt };
   }
   const same = upstreamFormat === request.format ? responseTextWithModel(upstreamFormat, text, json, request.model) : null;
   const out = same ?? translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId, clientBody: request.body });
-  return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers };
+  return { kind: "json", status: response.status, body: out, usage: extractUsage(upstreamFormat, json), headers: response.headers, firstByteAt };
 }
 
 /**
@@ -138,6 +151,7 @@ async function relayAttempt(
   call: UpstreamCall,
   upstreamFormat: WireFormat,
   transcript: StreamTranscript | null,
+  firstByteAt: number,
 ): Promise<AttemptOutcome> {
   const translator = createStreamTranslator(upstreamFormat, request.format, {
     clientModel: request.model,
@@ -147,5 +161,5 @@ async function relayAttempt(
   });
   const stitch = transcript?.resuming ? transcript.stitch() : null;
   const outcome = await relayStream({ call, upstreamFormat, translator, client, budgets: deps.streamBudgets(), transcript, stitch });
-  return { ...outcome, usage: translator.usage(), headers: call.response.headers };
+  return { ...outcome, usage: translator.usage(), headers: call.response.headers, firstByteAt };
 }

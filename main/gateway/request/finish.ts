@@ -1,7 +1,7 @@
 // Stage "next target or finish": after an attempt, answer the client or go on; when no attempt
 // answered, the terminal verdict (R11.5) from the last failure or from what selection skipped.
 import type { Clock, Verdict } from "../../engine/ports.js";
-import { errorFromExclusions, errorFromVerdict, type FinalError } from "../outcome.js";
+import { allTargetsSkipped, errorFromExclusions, errorFromVerdict, onlySkipped, type FinalError } from "../outcome.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { UsageSummary } from "../formats/usage.js";
 import type { ClientResponse, LogFields } from "../response/clientResponse.js";
@@ -90,8 +90,21 @@ export function earliestRecoveryMs(deps: UnansweredDeps, providers: Set<string>)
   return best;
 }
 
-/** No attempt answered: the last verdict decides, else what selection excluded (R11.5). */
-export function terminalError(deps: UnansweredDeps, lastVerdict: Verdict | null, selection: SelectionLog, targetCount: number, isCombo: boolean): FinalError {
+/** What a request that no attempt answered has seen on its last pass over the targets. */
+export interface Unanswered {
+  lastVerdict: Verdict | null;
+  /** The reason of each failed attempt of the pass. */
+  failures: ReadonlyArray<{ reason: string }>;
+  selection: SelectionLog;
+}
+
+/**
+ * No attempt answered (R11.5): a combo that met only auth, quota or not-found is ALL_TARGETS_SKIPPED;
+ * otherwise the last verdict decides, else what selection excluded.
+ */
+export function terminalError(deps: UnansweredDeps, unanswered: Unanswered, targetCount: number, isCombo: boolean): FinalError {
+  const { lastVerdict, failures, selection } = unanswered;
+  if (isCombo && onlySkipped(failures.map((f) => f.reason), selection.exclusions)) return allTargetsSkipped();
   if (lastVerdict) return errorFromVerdict(lastVerdict, earliestRecoveryMs(deps, selection.triedProviders));
   return errorFromExclusions(selection.exclusions, targetCount, isCombo, selection.connectionCounts);
 }

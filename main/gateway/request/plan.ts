@@ -1,10 +1,13 @@
 // Stage "plan": the client's model becomes ordered targets (R1.3 alias | provider/model | combo).
 // A combo's targets (nested combos expanded) are ordered by its strategy (R11.1); failover then
-// walks that order (R11.3).
+// walks that order (R11.3). The plan also says how each target's connections of one priority are
+// chosen: by weight, or by the combo's p2c signal (connectionOrder.ts, R4.10).
 import type { Combo, WireFormat } from "../../../shared/types.js";
+import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import type { CatalogPort } from "../ports.js";
 import { resolveModel, type Resolution, type Target } from "../resolve.js";
 import type { ComboRouter } from "../routing/comboRouter.js";
+import { pinnedTargetFirst, type PinnedTarget } from "../routing/sessionTarget.js";
 
 export interface RequestPlan {
   targets: Target[];
@@ -12,6 +15,8 @@ export interface RequestPlan {
   combo: string | null;
   /** Its definition: strategy and config (the cooldown-wait opt-out). */
   comboDef?: Combo;
+  /** How each target's connections of one priority are chosen (absent: by weight). */
+  connectionChoice?: ConnectionChoice;
 }
 
 /** What ordering by strategy needs; absent, a combo keeps its stored order. */
@@ -24,6 +29,8 @@ export interface PlanRouting {
   random: () => number;
   /** The client's session, for strategies that keep a session on its previous target. */
   sessionKey: string | null;
+  /** R7.1: the session's live pin; its target goes first whatever the strategy (absent = none). */
+  pin?: PinnedTarget | null;
 }
 
 interface ResolutionMemo {
@@ -74,9 +81,10 @@ export function planRequest(model: string, catalog: CatalogPort, routing?: PlanR
   const resolution = resolveFromCatalog(model, catalog);
   if (!resolution) return null;
   // A plan of its own: later stages narrow plan.targets, the memoised resolution stays as it is.
-  if (resolution.combo === null) return { targets: resolution.targets, combo: null };
+  if (resolution.combo === null) return { targets: pinnedTargetFirst(resolution.targets, routing?.pin), combo: null, connectionChoice: routing?.router.connectionChoice(undefined, routing.random) };
   const comboDef = catalog.combo(resolution.combo);
   if (!comboDef) return { targets: resolution.targets, combo: resolution.combo };
-  const targets = routing ? routing.router.order(comboDef, resolution.targets, routing) : resolution.targets;
-  return { targets, combo: resolution.combo, comboDef };
+  if (!routing) return { targets: resolution.targets, combo: resolution.combo, comboDef };
+  const targets = routing.router.order(comboDef, resolution.targets, routing);
+  return { targets, combo: resolution.combo, comboDef, connectionChoice: routing.router.connectionChoice(comboDef, routing.random) };
 }

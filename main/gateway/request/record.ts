@@ -3,6 +3,7 @@
 import type { AttemptRecord, Connection } from "../../../shared/types.js";
 import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
 import { egressIpOf, type EgressLock } from "../egress/siblingLock.js";
+import { UPSTREAM_INVALID_JSON } from "../outcome.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { StreamFailureCode } from "../streaming/relay.js";
 import type { AttemptOutcome } from "./attempt.js";
@@ -33,6 +34,8 @@ interface Failure {
   headers: Record<string, string | string[] | undefined>;
   bodyText: string;
   transportError: string | null;
+  /** Switchyard's own name for a failure it made of an answer that was not an error (D2's synthesized 502). */
+  synthesized?: typeof UPSTREAM_INVALID_JSON;
 }
 
 function failureOf(outcome: AttemptOutcome): Failure | null {
@@ -42,7 +45,7 @@ function failureOf(outcome: AttemptOutcome): Failure | null {
     case "upstream_error":
       return { status: outcome.status, headers: outcome.headers, bodyText: outcome.bodyText, transportError: null };
     case "invalid_json":
-      return { status: 502, headers: outcome.headers, bodyText: "upstream returned a body that is not JSON", transportError: null };
+      return { status: 502, headers: outcome.headers, bodyText: "upstream returned a body that is not JSON", transportError: null, synthesized: UPSTREAM_INVALID_JSON };
     case "failed_before_output":
     case "failed_after_output":
       return { status: null, headers: {}, bodyText: outcome.detail, transportError: STREAM_FAILURE_TRANSPORT[outcome.code] };
@@ -82,12 +85,23 @@ export function recordAttempt(
     line(outcome.kind === "json" ? outcome.status : 200, null);
     return { kind: "success" };
   }
-  const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, ...failure });
+  const { synthesized, ...input } = failure;
+  const classified = engine.classify({ provider: ctx.provider, model: ctx.model, ...input });
+  const verdict = synthesized ? namedSynthesized(classified, synthesized) : classified;
   engine.recordFailure(ctx, verdict);
   extras.egressLock?.(ctx, verdict); // R12.5: after the failing connection's own cooldown is set
-  line(failure.status, verdict.reason);
+  line(failure.status, synthesized ?? verdict.reason);
   Object.assign(client.attempts[client.attempts.length - 1]!, failureDetails(engine, ctx, verdict, failure, extras.fresh));
   return { kind: "failure", verdict };
+}
+
+/**
+ * A 2xx whose body is not JSON is classified as the 502 it becomes (failover, breaker, lockout as
+ * for any 502), but named for what it is: the log, the connection's error code and the client's
+ * error code say `upstream_invalid_json`, not a plain upstream_error.
+ */
+function namedSynthesized(verdict: Verdict, name: typeof UPSTREAM_INVALID_JSON): Verdict {
+  return { ...verdict, errorCode: name, message: "The upstream answered with a body that is not JSON" };
 }
 
 /** The timeline's view of a failed attempt: the hint it carried and the cooldown or lockout it left. */

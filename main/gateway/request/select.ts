@@ -3,13 +3,15 @@
 // so that the final error can say why (R11.5). Session pins and leases (R7) then narrow and order
 // what is eligible.
 import type { Connection } from "../../../shared/types.js";
+import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import type { BreakerSnapshot, Clock, ResilienceEngine } from "../../engine/ports.js";
 import { exclusionFromConnection, type Exclusion } from "../outcome.js";
 import type { BudgetPort, ConnectionsPort } from "../ports.js";
 import type { RequestSession } from "../sessions/routing.js";
+import { cutoffPercentFor, lowOnQuotaLast, type QuotaCutoffPort, type QuotaPassOver } from "./quotaCutoff.js";
 import type { Target } from "../resolve.js";
 
-export type SelectionEngine = Pick<ResilienceEngine, "admitProvider" | "priorityOrder" | "exclusionCheck"> & {
+export type SelectionEngine = Pick<ResilienceEngine, "admitProvider" | "connectionOrder" | "exclusionCheck"> & {
   breakerSnapshot: (provider: Target["provider"]) => BreakerSnapshot;
 };
 
@@ -26,6 +28,8 @@ export class SelectionLog {
   readonly triedProviders = new Set<string>();
   /** Free by every other measure but held by another session's lease (R7.2): the timeline shows them. */
   readonly leased: Array<{ provider: string; target: string; connectionId: string }> = [];
+  /** Passed over for quotaPreflightCutoff while a sibling had more (tried after them): the timeline shows them. */
+  readonly quotaCutoff: QuotaPassOver[] = [];
   private readonly tried = new Set<string>();
 
   /** What earlier passes of the same request skipped (a combo that waited and dispatched again). */
@@ -50,11 +54,16 @@ export interface SelectionDeps {
   connections: ConnectionsPort;
   clock: Clock;
   budgets?: BudgetPort;
+  /** quotaPreflightCutoff: the setting and the learned quotas (absent = off). */
+  quotaCutoff?: QuotaCutoffPort;
 }
 
-/** Priority order, with the session's pinned connection (if it is one of them) moved to the front. */
-function* inTryOrder(ordered: Connection[], pinnedId: string | null): Generator<Connection> {
-  const pinned = pinnedId === null ? undefined : ordered.find((c) => c.id === pinnedId);
+/** Weights and priorities alone decide (no combo p2c signal): how every plain request chooses. */
+export const WEIGHTED_CHOICE: ConnectionChoice = { random: Math.random, latency: null };
+
+/** The engine's try order, with the session's pinned connection (if it is one of them) moved to the front. */
+function* inTryOrder(all: Connection[], ordered: Iterable<Connection>, pinnedId: string | null): Generator<Connection> {
+  const pinned = pinnedId === null ? undefined : all.find((c) => c.id === pinnedId);
   if (pinned) yield pinned;
   for (const c of ordered) if (c !== pinned) yield c;
 }
@@ -69,6 +78,8 @@ export function* candidatesFor(
   log: SelectionLog,
   allowed: Set<string> | null,
   session: RequestSession | null = null,
+  /** How connections of one priority are chosen: by weight, or by the combo's p2c signal (R4.10). */
+  choice: ConnectionChoice = WEIGHTED_CHOICE,
 ): Generator<Candidate> {
   const { provider } = target;
   const name = `${provider.id}/${target.model}`;
@@ -87,7 +98,13 @@ export function* candidatesFor(
   // Checked one at a time, so a request served by its first connection pays for one check,
   // not for every connection of the provider; the exclusions matter only if all are tried.
   const excludedBy = deps.engine.exclusionCheck(provider, target.model);
-  for (const connection of inTryOrder(deps.engine.priorityOrder(all), session?.pinnedConnectionId() ?? null)) {
+  const tryOrder = inTryOrder(all, deps.engine.connectionOrder(all, target.model, choice), session?.pinnedConnectionId() ?? null);
+  const cutoff = cutoffPercentFor(deps.quotaCutoff, target, all.length);
+  const ordered = cutoff === null ? tryOrder : lowOnQuotaLast(tryOrder, target, cutoff, {
+    port: deps.quotaCutoff!, now: deps.clock.now(), passedOver: log.quotaCutoff,
+    servable: (c) => !excludedBy(c) && (deps.budgets?.connectionOverBudgetMs(c) ?? null) === null && (!session || session.isFree(c)),
+  });
+  for (const connection of ordered) {
     const exclusion = excludedBy(connection);
     if (exclusion) {
       if (!target.connectionId || target.connectionId === connection.id) log.exclusions.push(exclusionFromConnection(provider.id, name, exclusion));

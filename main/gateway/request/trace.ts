@@ -59,10 +59,11 @@ export function clientKindOf(headers: IncomingHttpHeaders): ClientKind {
 /** What selection passed over before dispatch, pass by pass, connection by connection where it knows which. */
 export function skipRecordsOf(selection: SelectionLog): SkipRecord[] {
   // The usual request skipped nothing in its one pass.
-  if (selection.earlier.length === 0 && selection.exclusions.length === 0 && selection.leased.length === 0) return [];
+  if (selection.earlier.length === 0 && selection.exclusions.length === 0 && selection.leased.length === 0 && selection.quotaCutoff.length === 0) return [];
   return [...selection.earlier, selection].flatMap((pass) => [
     ...pass.exclusions.map((e) => ({ provider: e.provider, target: e.target, connectionId: e.connectionId ?? null, reason: e.reason, remainingMs: e.remainingMs })),
     ...pass.leased.map((l) => ({ ...l, reason: "leased", remainingMs: null })),
+    ...pass.quotaCutoff.map((q) => ({ ...q, reason: "quota_cutoff" })),
   ]);
 }
 

@@ -142,6 +142,11 @@ export class ClientResponse implements CancelSource {
     return this.res.headersSent;
   }
 
+  /** The answer's first content went out (keep-alive frames do not count): a combo's target deadline no longer applies. */
+  get outputStarted(): boolean {
+    return this.ttfbMs !== null;
+  }
+
   /** Counts the attempt about to be sent: the attempts header of a stream includes it. */
   attemptStarted(): void {
     this.attemptsStarted++;

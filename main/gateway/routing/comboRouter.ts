@@ -4,6 +4,7 @@
 // latency samples survive nothing, a restart starts them afresh. No SQLite on this path: model
 // metadata comes with the provider (cached by the store), quotas from response headers.
 import type { Combo } from "../../../shared/types.js";
+import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import {
   createStrategyState,
   isStrategyName,
@@ -18,12 +19,15 @@ import { clientHalf } from "../formats/index.js";
 import type { PlanRouting } from "../request/plan.js";
 import type { Target } from "../resolve.js";
 import type { LearnedQuotas } from "./learnedQuota.js";
+import { pinnedTargetFirst, pinnedTargetIndex, type PinnedTarget } from "./sessionTarget.js";
 
 interface ComboMemory {
   state: StrategyState;
   book: RoutingStatsBook;
   /** The combo's strategy (at its last ordering) keeps a session on its previous target. */
   readsPrevious: boolean;
+  /** R4.10: its p2c connection choice, remade only when the setting or the random source changes. */
+  choice: ConnectionChoice | null;
 }
 
 /** Sessions remembered per router for context-relay and cache-optimized; the oldest go first. */
@@ -62,6 +66,7 @@ export class ComboRouter {
   private readonly memory = new Map<string, ComboMemory>();
   /** combo + session → the candidate that last answered that session (in memory, like the rest). */
   private readonly lastServed = new Map<string, string>();
+  private plainChoice: ConnectionChoice | null = null;
 
   constructor(
     private readonly quotas: LearnedQuotas,
@@ -70,14 +75,19 @@ export class ComboRouter {
 
   private memoryOf(combo: string): ComboMemory {
     let m = this.memory.get(combo);
-    if (!m) this.memory.set(combo, (m = { state: createStrategyState(), book: new RoutingStatsBook(), readsPrevious: false }));
+    if (!m) this.memory.set(combo, (m = { state: createStrategyState(), book: new RoutingStatsBook(), readsPrevious: false, choice: null }));
     return m;
   }
 
-  /** The combo's targets in the order its strategy picks; unknown strategy names route as priority. */
-  order(combo: Combo, targets: Target[], { format, body, now, random, sessionKey }: Omit<PlanRouting, "router">): Target[] {
+  /**
+   * The combo's targets in the order its strategy picks; unknown strategy names route as priority.
+   * A pinned session's target goes first under every strategy (R7.1). The two strategies that read
+   * the session's previous target place it themselves (context-relay moves a conversation that
+   * outgrew it), the pin standing in for a previous target this router has not seen served.
+   */
+  order(combo: Combo, targets: Target[], { format, body, now, random, sessionKey, pin }: Omit<PlanRouting, "router">): Target[] {
     const name = isStrategyName(combo.strategy) ? combo.strategy : "priority";
-    if (name === "priority" || targets.length < 2) return targets;
+    if (name === "priority" || targets.length < 2) return pinnedTargetFirst(targets, pin);
     const memory = this.memoryOf(combo.name);
     const { state, book } = memory;
     memory.readsPrevious = READS_PREVIOUS.has(name);
@@ -85,10 +95,36 @@ export class ComboRouter {
     const facts: RequestFacts = {
       estimatedInputTokens: READS_TOKENS.has(name) ? clientHalf(format).estimateInputTokens(body) : null,
       cacheHint: name === "cache-optimized" || name === "fusion" ? clientHalf(format).hasCacheHint(body) : false,
-      previousCandidateKey: sessionKey === null || !memory.readsPrevious ? null : (this.lastServed.get(sessionSlot(combo.name, sessionKey)) ?? null),
+      previousCandidateKey: memory.readsPrevious ? this.previousOf(combo.name, targets, sessionKey, pin) : null,
     };
     const ordered = STRATEGIES[name].order(candidates, book.view(facts, this.p2cLatencyWeight()), now, random, state);
-    return ordered.map((c) => targets[c.index]);
+    const routed = ordered.map((c) => targets[c.index]);
+    return memory.readsPrevious ? routed : pinnedTargetFirst(routed, pin);
+  }
+
+  /** The candidate that last answered the session on this combo, else the one its pin names. */
+  private previousOf(combo: string, targets: readonly Target[], sessionKey: string | null, pin: PinnedTarget | null | undefined): string | null {
+    if (sessionKey === null) return null;
+    const served = this.lastServed.get(sessionSlot(combo, sessionKey));
+    if (served !== undefined) return served;
+    const index = pin ? pinnedTargetIndex(targets, pin) : -1;
+    return index === -1 ? null : candidateKey(targets[index]!);
+  }
+
+  /**
+   * How a request chooses among one target's connections of the same priority: a p2c combo with
+   * `p2cLatency.weight` > 0 ranks them by its latency and error windows (R4.10), anything else by
+   * connection weight. Made once and kept, so the common case allocates nothing per request.
+   */
+  connectionChoice(combo: Combo | undefined, random: () => number): ConnectionChoice {
+    const weight = combo?.strategy === "p2c" ? this.p2cLatencyWeight() : 0;
+    if (combo && weight > 0) {
+      const memory = this.memoryOf(combo.name);
+      if (memory.choice?.random !== random || memory.choice.latency?.weight !== weight) memory.choice = { random, latency: { weight, windows: memory.book } };
+      return memory.choice;
+    }
+    if (this.plainChoice?.random !== random) this.plainChoice = { random, latency: null };
+    return this.plainChoice;
   }
 
   private candidate(t: Target, index: number, now: number): Candidate {
@@ -106,7 +142,7 @@ export class ComboRouter {
   settled(combo: string, target: Target, connectionId: string, outcome: { ok: boolean; ttfbMs: number } | null, now: number, sessionKey: string | null = null): void {
     const key = candidateKey(target);
     const memory = this.memoryOf(combo);
-    memory.book.settled(key, connectionId, outcome, now);
+    memory.book.settled(key, connectionId, outcome, now, target.model);
     if (outcome?.ok && sessionKey !== null && memory.readsPrevious) this.rememberServed(sessionSlot(combo, sessionKey), key);
   }
 

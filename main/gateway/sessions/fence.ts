@@ -1,14 +1,14 @@
 // The lease fence of an inference request (R7.2, D7), checked before any upstream call: a request
 // that presents a lease must present its owner, its exact live generation and the key that holds
-// it; it is then routed only to the leased connection. Refusals are in the client's format.
+// it; it is then routed only to the leased connection, which moves first if it can no longer serve
+// (leaseEligibility.ts). Refusals are in the client's format.
 import type { RequestHandler } from "express";
 import type { ApiKeyInfo, WireFormat } from "../../../shared/types.js";
-import type { LeaseBook } from "../../engine/leases.js";
 import { clientError, presentedKey } from "../clientRoutes.js";
 import { leaseContextOf } from "./leaseContext.js";
+import { leaseInService, type LeaseEligibilityDeps } from "./leaseEligibility.js";
 
-export interface LeaseFenceDeps {
-  leases: LeaseBook;
+export interface LeaseFenceDeps extends LeaseEligibilityDeps {
   verifyClientKey: (key: string) => ApiKeyInfo | null;
 }
 
@@ -23,10 +23,11 @@ export function leaseFence(format: WireFormat, deps: LeaseFenceDeps): RequestHan
     }
     const presented = presentedKey(req);
     const key = (res.locals.clientKey as ApiKeyInfo | undefined) ?? (presented ? deps.verifyClientKey(presented) : null);
-    const lease = key ? deps.leases.fence(context.ownerHash, key.id, context.generation) : null;
-    if (!lease) {
+    const fenced = key ? deps.leases.fence(context.ownerHash, key.id, context.generation) : null;
+    if (!key || !fenced) {
       return clientError(res, format, 409, "LEASE_FENCE_STALE", "The lease is not active for this owner, key and generation; acquire or renew it");
     }
+    const lease = leaseInService(deps, fenced, key.allowedConnections);
     res.locals.leaseOwnerHash = context.ownerHash;
     res.locals.allowedConnections = new Set([lease.connectionId]);
     next();

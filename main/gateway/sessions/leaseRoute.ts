@@ -2,42 +2,23 @@
 // lease with a client key (never the admin token). The answer names the state and generation
 // only: no connection id, secret or owner token is echoed.
 import express, { type Request, type RequestHandler, type Response } from "express";
-import type { ApiKeyInfo, Connection, Provider } from "../../../shared/types.js";
-import type { LeaseBook, LeaseResult } from "../../engine/leases.js";
-import type { ResilienceEngine } from "../../engine/ports.js";
+import type { ApiKeyInfo } from "../../../shared/types.js";
+import type { LeaseResult } from "../../engine/leases.js";
 import { presentedKey } from "../clientRoutes.js";
 import { errorBody } from "../formats/index.js";
 import { leaseContextOf } from "./leaseContext.js";
+import { eligibleOf, type LeaseEligibilityDeps } from "./leaseEligibility.js";
 import { boundedLeaseRetryMs } from "./routing.js";
 
 export const LEASE_SCOPE = "lease:exclusive";
 const ACTIONS = new Set(["acquire", "renew", "release"]);
 
-export interface LeaseRouteDeps {
-  leases: LeaseBook;
+export interface LeaseRouteDeps extends LeaseEligibilityDeps {
   verifyClientKey: (key: string) => ApiKeyInfo | null;
-  connectionById: (id: string) => Connection | null;
-  providerById: (id: string) => Provider | null;
-  engine: Pick<ResilienceEngine, "selectConnections">;
 }
 
 function refuse(res: Response, status: number, code: string, message: string): void {
   res.status(status).json(errorBody("openai", status, code, message));
-}
-
-/** The key's allowed connections that ordinary routing would use now (active, not terminal, not cooling). */
-function eligibleOf(deps: LeaseRouteDeps, allowed: readonly string[]): string[] {
-  const eligible = new Set<string>();
-  const byProvider = new Map<string, Connection[]>();
-  for (const id of allowed) {
-    const connection = deps.connectionById(id);
-    if (connection) byProvider.set(connection.provider, [...(byProvider.get(connection.provider) ?? []), connection]);
-  }
-  for (const [providerId, connections] of byProvider) {
-    const provider = deps.providerById(providerId);
-    if (provider) for (const c of deps.engine.selectConnections(provider, "", connections).eligible) eligible.add(c.id);
-  }
-  return allowed.filter((id) => eligible.has(id));
 }
 
 function answer(res: Response, result: LeaseResult): void {

@@ -1,11 +1,11 @@
 // Session pins and exclusive leases as seen by one request's selection (R7.1, R7.2, R11.2):
 // connections leased by another owner are never candidates, a leased request may use only its
-// leased connection, and the session's pinned connection goes first when it is eligible. The
-// pin follows whichever connection answers, so an ineligible pin is replaced by the next one.
+// leased connection, and the session's pinned target and connection go first when they are
+// eligible. The pin follows whichever connection answers, so an ineligible pin is replaced.
 import type { Connection } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import type { LeaseBook } from "../../engine/leases.js";
-import type { SessionPins } from "../../engine/sessionAffinity.js";
+import type { SessionPin, SessionPins } from "../../engine/sessionAffinity.js";
 import type { FinalError } from "../outcome.js";
 
 /** R7.2: Retry-After of a lease refusal stays within 1–120 s. */
@@ -19,12 +19,14 @@ export function boundedLeaseRetryMs(ms: number | null): number {
 export interface RequestSession {
   /** The client's session key (D7 sources), or null when the request names no session. */
   readonly key: string | null;
+  /** The session's live pin: the plan puts its target first (R7.1). */
+  pin(): SessionPin | null;
   /** The connection this session is pinned to, tried first when it is eligible (R7.1). */
   pinnedConnectionId(): string | null;
   /** May this eligible connection take the request, or does another owner's lease hold it (R7.2)? */
   isFree(connection: Connection): boolean;
-  /** The request was answered by this connection. */
-  served(providerId: string, connectionId: string): void;
+  /** The request was answered by this connection with this upstream model. */
+  served(providerId: string, connectionId: string, model: string): void;
   /** R7.2: eligible candidates existed but all were leased by others → the 429 to answer with. */
   capacityRefusal(): FinalError | null;
 }
@@ -54,6 +56,9 @@ export function createRequestSession(deps: SessionRoutingDeps, input: RequestSes
 
   return {
     key: input.sessionKey,
+    pin() {
+      return input.sessionKey ? deps.pins.pinned(input.sessionKey) : null;
+    },
     pinnedConnectionId() {
       return input.sessionKey ? (deps.pins.pinned(input.sessionKey)?.connectionId ?? null) : null;
     },
@@ -62,8 +67,8 @@ export function createRequestSession(deps: SessionRoutingDeps, input: RequestSes
       offered++;
       return true;
     },
-    served(providerId, connectionId) {
-      if (input.sessionKey) deps.pins.served(input.sessionKey, providerId, connectionId);
+    served(providerId, connectionId, model) {
+      if (input.sessionKey) deps.pins.served(input.sessionKey, providerId, connectionId, model);
     },
     capacityRefusal() {
       if (offered > 0 || earliestForeignExpiry === null) return null;

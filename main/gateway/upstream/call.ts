@@ -49,8 +49,10 @@ export interface CancelSource {
 
 /** R9.1: an admitted job's execution deadline, which the attempt's call enforces with its own. */
 export interface ExecutionDeadline {
-  /** Real milliseconds left before the job expires (≤ 0: it has). */
+  /** Real milliseconds left before the job expires at its budget (≤ 0: it has). */
   remainingMs(): number;
+  /** The job's budget (requestQueue.executionMaxWaitMs), counted from dispatch. */
+  readonly budgetMs: number;
   /** Set by the call when this deadline, rather than the attempt's own, stopped it. */
   expired: boolean;
 }
@@ -137,11 +139,24 @@ function listen(caller: AbortSignal | CancelSource | undefined, onCancel: () => 
 }
 
 /**
+ * R9.1: how long the call may run before its job expires. The job's budget is raised to the call's
+ * own deadline when that is longer, and the call's own deadline then ends it as an upstream timeout
+ * (no limit here); a job whose time ran out before its call started stops at once (1 ms).
+ */
+function executionLimitMs(execution: ExecutionDeadline | undefined, deadlineMs: number): number {
+  if (!execution) return NO_LIMIT_MS;
+  const raised = deadlineMs > 0 && execution.budgetMs <= deadlineMs;
+  const left = execution.remainingMs() + (raised ? deadlineMs - execution.budgetMs : 0);
+  if (left <= 0) return 1;
+  return raised ? NO_LIMIT_MS : left;
+}
+
+/**
  * Aborted by the caller, once `deadlineMs` passed (0: no deadline; the call then times out) or
  * once the job's execution deadline passed (the job then expired).
  */
 function composeCancellation(caller: AbortSignal | CancelSource | undefined, deadlineMs: number, execution?: ExecutionDeadline): Cancellation {
-  const executionMs = execution ? Math.max(1, execution.remainingMs()) : NO_LIMIT_MS;
+  const executionMs = executionLimitMs(execution, deadlineMs);
   const attemptFirst = deadlineMs > 0 && (executionMs === NO_LIMIT_MS || deadlineMs <= executionMs);
   const ms = attemptFirst ? deadlineMs : executionMs;
   if (ms <= 0 && (caller === undefined || !isCancelSource(caller))) return { signal: caller ?? NEVER_ABORTED, timedOut: () => false, release: NOTHING_TO_RELEASE };

@@ -35,6 +35,8 @@ describe("settings API", () => {
       responsesRetentionHours: 24,
       redisUrl: null,
       metricsPublic: false,
+      // R8.1: no global gate unless one is set.
+      maxConcurrent: null,
     });
   });
 

@@ -1,9 +1,11 @@
 // The terminal verdicts of a combo (R11.5, API.md "Client routes") over real HTTP, each in both
 // client formats: 429 rate_limit_error with retry_after/reset_at when waiting is not allowed, 503
-// all_targets_cooling_down with diagnostics, 503 ALL_TARGETS_SKIPPED without a hint, and 404
-// no_executable_targets.
+// all_targets_cooling_down with diagnostics, 503 ALL_TARGETS_SKIPPED without a hint (whether the
+// targets were skipped before dispatch or refused at it), and 404 no_executable_targets; then a
+// direct request's D4 texts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
+import type { FaultSpec } from "../../../main/simulator/types.js";
 import { addProvider, startGateway, startSim, type ApiResult, type TestGateway } from "../harness.js";
 
 let gw: TestGateway;
@@ -45,6 +47,25 @@ async function pair(prefix: string, config: Record<string, unknown> = {}): Promi
   expect(res.status, res.text).toBe(201);
   return `${prefix}combo`;
 }
+
+/** The keys of this test's providers the simulator was called with, in order. */
+function dispatched(prefix: string): string[] {
+  return sim.requests.map((q) => q.key ?? "").filter((key) => key.startsWith(prefix));
+}
+
+/** The request-log row of a response, by its request id. */
+async function logRow(r: ApiResult): Promise<Record<string, any>> {
+  const id = r.headers.get("x-switchyard-request-id");
+  for (let i = 0; i < 40; i++) {
+    const rows = (await gw.api("GET", "/api/logs?limit=50")).body as Array<Record<string, any>>;
+    const row = rows.find((x) => x.id === id);
+    if (row) return row;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no request-log row ${id}`);
+}
+
+const quotaFault: FaultSpec = { status: 429, body: '{"error":{"message":"Quota exceeded for this key"}}' };
 
 describe("combo terminal verdicts (R11.5)", () => {
   it.each(FORMATS)("R11.5 %s: waiting not allowed → 429 rate_limit_error with retry_after, reset_at and Retry-After", async (format) => {
@@ -105,6 +126,58 @@ describe("combo terminal verdicts (R11.5)", () => {
     expect(errorOf(format, r).retry_after).toBeUndefined();
   });
 
+  it.each(FORMATS)("R11.5 %s: every target refused at dispatch on auth or not-found → 503 ALL_TARGETS_SKIPPED, not the last target's 404", async (format) => {
+    const prefix = `vd${format[0]}`;
+    const combo = await pair(prefix);
+    sim.addFault(`${prefix}a-key`, { status: 401, times: 1 });
+    sim.addFault(`${prefix}b-key`, { status: 404, times: 1 });
+    const r = await ask(format, combo);
+    expect(dispatched(prefix)).toEqual([`${prefix}a-key`, `${prefix}b-key`]);
+    expect(r.status).toBe(503);
+    const error = errorOf(format, r);
+    expect(error.code).toBe("ALL_TARGETS_SKIPPED");
+    expect(r.headers.get("retry-after")).toBeNull();
+    expect(error.retry_after).toBeUndefined();
+    const row = await logRow(r);
+    expect(row).toMatchObject({ status: 503, errorCode: "ALL_TARGETS_SKIPPED" });
+    expect(row.attempts.map((a: { status: number; verdict: string }) => [a.status, a.verdict])).toEqual([[401, "auth_error"], [404, "not_found"]]);
+  });
+
+  const SKIP_FAULTS: Array<[string, string, FaultSpec, FaultSpec]> = [
+    ["403 and 402 (credits)", "vq1", { status: 403 }, { status: 402 }],
+    ["quota 429 and a 400 model_not_found", "vq2", quotaFault, { status: 400, body: '{"error":{"message":"The model m1 does not exist","code":"model_not_found"}}' }],
+  ];
+  it.each(SKIP_FAULTS)("R11.5 a combo refused at dispatch on %s → 503 ALL_TARGETS_SKIPPED without a hint", async (_, prefix, a, b) => {
+    const combo = await pair(prefix);
+    sim.addFault(`${prefix}a-key`, { ...a, times: 1 });
+    sim.addFault(`${prefix}b-key`, { ...b, times: 1 });
+    const r = await ask("openai", combo);
+    expect(dispatched(prefix)).toHaveLength(2);
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe("ALL_TARGETS_SKIPPED");
+    expect(r.headers.get("retry-after")).toBeNull();
+  });
+
+  it("R11.5 a target left terminal before dispatch and one refused at dispatch on auth → 503 ALL_TARGETS_SKIPPED", async () => {
+    const combo = await pair("vm");
+    sim.addFault("vma-key", { status: 402, times: 1 });
+    expect((await ask("openai", "vma/m1")).status).toBe(402);
+    sim.addFault("vmb-key", { status: 401, times: 1 });
+    const r = await ask("openai", combo);
+    expect(dispatched("vm")).toEqual(["vma-key", "vmb-key"]);
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe("ALL_TARGETS_SKIPPED");
+  });
+
+  it("R11.5 one target failing on something else (a 500) is not a skip: the last verdict still decides", async () => {
+    const combo = await pair("vx");
+    sim.addFault("vxa-key", { status: 401, times: 1 });
+    sim.addFault("vxb-key", { status: 500, times: 1 });
+    const r = await ask("openai", combo);
+    expect(r.status).toBe(500);
+    expect(r.body.error.code).toBe("upstream_error");
+  });
+
   it.each(FORMATS)("R11.5 %s: nothing executable and no timer → 404 no_executable_targets", async (format) => {
     const prefix = `vn${format[0]}`;
     const combo = await pair(prefix);
@@ -113,5 +186,44 @@ describe("combo terminal verdicts (R11.5)", () => {
     expect(r.status).toBe(404);
     expect(errorOf(format, r).code).toBe("no_executable_targets");
     expect(r.headers.get("retry-after")).toBeNull();
+  });
+});
+
+describe("a direct request's terminal verdicts (D4)", () => {
+  it.each(FORMATS)("D4 %s: every connection of the provider terminal → 401 \"All 2 connection(s) for provider p are unavailable …\"", async (format) => {
+    const id = `dt${format[0]}`;
+    await addProvider(gw, id, sim, "openai", [`${id}-1`, `${id}-2`]);
+    for (const key of [`${id}-1`, `${id}-2`]) sim.addFault(key, { status: 402, times: 1 });
+    // The request that met the 402s answers with their verdict; it leaves both connections out of credits.
+    expect((await ask(format, `${id}/m1`)).status).toBe(402);
+    const callsBefore = sim.requests.length;
+    const r = await ask(format, `${id}/m1`);
+    expect(sim.requests.length).toBe(callsBefore);
+    expect(r.status).toBe(401);
+    const error = errorOf(format, r);
+    expect(error.code).toBe("unauthorized");
+    expect(error.message).toBe(`All 2 connection(s) for provider ${id} are unavailable (expired, banned or out of credits)`);
+  });
+
+  it.each(FORMATS)("D4 %s: no active connection at all → 404 \"No active credentials for provider: p\"", async (format) => {
+    const id = `di${format[0]}`;
+    await addProvider(gw, id, sim, "openai", [`${id}-1`, `${id}-2`]);
+    for (const c of [`${id}-c1`, `${id}-c2`]) expect((await gw.api("PATCH", `/api/connections/${c}`, { active: false })).status).toBe(200);
+    await addProvider(gw, `${id}none`, sim, "openai", []);
+    for (const model of [`${id}/m1`, `${id}none/m1`]) {
+      const r = await ask(format, model);
+      expect(r.status).toBe(404);
+      const error = errorOf(format, r);
+      expect(error.code).toBe("no_executable_targets");
+      expect(error.message).toBe(`No active credentials for provider: ${model.split("/")[0]}`);
+    }
+  });
+
+  it("R11.5 outside a combo an auth refusal at dispatch is not ALL_TARGETS_SKIPPED: the upstream's 401 answers", async () => {
+    await addProvider(gw, "da", sim, "openai", ["da-1"]);
+    sim.addFault("da-1", { status: 401, times: 1 });
+    const r = await ask("openai", "da/m1");
+    expect(r.status).toBe(401);
+    expect(r.body.error.code).toBe("unauthorized");
   });
 });

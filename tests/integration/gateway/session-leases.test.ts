@@ -224,6 +224,39 @@ describe("leased inference (R7.2, R11.2)", () => {
     expect((await gw.api("GET", "/api/sessions/leases")).body.items).toEqual([]);
   });
 
+  it("R7.2 a lease whose connection cools down, is deactivated or deleted moves to a free eligible connection of the key and keeps its generation", async () => {
+    const moving = await addProvider(gw, "mv", sim, "openai", ["mv-1", "mv-2", "mv-3", "mv-4"]);
+    const key = await createKey({ name: "mover", scopes: ["lease:exclusive"], allowedConnections: moving });
+    const [me, other] = [owner(), owner()];
+    const { generation } = (await lease({ action: "acquire", owner: me }, bearer(key))).body;
+    expect((await lease({ action: "acquire", owner: other }, bearer(key))).status).toBe(200);
+    const ask = async () => {
+      const r = await chat(leased(key, me, generation), "mv/m1");
+      expect(r.status).toBe(200);
+      return r.headers.get("x-omniroute-selected-connection-id");
+    };
+    const held = async () => (await gw.api("GET", "/api/sessions/leases")).body.items.filter((l: { generation: number }) => l.generation === generation);
+    expect(await ask()).toBe(moving[0]);
+    // Cooling down: the request that meets the 429 fails as before; the next one moves past the other owner's mv-c2.
+    sim.addFault("mv-1", { status: 429, retryAfter: 600, times: 1 });
+    expect((await chat(leased(key, me, generation), "mv/m1")).status).not.toBe(200);
+    expect(await ask()).toBe(moving[2]);
+    expect(await held()).toEqual([expect.objectContaining({ connectionId: moving[2], generation })]);
+    // Deactivated: the next free eligible one.
+    expect((await gw.api("PATCH", `/api/connections/${moving[2]}`, { active: false })).status).toBe(200);
+    expect(await ask()).toBe(moving[3]);
+    // Deleted: nothing else of the key is free and eligible (c1 cools, c2 is the other owner's, c3 is off) until c3 is back.
+    expect((await gw.api("PATCH", `/api/connections/${moving[2]}`, { active: true })).status).toBe(200);
+    expect((await gw.api("DELETE", `/api/connections/${moving[3]}`)).status).toBe(200);
+    expect(await ask()).toBe(moving[2]);
+    // The fence is the one the client holds: renew with it works, a stale one is still refused.
+    expect((await lease({ action: "renew", owner: me, generation }, bearer(key))).body).toMatchObject({ state: "ACTIVE", generation });
+    expect((await chat(leased(key, me, generation + 1), "mv/m1")).status).toBe(409);
+    expect(await held()).toEqual([expect.objectContaining({ connectionId: moving[2], generation })]);
+    await lease({ action: "release", owner: me }, bearer(key));
+    await lease({ action: "release", owner: other }, bearer(key));
+  });
+
   it("R7.2 leases persist across a restart, and only the owner's SHA-256 is stored", async () => {
     const me = owner();
     const { generation } = (await lease({ action: "acquire", owner: me }, bearer(leaseKey))).body;

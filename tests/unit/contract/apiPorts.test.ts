@@ -11,7 +11,7 @@ import { fakeHandlers } from "../desktop/fakeHandlers.js";
 function provider(id: string): Provider {
   return {
     id, format: "openai", baseUrl: "http://127.0.0.1:9/v1", category: "apikey", models: ["m1"], quotaFamilies: {},
-    passthroughModels: false, rateLimitCooldownSeconds: null, options: {}, createdAt: 1, updatedAt: 1,
+    passthroughModels: false, rateLimitCooldownSeconds: null, priority: 0, options: {}, createdAt: 1, updatedAt: 1,
   };
 }
 

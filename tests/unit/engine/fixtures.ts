@@ -27,6 +27,7 @@ export function provider(over: Partial<Provider> = {}): Provider {
     quotaFamilies: {},
     passthroughModels: false,
     rateLimitCooldownSeconds: null,
+    priority: 0,
     options: {},
     createdAt: 0,
     updatedAt: 0,

@@ -16,6 +16,7 @@ function provider(format: ProviderFormat, options: Record<string, unknown> = {})
     quotaFamilies: {},
     passthroughModels: false,
     rateLimitCooldownSeconds: null,
+    priority: 0,
     options,
     createdAt: 0,
     updatedAt: 0,

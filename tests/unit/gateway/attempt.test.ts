@@ -15,7 +15,7 @@ beforeAll(async () => {
   p = ports({ connections: [connection({ id: "c1", provider: "oai" }), connection({ id: "c2", provider: "ant" })] });
   p.secrets.set("c1", "key-one");
   p.secrets.set("c2", "key-two");
-  deps = { callUpstream: upstreamCaller({ attemptDeadlineMs: 2_000 }).callUpstream, connections: p.connections, streamBudgets: () => budgets };
+  deps = { callUpstream: upstreamCaller({ attemptDeadlineMs: 2_000 }).callUpstream, clock: { now: () => Date.now() }, connections: p.connections, streamBudgets: () => budgets };
 });
 afterAll(async () => sim.close());
 

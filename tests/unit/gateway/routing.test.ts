@@ -7,6 +7,7 @@ import { planRequest } from "../../../main/gateway/request/plan.js";
 import { expandCombo, HARD_COMBO_DEPTH } from "../../../main/gateway/resolve.js";
 import { ComboRouter } from "../../../main/gateway/routing/comboRouter.js";
 import { LearnedQuotas, quotaFromHeaders } from "../../../main/gateway/routing/learnedQuota.js";
+import type { PinnedTarget } from "../../../main/gateway/routing/sessionTarget.js";
 import { parseWindowReset } from "../../../main/engine/retryHints.js";
 import { combo, ports, provider, T0 } from "./fixtures.js";
 
@@ -97,6 +98,45 @@ describe("combo routing in the plan stage (R11.1)", () => {
     quotas.learn("alpha", "a1", "m1", { "x-ratelimit-remaining-requests": "1", "x-ratelimit-limit-requests": "100", "x-ratelimit-reset-requests": "30s" }, T0);
     quotas.learn("beta", "b1", "m1", { "anthropic-ratelimit-requests-remaining": "90", "anthropic-ratelimit-requests-limit": "100" }, T0);
     expect(served(planRequest("c", p.catalog, routing(r))?.targets)).toEqual(["beta", "alpha"]);
+  });
+});
+
+describe("a pinned session in the plan stage (R7.1)", () => {
+  const gamma = provider({ id: "gamma", models: ["m1", "m2"] });
+  const router = () => new ComboRouter(new LearnedQuotas(), () => 0);
+  const routing = (r: ComboRouter, pin: PinnedTarget | null, body: Record<string, unknown> = { messages: [] }) => ({ router: r, format: "openai" as const, body, now: T0, random: () => 0.5, sessionKey: "s1", pin });
+  const lead = (name: string, p: ReturnType<typeof ports>, r: ComboRouter, pin: PinnedTarget | null, body?: Record<string, unknown>) => {
+    const t = planRequest(name, p.catalog, routing(r, pin, body))?.targets[0];
+    return t && `${t.provider.id}/${t.model}`;
+  };
+
+  it("R7.1 the pinned target leads whatever the strategy; the pin's model chooses among one provider's targets; a bare model name keeps the pinned provider", () => {
+    const p = ports({
+      providers: [alpha, beta, gamma],
+      combos: [withStrategy(combo("rr", ["alpha/m1", "beta/m1"]), "round-robin"), withStrategy(combo("prio", ["alpha/m1", "beta/m1"]), "priority"), withStrategy(combo("models", ["gamma/m1", "gamma/m2"]), "round-robin")],
+    });
+    const r = router();
+    const onBeta = { provider: "beta", connectionId: "b1", model: "m1" };
+    expect([lead("rr", p, r, onBeta), lead("rr", p, r, onBeta), lead("rr", p, r, onBeta)]).toEqual(["beta/m1", "beta/m1", "beta/m1"]);
+    expect(lead("prio", p, r, onBeta)).toBe("beta/m1");
+    expect(lead("prio", p, r, null)).toBe("alpha/m1");
+    const onM2 = { provider: "gamma", connectionId: "g1", model: "m2" };
+    expect([lead("models", p, r, onM2), lead("models", p, r, onM2)]).toEqual(["gamma/m2", "gamma/m2"]);
+    // A pin restored from the store knows its account only: the strategy's first target of that provider.
+    expect(lead("m1", p, r, { provider: "beta", connectionId: "b1" })).toBe("beta/m1");
+    expect(lead("m1", p, r, null)).toBe("alpha/m1");
+  });
+
+  it("R7.1 a target that names another connection is not the pinned one; context-relay still moves a conversation its target cannot hold", () => {
+    const pinnedElsewhere = { ...combo("named", ["alpha/m1", "beta/m1"]), strategy: "round-robin", targets: [{ model: "alpha/m1" }, { model: "beta/m1", connectionId: "b2" }] };
+    const p = ports({ providers: [alpha, beta], combos: [pinnedElsewhere, withStrategy(combo("relay", ["alpha/m1", "beta/m1"]), "context-relay"), withStrategy(combo("cache", ["alpha/m1", "beta/m1"]), "cache-optimized")] });
+    const r = router();
+    const onBeta = { provider: "beta", connectionId: "b1", model: "m1" };
+    expect([lead("named", p, r, onBeta), lead("named", p, r, onBeta)]).toEqual(["alpha/m1", "beta/m1"]);
+    expect(lead("relay", p, r, onBeta)).toBe("beta/m1");
+    // beta's 8 000-token window cannot hold this conversation: context-relay relays it to alpha.
+    expect(lead("relay", p, r, onBeta, { messages: [{ role: "user", content: "word ".repeat(20_000) }] })).toBe("alpha/m1");
+    expect(lead("cache", p, r, onBeta)).toBe("beta/m1");
   });
 });
 

@@ -54,7 +54,7 @@ describe("skipped before dispatch", () => {
     p.h.store.updateRuntime("a1", { rateLimitedUntil: p.h.clock.now() + 5_000, testStatus: "unavailable" });
     // A narrow fake of the session port: another owner's lease holds a2.
     const session: RequestSession = {
-      key: "s", pinnedConnectionId: () => null, isFree: (c) => c.id !== "a2", served: () => undefined, capacityRefusal: () => null,
+      key: "s", pin: () => null, pinnedConnectionId: () => null, isFree: (c) => c.id !== "a2", served: () => undefined, capacityRefusal: () => null,
     };
     const log = new SelectionLog();
     const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null, session)];

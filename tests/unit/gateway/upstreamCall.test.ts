@@ -52,9 +52,27 @@ describe("upstream call cancellation", () => {
     return err as UpstreamCallError;
   };
 
-  it("R9.1 an execution deadline shorter than the attempt's stops the call and marks the job expired", async () => {
+  // Issue 26 item 5: this test asserted the opposite (an 80 ms budget stopped a call whose own
+  // deadline was 5 s, as RATE_LIMIT_EXECUTION_TIMEOUT). R9.1 raises the budget to the request's own
+  // timeout when that is longer, so the call's own deadline ends it, as an upstream timeout.
+  it("R9.1 an execution budget shorter than the call's own deadline is raised to it: the call runs to its own deadline and the job does not expire", async () => {
+    const { callUpstream } = upstreamCaller({ attemptDeadlineMs: 400 });
+    const execution: ExecutionDeadline = { remainingMs: () => 80, budgetMs: 80, expired: false };
+    const started = Date.now();
+    const err = await failureOf(callUpstream(request(2_000, { execution })));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(380);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(execution.expired).toBe(false);
+    expect(err).toMatchObject({ code: "ETIMEDOUT", timedOut: true });
+    // Raised, not dropped: an answer within the call's own deadline is served.
+    const ok = await callUpstream(request(150, { execution: { remainingMs: () => 20, budgetMs: 20, expired: false } }));
+    expect(await ok.bodyText(1024)).toBe('{"ok":true}');
+  });
+
+  it("R9.1 a budget longer than the call's own deadline still expires the job when it was dispatched long before its call", async () => {
     const { callUpstream } = upstreamCaller({ attemptDeadlineMs: 5_000 });
-    const execution: ExecutionDeadline = { remainingMs: () => 80, expired: false };
+    // Dispatched 9.92 s ago with a 10 s budget: 80 ms are left, well before the call's own 5 s.
+    const execution: ExecutionDeadline = { remainingMs: () => 80, budgetMs: 10_000, expired: false };
     const started = Date.now();
     const err = await failureOf(callUpstream(request(2_000, { execution })));
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -64,7 +82,7 @@ describe("upstream call cancellation", () => {
 
   it("R13.6 an attempt deadline shorter than the execution's is a timeout, and the job did not expire", async () => {
     const { callUpstream } = upstreamCaller({ attemptDeadlineMs: 80 });
-    const execution: ExecutionDeadline = { remainingMs: () => 5_000, expired: false };
+    const execution: ExecutionDeadline = { remainingMs: () => 5_000, budgetMs: 5_000, expired: false };
     const err = await failureOf(callUpstream(request(2_000, { execution })));
     expect(err).toMatchObject({ code: "ETIMEDOUT", timedOut: true });
     expect(execution.expired).toBe(false);
@@ -83,7 +101,8 @@ describe("upstream call cancellation", () => {
 
   it("R9.1 a job whose deadline passed before its call starts is stopped at once", async () => {
     const { callUpstream } = upstreamCaller();
-    const execution: ExecutionDeadline = { remainingMs: () => -5, expired: false };
+    // Its budget, raised to the call's own 600 s, ran out before the call began.
+    const execution: ExecutionDeadline = { remainingMs: () => -5, budgetMs: 600_000, expired: false };
     await failureOf(callUpstream(request(2_000, { execution })));
     expect(execution.expired).toBe(true);
   });
@@ -91,7 +110,7 @@ describe("upstream call cancellation", () => {
   it("R13.1 the client leaving stops the call, neither deadline counts, and no listener is left behind", async () => {
     const { callUpstream } = upstreamCaller();
     const client = source();
-    const execution: ExecutionDeadline = { remainingMs: () => 5_000, expired: false };
+    const execution: ExecutionDeadline = { remainingMs: () => 5_000, budgetMs: 5_000, expired: false };
     const pending = callUpstream(request(2_000, { signal: client, execution }));
     await new Promise((r) => setTimeout(r, 50));
     expect(client.listeners).toBe(1);

@@ -83,6 +83,22 @@ describe("LeaseBook (R7.2)", () => {
     expect(leases.fence("A", "k1", lease.generation)).toBeNull();
   });
 
+  it("R7.2 a moved lease keeps its owner, key, generation and expiry; it frees its old connection and never takes another owner's", () => {
+    const { leases, clock, store } = book();
+    const { lease } = leases.acquire("A", "k1", ["c1"]) as { lease: { generation: number; expiresAt: number } };
+    leases.acquire("B", "k1", ["c2"]);
+    clock.advance(100);
+    expect(leases.move("A", "c2")).toBeNull();
+    expect(leases.move("A", "c3")).toEqual({ ...lease, connectionId: "c3" });
+    expect(leases.fence("A", "k1", lease.generation)?.connectionId).toBe("c3");
+    expect(leases.holderOf("c1")).toBeNull();
+    expect(leases.holderOf("c3")?.ownerHash).toBe("A");
+    expect(store.rows.get("A")).toMatchObject({ connectionId: "c3", generation: lease.generation, expiresAt: lease.expiresAt, state: "ACTIVE" });
+    expect(new LeaseBook(store, clock, 1_000).holderOf("c3")?.generation).toBe(lease.generation);
+    clock.advance(900);
+    expect(leases.move("A", "c4")).toBeNull();
+  });
+
   it("R7.2 an expired lease frees its connection on the clock, and generations never repeat across restarts", () => {
     const { leases, clock, store } = book();
     leases.acquire("A", "k1", ["c1"]);

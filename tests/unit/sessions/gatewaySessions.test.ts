@@ -3,13 +3,14 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Connection } from "../../../shared/types.js";
-import { LeaseBook } from "../../../main/engine/leases.js";
+import { LeaseBook, type Lease } from "../../../main/engine/leases.js";
 import { SessionPins } from "../../../main/engine/sessionAffinity.js";
 import { hashOwnerToken, leaseContextOf } from "../../../main/gateway/sessions/leaseContext.js";
+import { leaseInService } from "../../../main/gateway/sessions/leaseEligibility.js";
 import { boundedLeaseRetryMs, createRequestSession } from "../../../main/gateway/sessions/routing.js";
 import { clientHalf } from "../../../main/gateway/formats/index.js";
 import { sessionKeyOf } from "../../../main/gateway/sessions/sessionKey.js";
-import { connection, fakeClock } from "../engine/fixtures.js";
+import { connection, fakeClock, harness, provider } from "../engine/fixtures.js";
 import { MemoryLeaseStore, MemoryPinStore } from "./memoryStores.js";
 
 /** What an OpenAI chat client's half reads from the body (D7's body fields). */
@@ -65,14 +66,15 @@ describe("request session (R7.1, R7.2, R11.2)", () => {
     return { clock, pins, leases };
   };
 
-  it("R7.1 the session names its pinned connection; the pin moves to whichever connection answers", () => {
+  it("R7.1 the session names its pinned connection and model; the pin moves to whichever connection answers", () => {
     const deps = setup();
     deps.pins.served("s", "p", "c3");
     const session = createRequestSession(deps, { sessionKey: "s", leaseOwnerHash: null });
     expect(session.pinnedConnectionId()).toBe("c3");
     expect(createRequestSession(deps, { sessionKey: null, leaseOwnerHash: null }).pinnedConnectionId()).toBeNull();
-    session.served("p", "c1");
-    expect(deps.pins.pinned("s")?.connectionId).toBe("c1");
+    session.served("p", "c1", "m1");
+    expect(deps.pins.pinned("s")).toMatchObject({ provider: "p", connectionId: "c1", model: "m1" });
+    expect(session.pin()).toMatchObject({ connectionId: "c1", model: "m1" });
   });
 
   it("R11.2 connections leased by another owner are skipped; when nothing else is left the answer is 429 LEASE_CAPACITY_UNAVAILABLE", () => {
@@ -94,5 +96,34 @@ describe("request session (R7.1, R7.2, R11.2)", () => {
     expect(boundedLeaseRetryMs(500_000)).toBe(120_000);
     expect(boundedLeaseRetryMs(null)).toBe(120_000);
     expect(boundedLeaseRetryMs(42_000)).toBe(42_000);
+  });
+});
+
+describe("a lease whose connection can no longer serve (R7.2)", () => {
+  it("R7.2 a terminal, cooling or missing connection's lease moves to a free eligible one of the key, its own provider's first; with none free it stays", () => {
+    const alpha = provider({ id: "alpha" });
+    const beta = provider({ id: "beta" });
+    const conns = [connection({ id: "a1", provider: "alpha" }), connection({ id: "b1", provider: "beta" }), connection({ id: "a2", provider: "alpha" }), connection({ id: "a3", provider: "alpha" })];
+    const h = harness({ connections: conns });
+    const leases = new LeaseBook(new MemoryLeaseStore(), h.clock, 600_000);
+    const deps = {
+      leases, engine: h.engine,
+      connectionById: (id: string) => h.store.list().find((c) => c.id === id) ?? null,
+      providerById: (id: string) => [alpha, beta].find((p) => p.id === id) ?? null,
+    };
+    const allowed = ["a1", "b1", "a2", "a3"];
+    const mine = (leases.acquire("A", "k", allowed) as { lease: Lease }).lease;
+    leases.acquire("B", "k", ["a2"]);
+    expect(leaseInService(deps, mine, allowed)).toBe(mine);
+    h.store.updateRuntime("a1", { testStatus: "expired" });
+    const moved = leaseInService(deps, mine, allowed);
+    expect(moved).toMatchObject({ connectionId: "a3", generation: mine.generation });
+    h.store.updateRuntime("a3", { rateLimitedUntil: h.clock.now() + 60_000 });
+    expect(leaseInService(deps, moved, allowed)).toMatchObject({ connectionId: "b1", generation: mine.generation });
+    const gone = { ...deps, connectionById: (id: string) => (id === "b1" ? null : deps.connectionById(id)) };
+    const onB1 = leases.fence("A", "k", mine.generation)!;
+    expect(leaseInService(gone, onB1, allowed)).toBe(onB1);
+    h.clock.advance(60_000);
+    expect(leaseInService(gone, onB1, allowed)).toMatchObject({ connectionId: "a3", generation: mine.generation });
   });
 });

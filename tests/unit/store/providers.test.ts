@@ -25,6 +25,9 @@ describe("provider repository", () => {
       quotaFamilies: {},
       passthroughModels: false,
       rateLimitCooldownSeconds: null,
+      priority: 0,
+      // R8.1: no provider gate unless one is set.
+      maxConcurrent: null,
       options: {},
       createdAt: h.clock.t,
       updatedAt: h.clock.t,

@@ -74,6 +74,7 @@ export function providerInput(id: string, overrides: Partial<ProviderInput> = {}
     quotaFamilies: {},
     passthroughModels: false,
     rateLimitCooldownSeconds: null,
+    priority: 0,
     options: {},
     ...overrides,
   };

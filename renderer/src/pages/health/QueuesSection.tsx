@@ -1,6 +1,7 @@
 // Admission state on the Health page (R8, R9, issue 10): per connection the requests in flight,
 // the requests waiting in the local queue and a learned pause, updated live from `queues` events,
 // and where the limits are kept (this process, or shared with other Switchyards through Redis).
+// A configured global or provider gate (R8.1) has a row of its own above the connections it holds.
 import type { MonitoringHealth, QueueRow, SharedLimitsState } from "../../../../shared/apiTypes.js";
 import { Badge } from "../../components/Badge.js";
 import { DataTable } from "../../components/DataTable.js";
@@ -23,7 +24,23 @@ function SharedLimitsLine({ state }: { state: SharedLimitsState }) {
   );
 }
 
+/** A global or provider gate: what is in flight and waiting on it, against its cap. */
+function GateLine({ row }: { row: QueueRow }) {
+  return (
+    <tr>
+      <th scope="row">{row.scope === "global" ? "Global gate" : "Provider gate"}</th>
+      <td>{row.provider ?? <span className="muted">all providers</span>}</td>
+      <td className="num">{row.inFlight}</td>
+      <td className="num">{row.queued}</td>
+      <td className="num">{row.maxConcurrent}</td>
+      <td className="nowrap"><span className="muted">—</span></td>
+      <td><span className="muted">—</span></td>
+    </tr>
+  );
+}
+
 function QueueLine({ row, loadedAt, now }: { row: QueueRow; loadedAt: number; now: number }) {
+  if (row.scope !== "connection") return <GateLine row={row} />;
   const paused = remainingAt(row.pausedMs, loadedAt, now);
   return (
     <tr>
@@ -49,7 +66,7 @@ export function QueuesSection({ data, loadedAt, now }: { data: MonitoringHealth 
       ) : (
         <DataTable caption="Requests in flight and waiting per connection" columns={["Connection", "Provider", { label: "In flight", numeric: true }, { label: "Queued", numeric: true }, { label: "Max concurrent", numeric: true }, "Pacing", "Protection"]}>
           {rows.map((row) => (
-            <QueueLine key={row.connectionId} row={row} loadedAt={loadedAt} now={now} />
+            <QueueLine key={`${row.scope}:${row.provider ?? ""}:${row.connectionId ?? ""}`} row={row} loadedAt={loadedAt} now={now} />
           ))}
         </DataTable>
       )}

@@ -20,6 +20,7 @@ const SKIP_REASONS: Record<string, string> = {
   tool_limit: "over the upstream's tool limit",
   leased: "leased to another session",
   budget: "over its budget for the period",
+  quota_cutoff: "low on its quota while a sibling has more (tried after it, if need be)",
 };
 
 const HINT_SOURCES: Record<string, string> = {

@@ -8,7 +8,6 @@ import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { budgetFromDraft, budgetUseText, draftFromBudget } from "../../budget.js";
 import { BudgetFields } from "../../components/BudgetFields.js";
 import { CheckboxField, TextField } from "../../components/Field.js";
-import { NotActiveYetFor } from "../../components/NotActiveYet.js";
 import { useProviderLists } from "../../stores/providers.js";
 import { call } from "../../transport.js";
 
@@ -78,7 +77,7 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
           error={f.apiKey}
         />
         <TextField label="Priority" inputMode="numeric" value={priority} onChange={setPriority} hint="lower is tried first" error={f.priority} />
-        <TextField label="Weight" inputMode="decimal" value={weight} onChange={setWeight} hint={<><NotActiveYetFor setting="connection.weight" /> for weighted strategies</>} error={f.weight} />
+        <TextField label="Weight" inputMode="decimal" value={weight} onChange={setWeight} hint="share among same-priority connections; 0 = only when no other is free" error={f.weight} />
         <CheckboxField label="Active" checked={active} onChange={setActive} error={f.active} />
         {connection?.hasSecret && <CheckboxField label="Remove the stored key" checked={removeSecret} onChange={setRemoveSecret} />}
         <CheckboxField label="Flat-rate subscription" checked={subscription} onChange={setSubscription} hint="its cost is shown as notional: what the tokens would cost" error={f.subscription} />

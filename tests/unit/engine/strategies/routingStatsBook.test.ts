@@ -32,6 +32,17 @@ describe("RoutingStatsBook (R11.1, R4.10)", () => {
     expect(view.connections.get("c1")?.every((s) => s.ok)).toBe(true);
   });
 
+  it("R4.10 keeps a window per connection+model next to the one per connection (issue 26: they rank a provider's connections)", () => {
+    const book = new RoutingStatsBook();
+    book.settled("p/a", "c1", { ok: true, ttfbMs: 100 }, NOW, "a");
+    book.settled("p/b", "c1", { ok: false, ttfbMs: 300 }, NOW + 1, "b");
+    book.settled("p/a", null, { ok: true, ttfbMs: 50 }, NOW + 2, "a");
+    expect(book.connectionWindow("c1", "a")).toEqual([{ at: NOW, ttfbMs: 100, ok: true }]);
+    expect(book.connectionWindow("c1", "b")).toEqual([{ at: NOW + 1, ttfbMs: 300, ok: false }]);
+    expect(book.connectionWindow("c1", null)?.map((s) => s.ttfbMs)).toEqual([100, 300]);
+    expect(book.connectionWindow("c2", "a")).toBeUndefined();
+  });
+
   it("R11.1 D11 least-used over the book: 9 000 dispatches split exactly 3 000 each", () => {
     const book = new RoutingStatsBook();
     const abc = targets("a", "b", "c");
