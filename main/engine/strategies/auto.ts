@@ -6,7 +6,7 @@
 // bad, so untried targets keep their combo position among healthy ones. Reads quota, samples and
 // `inFlight`; no state, no randomness.
 import { errorRate, meanTtfb, quotaExhausted, recentSamples, statsOf } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export const AUTO_QUOTA_PENALTY = 1_000;
 export const AUTO_ERROR_POINTS = 100;
@@ -36,3 +36,6 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats, now
   const scores = autoScores(candidates, stats, now);
   return [...candidates].sort((a, b) => (scores.get(a) ?? 0) - (scores.get(b) ?? 0) || a.index - b.index);
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "latency/error samples, in-flight count, learned quota headers" };

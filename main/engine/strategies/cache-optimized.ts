@@ -4,7 +4,7 @@
 // rest, each group in combo order. A request with neither a hint nor a session routes in combo
 // order. Reads `cacheSupport`, the request's `cacheHint` and `previousCandidateKey`; no state.
 import { inComboOrder } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export function order(candidates: readonly Candidate[], stats: RoutingStats): Candidate[] {
   const ordered = inComboOrder(candidates);
@@ -16,3 +16,6 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats): Ca
   const others = rest.filter((c) => c.cacheSupport !== true);
   return [...(previous ? [previous] : []), ...caching, ...others];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "model metadata: cacheSupport; request cache hint; session's previous target", cacheHint: true, previousTarget: true };

@@ -6,7 +6,7 @@
 // be too small, largest window first. Without a token estimate every window counts as fitting.
 // Reads `contextWindow`, the request's `estimatedInputTokens` and `previousCandidateKey`; no state.
 import { inComboOrder, knownFirst } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export function order(candidates: readonly Candidate[], stats: RoutingStats): Candidate[] {
   const tokens = stats.request.estimatedInputTokens;
@@ -20,3 +20,6 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats): Ca
   const small = knownFirst(rest.filter(tooSmall), (c) => c.contextWindow, true);
   return [...(previous ? [previous] : []), ...fitting, ...unknown, ...small];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "model metadata: contextWindow; request token estimate; session's previous target", tokens: true, previousTarget: true };

@@ -2,7 +2,7 @@
 // the provider config), ties broken by output price (known before unknown), then combo order.
 // Targets without an input price follow in combo order — no price is ever guessed. No state.
 import { knownFirst } from "./rank.js";
-import type { Candidate } from "./types.js";
+import type { Candidate, StrategyReads } from "./types.js";
 
 function price(value: number | undefined): number {
   return value !== undefined && Number.isFinite(value) ? value : Infinity;
@@ -15,3 +15,6 @@ export function order(candidates: readonly Candidate[]): Candidate[] {
   priced.sort((a, b) => price(a.inputPricePerMTok) - price(b.inputPricePerMTok) || price(a.outputPricePerMTok) - price(b.outputPricePerMTok) || a.index - b.index);
   return [...priced, ...unpriced];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "model metadata: inputPricePerMTok, outputPricePerMTok" };

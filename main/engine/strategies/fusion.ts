@@ -10,7 +10,7 @@ import { order as costOrder } from "./cost-optimized.js";
 import { order as contextOrder } from "./context-optimized.js";
 import { order as headroomOrder } from "./headroom.js";
 import { inComboOrder } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 /** The usual RRF constant: damps the weight of the very top ranks. */
 export const RRF_K = 60;
@@ -29,3 +29,6 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats, now
   // Equal rank multisets summed in another order may differ in the last bit; that is a tie.
   return [...candidates].sort((a, b) => (Math.abs(gap(a, b)) > 1e-12 ? gap(a, b) : a.index - b.index));
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "everything cost-optimized, context-optimized, headroom and auto read; request token estimate and cache hint", tokens: true, cacheHint: true };

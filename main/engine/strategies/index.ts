@@ -55,6 +55,7 @@ export function isStrategyName(name: string): name is StrategyName {
 
 export { RoutingStatsBook, type AttemptOutcome } from "./routingStatsBook.js";
 export { STRATEGY_SUMMARIES } from "../../../shared/catalog.js";
-export { STRATEGY_INPUTS } from "./summaries.js";
+/** What each strategy reads, in words, from the modules themselves (the README's table is held to it). */
+export const STRATEGY_INPUTS = Object.fromEntries(Object.entries(STRATEGIES).map(([name, s]) => [name, s.reads.inputs])) as Record<StrategyName, string>;
 export { createStrategyState } from "./types.js";
 export type { Candidate, CandidateStats, ConnectionWindows, LatencySample, OrderFn, QuotaInfo, RequestFacts, RoutingStats, Strategy, StrategyState } from "./types.js";

@@ -2,7 +2,7 @@
 // first; the others follow in combo order, as with priority. Before any success (or after a
 // restart: the success times are in-memory RoutingStats) it is plain priority. No state of its own.
 import { inComboOrder, statsOf } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export function order(candidates: readonly Candidate[], stats: RoutingStats): Candidate[] {
   const ordered = inComboOrder(candidates);
@@ -17,3 +17,6 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats): Ca
   }
   return best ? [best, ...ordered.filter((c) => c !== best)] : ordered;
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "in-memory last success time per target" };

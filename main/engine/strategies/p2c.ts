@@ -8,7 +8,7 @@
 // Its 20-point ceiling stays below the 100-point quota penalty. Ties go to combo order. No state.
 // The same signal ranks one target's connections of a p2c combo (connectionOrder.ts).
 import { errorRate, inComboOrder, meanTtfb, quotaExhausted, recentSamples, statsOf } from "./rank.js";
-import type { Candidate, LatencySample, RoutingStats } from "./types.js";
+import type { Candidate, LatencySample, RoutingStats, StrategyReads } from "./types.js";
 
 export const P2C_QUOTA_PENALTY = 100;
 export const P2C_IN_FLIGHT_POINTS = 10;
@@ -76,3 +76,6 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats, now
   }
   return [...out, ...left];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "in-flight count, learned quota headers; with p2cLatency.weight > 0 also latency/error samples" };

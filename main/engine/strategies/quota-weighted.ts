@@ -3,7 +3,7 @@
 // as one with 100. Targets without live quota info follow in combo order, exhausted ones last. A
 // past `resetAt` makes the info stale (unknown). No state.
 import { exhaustedLast, inComboOrder, liveQuota, weightedOrder } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export function order(candidates: readonly Candidate[], _stats: RoutingStats, now: number, random: () => number): Candidate[] {
   const remainingOf = (c: Candidate) => liveQuota(c, now)?.remaining ?? 0;
@@ -12,3 +12,6 @@ export function order(candidates: readonly Candidate[], _stats: RoutingStats, no
   const rest = ordered.filter((c) => !(remainingOf(c) > 0));
   return [...weightedOrder(withQuota, remainingOf, random), ...exhaustedLast(rest, now)];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "learned quota headers (remaining, resetAt)" };

@@ -4,7 +4,7 @@
 // then exhausted targets (nothing left), the one back soonest first. A `resetAt` in the past makes
 // the info stale, so that target counts as unknown. Reads `quota.remaining`/`quota.resetAt`; no state.
 import { inComboOrder, knownFirst, liveQuota, quotaExhausted } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export function order(candidates: readonly Candidate[], _stats: RoutingStats, now: number): Candidate[] {
   const ordered = inComboOrder(candidates);
@@ -13,3 +13,6 @@ export function order(candidates: readonly Candidate[], _stats: RoutingStats, no
   const resetOf = (c: Candidate) => liveQuota(c, now)?.resetAt;
   return [...knownFirst(open, resetOf), ...knownFirst(exhausted, resetOf)];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "learned quota headers (remaining, resetAt)" };

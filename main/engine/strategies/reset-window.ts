@@ -4,7 +4,7 @@
 // another sits on unspent quota. Targets without both numbers follow in combo order, exhausted
 // targets come last. A past `resetAt` makes the info stale (unknown). No state.
 import { exhaustedLast, knownFirst, liveQuota } from "./rank.js";
-import type { Candidate, RoutingStats } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export function order(candidates: readonly Candidate[], _stats: RoutingStats, now: number): Candidate[] {
   const allowance = (c: Candidate): number | undefined => {
@@ -14,3 +14,6 @@ export function order(candidates: readonly Candidate[], _stats: RoutingStats, no
   };
   return exhaustedLast(knownFirst(candidates, allowance, true), now);
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "learned quota headers (remaining, resetAt)" };

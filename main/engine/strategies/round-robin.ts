@@ -3,7 +3,7 @@
 // cursor lives in the per-combo StrategyState: in memory only, it restarts at the first target
 // after a restart. A change in the number of targets just takes the cursor modulo the new size.
 import { inComboOrder } from "./rank.js";
-import type { Candidate, RoutingStats, StrategyState } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads, StrategyState } from "./types.js";
 
 export function order(
   candidates: readonly Candidate[],
@@ -18,3 +18,6 @@ export function order(
   state.cursor = (start + 1) % ordered.length;
   return [...ordered.slice(start), ...ordered.slice(0, start)];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "combo order; in-memory cursor per combo" };

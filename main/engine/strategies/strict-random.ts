@@ -4,7 +4,7 @@
 // exactly once — random, but no repeat within a cycle. A change in the set of targets starts a new
 // cycle. The deck lives in the per-combo StrategyState: in memory only, a restart deals afresh.
 import { inComboOrder, shuffle } from "./rank.js";
-import type { Candidate, RoutingStats, StrategyState } from "./types.js";
+import type { Candidate, RoutingStats, StrategyReads, StrategyState } from "./types.js";
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((k, i) => k === b[i]);
@@ -33,3 +33,6 @@ export function order(
     .sort((a, b) => (deckPosition.get(a.key) ?? Infinity) - (deckPosition.get(b.key) ?? Infinity) || a.index - b.index);
   return [lead, ...rest];
 }
+
+/** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
+export const reads: StrategyReads = { inputs: "in-memory deck per combo" };

@@ -111,6 +111,19 @@ export type OrderFn = (
   state: StrategyState,
 ) => Candidate[];
 
+/** What a strategy reads, next to its `order`: the router computes a request fact only for the strategies that say they read it. */
+export interface StrategyReads {
+  /** In words, for the README's strategy table (a test holds the two together). */
+  inputs: string;
+  /** The request's estimated input tokens. */
+  tokens?: true;
+  /** The session's previous target (its combo then remembers whom each session was served by). */
+  previousTarget?: true;
+  /** Whether the request asks for prompt caching. */
+  cacheHint?: true;
+}
+
 export interface Strategy {
   order: OrderFn;
+  reads: StrategyReads;
 }

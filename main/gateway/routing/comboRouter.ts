@@ -33,13 +33,6 @@ interface ComboMemory {
 /** Sessions remembered per router for context-relay and cache-optimized; the oldest go first. */
 const MAX_REMEMBERED_SESSIONS = 10_000;
 
-/** Strategies that read the request's size; only they pay for the estimate. */
-const READS_TOKENS = new Set(["context-relay", "context-optimized", "fusion"]);
-/**
- * Strategies that read the session's previous target; only their combos remember whom a session
- * was served by (a combo switched to one of them starts that memory afresh, as after a restart).
- */
-const READS_PREVIOUS = new Set(["context-relay", "cache-optimized"]);
 
 function sessionSlot(combo: string, sessionKey: string): string {
   return `${combo}\u0000${sessionKey}`;
@@ -90,11 +83,15 @@ export class ComboRouter {
     if (name === "priority" || targets.length < 2) return pinnedTargetFirst(targets, pin);
     const memory = this.memoryOf(combo.name);
     const { state, book } = memory;
-    memory.readsPrevious = READS_PREVIOUS.has(name);
+    // Each strategy says what it reads: only those pay for the estimate or the cache hint, and only
+    // those reading the previous target make their combo remember whom each session was served by
+    // (a combo switched to one of them starts that memory afresh, as after a restart).
+    const { reads } = STRATEGIES[name];
+    memory.readsPrevious = reads.previousTarget === true;
     const candidates = targets.map((t, index) => this.candidate(t, index, now));
     const facts: RequestFacts = {
-      estimatedInputTokens: READS_TOKENS.has(name) ? clientHalf(format).estimateInputTokens(body) : null,
-      cacheHint: name === "cache-optimized" || name === "fusion" ? clientHalf(format).hasCacheHint(body) : false,
+      estimatedInputTokens: reads.tokens ? clientHalf(format).estimateInputTokens(body) : null,
+      cacheHint: reads.cacheHint ? clientHalf(format).hasCacheHint(body) : false,
       previousCandidateKey: memory.readsPrevious ? this.previousOf(combo.name, targets, sessionKey, pin) : null,
     };
     const ordered = STRATEGIES[name].order(candidates, book.view(facts, this.p2cLatencyWeight()), now, random, state);

@@ -1,4 +1,7 @@
-// The registry covers exactly the catalog's strategies, and every order is a permutation.
+// The registry covers exactly the catalog's strategies, and every order is a permutation. Each
+// strategy says what it reads (issue 26): what it does not declare cannot change its order, and
+// the README's strategy table is the modules' own words.
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { COMBO_STRATEGIES } from "../../../../shared/catalog.js";
@@ -62,5 +65,48 @@ describe("strategy registry (R11.1)", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("issue26 R11.1 a request fact a strategy does not declare it reads never changes its order", () => {
+    fc.assert(
+      fc.property(candidateList, fc.integer(), fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 0, max: 300_000 }), (rows, seed, tokensA, tokensB) => {
+        const candidates: Candidate[] = rows.map((r, index) => ({ key: `p/m${index}`, index, ...r }));
+        const facts = [
+          { estimatedInputTokens: tokensA, cacheHint: true, previousCandidateKey: rows.length > 0 ? "p/m0" : null },
+          { estimatedInputTokens: tokensB, cacheHint: false, previousCandidateKey: rows.length > 1 ? `p/m${rows.length - 1}` : null },
+        ];
+        const undeclared: string[] = [];
+        for (const [name, strategy] of Object.entries(STRATEGIES)) {
+          const orderWith = (request: (typeof facts)[number]) => {
+            const stats = statsView({
+              p2cLatencyWeight: 5,
+              candidates: Object.fromEntries(rows.map((r, i) => [`p/m${i}`, { requests: r.requests, inFlight: r.inFlight, samples: samples(r.sampleCount, r.ttfb, 0.8) }])),
+              request,
+            });
+            return strategy.order(candidates, stats, NOW, seeded(seed), createStrategyState()).map((c) => c.key);
+          };
+          // Each fact in turn takes the second value while the others keep the first.
+          const base = orderWith(facts[0]!);
+          const vary = {
+            tokens: { ...facts[0]!, estimatedInputTokens: facts[1]!.estimatedInputTokens },
+            cacheHint: { ...facts[0]!, cacheHint: facts[1]!.cacheHint },
+            previousTarget: { ...facts[0]!, previousCandidateKey: facts[1]!.previousCandidateKey },
+          } as const;
+          for (const [fact, request] of Object.entries(vary)) {
+            if (strategy.reads[fact as keyof typeof vary]) continue;
+            if (orderWith(request).join() !== base.join()) undeclared.push(`${name} reads ${fact}`);
+          }
+        }
+        expect(undeclared).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("issue26 the README's strategy table is the modules' own summary and inputs, one row per strategy", () => {
+    const readme = readFileSync(new URL("../../../../README.md", import.meta.url), "utf8");
+    const rows = readme.split("\n").filter((line) => /^\| [a-z0-9-]+ \| /.test(line) && isStrategyName(line.split(" | ")[0]!.slice(2)));
+    const expected = COMBO_STRATEGIES.map((name) => `| ${name} | ${STRATEGY_SUMMARIES[name]} | ${STRATEGY_INPUTS[name]} |`);
+    expect(rows).toEqual(expected);
   });
 });
