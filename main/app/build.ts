@@ -291,7 +291,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   // R16.7: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
   const provenance = new ReasoningProvenance();
   const pipeline = createPipeline({
-    catalog, connections, requestLog: usage.log, budgets: usage.gate, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    catalog, connections, requestLog: usage.log, budgets: usage.gate, logger, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     toolLimits: new ToolLimits(clock),
@@ -305,7 +305,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const app = createGatewayApp({
     // R16.4: stored Responses API turns, for previous_response_id and GET/DELETE /v1/responses/{id}.
     storedResponses: { port: store.responses, clock, retentionHours: () => getAppSettings().responsesRetentionHours }, provenance,
-    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION, requestLog: usage.log,
+    catalog, connections, engine, clock, pipeline, callUpstream, appSettings: clientRouteSettings(bind, getAppSettings), version: VERSION, requestLog: usage.log, logger,
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard({ allowedHostnames: bind.allowedHostnames }), apiRouter, dashboardDir: DASHBOARD_DIR, sessions,
     metrics: metrics.route({ adminToken, isPublic: () => getAppSettings().metricsPublic }),

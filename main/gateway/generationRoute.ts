@@ -12,6 +12,9 @@ import type { PathGeneration } from "./formats/adapter.js";
 import { clientAuth, clientError, clientJson, requestIdOf, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
 import type { FinalError } from "./outcome.js";
 import type { Pipeline } from "./pipeline.js";
+import { describeError, type ErrorLog, type RequestLogSink } from "./ports.js";
+import { clientKindOf } from "./request/trace.js";
+import type { Clock } from "../engine/ports.js";
 import type { PreparedTurn } from "./responses/turn.js";
 import { leaseFence } from "./sessions/fence.js";
 import { createRequestSession } from "./sessions/routing.js";
@@ -25,6 +28,10 @@ export interface TurnHook {
 
 export interface GenerationRouteDeps extends ClientGuardDeps {
   pipeline: Pipeline;
+  /** A failure before the pipeline took the request still gets its log line and its log row. */
+  logger?: ErrorLog;
+  requestLog: RequestLogSink;
+  clock: Clock;
   hostGuard: RequestHandler;
   sessions: SessionGatewayDeps;
   turns?: Partial<Record<WireFormat, TurnHook>>;
@@ -137,10 +144,19 @@ export function createGenerationRoute(deps: GenerationRouteDeps, app: Express): 
     const req = rawReq as Request;
     const res = rawRes as Response;
     res.locals ??= Object.create(null) as Record<string, unknown>;
-    // A failure inside Switchyard: a 500 in the client's format, never its message (as the express error handler).
-    serve(routed, req, res).catch(() => {
-      if (res.headersSent) return void res.end();
-      clientError(res, format, 500, "internal_error", "Switchyard failed to handle the request");
+    // A failure inside Switchyard before the pipeline took the request (the pipeline answers and
+    // logs its own): a 500 in the client's format, never its message, a log line with the request
+    // id and a request-log row.
+    const startedAt = deps.clock.now();
+    serve(routed, req, res).catch((err: unknown) => {
+      const id = requestIdOf(res);
+      deps.logger?.error({ requestId: id, err: describeError(err) }, "internal error before the request reached the pipeline");
+      if (res.headersSent) res.end();
+      else clientError(res, format, 500, "internal_error", "Switchyard failed to handle the request");
+      deps.requestLog.append({
+        id, time: startedAt, clientFormat: format, model: "", combo: null, provider: null, connectionId: null, status: 500, errorCode: "internal_error",
+        latencyMs: deps.clock.now() - startedAt, ttfbMs: null, stream: false, inputTokens: null, outputTokens: null, attempts: [], clientKind: clientKindOf(req.headers),
+      });
     });
     return true;
   };

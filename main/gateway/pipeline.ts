@@ -11,7 +11,7 @@ import { StreamTranscript } from "./continuation/midstream.js";
 import type { EgressLock } from "./egress/siblingLock.js";
 import type { UsageWallDeps } from "./usageWall/lane.js";
 import { clientHalf, isStreamRequest } from "./formats/index.js";
-import type { BudgetPort, CatalogPort, ConnectionsPort, RequestLogSink } from "./ports.js";
+import { describeError, type BudgetPort, type CatalogPort, type ConnectionsPort, type ErrorLog, type RequestLogSink } from "./ports.js";
 import type { FinalError } from "./outcome.js";
 import { ClientBoundTarget, type Admission, type AdmissionStage } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
@@ -76,6 +76,8 @@ export interface PipelineDeps {
   quotas?: QuotaObserver;
   /** quotaPreflightCutoff (R10.2): the setting and the quotas learned per connection (absent = off). */
   quotaCutoff?: QuotaCutoffPort;
+  /** Failures inside Switchyard, logged with the request id (absent: not logged). */
+  logger?: ErrorLog;
 }
 
 export interface PipelineRouting {
@@ -147,12 +149,25 @@ function keyBudgetExceeded(retryAfterMs: number): FinalError {
 }
 
 export function createPipeline(deps: PipelineDeps) {
+  /**
+   * A failure inside Switchyard (a bug, not an upstream's answer) is logged with the request id,
+   * and the client gets a 500 in its format and the request its log row, unless it was answered.
+   */
   async function handle(call: ClientCall): Promise<void> {
     const model = typeof call.body.model === "string" ? call.body.model : "";
     const stream = isStreamRequest(call.format, call.body);
     const client = new ClientResponse(call.res, {
       format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit, framing: call.framing,
     });
+    try {
+      await serve(call, client, model, stream);
+    } catch (err) {
+      deps.logger?.error({ requestId: call.requestId, err: describeError(err) }, "internal error while handling a request");
+      if (!client.settled) client.fail({ status: 500, code: "internal_error", message: "Switchyard failed to handle the request", retryAfterMs: null, noRetry: false });
+    }
+  }
+
+  async function serve(call: ClientCall, client: ClientResponse, model: string, stream: boolean): Promise<void> {
     if (call.reshape) client.reshape = call.reshape;
     if (call.turn) {
       for (const [name, value] of Object.entries(call.turn.headers)) client.addHeader(name, value);

@@ -28,3 +28,13 @@ export interface BudgetPort {
   /** The same for a connection: over budget, it is skipped like a cooldown (reason `budget`). */
   connectionOverBudgetMs(connection: Connection): number | null;
 }
+
+/** Where the gateway reports what went wrong inside Switchyard itself (pino's shape; main/app passes the logger). */
+export interface ErrorLog {
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** An error as a log line may carry it: its name, message and stack, nothing else of the object. */
+export function describeError(err: unknown): Record<string, unknown> {
+  return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { message: String(err) };
+}

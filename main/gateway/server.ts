@@ -1,4 +1,5 @@
 // The express app on 127.0.0.1: client routes (/v1), management routes (/api), the dashboard.
+import type { ErrorLog } from "./ports.js";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { existsSync } from "node:fs";
 import type { RequestListener } from "node:http";
@@ -25,6 +26,8 @@ import type { SessionRoutingDeps } from "./sessions/routing.js";
 export type SessionGatewayDeps = SessionRoutingDeps & Omit<LeaseRouteDeps, "verifyClientKey" | "leases">;
 
 export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
+  /** Failures inside Switchyard, logged with the request id. */
+  logger?: ErrorLog;
   requestLog: RequestLogSink;
   /** R16.4: stored Responses turns (absent = the Responses API keeps no state). */
   storedResponses?: StoredResponseDeps;

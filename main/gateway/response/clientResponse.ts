@@ -113,6 +113,11 @@ export class ClientResponse implements CancelSource {
     return this.controller.signal;
   }
 
+  /** The request's outcome is decided: the client was answered (or left) and its log row written. */
+  get settled(): boolean {
+    return this.logged;
+  }
+
   get gone(): boolean {
     return this.leaving.aborted;
   }

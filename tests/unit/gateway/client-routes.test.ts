@@ -33,10 +33,12 @@ describe("R1.9 request shape", () => {
 });
 
 describe("client route errors", () => {
-  it("R1.5 a failure inside Switchyard is a 500 in the client's format that still carries X-Switchyard-Request-Id", async () => {
+  it("R1.5 issue26 a failure inside Switchyard is a 500 in the client's format that still carries X-Switchyard-Request-Id, logged with it and in the request log", async () => {
     const p = ports();
     const broken = { handle: async () => Promise.reject(new Error("secret internals")) } as unknown as Pipeline;
+    const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
     const app = createGatewayApp({
+      logger: { error: (fields, message) => void lines.push({ fields, message }) },
       ...p, engine: p.h.engine, clock: p.h.clock, callUpstream: upstreamCaller().callUpstream, pipeline: broken,
       appSettings: () => normaliseAppSettings({}), verifyClientKey: () => null, version: "test", requestLog: p.log,
       hostGuard: (_req, _res, next) => next(), apiRouter: express.Router(), dashboardDir: null,
@@ -56,6 +58,10 @@ describe("client route errors", () => {
       const body = await r.json();
       expect(body).toMatchObject({ type: "error", error: { type: "api_error", code: "internal_error" } });
       expect(JSON.stringify(body)).not.toContain("secret internals");
+      // issue26: logged with the request id, and a request-log row, instead of vanishing.
+      const id = r.headers.get("x-switchyard-request-id");
+      expect(lines).toEqual([{ fields: { requestId: id, err: expect.objectContaining({ message: "secret internals" }) }, message: expect.any(String) }]);
+      expect(p.log.entries).toEqual([expect.objectContaining({ id, status: 500, errorCode: "internal_error", clientFormat: "anthropic" })]);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

@@ -74,6 +74,24 @@ describe("the request loop", () => {
     expect(p.log.entries[0]).toMatchObject({ status: 404, errorCode: "model_not_found", attempts: [] });
   });
 
+  it("issue26 a failure inside the pipeline is logged with the request id, answered 500 in the client's format and gets its log row", async () => {
+    const { p, deps } = rig();
+    const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const broken: PipelineDeps = {
+      ...deps,
+      catalog: { ...deps.catalog, providers: () => { throw new Error("catalog broke: secret internals"); } },
+      logger: { error: (fields, message) => void lines.push({ fields, message }) },
+    };
+    const r = await send(broken, chat("oai/m1"));
+    expect(r.status).toBe(500);
+    expect(r.body.error.code).toBe("internal_error");
+    expect(JSON.stringify(r.body)).not.toContain("secret internals");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ fields: { requestId: "loop-req", err: { message: "catalog broke: secret internals" } } });
+    expect(p.log.entries).toHaveLength(1);
+    expect(p.log.entries[0]).toMatchObject({ id: "loop-req", status: 500, errorCode: "internal_error" });
+  });
+
   it("admission releases what it acquired exactly once per attempt", async () => {
     let acquired = 0;
     let released = 0;
