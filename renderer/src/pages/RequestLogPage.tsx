@@ -12,8 +12,6 @@ import { combos } from "../stores/resources.js";
 import { CLIENT_LABELS } from "./connect/snippets.js";
 import { PromptLoggingCard } from "./logs/PromptLoggingCard.js";
 import { RequestTimeline } from "./logs/RequestTimeline.js";
-import { usageText } from "./logs/timeline.js";
-import { formatCount, formatUsd } from "../../../shared/usageText.js";
 
 const WINDOW_OPTIONS: Array<{ value: LogWindow; label: string }> = [
   { value: "", label: "Any time" },
@@ -91,7 +89,7 @@ export function RequestLogPage() {
         </section>
       )}
       {entries.length > 0 && (
-        <DataTable className="card" caption="Requests, newest first" columns={["Time", "Model", "Served by", "Status", { label: "Latency (first byte)", numeric: true }, { label: "Tokens · cost", numeric: true }, "Attempts", "Client"]}>
+        <DataTable className="card" caption="Requests, newest first" columns={["Time", "Model", "Served by", "Status", { label: "Latency (first byte)", numeric: true }, "Attempts", "Client"]}>
           {entries.map((entry) => (
             <LogRow key={entry.id} entry={entry} connection={connectionName(entry.connectionId)} onOpen={() => setOpenId(entry.id)} />
           ))}
@@ -124,10 +122,6 @@ function LogRow({ entry, connection, onOpen }: { entry: RequestLogEntry; connect
       </td>
       <td className="num nowrap">
         {entry.latencyMs} ms{entry.ttfbMs !== null && <span className="muted"> ({entry.ttfbMs} ms)</span>}
-      </td>
-      <td className="num nowrap" title={usageText(entry) ?? undefined}>
-        {entry.inputTokens === null && entry.outputTokens === null ? <span className="muted">—</span> : formatCount((entry.inputTokens ?? 0) + (entry.outputTokens ?? 0))}
-        {entry.costUsd !== null && entry.costUsd !== undefined && <span className="muted"> · {entry.costNotional ? "≈" : ""}{formatUsd(entry.costUsd)}</span>}
       </td>
       <td className="last-error log-attempts" title={verdicts || undefined}>
         {entry.attempts.length}
