@@ -73,23 +73,72 @@ function requestCounters(registry: Registry) {
 
 type RequestCounters = ReturnType<typeof requestCounters>;
 
-/** Counts one finished request. Labels come from config and fixed vocabularies, never from ids or messages. */
-export function countRequest(c: RequestCounters, entry: RequestLogEntry): void {
-  c.requests.inc({ format: entry.clientFormat, status: String(entry.status) });
-  const seconds = stated(entry.latencyMs);
-  if (seconds !== null) c.duration.observe({ format: entry.clientFormat }, seconds / 1000);
-  for (const a of entry.attempts) {
-    c.attempts.inc({ provider: a.provider, connection: a.connectionId ?? NO_CONNECTION, outcome: a.verdict ?? "success" });
+/**
+ * Counts kept as plain numbers between scrapes, keyed by their joined label values: a Map lookup
+ * per request instead of prom-client's label hashing and validation, added to the counters when
+ * the registry is read.
+ */
+class Tally<L extends string> {
+  private readonly counts = new Map<string, { labels: Record<L, string>; value: number; shown: boolean }>();
+
+  add(key: string, labels: () => Record<L, string>, by = 1): void {
+    let c = this.counts.get(key);
+    if (!c) this.counts.set(key, (c = { labels: labels(), value: 0, shown: false }));
+    c.value += by;
   }
-  if (entry.provider === null) return;
+
+  /** Adds what was counted since the last read; a series seen once is shown even at 0. */
+  into(counter: Counter<L>): void {
+    for (const c of this.counts.values()) {
+      if (c.value === 0 && c.shown) continue;
+      counter.inc(c.labels, c.value);
+      c.value = 0;
+      c.shown = true;
+    }
+  }
+}
+
+function requestTallies() {
+  return {
+    requests: new Tally<"format" | "status">(),
+    attempts: new Tally<"provider" | "connection" | "outcome">(),
+    tokens: new Tally<"provider" | "model" | "kind">(),
+    cost: new Tally<"provider" | "model">(),
+  };
+}
+
+type RequestTallies = ReturnType<typeof requestTallies>;
+
+/** Counts one finished request. Labels come from config and fixed vocabularies, never from ids or messages. */
+function countRequest(t: RequestTallies, duration: RequestCounters["duration"], entry: RequestLogEntry): void {
+  const format = entry.clientFormat;
+  const status = entry.status;
+  t.requests.add(`${format}\u0000${status}`, () => ({ format, status: String(status) }));
+  const seconds = stated(entry.latencyMs);
+  if (seconds !== null) duration.observe({ format }, seconds / 1000);
+  for (const a of entry.attempts) {
+    const connection = a.connectionId ?? NO_CONNECTION;
+    const outcome = a.verdict ?? "success";
+    t.attempts.add(`${a.provider}\u0000${connection}\u0000${outcome}`, () => ({ provider: a.provider, connection, outcome }));
+  }
+  const provider = entry.provider;
+  if (provider === null) return;
   // The model the answering attempt asked the upstream for: a configured one, not the client's text.
-  const labels = { provider: entry.provider, model: entry.attempts.at(-1)?.model ?? entry.model };
+  const model = entry.attempts.at(-1)?.model ?? entry.model;
+  const key = `${provider}\u0000${model}`;
   for (const [kind, field] of TOKEN_FIELDS) {
     const count = stated(entry[field]);
-    if (count !== null) c.tokens.inc({ ...labels, kind }, count);
+    if (count !== null) t.tokens.add(`${key}\u0000${kind}`, () => ({ provider, model, kind }), count);
   }
   const cost = stated(entry.costUsd);
-  if (cost !== null) c.cost.inc(labels, cost);
+  if (cost !== null) t.cost.add(key, () => ({ provider, model }), cost);
+}
+
+function tallyInto(t: RequestTallies, c: RequestCounters): void {
+  t.requests.into(c.requests);
+  t.attempts.into(c.attempts);
+  t.tokens.into(c.tokens);
+  t.cost.into(c.cost);
 }
 
 /** The gauges, each recomputed from its source whenever the registry is scraped. */
@@ -122,6 +171,7 @@ function stateGauges(registry: Registry, sources: MetricsSources): void {
 export function createGatewayMetrics(bus: EventBus, sources: MetricsSources): GatewayMetrics {
   const registry = new Registry();
   const counters = requestCounters(registry);
+  const tallies = requestTallies();
   stateGauges(registry, sources);
 
   let pending: RequestLogEntry[] = [];
@@ -131,7 +181,7 @@ export function createGatewayMetrics(bus: EventBus, sources: MetricsSources): Ga
     scheduled = null;
     const batch = pending;
     pending = [];
-    for (const entry of batch) countRequest(counters, entry);
+    for (const entry of batch) countRequest(tallies, counters.duration, entry);
   };
   const unsubscribe = bus.subscribe((event) => {
     if (event.type !== "request") return;
@@ -144,6 +194,7 @@ export function createGatewayMetrics(bus: EventBus, sources: MetricsSources): Ga
 
   const render = () => {
     drain();
+    tallyInto(tallies, counters);
     return registry.metrics();
   };
   return {
@@ -153,6 +204,7 @@ export function createGatewayMetrics(bus: EventBus, sources: MetricsSources): Ga
     close() {
       unsubscribe();
       drain();
+      tallyInto(tallies, counters);
     },
   };
 }
