@@ -27,8 +27,8 @@ function answeringModel(entry: RequestLogEntry): string | null {
   return null;
 }
 
-/** Fills the row's cost fields in place (the same object goes to the live event stream). */
-export function priceEntry(entry: RequestLogEntry, deps: Pick<UsageMeterDeps, "providerById" | "connectionById" | "pricer">): void {
+/** Fills the row's cost fields in place (the same object goes to the live event stream); `connection` answered it. */
+export function priceEntry(entry: RequestLogEntry, connection: Connection | null, deps: Pick<UsageMeterDeps, "providerById" | "pricer">): void {
   const model = answeringModel(entry);
   entry.servedModel = entry.provider && model ? `${entry.provider}/${model}` : null;
   if (entry.inputTokens === null && entry.outputTokens === null) {
@@ -45,7 +45,7 @@ export function priceEntry(entry: RequestLogEntry, deps: Pick<UsageMeterDeps, "p
   });
   entry.costUsd = price.costUsd;
   entry.costSource = price.costSource;
-  if (price.costUsd !== null && entry.connectionId && deps.connectionById(entry.connectionId)?.subscription) entry.costNotional = true;
+  if (price.costUsd !== null && connection?.subscription) entry.costNotional = true;
 }
 
 export function meteredLog(log: RequestLogSink, deps: UsageMeterDeps): RequestLogSink {
@@ -57,15 +57,14 @@ export function meteredLog(log: RequestLogSink, deps: UsageMeterDeps): RequestLo
   };
   return {
     append(entry) {
-      priceEntry(entry, deps);
+      // Looked up once: it says whether the cost is notional and carries the connection's budget.
+      const connection = entry.connectionId ? deps.connectionById(entry.connectionId) : null;
+      priceEntry(entry, connection, deps);
       if (entry.apiKeyId) {
         const key = deps.keyById(entry.apiKeyId);
         if (key) count("key", key.id, key.name, key.budget, entry);
       }
-      if (entry.connectionId) {
-        const connection = deps.connectionById(entry.connectionId);
-        if (connection) count("connection", connection.id, connection.name, connection.budget, entry);
-      }
+      if (connection) count("connection", connection.id, connection.name, connection.budget, entry);
       log.append(entry);
     },
   };
