@@ -6,7 +6,7 @@
 // here. The `Record<ContractMethod, true>` annotation makes the compiler reject this list as soon
 // as it differs from the contract in either direction.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from "electron";
-import type { ContractMethod, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from "../shared/contract.js";
+import type { ContractError, ContractMethod, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from "../shared/contract.js";
 import type { IpcReply } from "../main/desktop/ipc.js";
 
 const INVOKE_CHANNEL: typeof IPC_INVOKE_CHANNEL = "switchyard:invoke";
@@ -66,7 +66,7 @@ const CONTRACT_METHODS: Record<ContractMethod, true> = {
   advanceClock: true,
 };
 
-function failure(code: string, message: string): { error: { code: string; message: string } } {
+function failure(code: string, message: string): ContractError {
   return { error: { code, message } };
 }
 
@@ -77,6 +77,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** The main process's reply, checked field by field: nothing that crossed IPC is taken on trust. */
+function readReply(reply: unknown): IpcReply | null {
+  if (!isPlainObject(reply)) return null;
+  if (reply.ok === true) return { ok: true, value: reply.value };
+  const error = reply.error;
+  if (reply.ok !== false || !isPlainObject(error) || typeof error.code !== "string" || typeof error.message !== "string") return null;
+  return { ok: false, error: { code: error.code, message: error.message, ...(typeof error.path === "string" ? { path: error.path } : {}) } };
+}
+
 const bridge = {
   /** Rejects with a plain `{error:{code,message}}`: contextBridge drops custom fields of Errors. */
   async invoke(method: unknown, input?: unknown): Promise<unknown> {
@@ -84,9 +93,12 @@ const bridge = {
       throw failure("unknown_method", `Unknown method: ${String(method).slice(0, 80)}`);
     }
     if (input !== undefined && !isPlainObject(input)) throw failure("invalid_request", `Input of ${method} must be a plain object`);
-    const reply = (await ipcRenderer.invoke(INVOKE_CHANNEL, method, input ?? {})) as IpcReply | undefined;
-    if (reply && reply.ok === true) return reply.value;
-    if (reply && reply.ok === false) throw { error: reply.error };
+    const reply = readReply(await ipcRenderer.invoke(INVOKE_CHANNEL, method, input ?? {}));
+    if (reply?.ok === true) return reply.value;
+    if (reply?.ok === false) {
+      const rejection: ContractError = { error: reply.error };
+      throw rejection;
+    }
     throw failure("ipc_error", "Malformed reply from the main process");
   },
 
@@ -94,7 +106,7 @@ const bridge = {
   onEvent(listener: unknown): () => void {
     if (typeof listener !== "function") throw new TypeError("onEvent needs a function");
     const forward = (_event: IpcRendererEvent, payload: unknown) => {
-      (listener as (payload: unknown) => void)(payload);
+      listener(payload);
     };
     ipcRenderer.on(EVENT_CHANNEL, forward);
     return () => {

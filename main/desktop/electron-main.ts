@@ -63,6 +63,7 @@ async function start(): Promise<void> {
   await app.whenReady();
 
   // Without a usable OS keychain, buildApp falls back to its own key-file cipher.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the store's SecretCipher is synchronous; Electron 45 still ships the sync safeStorage API
   const cipher = safeStorage.isEncryptionAvailable() ? safeStorageCipher(safeStorage) : undefined;
   applyServingHeapPolicy();
   core = await buildApp({

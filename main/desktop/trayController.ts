@@ -24,7 +24,8 @@ export interface TrayEffects {
   render(view: TrayRender): void;
   showWindow(): void;
   quit(): void;
-  copyText(text: string): void;
+  /** Electron's clipboard write is async: a failure reaches the action's error notification. */
+  copyText(text: string): void | Promise<void>;
   notify(title: string, body: string): void;
 }
 

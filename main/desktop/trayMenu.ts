@@ -1,6 +1,7 @@
 // The tray's state and menu (R14.1) as pure data: electron-main turns the template into a Menu
 // and wires the item ids to actions. No electron import, so it is unit-tested under Node.
 import type { BreakerState } from "../../shared/types.js";
+import { isRecord } from "../../shared/records.js";
 import { formatCompact, formatRemaining, formatUsd } from "../../shared/usageText.js";
 
 export type TrayHealth = "healthy" | "degraded" | "open";
@@ -45,6 +46,7 @@ export type TrayMenuItem =
 export type TrayInfoLine = "status" | "usage-today" | "usage-quota";
 
 const INFO_LINES: ReadonlySet<string> = new Set<TrayInfoLine>(["status", "usage-today", "usage-quota"]);
+const isInfoLine = (id: string): id is TrayInfoLine => INFO_LINES.has(id);
 
 export const TRAY_ICON_FILES: Record<TrayHealth, string> = {
   healthy: "tray-healthy.png",
@@ -122,7 +124,7 @@ export function toNativeMenu(items: readonly TrayMenuItem[], run: (action: TrayA
   return items.map((item): NativeMenuItem => {
     if (item.type === "separator") return { type: "separator" };
     const id = item.id;
-    const click = INFO_LINES.has(id) ? undefined : () => run(id as TrayAction);
+    const click = isInfoLine(id) ? undefined : () => run(id);
     if (item.type === "checkbox") return { type: "checkbox", id, label: item.label, checked: item.checked, enabled: item.enabled, click };
     return { type: "normal", id, label: item.label, enabled: item.enabled, click };
   });
@@ -131,10 +133,11 @@ export function toNativeMenu(items: readonly TrayMenuItem[], run: (action: TrayA
 /** Reads breaker states from a monitoringHealth result (R2.6), ignoring anything malformed. */
 export function breakersFromHealth(health: unknown): Record<string, BreakerState> {
   const out: Record<string, BreakerState> = {};
-  const list = typeof health === "object" && health !== null ? (health as { providerBreakers?: unknown }).providerBreakers : undefined;
+  const list = isRecord(health) ? health.providerBreakers : undefined;
   if (!Array.isArray(list)) return out;
   for (const item of list) {
-    const { provider, state } = (item ?? {}) as { provider?: unknown; state?: unknown };
+    if (!isRecord(item)) continue;
+    const { provider, state } = item;
     if (typeof provider === "string" && isBreakerState(state)) out[provider] = state;
   }
   return out;

@@ -38,7 +38,7 @@ export function stringChars(value: unknown, depth = 0): number {
   if (Array.isArray(value)) {
     for (const item of value) total += stringChars(item, depth + 1);
   } else {
-    for (const key in value) total += stringChars((value as Obj)[key], depth + 1);
+    for (const item of Object.values(value)) total += stringChars(item, depth + 1);
   }
   return total;
 }
@@ -126,9 +126,9 @@ function readGemini(body: Obj): Conversation {
   const last = lastOf(body.contents);
   let lastTurn: LastTurn = { kind: "other" };
   if (isRecord(last) && Array.isArray(last.parts)) {
-    const result = last.parts.find((p): p is Obj => isRecord(p) && isRecord(p.functionResponse));
+    const result = last.parts.find((p): p is { functionResponse: Obj } => isRecord(p) && isRecord(p.functionResponse));
     if (result) {
-      lastTurn = { kind: "tool_result", text: functionResponseText((result.functionResponse as Obj).response) };
+      lastTurn = { kind: "tool_result", text: functionResponseText(result.functionResponse.response) };
     } else if (last.role === undefined || last.role === "user") {
       lastTurn = { kind: "user", text: contentText(last.parts) };
     }

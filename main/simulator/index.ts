@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { readConversation } from "./conversation.js";
 import { ANY_KEY, FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./faults.js";
 import { composeAnswer, type Answer } from "./reply.js";
@@ -36,7 +35,7 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       done = true;
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+      resolve(chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8"));
     });
     req.on("error", reject);
     req.on("close", () => {
@@ -319,7 +318,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("simulator: the server is not listening on a TCP port");
+  const port = address.port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
   return {

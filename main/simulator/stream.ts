@@ -159,9 +159,9 @@ export async function playStream(
       res.end(i === garbleAt ? GARBLED_FRAME : undefined);
       return;
     }
-    if (i < total) await send(plan.content[i] as Frame);
+    if (i < total) await send(plan.content[i]);
   }
   const last = plan.tail.length - 1;
-  for (let i = 0; i < last; i++) await send(plan.tail[i] as Frame);
-  if (!pacer.closed) res.end(last >= 0 ? render(plan.tail[last] as Frame) : undefined);
+  for (let i = 0; i < last; i++) await send(plan.tail[i]);
+  if (!pacer.closed) res.end(last >= 0 ? render(plan.tail[last]) : undefined);
 }

@@ -184,6 +184,7 @@ const ROW_COLUMNS = COLUMNS.join(", ");
 
 /** The rollup upsert and where its inputs sit in a row (requestLogWrites.js adds a batch's rows up). */
 function rollupSql(): LogWriteSql["rollup"] {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- one entry per ROLLUP_COLUMNS key; fromEntries cannot type keys
   const at = Object.fromEntries(Object.entries(ROLLUP_COLUMNS).map(([k, c]) => [k, COLUMNS.indexOf(c)])) as Record<keyof typeof ROLLUP_COLUMNS, number>;
   const sums = ["requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_usd"];
   return {

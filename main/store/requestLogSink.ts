@@ -86,6 +86,7 @@ function workerSink(db: Database.Database, sql: LogWriteSql, opts: LogSinkOption
     reportDuplicates(r.duplicates, onError);
   };
   const drainResults = () => {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- this port only carries what requestLogWorker.js posts: WriteResults
     for (let m = receiveMessageOnPort(results); m; m = receiveMessageOnPort(results)) report(m.message as WriteResult);
   };
   const forgetCommitted = () => {

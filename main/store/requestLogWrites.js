@@ -47,7 +47,8 @@ function rollupRows(at, rows) {
     for (const [bucket, size] of /** @type {const} */ ([["hour", HOUR_MS], ["day", DAY_MS]])) {
       const t = Math.floor(time / size) * size;
       for (const dim of ROLLUP_DIMS) {
-        const value = values[at[dim]] ?? "";
+        // Dimension columns (provider, connection_id, served_model…) hold text or NULL.
+        const value = /** @type {string | null} */ (values[at[dim]]) ?? "";
         const key = `${bucket}\u0000${dim}\u0000${t}\u0000${value}`;
         let row = sums.get(key);
         if (!row) sums.set(key, (row = [bucket, dim, t, value, 0, 0, 0, 0, 0, 0, 0]));

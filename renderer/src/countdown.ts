@@ -9,14 +9,15 @@ export function remainingAt(remainingMs: number, loadedAt: number, now: number):
 }
 
 /** Ticks each second while `active`, and calls `reload` once the soonest countdown has run out. */
-export function useCountdowns(remainings: ReadonlyArray<number | null>, loadedAt: number, reload: () => void): number {
+export function useCountdowns(remainings: ReadonlyArray<number | null>, loadedAt: number, reload: () => Promise<void> | void): number {
   const live = remainings.filter((r): r is number => r !== null && r > 0);
   const now = useNow(live.length > 0 ? 1_000 : null);
   const soonest = live.length > 0 ? Math.min(...live) : null;
   useEffect(() => {
     if (soonest === null) return undefined;
     const due = Math.max(0, soonest - (Date.now() - loadedAt)) + 250;
-    const timer = setTimeout(reload, due);
+    // A store's reload keeps its own failure in the store's `error`, so nothing is left to await.
+    const timer = setTimeout(() => void reload(), due);
     return () => clearTimeout(timer);
   }, [soonest, loadedAt, reload]);
   return now;

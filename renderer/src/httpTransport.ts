@@ -79,6 +79,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       return { kind: "raw", contentType: response.headers.get("content-type") ?? "text/plain", body: text } as ContractOutput<M>;
     }
     // The server answered this method, so its body is the method's output (API.md); not re-checked here.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- see above: the contract types our own server's answer
     return parsed as ContractOutput<M>;
   }
 
@@ -141,6 +142,8 @@ export async function pumpEvents(body: ReadableStream<Uint8Array>, listener: (ev
   const parser = createParser({
     onEvent(message) {
       const event = safeJson(message.data);
+      // Our own server's event stream; a listener ignores a type it does not know.
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- see above
       if (isRecord(event) && typeof event.type === "string") listener(event as unknown as SwitchyardEvent);
     },
   });

@@ -1,7 +1,8 @@
 // Pure rules of the resilience settings forms (R10.1): reading a field out of the document,
 // turning what the user typed into a PATCH, and telling the user what the server's normaliser
 // changed — by comparing what was sent with what came back, field by field.
-import { DEFAULT_RESILIENCE_SETTINGS, RESILIENCE_RANGES, type NumberRange } from "../../shared/resilienceSettings.js";
+import { isRecord } from "../../shared/records.js";
+import { DEFAULT_RESILIENCE_SETTINGS, rangeAt } from "../../shared/resilienceSettings.js";
 import { formatRemaining } from "./format.js";
 
 /** ms: a duration; int/number: a count or ratio; nullableInt: empty means "derived" (null). */
@@ -19,16 +20,14 @@ export type DraftValue = string | boolean;
 export function getAt(doc: unknown, path: string): unknown {
   let node: unknown = doc;
   for (const key of path.split(".")) {
-    if (typeof node !== "object" || node === null) return undefined;
-    node = (node as Record<string, unknown>)[key];
+    if (!isRecord(node)) return undefined;
+    node = node[key];
   }
   return node;
 }
 
-export function rangeFor(path: string): NumberRange | undefined {
-  const node = getAt(RESILIENCE_RANGES, path);
-  return typeof node === "object" && node !== null && typeof (node as NumberRange).min === "number" ? (node as NumberRange) : undefined;
-}
+/** The bounds the server enforces for the setting at `path` (shared, so the form and the server agree). */
+export const rangeFor = rangeAt;
 
 export function formatNumber(n: number): string {
   return n.toLocaleString("en-US");
@@ -80,10 +79,10 @@ export function buildPatch(values: Record<string, unknown>): Record<string, unkn
     const keys = path.split(".");
     let node = patch;
     for (const key of keys.slice(0, -1)) {
-      if (typeof node[key] !== "object" || node[key] === null) node[key] = {};
-      node = node[key] as Record<string, unknown>;
+      const child = node[key];
+      node = isRecord(child) ? child : (node[key] = {});
     }
-    node[keys[keys.length - 1]!] = value;
+    node[keys[keys.length - 1]] = value;
   }
   return patch;
 }
@@ -138,5 +137,7 @@ export function describeValue(value: unknown, kind: SettingKind): string {
     return value >= 1_000 ? `${formatNumber(value)} ms (${formatRemaining(value)})` : `${formatNumber(value)} ms`;
   }
   if (value === null) return "derived";
-  return String(value);
+  if (typeof value === "string" || typeof value === "boolean" || value === undefined) return String(value);
+  // A section (an object) reads as its JSON, not as "[object Object]".
+  return JSON.stringify(value);
 }

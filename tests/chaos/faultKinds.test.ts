@@ -42,7 +42,7 @@ describe("chaos fault kinds", () => {
     const third = await post(`${sim.url}/v1/chat/completions`, { ...streamChat, stream: false }, { authorization: "Bearer picked" });
     expect([first.status, second.status, third.status]).toEqual([503, 429, 200]);
     expect(first.headers["retry-after"]).toBe("1");
-    picks.push({ status: 42 } as FaultSpec);
+    picks.push({ status: 42 });
     const invalid = await post(`${sim.url}/v1/chat/completions`, { ...streamChat, stream: false }, { authorization: "Bearer picked" });
     expect(invalid.status).toBe(400);
   });

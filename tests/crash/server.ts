@@ -24,8 +24,8 @@ export async function startServer(home: string, token: string, args: string[] = 
     env: { ...process.env, ...env, SWITCHYARD_ADMIN_TOKEN: token },
   });
   let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
@@ -34,7 +34,7 @@ export async function startServer(home: string, token: string, args: string[] = 
       if (m) {
         clearInterval(poll);
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve(m[1]);
       }
     }, 25);
     child.once("exit", (code) => {

@@ -101,7 +101,7 @@ describe("providers, combos and API keys", () => {
     await form.getByRole("button", { name: "Create combo" }).click();
 
     await page.getByRole("heading", { name: "fast", level: 2 }).waitFor();
-    const combo = (await api<Combo[]>(server, "GET", "/api/combos"))[0]!;
+    const combo = (await api<Combo[]>(server, "GET", "/api/combos"))[0];
     expect(combo).toMatchObject({ name: "fast", strategy: "priority", targets: [{ model: "sim-b/m1", connectionId: "b-1" }, { model: "sim-a/m2" }, { model: "sim-a/m1" }] });
     expect(await chat(server, "fast")).toMatchObject({ status: 200, connection: "b-1" });
     expect(await layoutAndLabelProblems(page)).toEqual([]);
@@ -120,7 +120,7 @@ describe("providers, combos and API keys", () => {
     await page.getByText("Combo fast saved.", { exact: false }).waitFor();
     const uiKey = (await api<Array<{ id: string; name: string }>>(server, "GET", "/api/connections")).find((c) => c.name === "UI key")!;
     expect(await chat(server, "fast")).toMatchObject({ status: 200, connection: uiKey.id });
-    const combo = (await api<Combo[]>(server, "GET", "/api/combos"))[0]!;
+    const combo = (await api<Combo[]>(server, "GET", "/api/combos"))[0];
     expect(combo.targets.map((t) => t.model)).toEqual(["sim-a/m1", "sim-b/m1", "sim-a/m2"]);
     expect(h.sim.requests.at(-1)).toMatchObject({ model: "m1", key: SECRET });
   }, 30_000);

@@ -54,13 +54,13 @@ export function startServer(home: string, extraArgs: string[] = []): Promise<Ser
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => reject(new Error(`server printed no Dashboard URL in 20 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 20_000);
-    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on("data", (d: Buffer) => {
       stdout += d.toString();
       const match = /^Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/m.exec(stdout);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, base: match[1]!, dashboardUrl: `${match[1]}/#token=${match[2]}`, token: match[2]! });
+        resolve({ child, base: match[1], dashboardUrl: `${match[1]}/#token=${match[2]}`, token: match[2] });
       }
     });
     child.once("exit", (code) => {
@@ -175,6 +175,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
  * only inside their bodies; that keeps every suite's `h.page` / `h.server` usage unchanged.
  */
 export function useHarness(setup: (h: Harness) => Promise<void>, options?: HarnessOptions): Harness {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- filled in by beforeAll, read only inside tests (see above)
   const h = {} as Harness;
   beforeAll(async () => {
     Object.assign(h, await startHarness(options));

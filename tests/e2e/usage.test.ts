@@ -165,7 +165,7 @@ describe("Usage page", () => {
     await expect.poll(async () => (await legend()).sort(), { timeout: 10_000 }).toEqual(["anth/m1", "oai/m1"]);
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
     expect(download.suggestedFilename()).toBe("switchyard-usage-model-hour.csv");
-    const lines = readFileSync((await download.path())!, "utf8").trim().split("\n");
+    const lines = readFileSync(await download.path(), "utf8").trim().split("\n");
     expect(lines[0]).toBe("time,model,requests,inputTokens,outputTokens,cacheReadTokens,cacheWriteTokens,reasoningTokens,costUsd");
     const report = await api<UsageReport>(server, "GET", "/api/usage?groupBy=model&bucket=hour");
     expect(lines.length - 1).toBe(report.series.reduce((n, s) => n + s.points.length, 0));

@@ -62,14 +62,14 @@ function createSessions() {
     s.turns += 1;
     if (s.turns === 6) Object.assign(s, { session: s.session + 1, turns: 0 });
     state.set(tool, s);
-    return { system: `${tool} session ${s.session}. ${CONTEXT_LINE.repeat(CONTEXT_LINES[tool]!)}`, turns: s.turns };
+    return { system: `${tool} session ${s.session}. ${CONTEXT_LINE.repeat(CONTEXT_LINES[tool])}`, turns: s.turns };
   };
 }
 
 async function hourOfTraffic(server: Server, count: number, next: (tool: string) => SessionTurn, seq: { n: number }): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const tool = ROTATION[seq.n++ % ROTATION.length]!;
-    await TOOLS[tool]!.send(server, next(tool));
+    const tool = ROTATION[seq.n++ % ROTATION.length];
+    await TOOLS[tool].send(server, next(tool));
   }
 }
 
@@ -93,7 +93,7 @@ describe("Usage page with a day and a half of traffic", () => {
     const seq = { n: 0 };
     for (let hour = 0; hour < HOURS; hour++) {
       if (hour > 0) await advance(HOUR_MS);
-      await hourOfTraffic(h.server, LOAD[new Date(now + offset).getHours()]!, next, seq);
+      await hourOfTraffic(h.server, LOAD[new Date(now + offset).getHours()], next, seq);
     }
     await openPage(h, "Usage", "Usage");
   }, { testClock: true });

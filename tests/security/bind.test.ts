@@ -22,8 +22,8 @@ function listenAddresses(port: number): string[] {
     for (const line of readFileSync(file, "utf8").split("\n").slice(1)) {
       const cols = line.trim().split(/\s+/);
       if (cols.length < 4 || cols[3] !== "0A") continue;
-      const [addr, hexPort] = cols[1]!.split(":");
-      if (parseInt(hexPort!, 16) === port) out.push(addr!);
+      const [addr, hexPort] = cols[1].split(":");
+      if (parseInt(hexPort, 16) === port) out.push(addr);
     }
   }
   return out;

@@ -13,6 +13,16 @@ export function ConfirmButton(props: {
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  // Callers show their own failure (a page's error line); a click only needs the button restored after.
+  async function confirm() {
+    setBusy(true);
+    try {
+      await props.onConfirm();
+    } finally {
+      setBusy(false);
+      setAsking(false);
+    }
+  }
   if (!asking) {
     return (
       <button type="button" className={props.className ?? "secondary small"} aria-label={props.ariaLabel} disabled={props.disabled} onClick={() => setAsking(true)}>
@@ -26,15 +36,7 @@ export function ConfirmButton(props: {
         type="button"
         className="danger small"
         disabled={busy}
-        onClick={async () => {
-          setBusy(true);
-          try {
-            await props.onConfirm();
-          } finally {
-            setBusy(false);
-            setAsking(false);
-          }
-        }}
+        onClick={() => void confirm()}
       >
         {props.confirmLabel}
       </button>{" "}

@@ -87,12 +87,17 @@ export function SelectField<V extends string>(
   } & SelectRest,
 ) {
   const { label, value, onChange, options, hint, error, ...rest } = props;
+  const items = options.map((option) => (typeof option === "string" ? { value: option, label: option } : option));
+  // The DOM hands back a string: map it to the option it came from, so V stays true without a cast.
+  const pick = (chosen: string) => {
+    const item = items.find((o) => o.value === chosen);
+    if (item) onChange(item.value);
+  };
   return (
     <Field label={label} hint={hint} error={error}>
       {(a11y) => (
-        <select {...rest} {...a11y} value={value} onChange={(e) => onChange(e.target.value as V)}>
-          {options.map((option) => {
-            const o = typeof option === "string" ? { value: option, label: option } : option;
+        <select {...rest} {...a11y} value={value} onChange={(e) => pick(e.target.value)}>
+          {items.map((o) => {
             return (
               <option key={o.value} value={o.value}>
                 {o.label}

@@ -6,7 +6,7 @@ import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts"
 
 export const SERIES_COLORS = ["#3b82f6", "#e5484d", "#30a46c", "#f5a524", "#8e4ec6", "#12a594", "#d6409f", "#978365"];
 
-export const seriesColor = (index: number) => SERIES_COLORS[index % SERIES_COLORS.length]!;
+export const seriesColor = (index: number) => SERIES_COLORS[index % SERIES_COLORS.length];
 
 export type SeriesRow = Record<string, number | null>;
 
@@ -48,7 +48,7 @@ export function SeriesChart(props: SeriesChartProps) {
         <LineChart responsive data={rows} accessibilityLayer={false} margin={{ top: 8, right: 12, bottom: 0, left: 0 }} style={{ width: "100%", height: 170 }}>
           <CartesianGrid vertical={false} strokeDasharray="3 3" />
           <XAxis dataKey={xKey} type="number" domain={["dataMin", "dataMax"]} ticks={props.xTicks} tickFormatter={formatX} minTickGap={16} />
-          <YAxis width={56} domain={[0, yTicks[yTicks.length - 1]!]} ticks={yTicks} tickFormatter={formatY} interval={0} />
+          <YAxis width={56} domain={[0, yTicks[yTicks.length - 1]]} ticks={yTicks} tickFormatter={formatY} interval={0} />
           <Tooltip
             contentStyle={TOOLTIP_STYLE}
             labelFormatter={(label) => (typeof label === "number" ? formatX(label) : label)}

@@ -1,7 +1,7 @@
 // A card of resilience settings (R10): each field shows its range, whether it still has the
 // built-in default, a reset, and its own validation error; Save sends only what the user changed
 // and then reports, field by field, what the server's normaliser clamped (sent vs returned).
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import { inactiveReason } from "../inactiveSettings.js";
 import {
@@ -58,7 +58,7 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
     }
   }
 
-  function submit(event: FormEvent) {
+  function submit(event: SubmitEvent) {
     event.preventDefault();
     const values: Record<string, unknown> = {};
     const fieldErrors: Record<string, string> = {};

@@ -1,6 +1,6 @@
 // A client key's budget (R18.4): per UTC day or month, in cost, tokens or both, or none. Saved with
 // PATCH /api/keys/:id; over it the key's requests get 429 budget_exceeded until the period ends.
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import type { ApiKeyInfo } from "../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import { budgetFromDraft, budgetUseText, draftFromBudget } from "../budget.js";
@@ -13,7 +13,7 @@ export function KeyBudgetForm({ apiKey, onDone }: { apiKey: ApiKeyInfo; onDone(s
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
 
-  async function submit(event: FormEvent) {
+  async function submit(event: SubmitEvent) {
     event.preventDefault();
     setSaving(true);
     try {

@@ -1,8 +1,9 @@
 // Request log (R15.1, issue 14): the newest requests with their outcome, filterable by status,
 // provider, model, combo, client and time; new requests appear at the top as they finish (live
 // `request` events), and each opens into the timeline of its attempts.
-import { useEffect, useMemo, useState, type FormEvent } from "react";
-import type { ClientKind, RequestLogEntry } from "../../../shared/types.js";
+import { useEffect, useMemo, useState, type SubmitEvent } from "react";
+import { keysOf } from "../../../shared/records.js";
+import type { RequestLogEntry } from "../../../shared/types.js";
 import { Badge } from "../components/Badge.js";
 import { DataTable } from "../components/DataTable.js";
 import { SelectField, TextField } from "../components/Field.js";
@@ -20,7 +21,7 @@ const WINDOW_OPTIONS: Array<{ value: LogWindow; label: string }> = [
   { value: "24h", label: "Last 24 hours" },
 ];
 
-const CLIENT_OPTIONS = [{ value: "" as const, label: "All clients" }, ...Object.entries(CLIENT_LABELS).map(([value, label]) => ({ value: value as ClientKind, label }))];
+const CLIENT_OPTIONS = [{ value: "" as const, label: "All clients" }, ...keysOf(CLIENT_LABELS).map((value) => ({ value, label: CLIENT_LABELS[value] }))];
 
 export function RequestLogPage() {
   useEffect(() => watchRequestLog(), []);
@@ -36,7 +37,7 @@ export function RequestLogPage() {
   const connectionName = (id: string | null) => (id ? connections.find((c) => c.id === id)?.name ?? id : null);
   const set = <K extends keyof LogFilters>(key: K) => (value: LogFilters[K]) => setDraft((d) => ({ ...d, [key]: value }));
 
-  function apply(event: FormEvent) {
+  function apply(event: SubmitEvent) {
     event.preventDefault();
     void setFilters(draft);
   }

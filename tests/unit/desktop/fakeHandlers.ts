@@ -8,5 +8,5 @@ export type FakeHandler = (input: Record<string, unknown>) => unknown;
 
 export function fakeHandlers(fakes: Record<string, FakeHandler>): ContractHandlers {
   const none = unavailableHandlers(Object.keys(CONTRACT) as ContractMethod[]);
-  return { ...none, ...fakes } as unknown as ContractHandlers;
+  return { ...none, ...fakes };
 }

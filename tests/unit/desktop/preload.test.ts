@@ -63,7 +63,8 @@ function loadPreload(reply: (method: unknown, input: unknown) => unknown = (meth
     if (name === "electron") return electron;
     throw new Error(`a sandboxed preload cannot require "${name}"`);
   };
-  const module = { exports: {} as Record<string, unknown> };
+  const exported: Record<string, unknown> = {};
+  const module = { exports: exported };
   const wrapper = vm.runInThisContext(`(function (exports, require, module) {${compiled}\n})`) as (e: unknown, r: unknown, m: unknown) => void;
   wrapper(module.exports, sandboxRequire, module);
   return { exposed, bridge: exposed.get("switchyard") as Bridge, calls, invoke, listeners };

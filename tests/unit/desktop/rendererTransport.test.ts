@@ -5,6 +5,7 @@ import { ContractCallError } from "../../../renderer/src/callError.js";
 import { buildHttpRequest, createHttpTransport, EVENTS_PATH, pumpEvents } from "../../../renderer/src/httpTransport.js";
 import { createIpcTransport } from "../../../renderer/src/ipcTransport.js";
 import type { SwitchyardBridge } from "../../../renderer/src/bridge.js";
+import type { ContractError } from "../../../shared/contract.js";
 import type { EventStreamState } from "../../../renderer/src/transportTypes.js";
 
 const encoder = new TextEncoder();
@@ -47,16 +48,16 @@ describe("buildHttpRequest", () => {
 describe("HTTP transport", () => {
   it("R0.2 calls verb+path with the admin token and parses the JSON result", async () => {
     const fetchMock = vi.fn(async (_url: string | URL | Request, _init?: RequestInit) => new Response('{"id":"sim"}', { status: 201 }));
-    const transport = createHttpTransport({ token: "tok-1", baseUrl: "http://127.0.0.1:1", fetch: fetchMock as typeof fetch });
+    const transport = createHttpTransport({ token: "tok-1", baseUrl: "http://127.0.0.1:1", fetch: fetchMock });
     await expect(transport.call("createProvider", { id: "sim", format: "simulator" })).resolves.toEqual({ id: "sim" });
-    const [url, init] = fetchMock.mock.calls[0]!;
+    const [url, init] = fetchMock.mock.calls[0];
     expect(url).toBe("http://127.0.0.1:1/api/providers");
     expect(init).toMatchObject({ method: "POST", body: '{"id":"sim","format":"simulator"}', headers: { Authorization: "Bearer tok-1", "Content-Type": "application/json" } });
   });
 
   it("R10.1 turns an API error body into a ContractCallError with code, status and path", async () => {
     const body = JSON.stringify({ error: { code: "invalid_request", message: "models must be an array", path: "models" } });
-    const transport = createHttpTransport({ token: "t", fetch: (async () => new Response(body, { status: 400 })) as typeof fetch });
+    const transport = createHttpTransport({ token: "t", fetch: (async () => new Response(body, { status: 400 })) });
     const err = await transport.call("createProvider", { id: "x", format: "openai" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContractCallError);
     expect(err).toMatchObject({ code: "invalid_request", status: 400, path: "models", message: "models must be an array" });
@@ -64,7 +65,7 @@ describe("HTTP transport", () => {
 
   it("API.md a refused token is reported to the session", async () => {
     const onUnauthorized = vi.fn();
-    const transport = createHttpTransport({ token: "old", onUnauthorized, fetch: (async () => new Response('{"error":{"code":"unauthorized","message":"no"}}', { status: 401 })) as typeof fetch });
+    const transport = createHttpTransport({ token: "old", onUnauthorized, fetch: (async () => new Response('{"error":{"code":"unauthorized","message":"no"}}', { status: 401 })) });
     await expect(transport.call("listProviders")).rejects.toMatchObject({ status: 401, code: "unauthorized" });
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
   });
@@ -102,7 +103,7 @@ describe("HTTP transport", () => {
     const onUnauthorized = vi.fn();
     const fetchMock = vi.fn(async () => new Response("", { status: 401 }));
     const states: EventStreamState[] = [];
-    createHttpTransport({ token: "t", fetch: fetchMock as typeof fetch, onUnauthorized, reconnectDelays: [0] }).subscribe(() => undefined, (s) => states.push(s));
+    createHttpTransport({ token: "t", fetch: fetchMock, onUnauthorized, reconnectDelays: [0] }).subscribe(() => undefined, (s) => states.push(s));
     await vi.waitFor(() => expect(states.at(-1)).toBe("closed"));
     expect(fetchMock).toHaveBeenCalledTimes(1);
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
@@ -119,7 +120,8 @@ describe("IPC transport", () => {
   it("R14.3 calls the bridge and maps its ContractError rejection to ContractCallError", async () => {
     const bridge = {
       invoke: vi.fn(async (method: string) => {
-        if (method === "getProvider") throw { error: { code: "not_found", message: "no provider x" } };
+        const notFound: ContractError = { error: { code: "not_found", message: "no provider x" } };
+        if (method === "getProvider") throw notFound;
         return [];
       }),
       onEvent: vi.fn(() => () => undefined),

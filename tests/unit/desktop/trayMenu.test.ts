@@ -110,7 +110,7 @@ describe("tray usage lines", () => {
       { id: "usage-quota", label: "Quota: Work key 5h 82 % · resets in 1 h 20 min" },
     ]);
     expect(trayUsageLines({ ...usage, quota: null }, 0)).toEqual([{ id: "usage-today", label: "Today: 12.3k tokens · $0.42" }]);
-    expect(trayUsageLines(usage, 10_000 + 4_800_000)[1]!.label).toBe("Quota: Work key 5h 82 % · reset passed");
+    expect(trayUsageLines(usage, 10_000 + 4_800_000)[1].label).toBe("Quota: Work key 5h 82 % · reset passed");
     expect(trayUsageLines(null, 0)).toEqual([]);
   });
 

@@ -26,10 +26,10 @@ function parseTomlSubset(text: string): TomlTable {
     if (line === "" || line.startsWith("#")) continue;
     const header = /^\[([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\]$/.exec(line);
     if (header) {
-      if (defined.has(header[1]!)) throw new Error(`line ${index + 1}: table [${header[1]}] defined twice`);
-      defined.add(header[1]!);
+      if (defined.has(header[1])) throw new Error(`line ${index + 1}: table [${header[1]}] defined twice`);
+      defined.add(header[1]);
       table = root;
-      for (const part of header[1]!.split(".")) {
+      for (const part of header[1].split(".")) {
         const next = (table[part] ??= {});
         if (typeof next === "string") throw new Error(`line ${index + 1}: ${part} is a value, not a table`);
         table = next;
@@ -38,8 +38,8 @@ function parseTomlSubset(text: string): TomlTable {
     }
     const pair = /^([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*")$/.exec(line);
     if (!pair) throw new Error(`line ${index + 1}: not TOML this check knows: ${raw}`);
-    if (pair[1]! in table) throw new Error(`line ${index + 1}: key ${pair[1]} defined twice`);
-    table[pair[1]!] = JSON.parse(pair[2]!) as string;
+    if (pair[1] in table) throw new Error(`line ${index + 1}: key ${pair[1]} defined twice`);
+    table[pair[1]] = JSON.parse(pair[2]) as string;
   }
   return root;
 }

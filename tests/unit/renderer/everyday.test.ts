@@ -22,14 +22,14 @@ describe("connect snippets", () => {
 
   it("issue14 Claude Code gets its base URL, a key and both model variables; aider the openai/ naming", () => {
     const [claude, aider] = buildSnippets(base);
-    expect(claude!.text.split("\n")).toEqual([
+    expect(claude.text.split("\n")).toEqual([
       "export ANTHROPIC_BASE_URL=http://127.0.0.1:9000",
       "export ANTHROPIC_API_KEY=switchyard",
       "export ANTHROPIC_MODEL=coding",
       "export ANTHROPIC_SMALL_FAST_MODEL=fast",
       "claude --model coding",
     ]);
-    expect(aider!.text).toBe("export OPENAI_API_BASE=http://127.0.0.1:9000/v1\nexport OPENAI_API_KEY=switchyard\naider --model openai/coding");
+    expect(aider.text).toBe("export OPENAI_API_BASE=http://127.0.0.1:9000/v1\nexport OPENAI_API_KEY=switchyard\naider --model openai/coding");
   });
 
   it("issue14 OpenAI clients get /v1, Anthropic clients the origin, and a minted key replaces the placeholder everywhere", () => {

@@ -106,13 +106,13 @@ describe("health charts", () => {
       sim: { 11: { requests: 2, errors: 1, latencyMsSum: 400, meanLatencyMs: 200 } },
     }), 0);
     expect(series.map((s) => s.provider)).toEqual(["b", "sim"]);
-    const sim = series[1]!;
+    const sim = series[1];
     expect(sim.requests).toHaveLength(12);
     expect(sim.requests[11]).toBe(2);
     expect(sim.errors[11]).toBe(1);
     expect(sim.latency[11]).toBe(200);
     expect(sim.latency[0]).toBeNull();
-    expect(series[0]!.requests[0]).toBe(1);
+    expect(series[0].requests[0]).toBe(1);
   });
 
   it("R14.2 slides the window by whole buckets as local time passes, dropping providers left without requests", () => {
@@ -126,8 +126,8 @@ describe("health charts", () => {
     // One boundary later the oldest bucket (b's only request) is gone and an empty one is current.
     const later = seriesFromStats(data, 5 * 60_000);
     expect(later.map((s) => s.provider)).toEqual(["sim"]);
-    expect(later[0]!.requests.slice(10)).toEqual([2, 0]);
-    expect(later[0]!.latency.slice(10)).toEqual([200, null]);
+    expect(later[0].requests.slice(10)).toEqual([2, 0]);
+    expect(later[0].latency.slice(10)).toEqual([200, null]);
     // A clock read before the data arrived does not move the window backwards.
     expect(seriesFromStats(data, -10 * 60_000).map((s) => s.requests[11])).toEqual([0, 2]);
     expect(seriesFromStats(data, 2 * HOUR)).toEqual([]);

@@ -36,7 +36,7 @@ describe("usage charts", () => {
     expect(data.keys.slice(0, 2)).toEqual(["p9", "p8"]);
     expect(data.keys.at(-1)).toBe(OTHERS);
     expect(data.totals.get(OTHERS)!.inputTokens).toBe(100 + 200 + 300);
-    expect(data.tokens[1]![OTHERS]).toBe(600 + 150);
+    expect(data.tokens[1][OTHERS]).toBe(600 + 150);
     expect(chartData(report([])).keys).toEqual([]);
   });
 

@@ -121,7 +121,7 @@ describe("CLI", () => {
     const child = spawn(process.execPath, [path.join(dir, "cli.js"), "--port", "0", "--label", "sim-cli"], { stdio: ["ignore", "pipe", "pipe"] });
     try {
       const line = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout! }).once("line", resolve);
+        createInterface({ input: child.stdout }).once("line", resolve);
         child.once("exit", (code) => reject(new Error(`cli exited with ${code}`)));
       });
       const match = /^Simulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);

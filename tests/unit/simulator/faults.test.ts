@@ -101,7 +101,7 @@ describe("stream faults", () => {
     expect((out.error as Error).name).toBe("AbortError");
     const events = jsonEvents(out.text);
     expect(events.filter((e) => e.choices[0]?.delta?.content).length).toBe(1);
-    expect(events[0]!.choices[0].delta.role).toBe("assistant");
+    expect(events[0].choices[0].delta.role).toBe("assistant");
   });
 
   it("R13.2 sends only lifecycle frames then stalls (stallBeforeContent)", async () => {
@@ -122,7 +122,7 @@ describe("stream faults", () => {
     expect(out.ended).toBe(true);
     const frames = parseSse(out.text).length;
     expect(frames).toBeGreaterThanOrEqual(7);
-    expect(out.pieces.at(-1)!.at - out.pieces[0]!.at).toBeGreaterThanOrEqual((frames - 2) * 40 - 20);
+    expect(out.pieces.at(-1)!.at - out.pieces[0].at).toBeGreaterThanOrEqual((frames - 2) * 40 - 20);
     expect(jsonEvents(out.text).map((e) => e.choices[0]?.delta?.content ?? "").join("")).toBe("Hello from sim-f (key none)");
   });
 
@@ -153,7 +153,7 @@ describe("stream faults", () => {
     expect(events[textStart].content_block.type).toBe("text");
     expect(events.filter((e) => e.delta?.type === "text_delta").every((e) => e.index === 1)).toBe(true);
     const firstText = out.pieces.find((p) => p.text.includes("text_delta"))!;
-    expect(firstText.at - out.pieces[0]!.at).toBeGreaterThanOrEqual(230);
+    expect(firstText.at - out.pieces[0].at).toBeGreaterThanOrEqual(230);
   });
 
   it("R13.4 streams OpenAI reasoning_content and Gemini thought parts for reasoningOnlyMs", async () => {

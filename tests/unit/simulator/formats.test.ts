@@ -25,7 +25,7 @@ describe("OpenAI wire format", () => {
     expect(body.model).toBe("gpt-test");
     expect(body.choices[0].message).toEqual({ role: "assistant", content: "Hello from sim-a (key key-1)" });
     expect(body.choices[0].finish_reason).toBe("stop");
-    expect(body.usage.prompt_tokens).toBe(Math.ceil(("user".length + chat.messages[0]!.content.length) / 4));
+    expect(body.usage.prompt_tokens).toBe(Math.ceil(("user".length + chat.messages[0].content.length) / 4));
     expect(body.usage.completion_tokens).toBe(5);
     expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + 5);
   });
@@ -43,15 +43,15 @@ describe("OpenAI wire format", () => {
     );
     expect(res.headers["content-type"]).toBe("text/event-stream");
     const raw = parseSse(res.text);
-    expect(raw[raw.length - 1]!.data).toBe("[DONE]");
+    expect(raw[raw.length - 1].data).toBe("[DONE]");
     const events = jsonEvents(res.text);
-    expect(events[0]!.choices[0].delta).toEqual({ role: "assistant", content: "" });
+    expect(events[0].choices[0].delta).toEqual({ role: "assistant", content: "" });
     const contents = events.filter((e) => e.choices[0]?.delta?.content).map((e) => e.choices[0].delta.content);
     expect(contents.length).toBeGreaterThanOrEqual(3);
     expect(contents.join("")).toBe("Hello from sim-a (key key-3)");
     const finish = events.find((e) => e.choices[0]?.finish_reason);
     expect(finish!.choices[0].finish_reason).toBe("stop");
-    const last = events[events.length - 1]!;
+    const last = events[events.length - 1];
     expect(last.choices).toEqual([]);
     expect(last.usage.completion_tokens).toBe(5);
     expect(events.every((e) => e.model === "gpt-test" && e.object === "chat.completion.chunk")).toBe(true);
@@ -136,7 +136,7 @@ describe("Anthropic wire format", () => {
   it("R0.5 lists models in the Anthropic format when anthropic-version is sent", async () => {
     const res = await request(`${sim.url}/v1/models`, { headers: { "anthropic-version": "2023-06-01" } });
     const body = (await res.body.json()) as { data: { type: string }[]; has_more: boolean };
-    expect(body.data[0]!.type).toBe("model");
+    expect(body.data[0].type).toBe("model");
     expect(body.has_more).toBe(false);
   });
 });
@@ -182,7 +182,7 @@ describe("request log", () => {
     try {
       for (let i = 0; i < 5; i++) await post(`${local.url}/v1/chat/completions`, { model: `m${i}`, messages: [] }, { authorization: `Bearer k${i}` });
       expect(local.requests.map((r) => r.model)).toEqual(["m2", "m3", "m4"]);
-      const last = local.requests[2]!;
+      const last = local.requests[2];
       expect(last).toMatchObject({ path: "/v1/chat/completions", format: "openai", key: "k4", stream: false });
       expect(last.body).toEqual({ model: "m4", messages: [] });
       expect(last.headers.authorization).toBe("Bearer k4");

@@ -205,11 +205,11 @@ describe("Responses SSE", () => {
       "response.output_item.done",
       "response.completed",
     ]);
-    expect(list[0]!.response).toMatchObject({ status: "in_progress", output: [], usage: null });
+    expect(list[0].response).toMatchObject({ status: "in_progress", output: [], usage: null });
     const text = list.filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("");
     expect(text).toBe("Hello from sim-r (key k1)");
     const done = list.at(-1)!.response;
-    expect(done).toMatchObject({ id: list[0]!.response.id, status: "completed", output: [{ type: "message", content: [{ text }] }] });
+    expect(done).toMatchObject({ id: list[0].response.id, status: "completed", output: [{ type: "message", content: [{ text }] }] });
     expect(done.usage.total_tokens).toBeGreaterThan(0);
   });
 
@@ -233,10 +233,10 @@ describe("Responses SSE", () => {
       "response.output_item.done",
       "response.completed",
     ]);
-    const rsDone = list[9]!;
+    const rsDone = list[9];
     expect(rsDone.item).toMatchObject({ type: "reasoning", summary: [{ text: "Considering the request." }], encrypted_content: expect.stringMatching(/^gAAAAA/) });
     const args = list.filter((e) => e.type === "response.function_call_arguments.delta");
-    expect(args.every((e) => e.output_index === 1 && e.item_id === list[10]!.item.id)).toBe(true);
+    expect(args.every((e) => e.output_index === 1 && e.item_id === list[10].item.id)).toBe(true);
     expect(list.at(-3)).toMatchObject({ name: "read_file", arguments: '{"path":"sim"}' });
     expect(list.at(-1)!.response.output.map((i: { type: string }) => i.type)).toEqual(["reasoning", "function_call"]);
     expect(list.at(-1)!.response.output[0].encrypted_content).toBe(rsDone.item.encrypted_content);
@@ -252,7 +252,7 @@ describe("Responses SSE", () => {
       "response.output_item.done",
       "response.completed",
     ]);
-    expect(list[2]!.item).toMatchObject({ type: "custom_tool_call", name: "apply_patch", input: "", status: "in_progress" });
+    expect(list[2].item).toMatchObject({ type: "custom_tool_call", name: "apply_patch", input: "", status: "in_progress" });
     expect(list.filter((e) => e.type.endsWith(".delta")).map((e) => e.delta).join("")).toBe("sim");
     expect(list.at(-2)!.item).toMatchObject({ type: "custom_tool_call", input: "sim", status: "completed" });
   });
@@ -308,7 +308,7 @@ describe("Responses faults", () => {
     const slow = await collect(url(), stream, fault({ trickleMs: 30 }));
     const list = events(slow.text);
     expect(list.at(-1)!.type).toBe("response.completed");
-    expect(slow.pieces.at(-1)!.at - slow.pieces[0]!.at).toBeGreaterThanOrEqual((list.length - 2) * 30 - 20);
+    expect(slow.pieces.at(-1)!.at - slow.pieces[0].at).toBeGreaterThanOrEqual((list.length - 2) * 30 - 20);
     const pinged = await collect(url(), stream, fault({ pingEveryMs: 40 }), 300);
     expect(parseSse(pinged.text).filter((e) => e.comment).length).toBeGreaterThanOrEqual(3);
     expect(deltas(events(pinged.text))).toBe(0);
@@ -354,7 +354,7 @@ describe("the OpenAI SDK against the Responses simulator", () => {
     expect(completed?.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
     expect(completed?.usage?.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
 
-    const call = await client.responses.create({ model: "sim-fast", input: "use tool", tools: [{ ...functionTool, strict: false } as OpenAI.Responses.FunctionTool] });
+    const call = await client.responses.create({ model: "sim-fast", input: "use tool", tools: [{ ...functionTool, type: "function", strict: false }] });
     expect(call.output_text).toBe("");
     expect(call.output[0]).toMatchObject({ type: "function_call", name: "read_file", arguments: '{"path":"sim"}' });
     expect((await client.responses.inputTokens.count({ model: "sim-fast", input: "x".repeat(8) })).input_tokens).toBe(2);

@@ -35,11 +35,11 @@ describe("official SDKs against the simulator", () => {
     ];
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "use tool to read the readme" }];
     const first = await client.chat.completions.create({ model: "sim-fast", messages, tools });
-    const call = first.choices[0]!.message.tool_calls![0]!;
+    const call = first.choices[0].message.tool_calls![0];
     expect(call.type === "function" && JSON.parse(call.function.arguments)).toEqual({ path: "sim" });
-    messages.push(first.choices[0]!.message, { role: "tool", tool_call_id: call.id, content: "README contents" });
+    messages.push(first.choices[0].message, { role: "tool", tool_call_id: call.id, content: "README contents" });
     const second = await client.chat.completions.create({ model: "sim-fast", messages, tools });
-    expect(second.choices[0]!.message.content).toBe("Tool result received: README contents");
+    expect(second.choices[0].message.content).toBe("Tool result received: README contents");
   });
 
   it("R1.2 the Anthropic SDK streams a message and completes a tool round trip", async () => {

@@ -103,7 +103,7 @@ describe("Gemini tools", () => {
 
   it("R0.5 streams the functionCall as one chunk", async () => {
     const events = jsonEvents((await post(`${sim.url}/v1beta/models/g:streamGenerateContent?alt=sse`, ask)).text);
-    expect(events[0]!.candidates[0].content.parts[0].functionCall.name).toBe("read_file");
+    expect(events[0].candidates[0].content.parts[0].functionCall.name).toBe("read_file");
   });
 
   it("R0.5 acknowledges a functionResponse", async () => {

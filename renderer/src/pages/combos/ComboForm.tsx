@@ -1,7 +1,7 @@
 // Create or edit a combo (R11.1): name, strategy (the 20 of the shared list, the chosen one
 // explained in one line under the select), ordered targets and whether it waits for a cooling
 // target. Server validation errors land next to their field.
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
 import { COMBO_STRATEGIES, comboStrategyOf, STRATEGY_SUMMARIES, type ComboStrategy } from "../../../../shared/catalog.js";
 import type { Combo, Connection } from "../../../../shared/types.js";
@@ -21,7 +21,7 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
 
-  async function submit(event: FormEvent) {
+  async function submit(event: SubmitEvent) {
     event.preventDefault();
     const body = { strategy, targets: toTargets(targets), config: { ...(combo?.config ?? {}), comboCooldownWaitEnabled: waitForCooling } };
     setSaving(true);

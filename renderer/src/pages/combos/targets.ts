@@ -25,7 +25,7 @@ export function moveItem<T>(list: readonly T[], from: number, to: number): T[] {
   if (from === to || from < 0 || to < 0 || from >= list.length || to >= list.length) return [...list];
   const next = [...list];
   const [item] = next.splice(from, 1);
-  next.splice(to, 0, item!);
+  next.splice(to, 0, item);
   return next;
 }
 

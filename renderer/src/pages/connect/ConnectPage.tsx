@@ -4,7 +4,7 @@
 // seen from each kind of client, so the user sees the moment their tool is connected.
 import { useEffect, useMemo, useState } from "react";
 import type { ClientActivity } from "../../../../shared/apiTypes.js";
-import type { ClientKind } from "../../../../shared/types.js";
+import { keysOf } from "../../../../shared/records.js";
 import { ActionMessage, type ActionOutcome } from "../../components/ActionMessage.js";
 import { Badge } from "../../components/Badge.js";
 import { CopyBlock } from "../../components/CopyBlock.js";
@@ -18,7 +18,7 @@ import { useNow } from "../../useNow.js";
 import { useClientActivity, watchClientActivity } from "./clientActivity.js";
 import { buildSnippets, CLIENT_LABELS } from "./snippets.js";
 
-const KINDS = Object.keys(CLIENT_LABELS) as ClientKind[];
+const KINDS = keysOf(CLIENT_LABELS);
 
 export function ago(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -39,9 +39,9 @@ function useModelChoices(): string[] {
   useEffect(() => providerLists.watch(), []);
   useEffect(() => combos.watch(), []);
   const { providers } = useProviderLists();
-  const comboList = combos.use((s) => s.data) ?? [];
+  const comboList = combos.use((s) => s.data);
   return useMemo(
-    () => [...comboList.map((c) => c.name), ...providers.flatMap((p) => p.models.map((m) => `${p.id}/${m}`))],
+    () => [...(comboList ?? []).map((c) => c.name), ...providers.flatMap((p) => p.models.map((m) => `${p.id}/${m}`))],
     [comboList, providers],
   );
 }

@@ -1,13 +1,13 @@
 // Error cooldown rules (R12.4, R6.3): operator rules matched on status and/or body text, and a
 // per-provider catch-all cooldown. Both live in the general settings (PATCH /api/settings); a
 // list is always sent whole, and the server's validation message lands next to its field.
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, type SubmitEvent } from "react";
 import { ERROR_RULE_SCOPES } from "../../../../shared/appSettings.js";
 import type { AppSettings, ProviderErrorRule } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, scopeErrors, type FormErrors } from "../../apiErrors.js";
 import { DataTable } from "../../components/DataTable.js";
 import { DurationChoice } from "../../components/DurationChoice.js";
-import { DEFAULT_DURATION, describeDuration, durationMs, type DurationDraft } from "../../durations.js";
+import { DEFAULT_DURATION, describeDuration, durationMs } from "../../durations.js";
 import { SelectField, TextField } from "../../components/Field.js";
 import { providerLists } from "../../stores/providers.js";
 import { appSettings } from "../../stores/resources.js";
@@ -86,7 +86,7 @@ function RulesSection({ settings }: { settings: AppSettings }) {
   const save = (next: ProviderErrorRule[], message: string, scopeIndex: number | null) =>
     saveSettings({ providerErrorRules: next }, message, (all) => (scopeIndex === null ? all : scopeErrors(all, `providerErrorRules.${scopeIndex}`)));
 
-  async function add(event: FormEvent) {
+  async function add(event: SubmitEvent) {
     event.preventDefault();
     const duration = durationMs(draft.duration);
     if (!duration.ok) {
@@ -134,7 +134,7 @@ function RulesSection({ settings }: { settings: AppSettings }) {
           <TextField label="Rule provider" list="provider-ids" value={draft.provider} onChange={(v) => set({ provider: v })} error={f.provider} />
           <TextField label="HTTP status" inputMode="numeric" value={draft.status} onChange={(v) => set({ status: v })} hint="e.g. 429; empty = any" error={f.status} />
           <TextField label="Body contains" value={draft.match} onChange={(v) => set({ match: v })} hint="empty = any" error={f.match} />
-          <SelectField label="Scope" value={draft.scope} onChange={(v) => set({ scope: v as Scope })} options={SCOPE_OPTIONS} error={f.scope} />
+          <SelectField label="Scope" value={draft.scope} onChange={(v) => set({ scope: v })} options={SCOPE_OPTIONS} error={f.scope} />
           <TextField label="Reason" value={draft.reason} onChange={(v) => set({ reason: v })} hint="optional, shown as the error type" error={f.reason} />
           <DurationChoice label="Rule cooldown" value={draft.duration} onChange={(duration) => set({ duration })} allowDefault defaultHint="Default: the engine's own cooldown" error={f.cooldownMs} />
         </div>
@@ -148,7 +148,7 @@ function RulesSection({ settings }: { settings: AppSettings }) {
   );
 }
 
-const EMPTY_DEFAULT = { provider: "", scope: "connection" as Scope, reason: "", duration: { choice: "1h", customMinutes: "" } as DurationDraft };
+const EMPTY_DEFAULT = { provider: "", scope: "connection" as Scope, reason: "", duration: { choice: "1h", customMinutes: "" } };
 
 function DefaultsSection({ settings }: { settings: AppSettings }) {
   const defaults = settings.providerErrorDefaults;
@@ -163,7 +163,7 @@ function DefaultsSection({ settings }: { settings: AppSettings }) {
       return scoped.fields._ ? { fields: { ...scoped.fields, provider: scoped.fields._ }, general: scoped.general } : scoped;
     });
 
-  async function add(event: FormEvent) {
+  async function add(event: SubmitEvent) {
     event.preventDefault();
     const provider = draft.provider.trim();
     const duration = durationMs(draft.duration);
@@ -209,7 +209,7 @@ function DefaultsSection({ settings }: { settings: AppSettings }) {
         <div className="form-grid">
           <TextField label="Default provider" list="provider-ids" value={draft.provider} onChange={(v) => set({ provider: v })} error={f.provider} />
           <DurationChoice label="Default cooldown" value={draft.duration} onChange={(duration) => set({ duration })} allowDefault={false} error={f.cooldownMs} />
-          <SelectField label="Default scope" value={draft.scope} onChange={(v) => set({ scope: v as Scope })} options={SCOPE_OPTIONS} error={f.scope} />
+          <SelectField label="Default scope" value={draft.scope} onChange={(v) => set({ scope: v })} options={SCOPE_OPTIONS} error={f.scope} />
           <TextField label="Default reason" value={draft.reason} onChange={(v) => set({ reason: v })} hint="optional" error={f.reason} />
         </div>
         <div className="form-actions">

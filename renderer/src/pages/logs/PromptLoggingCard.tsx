@@ -1,7 +1,7 @@
 // The prompt-logging setting, next to the log it affects: off by default; on keeps each request's
 // prompt text for a limited number of hours, then erases it from the row. Beside it the other
 // place prompt text is kept: stored Responses API turns (R16.4), with their own retention.
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, type SubmitEvent } from "react";
 import { APP_SETTINGS_LIMITS } from "../../../../shared/appSettings.js";
 import { ActionMessage, type ActionOutcome } from "../../components/ActionMessage.js";
 import { CheckboxField, TextField } from "../../components/Field.js";
@@ -30,7 +30,7 @@ export function PromptLoggingCard() {
     setTurnHours(String(settings.responsesRetentionHours));
   }, [settings]);
 
-  async function save(event: FormEvent) {
+  async function save(event: SubmitEvent) {
     event.preventDefault();
     const retention = Number(hours);
     if (!Number.isFinite(retention) || retention < RANGE.min || retention > RANGE.max) {
@@ -52,7 +52,7 @@ export function PromptLoggingCard() {
   }
 
   return (
-    <form className="card" onSubmit={save} aria-labelledby="prompt-logging-title">
+    <form className="card" onSubmit={(e) => void save(e)} aria-labelledby="prompt-logging-title">
       <h2 id="prompt-logging-title">Prompt logging</h2>
       <p className="muted">Off by default: the log keeps what happened to a request, never what it said. Secrets are never logged.</p>
       <p className="muted">

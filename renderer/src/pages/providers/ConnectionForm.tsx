@@ -1,7 +1,7 @@
 // Add or edit a connection (one account or key). The secret is write-only: the field always
 // starts empty, is sent only when typed, and the API answers with `hasSecret`, never the key.
 // Its budget (R18.4) and whether it is a flat-rate subscription (R18.1) are edited here too.
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
 import type { Connection } from "../../../../shared/types.js";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
@@ -28,7 +28,7 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
 
-  async function submit(event: FormEvent) {
+  async function submit(event: SubmitEvent) {
     event.preventDefault();
     const body: Record<string, unknown> = { active, subscription, budget: budgetFromDraft(budget) };
     if (name.trim() !== "") body.name = name.trim();

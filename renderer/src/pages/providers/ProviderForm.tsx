@@ -1,6 +1,6 @@
 // Add or edit a provider (API.md "Providers"). The server validates; its message for a field is
 // shown under that field. Formats and categories come from the shared schema lists.
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { FormFooter } from "../../components/FormFooter.js";
 import { PROVIDER_CATEGORIES, PROVIDER_FORMATS } from "../../../../shared/catalog.js";
 import type { Provider, ProviderCategory, ProviderFormat } from "../../../../shared/types.js";
@@ -26,7 +26,7 @@ export function ProviderForm({ provider, onDone }: { provider: Provider | null; 
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saving, setSaving] = useState(false);
 
-  async function submit(event: FormEvent) {
+  async function submit(event: SubmitEvent) {
     event.preventDefault();
     const body = {
       format,

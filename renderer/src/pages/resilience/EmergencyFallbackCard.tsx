@@ -1,7 +1,7 @@
 // Emergency fallback (R11.6) on the Resilience settings page: the runtime toggle and the model it
 // tries once when a request would otherwise fail. Saved with PATCH /api/settings; the next request
 // follows it. A saved value wins over OMNIROUTE_EMERGENCY_FALLBACK, which only seeds it.
-import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useState, type SubmitEvent } from "react";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../../apiErrors.js";
 import { CheckboxField, TextField } from "../../components/Field.js";
 import { providerLists, useProviderLists } from "../../stores/providers.js";
@@ -22,7 +22,7 @@ export function EmergencyFallbackCard() {
   const shownEnabled = enabled ?? saved?.enabled ?? false;
   const shownModel = model ?? saved?.model ?? "";
 
-  async function save(event: FormEvent) {
+  async function save(event: SubmitEvent) {
     event.preventDefault();
     setNotice(null);
     try {

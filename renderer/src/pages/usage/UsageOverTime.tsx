@@ -1,6 +1,7 @@
 // Tokens and cost over time (R18.6), by provider, connection, model, client or key: the chosen
 // grouping's lines, a legend, and a table of each series' totals with its cache-hit ratio.
-import type { UsageBucket, UsageGroupBy, UsageReport } from "../../../../shared/apiTypes.js";
+import type { UsageBucket, UsageReport } from "../../../../shared/apiTypes.js";
+import { keysOf } from "../../../../shared/records.js";
 import { cacheHitRatio, formatCompact, formatCount, formatPercent, formatUsd } from "../../../../shared/usageText.js";
 import { DataTable } from "../../components/DataTable.js";
 import { SelectField } from "../../components/Field.js";
@@ -9,7 +10,7 @@ import { seriesColor, SeriesChart, type SeriesRow } from "../../components/Serie
 import { chartData, costSummary, GROUP_LABELS, tokensSummary, totalTokens } from "./usageData.js";
 import { chooseRange, RANGES, useUsageQuery, type UsageRange } from "./usageStore.js";
 
-const GROUP_OPTIONS = (Object.keys(GROUP_LABELS) as UsageGroupBy[]).map((value) => ({ value, label: GROUP_LABELS[value] }));
+const GROUP_OPTIONS = keysOf(GROUP_LABELS).map((value) => ({ value, label: GROUP_LABELS[value] }));
 const BUCKET_OPTIONS: ReadonlyArray<{ value: UsageBucket; label: string }> = [
   { value: "hour", label: "Per hour" },
   { value: "day", label: "Per day" },
@@ -40,7 +41,7 @@ export function UsageOverTime({ report, label }: { report: UsageReport; label: (
   const series = data.keys.map((key) => ({ key, name: label(key) }));
   const formatT = timeFormatter(report);
   const group = GROUP_LABELS[report.groupBy];
-  const xTicks = timeTicks(data.tokens.map((r) => r.t!), report.bucket);
+  const xTicks = timeTicks(data.tokens.map((r) => r.t), report.bucket);
   const peak = (rows: SeriesRow[]) => Math.max(0, ...rows.flatMap((r) => data.keys.map((k) => r[k] ?? 0)));
   if (data.keys.length === 0) return <p className="muted">No requests in this range. Charts of tokens and cost appear as soon as clients send traffic.</p>;
   return (

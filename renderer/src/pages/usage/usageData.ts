@@ -59,8 +59,8 @@ export function chartData(report: UsageReport): UsageChartData {
     for (const p of s.points) {
       const i = index.get(p.t);
       if (i === undefined) continue;
-      tokens[i]![line]! += totalTokens(p);
-      cost[i]![line]! += p.costUsd;
+      tokens[i][line] += totalTokens(p);
+      cost[i][line] += p.costUsd;
     }
   }
   return { keys, tokens, cost, totals };
