@@ -12,9 +12,9 @@ type PreviewStore = Pick<ManagementStore, "providers" | "connections" | "combos"
 
 /** Fields of `patch` whose value differs from `current` (deep, by JSON). */
 function changedFields(current: object | null, patch: object): string[] {
-  const now = (current ?? {}) as Record<string, unknown>;
+  const now = new Map<string, unknown>(Object.entries(current ?? {}));
   return Object.entries(patch)
-    .filter(([key, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(now[key]))
+    .filter(([key, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(now.get(key)))
     .map(([key]) => key)
     .sort();
 }

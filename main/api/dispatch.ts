@@ -8,6 +8,7 @@ import { fromZodError } from "./errors.js";
 export function parseContractInput<M extends ContractMethod>(method: M, raw: unknown): ContractInput<M> {
   const result = CONTRACT_INPUTS[method].safeParse(raw);
   if (!result.success) throw fromZodError(result.error);
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- ContractInput<M> is z.output of CONTRACT_INPUTS[M]; TS cannot index a generic M
   return result.data as ContractInput<M>;
 }
 

@@ -2,16 +2,22 @@
 // as the ContractError shape `{error:{code, message, path?}}`; anything else is an internal error.
 import type { ZodError } from "zod";
 import type { ContractError } from "../../shared/contract.js";
+import type { ErrorCode, StatusOf } from "../../shared/errorCodes.js";
+import { errorCode } from "../../shared/records.js";
 
-export class ApiError extends Error {
+/** A code of the catalogue (shared/errorCodes.ts), sent with the status the catalogue gives it. */
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: StatusOf<C>,
+    readonly code: C,
     message: string,
     /** Dotted field path of the offending input ("targets.0.model"), when there is one. */
     readonly path?: string,
   ) {
     super(message);
+    this.status = status;
     this.name = "ApiError";
   }
 
@@ -56,7 +62,7 @@ export function fromZodError(err: ZodError, prefix = ""): ApiError {
  * the class keeps the API independent of which store implementation raised them.
  */
 export function fromStoreError(err: unknown, path?: string): unknown {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = errorCode(err);
   const message = err instanceof Error ? err.message : String(err);
   if (code === "conflict") return new ApiError(409, "conflict", message, path);
   if (code === "unknown_provider") return new ApiError(400, "unknown_provider", message, path);

@@ -3,6 +3,7 @@
 // Host before anything reads the body.
 import type { IncomingHttpHeaders } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
 import { sendPlainJson } from "./plainJson.js";
 
 /** `name` or `name:port` / `[v6]` or `[v6]:port`; anything else (userinfo, paths) is refused outright. */
@@ -62,11 +63,11 @@ export function createHostGuard(options: HostGuardOptions = {}): RequestHandler 
       lastAccepted = host ?? null;
       return next();
     }
-    sendPlainJson(res, 403, {
+    sendPlainJson(res, ERROR_CODES.forbidden_host.status, {
       type: "error",
       error: {
         type: "permission_error",
-        code: "forbidden_host",
+        code: "forbidden_host" satisfies ErrorCode,
         message: "Host header is not a loopback address; Switchyard only answers local requests",
       },
     });

@@ -5,8 +5,9 @@
 // from a browser.
 import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
-import { CONTRACT, type ContractEntry, type ContractHandlers, type ContractMethod } from "../../shared/contract.js";
-import { isRecord } from "../../shared/records.js";
+import type { ErrorCode, StatusOf } from "../../shared/errorCodes.js";
+import { CONTRACT, type ContractEntry, type ContractHandlers, type ContractMethod, type HttpVerb } from "../../shared/contract.js";
+import { isRecord, keysOf } from "../../shared/records.js";
 import { invokeContract } from "./dispatch.js";
 import { ApiError } from "./errors.js";
 import { isSameLoopbackOrigin } from "./hostGuard.js";
@@ -29,9 +30,14 @@ export interface ApiRouterDeps {
 /** PATCH /api/resilience errors always carry `path` (API.md), "" meaning the whole document. */
 const ALWAYS_PATH: ReadonlySet<ContractMethod> = new Set<ContractMethod>(["patchResilience"]);
 
-type Verb = "get" | "post" | "patch" | "put" | "delete";
+const ROUTER_VERB = { GET: "get", POST: "post", PATCH: "patch", PUT: "put", DELETE: "delete" } as const satisfies Record<HttpVerb, string>;
 
-function sendError(res: Response, status: number, code: string, message: string, path?: string): void {
+function isContractMethod(value: unknown): value is ContractMethod {
+  return typeof value === "string" && Object.hasOwn(CONTRACT, value);
+}
+
+/** A catalogue code (shared/errorCodes.ts), with the status the catalogue gives it. */
+function sendError<C extends ErrorCode>(res: Response, status: StatusOf<C>, code: C, message: string, path?: string): void {
   res.status(status).json({ error: { code, message, ...(path !== undefined ? { path } : {}) } });
 }
 
@@ -148,10 +154,10 @@ export function createApiRouter(deps: ApiRouterDeps): Router {
   }
   router.use("/api", jsonBody(deps.bodyLimitBytes));
 
-  for (const method of Object.keys(CONTRACT) as ContractMethod[]) {
+  for (const method of keysOf(CONTRACT)) {
     if (!isAvailable(deps.handlers[method])) continue;
     const entry: ContractEntry = CONTRACT[method];
-    router[entry.verb.toLowerCase() as Verb](entry.path, route(method, entry, deps.handlers));
+    router[ROUTER_VERB[entry.verb]](entry.path, route(method, entry, deps.handlers));
     mounted.push({ verb: entry.verb, pattern: pathPattern(entry.path) });
   }
 
@@ -167,9 +173,10 @@ export function createApiRouter(deps: ApiRouterDeps): Router {
 
   router.use("/api", (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
-    const method = res.locals.contractMethod as ContractMethod | undefined;
+    const stored: unknown = res.locals.contractMethod;
+    const method = isContractMethod(stored) ? stored : undefined;
     const known =
-      err instanceof ApiError ? err : bodyParserError((err ?? {}) as { type?: unknown; status?: unknown; message?: unknown });
+      err instanceof ApiError ? err : bodyParserError(err ?? {});
     if (!known) {
       onInternalError(err);
       return sendError(res, 500, "internal_error", "internal error");

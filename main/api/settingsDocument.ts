@@ -56,5 +56,7 @@ export function readResilienceDocument(store: { settings: SettingsPort }): Recor
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const out = { ...value };
+  for (const [key, v] of Object.entries(out)) if (v === undefined) Reflect.deleteProperty(out, key);
+  return out;
 }

@@ -15,6 +15,7 @@ export function unavailable<M extends ContractMethod>(method: M): ContractHandle
 }
 
 export function unavailableHandlers<M extends ContractMethod>(methods: readonly M[]): HandlersFor<M> {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- one entry per M; fromEntries cannot type keys
   return Object.fromEntries(methods.map((method) => [method, unavailable(method)])) as unknown as HandlersFor<M>;
 }
 

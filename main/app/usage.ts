@@ -7,7 +7,7 @@ import type { ApiKeyInfo, Connection } from "../../shared/types.js";
 import { rawResponse } from "../api/index.js";
 import { BudgetBook, type BudgetCrossing } from "../engine/budgets.js";
 import type { Clock } from "../engine/ports.js";
-import { meteredLog } from "../gateway/usage/meter.js";
+import { createUsageMeter } from "../gateway/usage/meter.js";
 import { createPricer } from "../gateway/usage/pricing.js";
 import type { Store } from "../store/index.js";
 import type { EventBus } from "./eventBus.js";
@@ -94,8 +94,10 @@ export function createUsageParts(deps: { store: Store; bus: EventBus; clock: Clo
   return {
     gate,
     budgetUsed: budgets.used.bind(budgets),
-    /** The request log as the gateway writes to it: each row priced and counted against budgets. */
-    log: meteredLog(store.logs, {
+    /** The request log as the gateway writes to it. */
+    log: store.logs,
+    /** What prices each request's row and counts it against budgets, as the row is written. */
+    meter: createUsageMeter({
       providerById: (id) => store.providers.get(id),
       connectionById: (id) => store.connections.get(id),
       keyById: (id) => keys.get(id) ?? null,

@@ -1,5 +1,5 @@
-// classifyUpstreamFailure (R12.1): (status, headers, body, transport error) -> one Verdict. Pure.
-// Order: restatement (R12.2) -> operator rule (R12.4: the operator's more specific instruction
+// classifyUpstreamFailure (R12.1): one typed upstream failure (failure.ts) -> one Verdict. Pure.
+// An answer's order: restatement (R12.2) -> operator rule (R12.4: the operator's more specific instruction
 // decides ahead of any built-in text detector) -> built-in detectors for their phrases (credits,
 // banned account, daily quota) -> 400 handling (D4) -> built-in provider rule -> classification by
 // status -> per-provider operator default (R12.4).
@@ -28,6 +28,8 @@ import {
   upstreamErrorCode,
   upstreamErrorMessage,
 } from "./errorPatterns.js";
+import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
+import { INVALID_JSON_TEXT, type StreamCause, type TransportFailure, type UpstreamHeaders } from "./failure.js";
 import type { FailureInput, RuleMatch, Verdict, VerdictReason } from "./ports.js";
 import {
   builtinProviderKey,
@@ -47,8 +49,6 @@ export interface ClassifyContext {
   /** The engine clock; needed for date-shaped hints and "until local midnight". */
   now?: number;
 }
-
-const TIMEOUT_ERRORS = ["ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "TIMEOUT"];
 
 const REASON_SHAPE: Record<VerdictReason, Pick<Verdict, "scope" | "failover">> = {
   rate_limit: { scope: "connection", failover: true },
@@ -101,16 +101,30 @@ function build(reason: VerdictReason, facts: Facts, extra: Partial<Verdict> = {}
   };
 }
 
-function classifyTransport(code: string): Verdict {
-  const upper = code.toUpperCase();
-  const facts = (status: number): Facts => ({ status, hintMs: null, hintSource: null, errorCode: code, message: code, clientRetryAfterMs: null });
-  if (upper === "STREAM_STALL" || upper === "STREAM_CONTENT_STALL") return build("stream_stall", facts(504));
-  if (upper === "STREAM_EARLY_EOF") return build("stream_early_eof", facts(502));
+/** A verdict with no answer behind it: its code is also its message. */
+function unanswered(code: string, status: number): Facts {
+  return { status, hintMs: null, hintSource: null, errorCode: code, message: code, clientRetryAfterMs: null };
+}
+
+/** R2.3: no usable answer counts towards the breaker; a timeout is a 504, anything else a 502. */
+function classifyTransport(failure: TransportFailure): Verdict {
+  if (failure.cause === "timeout") return build("timeout", unanswered(failure.code, 504), { breakerEligible: true });
+  return build("transport", unanswered(failure.code, 502), { breakerEligible: true });
+}
+
+/** The code each stream failure's verdict carries (the connection's errorCode, the verdict's message). */
+const STREAM_VERDICTS: Record<StreamCause, { reason: VerdictReason; status: number; code: string }> = {
+  content_stall: { reason: "stream_stall", status: 504, code: "STREAM_CONTENT_STALL" },
+  idle_stall: { reason: "stream_stall", status: 504, code: "STREAM_STALL" },
+  early_eof: { reason: "stream_early_eof", status: 502, code: "STREAM_EARLY_EOF" },
+  throughput: { reason: "stream_throughput", status: 504, code: "STREAM_THROUGHPUT_TOO_LOW" },
   // R13.3: the continuation answered with a tool call or reasoning; nobody is to blame, nothing cools.
-  if (upper === "STREAM_CONTINUATION_REFUSED") return build("bad_request", facts(502));
-  if (upper === "STREAM_THROUGHPUT_TOO_LOW" || upper === "STREAM_THROUGHPUT") return build("stream_throughput", facts(504));
-  if (TIMEOUT_ERRORS.includes(upper)) return build("timeout", facts(504), { breakerEligible: true });
-  return build("transport", facts(502), { breakerEligible: true });
+  continuation_refused: { reason: "bad_request", status: 502, code: "STREAM_CONTINUATION_REFUSED" },
+};
+
+function classifyStream(cause: StreamCause): Verdict {
+  const { reason, status, code } = STREAM_VERDICTS[cause];
+  return build(reason, unanswered(code, status));
 }
 
 /** D4: a daily quota without a hint lasts until local midnight (at most 24 h). */
@@ -150,7 +164,7 @@ function classify400(text: string, facts: Facts): Verdict {
   return build("bad_request", facts);
 }
 
-function classifyByStatus(text: string, input: FailureInput, facts: Facts, ctx: ClassifyContext): Verdict {
+function classifyByStatus(text: string, answer: Answer, facts: Facts, ctx: ClassifyContext): Verdict {
   const status = facts.status;
   if (status === 401) {
     const expired = (ctx.authFailureCount ?? 0) + 1 >= EXPIRED_RETRY_MAX;
@@ -158,12 +172,12 @@ function classifyByStatus(text: string, input: FailureInput, facts: Facts, ctx: 
   }
   if (status === 402) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
   if (status === 403) {
-    if (looksLikeRequestRejected(text)) return build("request_rejected", facts, { scope: input.model ? "model" : "connection" });
+    if (looksLikeRequestRejected(text)) return build("request_rejected", facts, { scope: answer.model ? "model" : "connection" });
     return build("auth_error", facts, looksLikeModelAccessDenied(text) ? { scope: "model" } : {});
   }
   if (status === 404) return build("not_found", facts);
   if (status === 408) return build("timeout", facts);
-  if (status === 429) return classify429(text, input.provider, facts, ctx.now);
+  if (status === 429) return classify429(text, answer.provider, facts, ctx.now);
   if (status >= 500) return build("server_error", facts);
   return build("bad_request", facts);
 }
@@ -177,43 +191,86 @@ function applyRule(verdict: Verdict, rule: RuleMatch, facts: Facts, settings: Re
   return { ...base, cooldownMs, rule, scope: rule.scope ?? base.scope, terminal: reason === "credits_exhausted" ? "credits_exhausted" : base.terminal };
 }
 
-function messageOf(input: FailureInput, status: number): string {
-  const detail = (upstreamErrorMessage(input.bodyText) ?? input.bodyText).replace(/\s+/g, " ").trim().slice(0, 300);
+function messageOf(answer: Answer, status: number): string {
+  const detail = (upstreamErrorMessage(answer.bodyText) ?? answer.bodyText).replace(/\s+/g, " ").trim().slice(0, 300);
   return detail ? `upstream ${status}: ${detail}` : `upstream ${status}`;
 }
 
 export function classifyUpstreamFailure(input: FailureInput, ctx: ClassifyContext): Verdict {
-  if (input.transportError) return classifyTransport(input.transportError);
-  if (input.status === null || input.status < 400) return classifyTransport("UPSTREAM_NO_STATUS");
-  const providerKey = builtinProviderKey(input.provider);
-  const restated = restateStatus(providerKey, input.status, input.bodyText);
-  const status = restated?.status ?? input.status;
-  const hint = parseRetryHint(input.headers, input.bodyText, ctx.now ?? Number.NaN);
-  const text = input.bodyText.toLowerCase();
+  const { failure } = input;
+  switch (failure.kind) {
+    case "http":
+      if (failure.status < 400) return classifyTransport(NO_ERROR_STATUS);
+      return classifyAnswer({ provider: input.provider, model: input.model, status: failure.status, headers: failure.headers, bodyText: failure.bodyText }, ctx);
+    case "invalid_json":
+      return classifyInvalidJson(input, failure.headers, ctx);
+    case "transport":
+      return classifyTransport(failure);
+    case "stream":
+      return classifyStream(failure.cause);
+    default:
+      return unknownFailure(failure);
+  }
+}
+
+function unknownFailure(failure: never): never {
+  throw new Error(`unknown upstream failure: ${JSON.stringify(failure)}`);
+}
+
+/** An answer below 400 that still failed the attempt carries nothing to pass on: no usable answer came. */
+const NO_ERROR_STATUS: TransportFailure = { kind: "transport", cause: "other", code: "UPSTREAM_NO_STATUS" };
+
+/**
+ * D2: classified as the 502 it becomes (failover, breaker, lockout as for any 502), but named for
+ * what it is: the log, the connection's error code and the client's error code say
+ * `upstream_invalid_json`, not a plain upstream_error.
+ */
+function classifyInvalidJson(input: FailureInput, headers: UpstreamHeaders, ctx: ClassifyContext): Verdict {
+  const status = ERROR_CODES.upstream_invalid_json.status;
+  const verdict = classifyAnswer({ provider: input.provider, model: input.model, status, headers, bodyText: INVALID_JSON_TEXT }, ctx);
+  const errorCode: ErrorCode = "upstream_invalid_json";
+  return { ...verdict, errorCode, message: "The upstream answered with a body that is not JSON" };
+}
+
+/** An upstream's error answer (status ≥ 400), with who gave it. */
+interface Answer {
+  provider: Provider;
+  model: string;
+  status: number;
+  headers: UpstreamHeaders;
+  bodyText: string;
+}
+
+function classifyAnswer(answer: Answer, ctx: ClassifyContext): Verdict {
+  const providerKey = builtinProviderKey(answer.provider);
+  const restated = restateStatus(providerKey, answer.status, answer.bodyText);
+  const status = restated?.status ?? answer.status;
+  const hint = parseRetryHint(answer.headers, answer.bodyText, ctx.now ?? Number.NaN);
+  const text = answer.bodyText.toLowerCase();
   const facts: Facts = {
     status,
     // A restated status's synthetic wait is for the client only, not the internal cooldown (R12.2).
     hintMs: hint?.ms ?? null,
     hintSource: hint?.source ?? null,
-    errorCode: upstreamErrorCode(input.bodyText),
-    message: messageOf(input, input.status),
+    errorCode: upstreamErrorCode(answer.bodyText),
+    message: messageOf(answer, answer.status),
     clientRetryAfterMs: hint?.ms ?? restated?.rule.defaultRetryAfterMs ?? null,
   };
 
-  const operator = matchOperatorRule(input.provider.id, status, input.bodyText, ctx.appSettings);
-  if (operator) return applyRule(classifyByStatus(text, input, facts, ctx), operator, facts, ctx.settings);
+  const operator = matchOperatorRule(answer.provider.id, status, answer.bodyText, ctx.appSettings);
+  if (operator) return applyRule(classifyByStatus(text, answer, facts, ctx), operator, facts, ctx.settings);
   if (looksBanned(text)) return build("banned", facts, { terminal: "banned" });
   if (looksLikeCreditsExhausted(text, status)) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
-  if (status === 429 && quotaKind(text) === "daily") return classify429(text, input.provider, facts, ctx.now);
+  if (status === 429 && quotaKind(text) === "daily") return classify429(text, answer.provider, facts, ctx.now);
   if (status >= 400 && status < 500 && status !== 429 && looksLikeToolLimit(text)) {
     return build("tool_limit", facts, { statedToolLimit: statedToolLimit(text) });
   }
   if (status === 400) return classify400(text, facts);
 
-  const generic = classifyByStatus(text, input, facts, ctx);
-  const builtin = matchBuiltinRule(providerKey, status, input.bodyText, facts.errorCode, hasOperatorRules(input.provider.id, ctx.appSettings));
+  const generic = classifyByStatus(text, answer, facts, ctx);
+  const builtin = matchBuiltinRule(providerKey, status, answer.bodyText, facts.errorCode, hasOperatorRules(answer.provider.id, ctx.appSettings));
   if (builtin) return applyRule(generic, builtin, facts, ctx.settings);
   if (status === 401 || generic.terminal !== null) return generic;
-  const fallback = matchProviderDefault(input.provider.id, status, facts.hintMs, ctx.appSettings);
+  const fallback = matchProviderDefault(answer.provider.id, status, facts.hintMs, ctx.appSettings);
   return fallback ? applyRule(generic, fallback, facts, ctx.settings) : generic;
 }

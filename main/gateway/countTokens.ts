@@ -7,6 +7,7 @@ import type { Request, RequestHandler } from "express";
 import { geminiPathCall } from "./formats/gemini/paths.js";
 import type { Clock, ResilienceEngine } from "../engine/ports.js";
 import { clientError, stampClientHeaders } from "./clientRoutes.js";
+import { bodyOf, edgeOf } from "./edge.js";
 import type { WireFormat } from "../../shared/types.js";
 import { clientHalf, upstreamFormatOf } from "./formats/index.js";
 import type { CatalogPort, ConnectionsPort } from "./ports.js";
@@ -32,14 +33,14 @@ export interface CountTokensDeps {
  */
 export interface CountEndpoint {
   format: "anthropic" | "openai-responses" | "gemini";
-  modelOf(req: Request): unknown;
+  modelOf(body: Record<string, unknown>, req: Request): unknown;
   upstreamPath(model: string): string;
   /** The body an upstream of this format counts (the model is in the path for Gemini). */
   upstreamBody(body: Record<string, unknown>, model: string): Record<string, unknown>;
   estimateBody(tokens: number): Record<string, unknown>;
 }
 
-const bodyModel = (req: Request): unknown => (req.body as Record<string, unknown>).model;
+const bodyModel = (body: Record<string, unknown>): unknown => body.model;
 const withModel = (body: Record<string, unknown>, model: string) => ({ ...body, model });
 
 export const ANTHROPIC_COUNT: CountEndpoint = {
@@ -61,7 +62,7 @@ export const RESPONSES_INPUT_TOKENS: CountEndpoint = {
 /** R17.1: `models/{model}:countTokens`, the model in the path. */
 export const GEMINI_COUNT_TOKENS: CountEndpoint = {
   format: "gemini",
-  modelOf: (req) => geminiPathCall(req.path)?.model,
+  modelOf: (_body, req) => geminiPathCall(req.path)?.model,
   upstreamPath: (model) => `/models/${model}:countTokens`,
   upstreamBody: (body) => body,
   estimateBody: (tokens) => ({ totalTokens: tokens }),
@@ -70,8 +71,9 @@ export const GEMINI_COUNT_TOKENS: CountEndpoint = {
 export function countTokensHandler(deps: CountTokensDeps, endpoint: CountEndpoint = ANTHROPIC_COUNT): RequestHandler {
   const format: WireFormat = endpoint.format;
   return async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const model = endpoint.modelOf(req);
+    const edge = edgeOf(req);
+    const body = bodyOf(edge);
+    const model = endpoint.modelOf(body, req);
     // R1.9: a missing or non-string model is a malformed request, not an unknown model.
     if (typeof model !== "string" || model === "") return clientError(res, format, 400, "invalid_request", "model must be a non-empty string");
     const plan = planRequest(model, deps.catalog);
@@ -80,7 +82,7 @@ export function countTokensHandler(deps: CountTokensDeps, endpoint: CountEndpoin
     let calls = 0;
     for (const target of plan.targets) {
       if (upstreamFormatOf(target.provider, format) !== format) continue;
-      for (const { connection, probe } of candidatesFor(target, deps, selection, res.locals.allowedConnections ?? null)) {
+      for (const { connection, probe } of candidatesFor(target, deps, selection, edge.allowedConnections)) {
         if (probe) {
           // Counting is no proof of health: the HALF_OPEN probe is left to a real request.
           deps.engine.recordNeutral({ provider: target.provider, connection, model: target.model, probe });

@@ -1,5 +1,6 @@
 // Turns what happened to a request into the client's final error (R1.5, R11.5, D2, D4).
-import type { Verdict, ConnectionExclusion } from "../engine/ports.js";
+import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
+import type { Verdict, ConnectionExclusion, VerdictReason } from "../engine/ports.js";
 
 export interface Exclusion {
   target: string;
@@ -12,7 +13,7 @@ export interface Exclusion {
 
 export interface FinalError {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   retryAfterMs: number | null;
   /** x-should-retry: false — retrying cannot fix it (terminal, not found, bad request). */
@@ -48,7 +49,7 @@ export function onlySkipped(failureReasons: readonly string[], exclusions: reado
 
 /** R11.5: no hint, since waiting does not help. */
 export function allTargetsSkipped(): FinalError {
-  return { status: 503, code: "ALL_TARGETS_SKIPPED", message: "Every target was skipped (auth, quota or not found)", retryAfterMs: null, noRetry: true };
+  return { status: ERROR_CODES.ALL_TARGETS_SKIPPED.status, code: "ALL_TARGETS_SKIPPED", message: "Every target was skipped (auth, quota or not found)", retryAfterMs: null, noRetry: true };
 }
 
 /** No attempt was made: every target was excluded before dispatch. */
@@ -59,7 +60,7 @@ export function errorFromExclusions(exclusions: Exclusion[], targetCount: number
     const e = exclusions[0];
     const retryAfterMs = e.remainingMs ?? 0;
     return {
-      status: 503,
+      status: ERROR_CODES.provider_circuit_open.status,
       code: "provider_circuit_open",
       message: `Provider ${e.provider} is temporarily unavailable (circuit breaker open)`,
       retryAfterMs,
@@ -71,7 +72,7 @@ export function errorFromExclusions(exclusions: Exclusion[], targetCount: number
   if (timers.length > 0) {
     const retryAfterMs = minRemaining(timers);
     return {
-      status: 503,
+      status: ERROR_CODES.all_targets_cooling_down.status,
       code: "all_targets_cooling_down",
       message: "Every target is cooling down; retry after the earliest one recovers",
       retryAfterMs,
@@ -87,16 +88,16 @@ export function errorFromExclusions(exclusions: Exclusion[], targetCount: number
   if (!isCombo && terminal.length > 0 && terminal.length === exclusions.length) {
     const provider = terminal[0].provider;
     const n = providerConnectionCounts.get(provider) ?? terminal.length;
-    return { status: 401, code: "unauthorized", message: `All ${n} connection(s) for provider ${provider} are unavailable (expired, banned or out of credits)`, retryAfterMs: null, noRetry: true };
+    return { status: ERROR_CODES.unauthorized.status, code: "unauthorized", message: `All ${n} connection(s) for provider ${provider} are unavailable (expired, banned or out of credits)`, retryAfterMs: null, noRetry: true };
   }
   if (!isCombo && exclusions.length > 0) {
-    return { status: 404, code: "no_executable_targets", message: `No active credentials for provider: ${exclusions[0].provider}`, retryAfterMs: null, noRetry: true };
+    return { status: ERROR_CODES.no_executable_targets.status, code: "no_executable_targets", message: `No active credentials for provider: ${exclusions[0].provider}`, retryAfterMs: null, noRetry: true };
   }
   if (isCombo && onlySkipped([], exclusions)) return allTargetsSkipped();
-  return { status: 404, code: "no_executable_targets", message: "No executable target for this model", retryAfterMs: null, noRetry: true };
+  return { status: ERROR_CODES.no_executable_targets.status, code: "no_executable_targets", message: "No executable target for this model", retryAfterMs: null, noRetry: true };
 }
 
-const CODE_BY_REASON: Record<string, string> = {
+const CODE_BY_REASON: Record<VerdictReason, ErrorCode> = {
   rate_limit: "rate_limit_error",
   concurrency_limited: "rate_limit_error",
   quota_exhausted: "rate_limit_error",
@@ -107,6 +108,7 @@ const CODE_BY_REASON: Record<string, string> = {
   not_found: "model_not_found",
   model_not_found: "model_not_found",
   context_overflow: "context_length_exceeded",
+  tool_limit: "tool_limit",
   bad_request: "invalid_request",
   server_error: "upstream_error",
   transport: "upstream_unreachable",
@@ -117,7 +119,7 @@ const CODE_BY_REASON: Record<string, string> = {
 };
 
 /** D2: the code of the 502 Switchyard makes of an upstream 2xx whose body is not JSON. */
-export const UPSTREAM_INVALID_JSON = "upstream_invalid_json";
+export const UPSTREAM_INVALID_JSON = "upstream_invalid_json" satisfies ErrorCode;
 
 /** At least one attempt was made; the last verdict decides, the cooldowns give the hint. */
 export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | null): FinalError {
@@ -127,7 +129,7 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
   const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
   return {
     status: verdict.status,
-    code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : (CODE_BY_REASON[verdict.reason] ?? verdict.reason),
+    code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : CODE_BY_REASON[verdict.reason],
     message: verdict.message,
     retryAfterMs,
     noRetry,

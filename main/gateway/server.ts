@@ -4,9 +4,10 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { existsSync } from "node:fs";
 import type { RequestListener } from "node:http";
 import path from "node:path";
+import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
 import type { AppSettings } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
-import { clientAuth, clientError, clientJson, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
+import { clientAuth, clientBody, clientError, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
 import { ANTHROPIC_COUNT, countTokensHandler, GEMINI_COUNT_TOKENS, RESPONSES_INPUT_TOKENS, type CountTokensDeps } from "./countTokens.js";
 import { asksAsGemini, geminiModelGet, geminiModelList } from "./geminiModels.js";
 import type { CatalogPort, RequestLogSink } from "./ports.js";
@@ -19,7 +20,7 @@ import { compactHandler } from "./responses/compactRoute.js";
 import { codexCatalogue, isCodexCatalogueRequest } from "./responses/codexModels.js";
 import { servedModels } from "./servedModels.js";
 import { prepareResponsesTurn } from "./responses/turn.js";
-import { sessionLeaseHandlers, type LeaseRouteDeps } from "./sessions/leaseRoute.js";
+import { sessionLeaseHandler, type LeaseRouteDeps } from "./sessions/leaseRoute.js";
 import type { SessionRoutingDeps } from "./sessions/routing.js";
 
 /** Session pins and exclusive leases (R7). */
@@ -69,7 +70,7 @@ const GEMINI_MODEL_PATH = /^\/v1(?:beta)?\/models\/.+$/;
 export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
   const turns = turnHooks(deps);
   const app = createExpressApp(deps, turns);
-  const generation = createGenerationRoute({ ...deps, turns }, app);
+  const generation = createGenerationRoute({ ...deps, turns });
   return (req, res) => {
     if (!generation(req, res)) void app(req, res);
   };
@@ -97,13 +98,13 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
   if (deps.metrics) app.get("/metrics", ...deps.metrics);
 
-  app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientJson("anthropic", deps.appSettings), countTokensHandler(deps, ANTHROPIC_COUNT));
+  app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientBody("anthropic", deps.appSettings), countTokensHandler(deps, ANTHROPIC_COUNT));
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
-  app.post("/v1/responses/compact", clientAuth("openai-responses", deps), clientJson("openai-responses", deps.appSettings), compactHandler(deps.pipeline, turns?.["openai-responses"]));
-  app.post("/v1/responses/input_tokens", clientAuth("openai-responses", deps), clientJson("openai-responses", deps.appSettings), countTokensHandler(deps, RESPONSES_INPUT_TOKENS));
+  app.post("/v1/responses/compact", clientAuth("openai-responses", deps), clientBody("openai-responses", deps.appSettings), compactHandler(deps.pipeline, turns?.["openai-responses"]));
+  app.post("/v1/responses/input_tokens", clientAuth("openai-responses", deps), clientBody("openai-responses", deps.appSettings), countTokensHandler(deps, RESPONSES_INPUT_TOKENS));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
   // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
-  app.post(GEMINI_COUNT_PATH, clientAuth("gemini", deps), clientJson("gemini", deps.appSettings), countTokensHandler(deps, GEMINI_COUNT_TOKENS));
+  app.post(GEMINI_COUNT_PATH, clientAuth("gemini", deps), clientBody("gemini", deps.appSettings), countTokensHandler(deps, GEMINI_COUNT_TOKENS));
   app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {
     stampClientHeaders(res);
     res.json(geminiModelList(servedModels(deps.catalog)));
@@ -111,7 +112,7 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   app.get(GEMINI_MODEL_PATH, clientAuth("gemini", deps), geminiModelGet(deps.catalog, deps.clock));
 
   // A client-key route under /api: mounted before the management router and its admin token.
-  app.post("/api/v1/session-leases", ...sessionLeaseHandlers({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));
+  app.post("/api/v1/session-leases", sessionLeaseHandler({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));
   app.use(deps.apiRouter);
 
   if (deps.dashboardDir && existsSync(path.join(deps.dashboardDir, "index.html"))) {
@@ -122,12 +123,12 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   const unknown = unknownClientRoute(deps);
   app.use("/v1", unknown);
   app.use("/v1beta", unknown);
-  app.use((_req, res) => void res.status(404).json({ error: { code: "not_found", message: "Not found" } }));
+  app.use((_req, res) => void res.status(ERROR_CODES.not_found.status).json({ error: { code: "not_found" satisfies ErrorCode, message: "Not found" } }));
   // express 5 forwards thrown errors here; never leak a stack or a secret to the client.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.end();
     if (req.path.startsWith("/v1")) return clientError(res, formatOfUnknownPath(req.path), 500, "internal_error", "Switchyard failed to handle the request");
-    res.status(500).json({ error: { code: "internal_error", message: (err as Error)?.message ?? "internal error" } });
+    res.status(ERROR_CODES.internal_error.status).json({ error: { code: "internal_error" satisfies ErrorCode, message: (err as Error)?.message ?? "internal error" } });
   });
   return app;
 }

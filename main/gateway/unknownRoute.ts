@@ -4,8 +4,10 @@
 import type { RequestHandler } from "express";
 import type { WireFormat } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
-import { clientError, requestIdOf } from "./clientRoutes.js";
+import { clientError } from "./clientRoutes.js";
+import { edgeOf } from "./edge.js";
 import type { RequestLogSink } from "./ports.js";
+import { unservedEntry } from "./request/requestRecord.js";
 import { clientKindOf } from "./request/trace.js";
 
 /** The client format a path implies: each family's own prefix, OpenAI chat for the rest of /v1. */
@@ -23,10 +25,6 @@ export function unknownClientRoute(deps: { requestLog: RequestLogSink; clock: Cl
     const format = formatOfUnknownPath(path);
     const now = deps.clock.now();
     clientError(res, format, 404, "not_found", `No route ${req.method} ${path}`);
-    deps.requestLog.append({
-      id: requestIdOf(res), time: now, clientFormat: format, model: "", combo: null, provider: null, connectionId: null,
-      status: 404, errorCode: "not_found", latencyMs: 0, ttfbMs: null, stream: false, inputTokens: null, outputTokens: null,
-      attempts: [], clientKind: clientKindOf(req.headers),
-    });
+    deps.requestLog.append(unservedEntry(edgeOf(req).requestId, format, clientKindOf(req.headers), now, { status: 404, errorCode: "not_found", now }));
   };
 }

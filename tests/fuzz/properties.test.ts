@@ -6,13 +6,14 @@ import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure } from "../../main/engine/classifier.js";
+import type { StreamCause, TransportCause, UpstreamFailure } from "../../main/engine/failure.js";
 import { parseBodyResetText, parseDurationText, parseGoogleRetryDelay, parseRetryAfter, parseRetryHint } from "../../main/engine/retryHints.js";
 import { createStreamTranslator, type WireFormat } from "../../main/gateway/formats/index.js";
 import { sseFrame } from "../../main/gateway/formats/sse.js";
 import { DEFAULT_RESILIENCE_SETTINGS, rangeAt } from "../../shared/resilienceSettings.js";
 import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
 import { normalizeResilienceSettings } from "../../shared/schemas/resilienceDocument.js";
-import type { Provider } from "../../shared/types.js";
+import { provider as makeProvider } from "../unit/engine/fixtures.js";
 
 const RUNS = { numRuns: 300 };
 /** The zod normalisers cost ~30 ms a run; fewer runs keep the file well under ten seconds. */
@@ -89,7 +90,7 @@ describe("settings normalisers", () => {
   });
 });
 
-const provider: Provider = { id: "p", format: "openai", baseUrl: "http://127.0.0.1:1/v1", category: "apikey", models: ["m"] } as Provider;
+const provider = makeProvider({ baseUrl: "http://127.0.0.1:1/v1" });
 const headerValue = fc.oneof(fc.string(), fc.integer({ min: -1e13, max: 1e13 }).map(String), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()), fc.constantFrom("1.5", "-3", "Infinity", "NaN", "1e400", "2h30m", "0"));
 const headers = fc.dictionary(fc.constantFrom("retry-after", "retry-after-ms", "x-ratelimit-reset", "x-ratelimit-reset-requests", "anthropic-ratelimit-requests-reset", "x-other"), headerValue, { maxKeys: 4 });
 const bodyText = fc.oneof(
@@ -101,16 +102,23 @@ const bodyText = fc.oneof(
 const nonNegativeOrNull = (ms: number | null) => ms === null || (Number.isFinite(ms) && ms >= 0);
 
 describe("classifier and retry hints", () => {
-  it("R12.1 the classifier maps any status, headers, body and transport error to a complete verdict, never throwing", () => {
+  it("R12.1 the classifier maps any upstream failure (answer, body that is not JSON, transport, stream) to a complete verdict, never throwing", () => {
     const reasons = new Set(["rate_limit", "concurrency_limited", "quota_exhausted", "credits_exhausted", "auth_error", "banned", "request_rejected", "not_found", "model_not_found", "context_overflow", "tool_limit", "bad_request", "server_error", "transport", "timeout", "stream_stall", "stream_early_eof", "stream_throughput"]);
     fc.assert(
       fc.property(
-        fc.option(fc.integer({ min: 100, max: 599 })),
+        fc.integer({ min: 100, max: 599 }),
         headers,
         bodyText,
-        fc.option(fc.constantFrom("ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "UND_ERR_SOCKET", "stream_stall", "STREAM_EARLY_EOF", "weird")),
-        (status, h, body, transportError) => {
-          const v = classifyUpstreamFailure({ provider, status, headers: h, bodyText: body, transportError, model: "m" }, { settings: DEFAULT_RESILIENCE_SETTINGS, now: NOW });
+        fc.constantFrom("http", "invalid_json", "transport", "stream"),
+        fc.constantFrom<TransportCause>("refused", "reset", "timeout", "dns", "tls", "aborted", "other"),
+        fc.constantFrom<StreamCause>("content_stall", "idle_stall", "early_eof", "throughput", "continuation_refused"),
+        (status, h, body, kind, transportCause, streamCause) => {
+          const failure: UpstreamFailure =
+            kind === "http" ? { kind, status, headers: h, bodyText: body }
+            : kind === "invalid_json" ? { kind, status: 200, headers: h }
+            : kind === "transport" ? { kind, cause: transportCause, code: body }
+            : { kind, cause: streamCause, detail: body };
+          const v = classifyUpstreamFailure({ provider, model: "m", failure }, { settings: DEFAULT_RESILIENCE_SETTINGS, now: NOW });
           expect(reasons.has(v.reason), v.reason).toBe(true);
           expect(v.status).toBeGreaterThanOrEqual(400);
           expect(v.status).toBeLessThan(600);

@@ -3,6 +3,7 @@
 // Everything a format knows about itself is in its client and upstream halves (adapters.ts);
 // these functions are the gateway's format-by-name entry points to them. Pure: no I/O, no shared state.
 
+import type { ErrorCode, StatusOf } from "../../../shared/errorCodes.js";
 import type { WireFormat } from "../../../shared/types.js";
 import { clientHalf, sameFormatHalf, upstreamHalf } from "./adapters.js";
 import type { FrameKind, TranslateContext, UpstreamEvent } from "./types.js";
@@ -59,10 +60,10 @@ export function extractUsage(format: WireFormat, body: unknown): UsageSummary {
   return summariseUsage(upstreamHalf(format).usage(body));
 }
 
-export function errorBody(
+export function errorBody<C extends ErrorCode>(
   format: WireFormat,
-  status: number,
-  code: string,
+  status: StatusOf<C>,
+  code: C,
   message: string,
   extra?: Record<string, unknown>,
   retryAfterSeconds?: number | null,
@@ -70,7 +71,7 @@ export function errorBody(
   return clientHalf(format).errorBody(status, code, message, extra, retryAfterSeconds);
 }
 
-export function errorFrame(format: WireFormat, code: string, message: string, lastWritten?: string): string {
+export function errorFrame(format: WireFormat, code: ErrorCode, message: string, lastWritten?: string): string {
   return clientHalf(format).errorFrame(code, message, lastWritten);
 }
 

@@ -2,6 +2,7 @@
 // back (JSON or SSE). It reports what happened; classifying and recording is the next stage's.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
+import type { TransportFailure } from "../../engine/failure.js";
 import type { Clock } from "../../engine/ports.js";
 import { clientHalf, createStreamTranslator, extractUsage, isStreamRequest, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
@@ -13,7 +14,8 @@ import type { ReasoningProvenance } from "../responses/reasoningProvenance.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import { relayStream, type StreamBudgets, type StreamOutcome } from "../streaming/relay.js";
-import { UpstreamCallError, type CallUpstream, type CancelSource, type ExecutionDeadline, type UpstreamCall } from "../upstream/call.js";
+import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type UpstreamCall } from "../upstream/call.js";
+import type { Cancellation } from "../upstream/cancellation.js";
 import type { UpstreamResponse } from "../upstream/client.js";
 
 /** The client's request as the routes accepted it. */
@@ -36,9 +38,10 @@ type UsageSummary = ReturnType<typeof extractUsage>;
 type FirstByte = { firstByteAt?: number };
 
 export type AttemptOutcome = FirstByte & (
-  | { kind: "transport_failure"; code: string }
+  | { kind: "transport_failure"; failure: TransportFailure }
   | { kind: "upstream_error"; status: number; headers: UpstreamResponse["headers"]; bodyText: string; upstreamFormat: WireFormat }
-  | { kind: "invalid_json"; headers: UpstreamResponse["headers"] }
+  /** D2: a 2xx (`status`) whose body is not JSON. */
+  | { kind: "invalid_json"; status: number; headers: UpstreamResponse["headers"] }
   /** `body` is the answer for the client, or its JSON text when that is ready (a same-format pass-through). */
   | { kind: "json"; status: number; body: Record<string, unknown> | string; usage: UsageSummary; headers?: UpstreamResponse["headers"] }
   | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] })
@@ -69,7 +72,7 @@ export async function runAttempt(
   /** R9.1: the admitted job's deadline, enforced by the upstream call with its own. */
   execution?: ExecutionDeadline,
   /** What stops the call besides its deadlines: the client, or a combo's target deadline wrapping it. */
-  cancel: CancelSource = client,
+  cancel: Cancellation = client.departure,
 ): Promise<AttemptOutcome> {
   const { provider, model } = target;
   const upstreamFormat = upstreamFormatOf(provider, request.format);
@@ -80,7 +83,7 @@ export async function runAttempt(
   let call: UpstreamCall;
   try {
     const secret = deps.connections.secret(connection.id);
-    // The usage wall's waits need a signal; the call itself takes the client (or `cancel`) as its cancel source.
+    // The usage wall's waits need a signal; the call itself is stopped by `cancel`.
     const wallTarget = new ClientBoundTarget(provider, connection, model, client);
     call = await callThroughUsageWall(deps.usageWall, wallTarget, (extraHeaders) =>
       deps.callUpstream({
@@ -111,7 +114,7 @@ export async function runAttempt(
   try {
     json = JSON.parse(text);
   } catch {
-    return { kind: "invalid_json", headers: response.headers, firstByteAt };
+    return { kind: "invalid_json", status: response.status, headers: response.headers, firstByteAt };
   }
   const same = upstreamFormat === request.format ? responseTextWithModel(upstreamFormat, text, json, request.model) : null;
   const out = same ?? translateResponse(upstreamFormat, request.format, json, { clientModel: request.model, requestId: client.requestId, clientBody: request.body });
@@ -140,7 +143,7 @@ function readableBy(deps: AttemptDeps, request: ClientRequest, connection: Conne
 }
 
 function transportFailure(err: unknown): AttemptOutcome {
-  if (err instanceof UpstreamCallError) return { kind: "transport_failure", code: err.code };
+  if (err instanceof UpstreamCallError) return { kind: "transport_failure", failure: err.failure };
   throw err;
 }
 

@@ -1,10 +1,10 @@
 // Stage "next target or finish": after an attempt, answer the client or go on; when no attempt
 // answered, the terminal verdict (R11.5) from the last failure or from what selection skipped.
+import type { ErrorCode } from "../../../shared/errorCodes.js";
 import type { Clock, Verdict } from "../../engine/ports.js";
 import { allTargetsSkipped, errorFromExclusions, errorFromVerdict, onlySkipped, type FinalError } from "../outcome.js";
 import type { ConnectionsPort } from "../ports.js";
-import type { UsageSummary } from "../formats/usage.js";
-import type { ClientResponse, LogFields } from "../response/clientResponse.js";
+import type { ClientResponse } from "../response/clientResponse.js";
 import type { AttemptOutcome } from "./attempt.js";
 import type { AttemptResult } from "./record.js";
 import type { SelectionLog } from "./select.js";
@@ -25,7 +25,7 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
     return "answered";
   }
   if (result.kind === "success") {
-    const usage = "usage" in outcome ? usageFields(outcome.usage) : {};
+    const usage = "usage" in outcome ? outcome.usage : null;
     if (outcome.kind === "json") client.sendJson(outcome.body, usage);
     else client.endStream(usage);
     return "answered";
@@ -33,8 +33,8 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
   const { verdict } = result;
   switch (outcome.kind) {
     case "failed_after_output": {
-      const code = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
-      client.failAfterOutput(code, `Upstream stream failed after output began: ${outcome.detail}`, usageFields(outcome.usage));
+      const code: ErrorCode = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
+      client.failAfterOutput(code, `Upstream stream failed after output began: ${outcome.detail}`, outcome.usage);
       return "answered";
     }
     case "failed_before_output": {
@@ -50,17 +50,6 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
     default:
       return "next";
   }
-}
-
-/** R18.1: the answering attempt's token counts, as the log row names them (absent counts stay null). */
-export function usageFields(usage: UsageSummary): LogFields {
-  return {
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    cacheReadTokens: usage.cacheReadTokens ?? null,
-    cacheWriteTokens: usage.cacheCreationTokens ?? null,
-    reasoningTokens: usage.reasoningTokens ?? null,
-  };
 }
 
 /** A verdict that must not fail over (bad request, context overflow): the client sees it now. */

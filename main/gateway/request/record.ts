@@ -1,6 +1,8 @@
 // Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
 // exactly once per attempt, plus the attempt's line in the request log.
 import type { AttemptRecord, Connection } from "../../../shared/types.js";
+import { ERROR_CODES } from "../../../shared/errorCodes.js";
+import { ATTEMPT_TIMED_OUT, INVALID_JSON_TEXT, type UpstreamFailure } from "../../engine/failure.js";
 import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
 import { egressIpOf, type EgressLock } from "../egress/siblingLock.js";
 import { UPSTREAM_INVALID_JSON } from "../outcome.js";
@@ -18,39 +20,47 @@ export type AttemptResult =
   | { kind: "client_gone" }
   | { kind: "failure"; verdict: Verdict };
 
-/** How each stream failure is presented to the classifier (R12.1 reasons stream_* / transport / timeout). */
-const STREAM_FAILURE_TRANSPORT: Record<StreamFailureCode, string> = {
-  STREAM_EARLY_EOF: "STREAM_EARLY_EOF",
-  stream_content_stall: "STREAM_CONTENT_STALL",
-  stream_idle_timeout: "STREAM_STALL",
-  stream_attempt_deadline: "ETIMEDOUT",
-  STREAM_THROUGHPUT_TOO_LOW: "STREAM_THROUGHPUT_TOO_LOW",
-  stream_transport_error: "ECONNRESET",
-  stream_continuation_refused: "STREAM_CONTINUATION_REFUSED",
+/**
+ * What each stream failure is to the classifier (R12.1 reasons stream_* / transport / timeout): the
+ * attempt deadline mid-stream is the call's timeout, a broken stream a reset connection.
+ */
+const STREAM_FAILURE: Record<StreamFailureCode, (detail: string) => UpstreamFailure> = {
+  STREAM_EARLY_EOF: (detail) => ({ kind: "stream", cause: "early_eof", detail }),
+  stream_content_stall: (detail) => ({ kind: "stream", cause: "content_stall", detail }),
+  stream_idle_timeout: (detail) => ({ kind: "stream", cause: "idle_stall", detail }),
+  stream_attempt_deadline: () => ATTEMPT_TIMED_OUT,
+  STREAM_THROUGHPUT_TOO_LOW: (detail) => ({ kind: "stream", cause: "throughput", detail }),
+  stream_transport_error: () => ({ kind: "transport", cause: "reset", code: "ECONNRESET" }),
+  stream_continuation_refused: (detail) => ({ kind: "stream", cause: "continuation_refused", detail }),
 };
 
-interface Failure {
-  status: number | null;
-  headers: Record<string, string | string[] | undefined>;
-  bodyText: string;
-  transportError: string | null;
-  /** Switchyard's own name for a failure it made of an answer that was not an error (D2's synthesized 502). */
-  synthesized?: typeof UPSTREAM_INVALID_JSON;
-}
-
-function failureOf(outcome: AttemptOutcome): Failure | null {
+function failureOf(outcome: AttemptOutcome): UpstreamFailure | null {
   switch (outcome.kind) {
     case "transport_failure":
-      return { status: null, headers: {}, bodyText: "", transportError: outcome.code };
+      return outcome.failure;
     case "upstream_error":
-      return { status: outcome.status, headers: outcome.headers, bodyText: outcome.bodyText, transportError: null };
+      return { kind: "http", status: outcome.status, headers: outcome.headers, bodyText: outcome.bodyText };
     case "invalid_json":
-      return { status: 502, headers: outcome.headers, bodyText: "upstream returned a body that is not JSON", transportError: null, synthesized: UPSTREAM_INVALID_JSON };
+      return { kind: "invalid_json", status: outcome.status, headers: outcome.headers };
     case "failed_before_output":
     case "failed_after_output":
-      return { status: null, headers: {}, bodyText: outcome.detail, transportError: STREAM_FAILURE_TRANSPORT[outcome.code] };
+      return STREAM_FAILURE[outcome.code](outcome.detail);
     default:
       return null;
+  }
+}
+
+/** The attempt's line in the request log: the status it failed with (none without an answer) and its size. */
+function failureLine(failure: UpstreamFailure): { status: number | null; bytes: number } {
+  switch (failure.kind) {
+    case "http":
+      return { status: failure.status, bytes: Buffer.byteLength(failure.bodyText) };
+    case "invalid_json":
+      return { status: ERROR_CODES.upstream_invalid_json.status, bytes: Buffer.byteLength(INVALID_JSON_TEXT) };
+    case "stream":
+      return { status: null, bytes: Buffer.byteLength(failure.detail) };
+    case "transport":
+      return { status: null, bytes: 0 };
   }
 }
 
@@ -69,7 +79,7 @@ export function recordAttempt(
 ): AttemptResult {
   const egressIp = egressIpOf(ctx.connection);
   const line = (status: number | null, verdict: string | null) =>
-    client.attempts.push({
+    client.record.attempted({
       provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt,
       ...(egressIp === null ? {} : { egressIp }),
     });
@@ -85,30 +95,20 @@ export function recordAttempt(
     line(outcome.kind === "json" ? outcome.status : 200, null);
     return { kind: "success" };
   }
-  const { synthesized, ...input } = failure;
-  const classified = engine.classify({ provider: ctx.provider, model: ctx.model, ...input });
-  const verdict = synthesized ? namedSynthesized(classified, synthesized) : classified;
+  const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, failure });
   engine.recordFailure(ctx, verdict);
   extras.egressLock?.(ctx, verdict); // R12.5: after the failing connection's own cooldown is set
-  line(failure.status, synthesized ?? verdict.reason);
-  Object.assign(client.attempts[client.attempts.length - 1]!, failureDetails(engine, ctx, verdict, failure, extras.fresh));
+  const { status, bytes } = failureLine(failure);
+  // D2: the synthesized 502 is logged under its own name, not as a plain 502.
+  line(status, failure.kind === "invalid_json" ? UPSTREAM_INVALID_JSON : verdict.reason);
+  client.record.lastAttemptFailed({ bytes, ...failureDetails(engine, ctx, verdict, extras.fresh) });
   return { kind: "failure", verdict };
 }
 
-/**
- * A 2xx whose body is not JSON is classified as the 502 it becomes (failover, breaker, lockout as
- * for any 502), but named for what it is: the log, the connection's error code and the client's
- * error code say `upstream_invalid_json`, not a plain upstream_error.
- */
-function namedSynthesized(verdict: Verdict, name: typeof UPSTREAM_INVALID_JSON): Verdict {
-  return { ...verdict, errorCode: name, message: "The upstream answered with a body that is not JSON" };
-}
-
 /** The timeline's view of a failed attempt: the hint it carried and the cooldown or lockout it left. */
-function failureDetails(engine: RecordingEngine, ctx: AttemptContext, verdict: Verdict, failure: Failure, fresh?: FreshConnection): Partial<AttemptRecord> {
+function failureDetails(engine: RecordingEngine, ctx: AttemptContext, verdict: Verdict, fresh?: FreshConnection): Partial<AttemptRecord> {
   const left = fresh && engine.exclusionCheck ? engine.exclusionCheck(ctx.provider, ctx.model)(fresh(ctx.connection)) : null;
   return {
-    bytes: Buffer.byteLength(failure.bodyText),
     retryHintMs: verdict.retryHintMs,
     retryHintSource: verdict.retryHintSource ?? null,
     after: left ? { state: left.reason, remainingMs: left.remainingMs } : null,

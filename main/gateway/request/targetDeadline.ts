@@ -8,59 +8,44 @@
 // is 504 upstream_timeout), but it is the combo's own impatience, not the provider's failure: the
 // provider's breaker, the connection's cooldown and its lockouts do not count it (the gateway's own
 // attempt deadline still does). The combo's router hears of it as a failed dispatch.
-import type { AttemptRecord, Combo } from "../../../shared/types.js";
+import type { Combo } from "../../../shared/types.js";
 import type { Blocker } from "../../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../../engine/ports.js";
 import type { Target } from "../resolve.js";
 import type { ComboRouter } from "../routing/comboRouter.js";
-import { CallCancellation } from "../upstream/cancellation.js";
-import type { CancelSource } from "../upstream/call.js";
+import type { RequestRecord } from "./requestRecord.js";
+import { Cancellation } from "../upstream/cancellation.js";
 
 /** The client as a target deadline sees it: it may leave, and its answer may have begun. */
-export interface AttemptClient extends CancelSource {
+export interface AttemptClient {
+  readonly departure: Cancellation;
   readonly outputStarted: boolean;
 }
 
-const NOTHING_TO_REMOVE = () => {};
-
-/** The attempt's cancel source: the client leaving, or the target's deadline passing first. */
-export class TargetDeadline implements CancelSource {
+/** The attempt's cancellation: aborted when the client leaves, or when the target's deadline passes first. */
+export class TargetDeadline extends Cancellation {
   /** Set when the deadline, not the client, stopped the attempt. */
   expired = false;
-  private readonly own = new CallCancellation();
   private readonly timer: NodeJS.Timeout;
+  private readonly offClient: () => void;
 
   constructor(private readonly client: AttemptClient, readonly ms: number) {
+    super();
+    this.offClient = client.departure.subscribe(() => this.abort());
     this.timer = setTimeout(() => this.fire(), ms);
     this.timer.unref();
   }
 
-  get aborted(): boolean {
-    return this.own.aborted || this.client.aborted;
-  }
-
-  subscribe(listener: () => void): () => void {
-    if (this.aborted) {
-      listener();
-      return NOTHING_TO_REMOVE;
-    }
-    const offClient = this.client.subscribe(listener);
-    this.own.addEventListener("abort", listener);
-    return () => {
-      offClient();
-      this.own.removeEventListener("abort", listener);
-    };
-  }
-
-  /** The attempt is over: the timer goes. */
+  /** The attempt is over: the timer and the client's listener go. */
   end(): void {
     clearTimeout(this.timer);
+    this.offClient();
   }
 
   private fire(): void {
-    if (this.client.outputStarted || this.client.aborted) return;
+    if (this.client.outputStarted || this.client.departure.aborted) return;
     this.expired = true;
-    this.own.abort();
+    this.abort();
   }
 }
 
@@ -86,7 +71,7 @@ export interface AbandonDeps {
 
 /** The part of a request's run that an abandoned target changes. */
 export interface AbandoningRun {
-  client: { attempts: AttemptRecord[] };
+  client: { record: Pick<RequestRecord, "attempted"> };
   lastVerdict: Verdict | null;
   failures: Blocker[];
   /** Read by the pass over the targets: the rest of this target's connections are passed over. */
@@ -103,7 +88,7 @@ export function abandonTimedOutTarget(
   const { ctx, target, combo, startedAt, deadline } = attempt;
   const now = deps.clock.now();
   deps.engine.recordNeutral(ctx);
-  run.client.attempts.push({ provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status: null, verdict: "target_timeout", latencyMs: now - startedAt });
+  run.client.record.attempted({ provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status: null, verdict: "target_timeout", latencyMs: now - startedAt });
   run.lastVerdict = targetTimeoutVerdict(target, deadline.ms);
   // Like an upstream timeout: not a short transient wait (R11.4), not an auth or quota skip (R11.5).
   run.failures.push({ reason: "timeout", remainingMs: null, hintMs: null });

@@ -67,10 +67,13 @@ export function skipRecordsOf(selection: SelectionLog): SkipRecord[] {
   ]);
 }
 
+/** The request-log fields known when a request arrives. */
+export type ArrivalFields = Pick<RequestLogEntry, "clientKind" | "promptText">;
+
 /**
  * The log fields of a request that are known when it arrives. `promptText` reads the prompt (the
  * client half's promptText): it runs only when prompt logging is on.
  */
-export function arrivalFields(headers: IncomingHttpHeaders, promptText: () => string, logPrompt: boolean): Pick<RequestLogEntry, "clientKind" | "promptText"> {
+export function arrivalFields(headers: IncomingHttpHeaders, promptText: () => string, logPrompt: boolean): ArrivalFields {
   return { clientKind: clientKindOf(headers), promptText: logPrompt ? promptText() : null };
 }

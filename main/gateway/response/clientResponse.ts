@@ -1,16 +1,19 @@
 // The one owner of a client's response: keep-alives while the client waits, the commit of status
 // and headers (once), JSON and SSE writes with backpressure, the error in the client's format
-// before or after the commit, and the request-log entry and live `request` event (exactly once).
+// before or after the commit, and the request-log row (its RequestRecord's) and live `request`
+// event, exactly once.
 import type { ServerResponse } from "node:http";
-import type { AttemptRecord, ClientKind, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
+import type { SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
+import type { ErrorCode } from "../../../shared/errorCodes.js";
 import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
 import type { NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
 import { JsonArrayStream } from "./jsonArrayStream.js";
+import type { UsageSummary } from "../formats/usage.js";
 import type { FinalError } from "../outcome.js";
 import type { RequestLogSink } from "../ports.js";
-import type { CancelSource } from "../upstream/call.js";
-import { CallCancellation } from "../upstream/cancellation.js";
+import { RequestRecord, type UsageMeter } from "../request/requestRecord.js";
+import { Cancellation } from "../upstream/cancellation.js";
 
 export interface ClientResponseOptions {
   format: WireFormat;
@@ -19,6 +22,8 @@ export interface ClientResponseOptions {
   stream: boolean;
   clock: Clock;
   log: RequestLogSink;
+  /** R18.1, R18.4: prices the row and counts it against budgets (absent = unpriced). */
+  meter?: UsageMeter;
   emit: (event: SwitchyardEvent) => void;
   /** How a stream is framed for this client (default SSE). */
   framing?: StreamFraming;
@@ -30,8 +35,6 @@ export interface AnswerObserver {
   /** Stream text as written to the client, whole frames. */
   streamText(text: string): void;
 }
-
-export type LogFields = Partial<Pick<RequestLogEntry, "errorCode" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "reasoningTokens">>;
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -49,23 +52,17 @@ function retryFields(err: FinalError, now: number, retryAfterSeconds: number | n
 }
 
 /**
- * The client's response. It is also the request's cancel source: the client leaving cancels what
- * subscribed (the upstream call), and an AbortSignal is made only for a stage that asks for one
- * (a wait in a queue or between combo passes), not for every request (issue 12).
+ * The client's response. Its `departure` is the request's cancellation: the client leaving cancels
+ * what subscribed (the upstream call), and an AbortSignal is made only for a stage that asks for
+ * one (a wait in a queue or between combo passes), not for every request (issue 12).
  */
-export class ClientResponse implements CancelSource {
-  readonly attempts: AttemptRecord[] = [];
+export class ClientResponse {
   readonly startedAt: number;
-  combo: string | null = null;
-  /** Request-log fields known on arrival (client kind, prompt when logging it is on). */
-  arrival: { clientKind?: ClientKind; promptText?: string | null } = {};
-  /** R18: the client key the request presented (its id), for usage by key and key budgets. */
-  apiKeyId: string | null = null;
-  /** Read when the entry is written: what selection skipped, the combo's waits. */
-  timeline: () => Pick<RequestLogEntry, "skipped" | "comboWaits"> = () => ({});
+  /** The request's log row: the stages feed it, and it is written when the answer is done. */
+  readonly record: RequestRecord;
   private bytesOut = 0;
-  /** Cancelled when the client leaves; the upstream call subscribes to it. */
-  private readonly leaving = new CallCancellation();
+  /** Aborted when the client goes away before its answer was written; the upstream call subscribes to it. */
+  readonly departure = new Cancellation();
   private controller: AbortController | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private attemptsStarted = 0;
@@ -89,6 +86,7 @@ export class ClientResponse implements CancelSource {
 
   constructor(private readonly res: ServerResponse, private readonly opts: ClientResponseOptions) {
     this.startedAt = opts.clock.now();
+    this.record = new RequestRecord(opts.requestId, opts.format, opts.model, opts.stream, this.startedAt);
     this.array = opts.framing === "json-array" ? new JsonArrayStream() : null;
     this.streamHeaders = this.array ? JSON_ARRAY_STREAM_HEADERS : SSE_HEADERS;
     res.on("close", () => {
@@ -108,7 +106,7 @@ export class ClientResponse implements CancelSource {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.leaving.aborted) this.controller.abort();
+      if (this.departure.aborted) this.controller.abort();
     }
     return this.controller.signal;
   }
@@ -119,27 +117,12 @@ export class ClientResponse implements CancelSource {
   }
 
   get gone(): boolean {
-    return this.leaving.aborted;
-  }
-
-  /** CancelSource: the client went away. */
-  get aborted(): boolean {
-    return this.leaving.aborted;
-  }
-
-  /** CancelSource: `listener` runs once when the client goes away (at once if it has). */
-  subscribe(listener: () => void): () => void {
-    if (this.leaving.aborted) {
-      listener();
-      return () => {};
-    }
-    this.leaving.addEventListener("abort", listener);
-    return () => this.leaving.removeEventListener("abort", listener);
+    return this.departure.aborted;
   }
 
   private leave(): void {
-    if (this.leaving.aborted) return;
-    this.leaving.abort();
+    if (this.departure.aborted) return;
+    this.departure.abort();
     this.controller?.abort();
   }
 
@@ -235,19 +218,19 @@ export class ClientResponse implements CancelSource {
     });
   }
 
-  endStream(fields: LogFields = {}): void {
+  endStream(usage: UsageSummary | null = null): void {
     this.res.end(this.array?.close());
-    this.finish(200, fields);
+    this.finish(200, null, usage);
   }
 
   /** The answer, as a value or as JSON text already written (a same-format pass-through). */
-  sendJson(body: unknown, fields: LogFields = {}): void {
+  sendJson(body: unknown, usage: UsageSummary | null = null): void {
     this.markFirstOutput();
     if (this.reshape) body = this.reshape((typeof body === "string" ? JSON.parse(body) : body) as Record<string, unknown>);
     const text = typeof body === "string" ? body : JSON.stringify(body);
     this.observer?.json(body);
     this.bytesOut += this.endWhole(200, this.successJsonHeaders(), text);
-    this.finish(200, fields);
+    this.finish(200, null, usage);
   }
 
   /** The final error: a JSON error before the commit, an error event in the stream after it. */
@@ -260,7 +243,7 @@ export class ClientResponse implements CancelSource {
     if (err.noRetry) headers["x-should-retry"] = "false";
     const extra = retryFields(err, this.opts.clock.now(), retryAfterSeconds);
     this.endWhole(err.status, headers, JSON.stringify(errorBody(this.opts.format, err.status, err.code, err.message, extra, retryAfterSeconds)));
-    this.finish(err.status, { errorCode: err.code });
+    this.finish(err.status, err.code);
   }
 
   /**
@@ -271,27 +254,27 @@ export class ClientResponse implements CancelSource {
     this.stopHeartbeat();
     if (this.res.headersSent) return this.failInStream(err.code, err.message, err.status);
     this.endWhole(err.status, { ...this.baseHeaders(), "content-type": "application/json", "x-should-retry": "false" }, bodyText);
-    this.finish(err.status, { errorCode: reason });
+    this.finish(err.status, reason);
   }
 
   /** The stream broke after output began: it ends with an error event, logged as a 200 with its code. */
-  failAfterOutput(code: string, message: string, fields: LogFields = {}): void {
+  failAfterOutput(code: ErrorCode, message: string, usage: UsageSummary | null = null): void {
     if (!this.res.writableEnded) this.res.end(this.closingError(code, message));
-    this.finish(200, { ...fields, errorCode: code });
+    this.finish(200, code, usage);
   }
 
   clientClosed(): void {
     this.stopHeartbeat();
-    this.finish(499, { errorCode: "client_closed_request" });
+    this.finish(499, "client_closed_request");
   }
 
-  private failInStream(code: string, message: string, status: number): void {
+  private failInStream(code: ErrorCode, message: string, status: number): void {
     if (!this.res.writableEnded) this.res.end(this.closingError(code, message));
-    this.finish(status, { errorCode: code });
+    this.finish(status, code);
   }
 
   /** The error event that ends a committed stream, in its framing. */
-  private closingError(code: string, message: string): string {
+  private closingError(code: ErrorCode, message: string): string {
     const frame = errorFrame(this.opts.format, code, message, this.numberedSoFar());
     return this.array ? this.array.elements(frame) + this.array.close() : frame;
   }
@@ -347,36 +330,11 @@ export class ClientResponse implements CancelSource {
     return headers;
   }
 
-  private finish(status: number, fields: LogFields): void {
+  private finish(status: number, errorCode: string | null, usage: UsageSummary | null = null): void {
     if (this.logged) return;
     this.logged = true;
-    const last = this.attempts[this.attempts.length - 1];
-    // The answering attempt's bytes are what the client received; failed ones noted their own.
-    if (last && last.bytes === undefined) last.bytes = this.bytesOut;
     const now = this.opts.clock.now();
-    const entry: RequestLogEntry = {
-      id: this.opts.requestId,
-      time: this.startedAt,
-      clientFormat: this.opts.format,
-      model: this.opts.model,
-      combo: this.combo,
-      provider: last?.provider ?? null,
-      connectionId: last?.connectionId ?? null,
-      status,
-      errorCode: fields.errorCode ?? null,
-      latencyMs: now - this.startedAt,
-      ttfbMs: this.ttfbMs,
-      stream: this.opts.stream,
-      inputTokens: fields.inputTokens ?? null,
-      outputTokens: fields.outputTokens ?? null,
-      cacheReadTokens: fields.cacheReadTokens ?? null,
-      cacheWriteTokens: fields.cacheWriteTokens ?? null,
-      reasoningTokens: fields.reasoningTokens ?? null,
-      apiKeyId: this.apiKeyId,
-      attempts: this.attempts,
-      ...this.arrival,
-      ...this.timeline(),
-    };
+    const entry = this.record.entry({ status, errorCode, usage, ttfbMs: this.ttfbMs, bytesOut: this.bytesOut, now }, this.opts.meter);
     this.opts.log.append(entry);
     this.opts.emit({ type: "request", entry, at: now });
   }

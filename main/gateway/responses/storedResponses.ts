@@ -5,6 +5,7 @@
 // stored turns. A stored turn holds only what the client sent and what it was answered; request
 // headers (keys) never reach it.
 import express, { type RequestHandler, type Response } from "express";
+import { ERROR_CODES, type ErrorCode } from "../../../shared/errorCodes.js";
 import { isRecord } from "../../../shared/records.js";
 import { sendPlainJson } from "../../api/plainJson.js";
 import type { StoredResponseRecord } from "../../../shared/types.js";
@@ -29,7 +30,7 @@ export interface StoredResponseDeps {
 /** A request refused before any upstream is called, in the terms of API.md. */
 export interface StoredResponseRefusal {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
@@ -38,13 +39,13 @@ const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
 
 const storageOff = (): StoredResponseRefusal => ({
-  status: 400,
+  status: ERROR_CODES.response_storage_off.status,
   code: "response_storage_off",
   message: "Response storage is off (setting responsesRetentionHours is 0): send the whole conversation in `input` instead of previous_response_id",
 });
 
 const notFound = (id: string): StoredResponseRefusal => ({
-  status: 404,
+  status: ERROR_CODES.response_not_found.status,
   code: "response_not_found",
   message: `Response with id '${id}' not found (unknown, deleted, stored with store: false, or older than responsesRetentionHours)`,
 });
@@ -75,7 +76,7 @@ export function expandPreviousResponse(
   const stored = port.get(previousId, now);
   if (!stored) return notFound(previousId);
   const added = inputAsItems(body["input"]);
-  if (!added) return { status: 400, code: "invalid_request", message: "input must be a string or a list of input items" };
+  if (!added) return { status: ERROR_CODES.invalid_request.status, code: "invalid_request", message: "input must be a string or a list of input items" };
   const output = Array.isArray(stored.response["output"]) ? stored.response["output"] : [];
   const { previous_response_id: _expanded, ...rest } = body;
   return { body: { ...rest, input: [...stored.inputItems, ...output, ...added] } };
@@ -204,7 +205,7 @@ export function storedResponseRoutes(deps: StoredResponseDeps, guard: RequestHan
 
   router.get("/v1/responses/:id/input_items", guard, (req, res) => {
     const page = pageQuery(req.query as Record<string, unknown>);
-    if (typeof page === "string") return refuse(res, { status: 400, code: "invalid_request", message: page });
+    if (typeof page === "string") return refuse(res, { status: ERROR_CODES.invalid_request.status, code: "invalid_request", message: page });
     const stored = storedFor(req.params["id"] as string, res);
     if (stored) answer(res, inputItemsPage(stored, page));
   });

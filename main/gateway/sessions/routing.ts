@@ -2,6 +2,7 @@
 // connections leased by another owner are never candidates, a leased request may use only its
 // leased connection, and the session's pinned target and connection go first when they are
 // eligible. The pin follows whichever connection answers, so an ineligible pin is replaced.
+import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import type { Connection } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import type { LeaseBook } from "../../engine/leases.js";
@@ -73,7 +74,7 @@ export function createRequestSession(deps: SessionRoutingDeps, input: RequestSes
     capacityRefusal() {
       if (offered > 0 || earliestForeignExpiry === null) return null;
       return {
-        status: 429,
+        status: ERROR_CODES.LEASE_CAPACITY_UNAVAILABLE.status,
         code: "LEASE_CAPACITY_UNAVAILABLE",
         message: "Every eligible connection is held by another session's exclusive lease",
         retryAfterMs: boundedLeaseRetryMs(earliestForeignExpiry - deps.clock.now()),

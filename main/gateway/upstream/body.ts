@@ -3,7 +3,7 @@
 // order (SSE, with backpressure), and a destroy that stops the upstream request. undici's own
 // request() wraps every answer in a Readable stream, an async resource and a promise of its own;
 // on the hot path that machinery cost more than the read (issue 12).
-import { CallCancellation } from "./cancellation.js";
+import { Cancellation } from "./cancellation.js";
 
 /** The reason `closed` carries: a plain value, so closing allocates no DOMException per answer. */
 const DONE = "done";
@@ -27,7 +27,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   private failed = false;
   private error: unknown = undefined;
   /** Aborted once the body is done with (ended, failed or destroyed); onClose listens to it. */
-  private readonly closed = new CallCancellation();
+  private readonly closed = new Cancellation();
   private wake: (() => void) | null = null;
 
   /**

@@ -3,8 +3,8 @@
 // admitted job, its execution deadline (R9.1), so every reason to stop reaches undici through one
 // signal; a stream watchdog stops the call by destroying the body it reads (undici then aborts
 // the request). The composition is one cancellation object, one timer and one listener, released as
-// soon as the body is done: the client's response and the admission hand over cheap cancel sources
-// and deadlines instead of signals of their own, and the cancellation handed to undici is a small
+// soon as the body is done: the client's response and the admission hand over a Cancellation and an
+// ExecutionDeadline instead of signals of their own, and the cancellation handed to undici is a small
 // object with the part of the AbortSignal interface undici reads, not an AbortController (issue 12:
 // controllers, their EventTarget listeners and their signals were ~4 % of a request's CPU).
 // AbortSignal.timeout + AbortSignal.any were tried (issue 8) and measured worse: each call's timer
@@ -12,9 +12,10 @@
 // signal, which cost about 40 MB of RSS after the bench's load.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Provider, WireFormat } from "../../../shared/types.js";
+import { ATTEMPT_TIMED_OUT, type TransportFailure } from "../../engine/failure.js";
 import { redactSecret } from "../redact.js";
-import { CallCancellation, type UpstreamSignal } from "./cancellation.js";
-import { transportErrorCode, type UpstreamClient, type UpstreamResponse } from "./client.js";
+import { Cancellation } from "./cancellation.js";
+import { transportFailureOf, type UpstreamClient, type UpstreamResponse } from "./client.js";
 import { buildUpstreamHeaders } from "./headers.js";
 
 /**
@@ -40,13 +41,6 @@ export interface UpstreamCallDeps {
   timeouts: () => UpstreamTimeouts;
 }
 
-/** "The client went away", without an AbortSignal of its own (ClientResponse is one). */
-export interface CancelSource {
-  readonly aborted: boolean;
-  /** Calls `listener` once when the source is cancelled; returns what removes it. */
-  subscribe(listener: () => void): () => void;
-}
-
 /** R9.1: an admitted job's execution deadline, which the attempt's call enforces with its own. */
 export interface ExecutionDeadline {
   /** Real milliseconds left before the job expires at its budget (≤ 0: it has). */
@@ -67,8 +61,8 @@ export interface UpstreamCallRequest {
   path: string;
   /** A JSON value, or JSON text already serialised (a same-format body passed through). */
   body: unknown;
-  /** The client went away: abort the call. */
-  signal?: AbortSignal | CancelSource;
+  /** What stops the call besides its deadlines: the client went away (or a combo target's deadline passed). */
+  signal?: AbortSignal | Cancellation;
   /** R9.1: the admitted job's deadline (absent = none). */
   execution?: ExecutionDeadline;
   /** A shorter deadline than the attempt deadline (auxiliary calls). */
@@ -82,7 +76,7 @@ export interface UpstreamCallRequest {
 export interface UpstreamCall {
   response: UpstreamResponse;
   /** The composed cancellation; aborted by the client or a deadline. */
-  signal: UpstreamSignal;
+  signal: Cancellation;
   /** Stops the call while its body is read (a stream watchdog fired). */
   abort(reason: string): void;
   /** true once the attempt deadline has passed (R13.6 → an ETIMEDOUT verdict). */
@@ -93,11 +87,15 @@ export interface UpstreamCall {
   errorText(limit?: number): Promise<string>;
 }
 
-/** A call that never produced a usable response; `code` is what the classifier reads. */
+/** A call that never produced a usable response; `failure` is what the classifier reads. */
 export class UpstreamCallError extends Error {
-  constructor(readonly code: string, readonly timedOut: boolean, options?: { cause?: unknown }) {
-    super(`upstream call failed (${code})`, options);
+  /** The raw errno or undici code, for the logs and the connection test. */
+  readonly code: string;
+
+  constructor(readonly failure: TransportFailure, readonly timedOut: boolean, options?: { cause?: unknown }) {
+    super(`upstream call failed (${failure.code})`, options);
     this.name = "UpstreamCallError";
+    this.code = failure.code;
   }
 }
 
@@ -106,34 +104,22 @@ const NO_LIMIT_MS = 0;
 const SILENCE_CEILING_MS = 600_000;
 /** What an error body is read to by default: enough for any upstream's error JSON. */
 const ERROR_TEXT_LIMIT_BYTES = 64 * 1024;
-const NEVER_ABORTED: UpstreamSignal = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
 
 function deadlineOf(timeouts: UpstreamTimeouts, ceilingMs: number | undefined): number {
   const limits = [timeouts.attemptDeadlineMs, ceilingMs ?? NO_LIMIT_MS].filter((ms) => ms > 0);
   return limits.length ? Math.min(...limits) : NO_LIMIT_MS;
 }
 
-interface Cancellation {
-  signal: UpstreamSignal;
-  timedOut(): boolean;
-  /** The call is over: the timer and the listener go. */
-  release(): void;
-}
-
 const NOTHING_TO_RELEASE = () => {};
 
-function isCancelSource(source: AbortSignal | CancelSource): source is CancelSource {
-  return typeof (source as CancelSource).subscribe === "function";
-}
-
 /** Calls `onCancel` once the caller is cancelled (at once if it already is); returns the unsubscribe. */
-function listen(caller: AbortSignal | CancelSource | undefined, onCancel: () => void): () => void {
+function listen(caller: AbortSignal | Cancellation | undefined, onCancel: () => void): () => void {
   if (!caller) return NOTHING_TO_RELEASE;
   if (caller.aborted) {
     onCancel();
     return NOTHING_TO_RELEASE;
   }
-  if (isCancelSource(caller)) return caller.subscribe(onCancel);
+  if (caller instanceof Cancellation) return caller.subscribe(onCancel);
   caller.addEventListener("abort", onCancel, { once: true });
   return () => caller.removeEventListener("abort", onCancel);
 }
@@ -153,14 +139,17 @@ function executionLimitMs(execution: ExecutionDeadline | undefined, deadlineMs: 
 
 /**
  * Aborted by the caller, once `deadlineMs` passed (0: no deadline; the call then times out) or
- * once the job's execution deadline passed (the job then expired).
+ * once the job's execution deadline passed (the job then expired). `release`: the call is over, the
+ * timer and the listener go.
  */
-function composeCancellation(caller: AbortSignal | CancelSource | undefined, deadlineMs: number, execution?: ExecutionDeadline): Cancellation {
+function composeCancellation(
+  caller: AbortSignal | Cancellation | undefined, deadlineMs: number, execution?: ExecutionDeadline,
+): { signal: Cancellation; timedOut(): boolean; release(): void } {
   const executionMs = executionLimitMs(execution, deadlineMs);
   const attemptFirst = deadlineMs > 0 && (executionMs === NO_LIMIT_MS || deadlineMs <= executionMs);
   const ms = attemptFirst ? deadlineMs : executionMs;
-  if (ms <= 0 && (caller === undefined || !isCancelSource(caller))) return { signal: caller ?? NEVER_ABORTED, timedOut: () => false, release: NOTHING_TO_RELEASE };
-  const controller = new CallCancellation();
+  const controller = new Cancellation();
+  if (ms <= 0 && caller === undefined) return { signal: controller, timedOut: () => false, release: NOTHING_TO_RELEASE };
   let expired = false;
   let timer: NodeJS.Timeout | null = null;
   if (ms > 0) {
@@ -174,7 +163,7 @@ function composeCancellation(caller: AbortSignal | CancelSource | undefined, dea
     }, ms);
     timer.unref();
   }
-  const unsubscribe = listen(caller, () => controller.abort(caller && !isCancelSource(caller) ? caller.reason : undefined));
+  const unsubscribe = listen(caller, () => controller.abort(caller?.reason));
   return {
     signal: controller,
     timedOut: () => expired,
@@ -191,7 +180,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     const deadlineMs = deadlineOf(timeouts, req.ceilingMs);
     const cancel = composeCancellation(req.signal, deadlineMs, req.execution);
     const { signal, timedOut } = cancel;
-    const failure = (err: unknown) => new UpstreamCallError(timedOut() ? "ETIMEDOUT" : transportErrorCode(err), timedOut(), { cause: err });
+    const failure = (err: unknown) => new UpstreamCallError(timedOut() ? ATTEMPT_TIMED_OUT : transportFailureOf(err), timedOut(), { cause: err });
     const base = deps.baseUrlFor(req.provider);
     const url = (typeof base === "string" ? base : await base).replace(/\/+$/, "") + req.path;
     const built = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);

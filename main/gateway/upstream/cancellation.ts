@@ -1,24 +1,17 @@
-// One-shot cancellations without an AbortController (issue 12): what undici reads of a request's
-// signal, and the small object that provides it. The upstream call, the client's response and the
-// upstream body each keep one.
+// Cancellation without an AbortController (issue 12), in two types (issue 26 item 12): a
+// Cancellation says that something stopped — the client went away, a combo target ran out of
+// time, an upstream body is done with — and an ExecutionDeadline (call.ts) is an admitted job's
+// time limit, which the upstream call enforces with its own attempt deadline. The call composes
+// them into one Cancellation, the only signal its undici handler reads.
+
+const NOTHING_TO_REMOVE = () => {};
 
 /**
- * What undici reads of a request's signal: `aborted`, `reason`, and one 'abort' listener added and
- * removed. An AbortSignal is one; so is the call's own CallCancellation.
+ * A one-shot stop, aborted once with a reason like an AbortSignal's; each listener runs once. It
+ * has the part of the AbortSignal interface the undici handler reads (`aborted`, `reason`, one
+ * 'abort' listener added and removed), plus `subscribe` for those that only wait for it.
  */
-export interface UpstreamSignal {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
-
-/**
- * A one-shot cancellation: aborted once, with a reason like an AbortSignal's; its listeners run
- * once. A call hands it to undici; a client's response keeps one for "the client left";
- * an upstream body keeps one for "done with".
- */
-export class CallCancellation implements UpstreamSignal {
+export class Cancellation {
   aborted = false;
   reason: unknown = undefined;
   private listeners: Array<() => void> | null = null;
@@ -31,6 +24,16 @@ export class CallCancellation implements UpstreamSignal {
   removeEventListener(_type: "abort", listener: () => void): void {
     const i = this.listeners?.indexOf(listener) ?? -1;
     if (i !== -1) this.listeners?.splice(i, 1);
+  }
+
+  /** `listener` runs once when this is aborted (at once if it is); returns what removes it. */
+  subscribe(listener: () => void): () => void {
+    if (this.aborted) {
+      listener();
+      return NOTHING_TO_REMOVE;
+    }
+    this.addEventListener("abort", listener);
+    return () => this.removeEventListener("abort", listener);
   }
 
   abort(reason?: unknown): void {

@@ -5,15 +5,16 @@
 // soon as they arrive and feeds the body to an UpstreamBody; the caller's signal aborts it the
 // same way (its reason is the error, before or after the headers).
 import { Agent, errors, util, type Dispatcher } from "undici";
+import type { TransportCause, TransportFailure } from "../../engine/failure.js";
 import { markLowerCaseNames } from "../../engine/retryHints.js";
 import { UpstreamBody } from "./body.js";
-import type { UpstreamSignal } from "./cancellation.js";
+import type { Cancellation } from "./cancellation.js";
 
 export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
-  signal: UpstreamSignal;
+  signal: Cancellation;
   /**
    * Silence allowed before the response headers and between body chunks (R13.7: "no byte at all";
    * the stream watchdogs are stricter and run above this). One value for both phases lets undici
@@ -46,7 +47,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   private readonly onSignal = () => this.stop(this.signal.reason ?? aborted());
 
   constructor(
-    private readonly signal: UpstreamSignal,
+    private readonly signal: Cancellation,
     private resolve: ((res: UpstreamResponse) => void) | null,
     private reject: ((err: unknown) => void) | null,
   ) {
@@ -141,8 +142,42 @@ export function createUpstreamClient(): UpstreamClient {
   };
 }
 
-/** Normalises a transport failure into a stable code the classifier knows. */
-export function transportErrorCode(err: unknown): string {
-  const e = err as { code?: string; name?: string; cause?: { code?: string } };
-  return e?.code ?? e?.cause?.code ?? e?.name ?? "TRANSPORT_ERROR";
+/** The error's own code: an errno or undici code, its cause's, else its name (a DOMException's numeric code is no name). */
+function rawCode(err: unknown): string {
+  for (const value of [field(err, "code"), field(field(err, "cause"), "code"), field(err, "name")]) {
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return "TRANSPORT_ERROR";
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? (Reflect.get(value, key) as unknown) : undefined;
+}
+
+/** R13.6 / R13.7: what undici and Node report when a connect, the headers or the body took too long. */
+const TIMEOUT_CODES = new Set(["ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "TIMEOUT"]);
+const CAUSE_BY_CODE: Record<string, TransportCause> = {
+  ECONNREFUSED: "refused",
+  ECONNRESET: "reset",
+  EPIPE: "reset",
+  UND_ERR_SOCKET: "reset",
+  UND_ERR_CLOSED: "reset",
+  ERR_STREAM_PREMATURE_CLOSE: "reset",
+  ENOTFOUND: "dns",
+  EAI_AGAIN: "dns",
+  ABORTERROR: "aborted",
+  UND_ERR_ABORTED: "aborted",
+};
+
+function causeOf(code: string): TransportCause {
+  const upper = code.toUpperCase();
+  if (TIMEOUT_CODES.has(upper)) return "timeout";
+  if (upper.startsWith("ERR_TLS_") || upper.includes("CERT")) return "tls";
+  return CAUSE_BY_CODE[upper] ?? "other";
+}
+
+/** The one place an undici or Node error is named: the classifier reads the cause, the logs the code. */
+export function transportFailureOf(err: unknown): TransportFailure {
+  const code = rawCode(err);
+  return { kind: "transport", cause: causeOf(code), code };
 }

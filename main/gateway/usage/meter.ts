@@ -1,10 +1,9 @@
-// R18.1 and R18.4 at the end of each request: the log row gets its cost (and the model it was
-// priced as), and the key's and the connection's budgets count what it used. It wraps the request
-// log's sink, so every row — the pipeline's, an unknown route's — passes here exactly once, after the
-// client was answered.
+// R18.1 and R18.4 at the end of each request: its row's cost (at the model the answering attempt
+// asked for), and the key's and the connection's budgets count what it used. The request's
+// RequestRecord asks once per row, as it writes the row after the client was answered.
 import type { ApiKeyInfo, Budget, Connection, Provider, RequestLogEntry } from "../../../shared/types.js";
 import type { BudgetBook, BudgetCrossing, BudgetScope } from "../../engine/budgets.js";
-import type { RequestLogSink } from "../ports.js";
+import type { RowCost, UsageMeter } from "../request/requestRecord.js";
 import type { Pricer } from "./pricing.js";
 
 export interface UsageMeterDeps {
@@ -18,54 +17,39 @@ export interface UsageMeterDeps {
   onCrossing(crossing: BudgetCrossing, name: string): void;
 }
 
-/** The model the answering attempt asked its upstream for (a combo or alias names another). */
-function answeringModel(entry: RequestLogEntry): string | null {
-  for (let i = entry.attempts.length - 1; i >= 0; i--) {
-    const a = entry.attempts[i]!;
-    if (a.connectionId === entry.connectionId && a.provider === entry.provider) return a.model;
-  }
-  return null;
-}
+const UNPRICED: RowCost = { costUsd: null, costSource: null, notional: false };
 
-/** Fills the row's cost fields in place (the same object goes to the live event stream); `connection` answered it. */
-export function priceEntry(entry: RequestLogEntry, connection: Connection | null, deps: Pick<UsageMeterDeps, "providerById" | "pricer">): void {
-  const model = answeringModel(entry);
-  entry.servedModel = entry.provider && model ? `${entry.provider}/${model}` : null;
-  if (entry.inputTokens === null && entry.outputTokens === null) {
-    entry.costUsd = null;
-    entry.costSource = null;
-    return;
-  }
-  const provider = entry.provider ? deps.providerById(entry.provider) : null;
+/** The row's cost; `connection` answered it (a subscription's cost is notional). */
+function costOf(row: RequestLogEntry, model: string | null, connection: Connection | null, deps: Pick<UsageMeterDeps, "providerById" | "pricer">): RowCost {
+  if (row.inputTokens === null && row.outputTokens === null) return UNPRICED;
+  const provider = row.provider ? deps.providerById(row.provider) : null;
   const price = deps.pricer.price(provider, model ?? "", {
-    inputTokens: entry.inputTokens ?? 0,
-    outputTokens: entry.outputTokens ?? 0,
-    cacheReadTokens: entry.cacheReadTokens ?? 0,
-    cacheWriteTokens: entry.cacheWriteTokens ?? 0,
+    inputTokens: row.inputTokens ?? 0,
+    outputTokens: row.outputTokens ?? 0,
+    cacheReadTokens: row.cacheReadTokens ?? 0,
+    cacheWriteTokens: row.cacheWriteTokens ?? 0,
   });
-  entry.costUsd = price.costUsd;
-  entry.costSource = price.costSource;
-  if (price.costUsd !== null && connection?.subscription) entry.costNotional = true;
+  return { costUsd: price.costUsd, costSource: price.costSource, notional: price.costUsd !== null && connection?.subscription === true };
 }
 
-export function meteredLog(log: RequestLogSink, deps: UsageMeterDeps): RequestLogSink {
-  const count = (scope: BudgetScope, id: string, name: string, budget: Budget | null, entry: RequestLogEntry) => {
+export function createUsageMeter(deps: UsageMeterDeps): UsageMeter {
+  const count = (scope: BudgetScope, id: string, name: string, budget: Budget | null, row: RequestLogEntry, costUsd: number | null) => {
     if (!budget) return;
-    const tokens = (entry.inputTokens ?? 0) + (entry.outputTokens ?? 0);
-    const crossing = deps.budgets.add(scope, id, budget, entry.costUsd ?? 0, tokens);
+    const tokens = (row.inputTokens ?? 0) + (row.outputTokens ?? 0);
+    const crossing = deps.budgets.add(scope, id, budget, costUsd ?? 0, tokens);
     if (crossing) deps.onCrossing(crossing, name);
   };
   return {
-    append(entry) {
+    meter(row, model) {
       // Looked up once: it says whether the cost is notional and carries the connection's budget.
-      const connection = entry.connectionId ? deps.connectionById(entry.connectionId) : null;
-      priceEntry(entry, connection, deps);
-      if (entry.apiKeyId) {
-        const key = deps.keyById(entry.apiKeyId);
-        if (key) count("key", key.id, key.name, key.budget, entry);
+      const connection = row.connectionId ? deps.connectionById(row.connectionId) : null;
+      const cost = costOf(row, model, connection, deps);
+      if (row.apiKeyId) {
+        const key = deps.keyById(row.apiKeyId);
+        if (key) count("key", key.id, key.name, key.budget, row, cost.costUsd);
       }
-      if (connection) count("connection", connection.id, connection.name, connection.budget, entry);
-      log.append(entry);
+      if (connection) count("connection", connection.id, connection.name, connection.budget, row, cost.costUsd);
+      return cost;
     },
   };
 }

@@ -63,7 +63,7 @@ function compileProbes(): Record<keyof typeof PROBES, string> {
       .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))
       .join("\n");
   }
-  return out as Record<keyof typeof PROBES, string>;
+  return out;
 }
 
 describe("the typed contract", () => {

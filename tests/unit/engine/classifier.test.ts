@@ -1,17 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure, msUntilLocalMidnight, type ClassifyContext } from "../../../main/engine/classifier.js";
-import type { FailureInput, Verdict } from "../../../main/engine/ports.js";
+import type { StreamCause, TransportCause } from "../../../main/engine/failure.js";
+import type { Verdict } from "../../../main/engine/ports.js";
 import type { AppSettings } from "../../../shared/types.js";
-import { failureInput, provider, settingsWith, T0 } from "./fixtures.js";
+import { failureInput, provider, settingsWith, T0, type FailureFields } from "./fixtures.js";
 
 const ctx = (over: Partial<ClassifyContext> = {}): ClassifyContext => ({ settings: settingsWith(), now: T0, ...over });
-const classify = (input: Partial<FailureInput>, over: Partial<ClassifyContext> = {}) => classifyUpstreamFailure(failureInput(input), ctx(over));
+const classify = (input: FailureFields, over: Partial<ClassifyContext> = {}) => classifyUpstreamFailure(failureInput(input), ctx(over));
 const HOUR = 3_600_000;
 
 type Expect = Partial<Pick<Verdict, "reason" | "scope" | "status" | "breakerEligible" | "failover" | "terminal" | "cooldownMs" | "retryHintMs">>;
 
 describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
-  it.each<[string, Partial<FailureInput>, Expect]>([
+  it.each<[string, FailureFields, Expect]>([
     ["D4 generic 400 is returned at once, no failover", { status: 400, bodyText: '{"error":{"message":"messages: field required"}}' }, { reason: "bad_request", failover: false, scope: "request", status: 400, breakerEligible: false }],
     ["D4 400 model does not exist fails over as 404", { status: 400, bodyText: "The model `gpt-9` does not exist or you do not have access to it." }, { reason: "model_not_found", failover: true, status: 404 }],
     ["D4 400 model not available fails over", { status: 400, bodyText: "model foo is not available on this account" }, { reason: "model_not_found", failover: true }],
@@ -35,12 +36,12 @@ describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
     ["R2.3 504 trips the breaker", { status: 504 }, { reason: "server_error", breakerEligible: true }],
     ["R2.3 529 overloaded fails over without tripping", { status: 529 }, { reason: "server_error", breakerEligible: false, failover: true }],
     ["R2.3 429 never trips the breaker", { status: 429, bodyText: "slow down" }, { reason: "rate_limit", breakerEligible: false, failover: true }],
-    ["R2.3 ECONNREFUSED is transport, breaker-eligible", { status: null, transportError: "ECONNREFUSED" }, { reason: "transport", breakerEligible: true, status: 502 }],
-    ["R2.3 ECONNRESET is transport", { status: null, transportError: "ECONNRESET" }, { reason: "transport", breakerEligible: true }],
-    ["R2.3 UND_ERR_HEADERS_TIMEOUT is a timeout", { status: null, transportError: "UND_ERR_HEADERS_TIMEOUT" }, { reason: "timeout", breakerEligible: true, status: 504 }],
-    ["R4.8 stream stall is request-scoped, no breaker", { status: null, transportError: "stream_stall" }, { reason: "stream_stall", breakerEligible: false, failover: true }],
-    ["D13 early EOF fails over", { status: null, transportError: "stream_early_eof" }, { reason: "stream_early_eof", breakerEligible: false, failover: true }],
-    ["D13 throughput watchdog abort", { status: null, transportError: "STREAM_THROUGHPUT_TOO_LOW" }, { reason: "stream_throughput", breakerEligible: false }],
+    ["R2.3 ECONNREFUSED is transport, breaker-eligible", { failure: { kind: "transport", cause: "refused", code: "ECONNREFUSED" } }, { reason: "transport", breakerEligible: true, status: 502 }],
+    ["R2.3 ECONNRESET is transport", { failure: { kind: "transport", cause: "reset", code: "ECONNRESET" } }, { reason: "transport", breakerEligible: true }],
+    ["R2.3 UND_ERR_HEADERS_TIMEOUT is a timeout", { failure: { kind: "transport", cause: "timeout", code: "UND_ERR_HEADERS_TIMEOUT" } }, { reason: "timeout", breakerEligible: true, status: 504 }],
+    ["R4.8 stream stall is request-scoped, no breaker", { failure: { kind: "stream", cause: "idle_stall", detail: "" } }, { reason: "stream_stall", breakerEligible: false, failover: true }],
+    ["D13 early EOF fails over", { failure: { kind: "stream", cause: "early_eof", detail: "" } }, { reason: "stream_early_eof", breakerEligible: false, failover: true }],
+    ["D13 throughput watchdog abort", { failure: { kind: "stream", cause: "throughput", detail: "" } }, { reason: "stream_throughput", breakerEligible: false }],
     ["422 is a request error", { status: 422, bodyText: "bad" }, { reason: "bad_request", failover: false }],
   ])("%s", (_name, input, expected) => {
     expect(classify(input)).toMatchObject(expected);
@@ -48,7 +49,7 @@ describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
 });
 
 describe("429 bodies (R4.5, D4)", () => {
-  it.each<[string, string, Partial<FailureInput>, Expect]>([
+  it.each<[string, string, FailureFields, Expect]>([
     ["D4 quota exceeded", "You exceeded your current quota, please check your plan", {}, { reason: "quota_exhausted", cooldownMs: null }],
     ["D4 insufficient quota", '{"error":{"code":"insufficient_quota"}}', {}, { reason: "quota_exhausted" }],
     ["D4 resource has been exhausted", "Resource has been exhausted (e.g. check quota).", {}, { reason: "quota_exhausted" }],
@@ -188,5 +189,37 @@ describe("status restatement and provider rules (R12.2–R12.4)", () => {
     const byUrl = provider({ id: "ar2", baseUrl: "https://agentrouter.org" });
     const appSettings = rules({ providerErrorDefaults: { ar2: { cooldownMs: 60_000 } } });
     expect(classify({ provider: byUrl, status: 403, bodyText: "无权访问模型" }, appSettings).rule?.scope).toBe("model");
+  });
+});
+
+describe("typed upstream failures (issue 26 item 11)", () => {
+  const stream = (cause: StreamCause): FailureFields => ({ failure: { kind: "stream", cause, detail: "watchdog" } });
+
+  it.each<[string, StreamCause, Partial<Verdict>]>([
+    ["R4.8 a content stall", "content_stall", { reason: "stream_stall", status: 504, errorCode: "STREAM_CONTENT_STALL", message: "STREAM_CONTENT_STALL", failover: true }],
+    ["R13.7 an idle stream", "idle_stall", { reason: "stream_stall", status: 504, errorCode: "STREAM_STALL", failover: true }],
+    ["D13 an early EOF", "early_eof", { reason: "stream_early_eof", status: 502, errorCode: "STREAM_EARLY_EOF", scope: "connection" }],
+    ["R13.5 a throughput abort", "throughput", { reason: "stream_throughput", status: 504, errorCode: "STREAM_THROUGHPUT_TOO_LOW" }],
+    ["R13.3 a refused continuation blames nobody", "continuation_refused", { reason: "bad_request", status: 502, errorCode: "STREAM_CONTINUATION_REFUSED", failover: false, cooldownMs: null }],
+  ])("R12.1 %s keeps its verdict and code, never the breaker", (_name, cause, expected) => {
+    expect(classify(stream(cause))).toMatchObject({ ...expected, breakerEligible: false });
+  });
+
+  it("R13.6 only a transport timeout is a 504; every other cause is a 502, both breaker-eligible, named by the raw code", () => {
+    const transport = (cause: TransportCause, code: string) => classify({ failure: { kind: "transport", cause, code } });
+    expect(transport("timeout", "UND_ERR_BODY_TIMEOUT")).toMatchObject({ reason: "timeout", status: 504, breakerEligible: true, errorCode: "UND_ERR_BODY_TIMEOUT" });
+    for (const cause of ["refused", "reset", "dns", "tls", "aborted", "other"] as const) {
+      expect(transport(cause, "E_SOMETHING")).toMatchObject({ reason: "transport", status: 502, breakerEligible: true, errorCode: "E_SOMETHING", message: "E_SOMETHING" });
+    }
+  });
+
+  it("D2 a 2xx whose body is not JSON is classified as the 502 it becomes, named upstream_invalid_json", () => {
+    const verdict = classify({ failure: { kind: "invalid_json", status: 200, headers: {} } });
+    expect(verdict).toMatchObject({ reason: "server_error", status: 502, breakerEligible: true, failover: true, errorCode: "upstream_invalid_json" });
+    expect(verdict.message).toBe("The upstream answered with a body that is not JSON");
+  });
+
+  it("R12.1 an answer below 400 is no usable answer: a breaker-eligible transport failure", () => {
+    expect(classify({ status: 200 })).toMatchObject({ reason: "transport", status: 502, breakerEligible: true, errorCode: "UPSTREAM_NO_STATUS" });
   });
 });

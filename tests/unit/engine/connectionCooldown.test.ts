@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { scaledBackoffMs } from "../../../main/engine/connectionCooldown.js";
 import { DEFAULT_RESILIENCE_SETTINGS } from "../../../shared/resilienceSettings.js";
-import { connection, fail, harness, provider, succeed, T0, type Harness } from "./fixtures.js";
+import { connection, fail, failureInput, harness, provider, succeed, T0, type Harness } from "./fixtures.js";
 
 const apikey = DEFAULT_RESILIENCE_SETTINGS.connectionCooldown.apikey;
 const oauth = provider({ category: "oauth" });
@@ -109,7 +109,7 @@ describe("anti-thundering-herd (R4.4)", () => {
     const stale = h.store.row("c1");
     for (let i = 0; i < 5; i++) {
       h.clock.advance(100);
-      h.engine.recordFailure({ provider: provider(), connection: stale, model: "m", probe: false }, h.engine.classify({ provider: provider(), status: 503, headers: {}, bodyText: "", transportError: null, model: "m" }));
+      h.engine.recordFailure({ provider: provider(), connection: stale, model: "m", probe: false }, h.engine.classify(failureInput({ status: 503 })));
     }
     expect(h.store.row("c1")).toMatchObject({ backoffLevel: 1, rateLimitedUntil: T0 + 100 + 3_000 });
     expect(h.events.filter((e) => e.type === "cooldown.set")).toHaveLength(1);
@@ -137,7 +137,7 @@ describe("special reasons (R4.5–R4.9)", () => {
     const h = harness({ connections: [connection({ backoffLevel: 3 })] });
     fail(h, { status: 429, bodyText: "too many concurrent requests" });
     expect(h.store.row("c1")).toMatchObject({ rateLimitedUntil: T0 + 1_000, backoffLevel: 3, lastErrorType: "concurrency_limited" });
-    expect(h.engine.monitoringHealth([provider()]).providerBreakers[0]!.failureCount).toBe(0);
+    expect(h.engine.monitoringHealth([provider()]).providerBreakers[0].failureCount).toBe(0);
   });
 
   it("R4.6 401 -> expired only on the 3rd consecutive failure, with cooldowns in between", () => {
@@ -180,7 +180,7 @@ describe("special reasons (R4.5–R4.9)", () => {
     const h = harness();
     const stale = h.store.row("c1");
     fail(h, { status: 402 });
-    h.engine.recordFailure({ provider: provider(), connection: stale, model: "m", probe: false }, h.engine.classify({ provider: provider(), status: 429, headers: { "retry-after": "60" }, bodyText: "", transportError: null, model: "m" }));
+    h.engine.recordFailure({ provider: provider(), connection: stale, model: "m", probe: false }, h.engine.classify(failureInput({ status: 429, headers: { "retry-after": "60" } })));
     expect(h.store.row("c1")).toMatchObject({ testStatus: "credits_exhausted", rateLimitedUntil: null });
   });
 
@@ -203,10 +203,10 @@ describe("special reasons (R4.5–R4.9)", () => {
 
   it("R4.8 a content stall records the error without cooling, unless streamStallCooldown.enabled", () => {
     const h = harness();
-    fail(h, { status: null, transportError: "stream_stall" });
+    fail(h, { failure: { kind: "stream", cause: "idle_stall", detail: "" } });
     expect(h.store.row("c1")).toMatchObject({ rateLimitedUntil: null, testStatus: "active", lastErrorType: "stream_stall" });
     const g = harness({ settings: { streamStallCooldown: { enabled: true } } });
-    fail(g, { status: null, transportError: "stream_stall" });
+    fail(g, { failure: { kind: "stream", cause: "idle_stall", detail: "" } });
     expect(g.store.row("c1")).toMatchObject({ rateLimitedUntil: T0 + 3_000, testStatus: "unavailable" });
   });
 
@@ -235,7 +235,7 @@ describe("request_rejected streaks (R4.7, D4)", () => {
     const durations: number[] = [];
     for (let i = 0; i < 5; i++) {
       fail(h, { status: 403, bodyText: "Request not allowed", model: "claude-x" });
-      durations.push(h.engine.listModelCooldowns().items[0]!.remainingMs);
+      durations.push(h.engine.listModelCooldowns().items[0].remainingMs);
       h.clock.advance(1_000);
     }
     expect(durations).toEqual([300_000, 900_000, 2_700_000, 3_600_000, 3_600_000]);
@@ -247,7 +247,7 @@ describe("request_rejected streaks (R4.7, D4)", () => {
     fail(h, { status: 403, bodyText: "Request not allowed" });
     h.clock.advance(3_600_000);
     fail(h, { status: 403, bodyText: "Request not allowed" });
-    expect(h.engine.listModelCooldowns().items[0]!.remainingMs).toBe(300_000);
+    expect(h.engine.listModelCooldowns().items[0].remainingMs).toBe(300_000);
   });
 
   it("R4.7 the refused model leaves rotation; other models of the connection stay eligible", () => {

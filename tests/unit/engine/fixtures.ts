@@ -3,6 +3,7 @@ import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import { normalizeResilienceSettings } from "../../../shared/schemas/resilienceDocument.js";
 import type { AppSettings, Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../../shared/types.js";
 import { createResilienceEngine, type ResilienceAdminEngine } from "../../../main/engine/index.js";
+import type { UpstreamFailure, UpstreamHeaders } from "../../../main/engine/failure.js";
 import type { BreakerSnapshot, BreakerStore, ConnectionRuntimeStore, FailureInput, Verdict } from "../../../main/engine/ports.js";
 
 export const T0 = Date.UTC(2030, 0, 15, 12, 0, 0);
@@ -127,13 +128,15 @@ export function harness(opts: { connections?: Connection[]; settings?: unknown; 
   const store = new MemoryConnections(opts.connections ?? [connection()]);
   const breakers = new MemoryBreakers(opts.breakers);
   const events: SwitchyardEvent[] = [];
+  const app: Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults"> = { providerErrorRules: [], providerErrorDefaults: {} };
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- h.engine is set right below: the engine's deps read h
   const h = {
     clock,
     store,
     breakers,
     events,
     settings: settingsWith(opts.settings),
-    app: { providerErrorRules: [], providerErrorDefaults: {} } as Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults">,
+    app,
   } as Harness;
   h.engine = createResilienceEngine({
     clock,
@@ -146,12 +149,26 @@ export function harness(opts: { connections?: Connection[]; settings?: unknown; 
   return h;
 }
 
-export function failureInput(over: Partial<FailureInput> = {}): FailureInput {
-  return { provider: provider(), status: 500, headers: {}, bodyText: "", transportError: null, model: "m", ...over };
+/**
+ * A failed attempt to classify: an upstream answer (`status`, `headers`, `bodyText`; a 500 by
+ * default), or any other failure given whole as `failure`.
+ */
+export interface FailureFields {
+  provider?: Provider;
+  model?: string;
+  status?: number;
+  headers?: UpstreamHeaders;
+  bodyText?: string;
+  failure?: UpstreamFailure;
+}
+
+export function failureInput(over: FailureFields = {}): FailureInput {
+  const failure = over.failure ?? { kind: "http", status: over.status ?? 500, headers: over.headers ?? {}, bodyText: over.bodyText ?? "" };
+  return { provider: over.provider ?? provider(), model: over.model ?? "m", failure };
 }
 
 /** Classifies and records one failed attempt through the facade, the way the gateway does. */
-export function fail(h: Harness, input: Partial<FailureInput>, at: { connectionId?: string; probe?: boolean; provider?: Provider } = {}): Verdict {
+export function fail(h: Harness, input: FailureFields, at: { connectionId?: string; probe?: boolean; provider?: Provider } = {}): Verdict {
   const p = at.provider ?? input.provider ?? provider();
   const full = failureInput({ ...input, provider: p });
   const verdict = h.engine.classify(full);

@@ -167,10 +167,10 @@ describe("errors per adapter (R1.5, R13.3)", () => {
     expect(anthropic).toEqual({ event: "error", data: JSON.stringify({ type: "error", error: { type: "not_found_error", message: "gone", code: "model_not_found" } }) });
     const [openai] = parseSse(clientHalf("openai").errorFrame("provider_circuit_open", "open"));
     expect(openai?.event).toBeUndefined();
-    expect(JSON.parse(openai!.data)).toEqual({ error: { message: "open", type: "server_error", code: "provider_circuit_open" } });
+    expect(JSON.parse(openai.data)).toEqual({ error: { message: "open", type: "server_error", code: "provider_circuit_open" } });
     const [gemini] = parseSse(clientHalf("gemini").errorFrame("unknown_code", "boom"));
     expect(gemini?.event).toBeUndefined();
-    expect(JSON.parse(gemini!.data).error).toMatchObject({ code: 500, status: "INTERNAL", message: "boom" });
+    expect(JSON.parse(gemini.data).error).toMatchObject({ code: 500, status: "INTERNAL", message: "boom" });
   });
 });
 

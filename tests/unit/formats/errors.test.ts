@@ -7,7 +7,7 @@ describe("errors in the client's format (R1.5)", () => {
     expect(errorBody("openai", 503, "all_targets_cooling_down", "All targets cooling down", { retryAfter: 30 })).toEqual({
       error: { message: "All targets cooling down", type: "server_error", code: "all_targets_cooling_down", retryAfter: 30 },
     });
-    const types = [400, 401, 403, 404, 409, 413, 429, 500, 503, 504].map((status) => (errorBody("openai", status, "c", "m")["error"] as Record<string, unknown>)["type"]);
+    const types = [400, 401, 403, 404, 409, 413, 429, 500, 503, 504].map((status) => (errorBody("openai", status, "upstream_error", "m")["error"] as Record<string, unknown>)["type"]);
     expect(types).toEqual([
       "invalid_request_error",
       "authentication_error",
@@ -41,7 +41,7 @@ describe("errors in the client's format (R1.5)", () => {
       [529, "overloaded_error"],
     ];
     for (const [status, type] of table) {
-      expect((errorBody("anthropic", status, "x", "m")["error"] as Record<string, unknown>)["type"]).toBe(type);
+      expect((errorBody("anthropic", status, "upstream_error", "m")["error"] as Record<string, unknown>)["type"]).toBe(type);
     }
   });
 
@@ -64,8 +64,8 @@ describe("errors in the client's format (R1.5)", () => {
     const openai = errorFrame("openai", "STREAM_THROUGHPUT_TOO_LOW", "too slow");
     expect(openai).toBe('data: {"error":{"message":"too slow","type":"server_error","code":"STREAM_THROUGHPUT_TOO_LOW"}}\n\n');
     expect(openai).not.toContain("[DONE]");
-    expect(JSON.parse(parseSse(errorFrame("anthropic", "all_targets_cooling_down", "wait"))[0]!.data).error.type).toBe("overloaded_error");
-    expect(JSON.parse(parseSse(errorFrame("gemini", "provider_circuit_open", "open"))[0]!.data).error.code).toBe(503);
+    expect(JSON.parse(parseSse(errorFrame("anthropic", "all_targets_cooling_down", "wait"))[0].data).error.type).toBe("overloaded_error");
+    expect(JSON.parse(parseSse(errorFrame("gemini", "provider_circuit_open", "open"))[0].data).error.code).toBe(503);
   });
 });
 

@@ -80,7 +80,7 @@ export function assembleAnthropicStream(text: string): AnthropicMessage {
   const events = parseSse(text);
   expect(events[0]?.event).toBe("message_start");
   expect(events[events.length - 1]?.event).toBe("message_stop");
-  const start = JSON.parse(events[0]!.data) as { message: { id: string; model: string; usage: Record<string, unknown> } };
+  const start = JSON.parse(events[0].data) as { message: { id: string; model: string; usage: Record<string, unknown> } };
   const message: AnthropicMessage = { id: start.message.id, model: start.message.model, content: [], stopReason: null, usage: {}, pings: 0 };
   let open: { index: number; block: Block; json: string } | null = null;
   let sawDelta = false;
@@ -173,7 +173,7 @@ export function assembleOpenaiStream(text: string): OpenaiAssembled {
     if (choice.delta.reasoning_content) out.reasoning += choice.delta.reasoning_content;
     for (const call of choice.delta.tool_calls ?? []) {
       if (call.id) out.toolCalls[call.index] = { id: call.id, name: call.function.name, arguments: "", ...(call.extra_content ? { extra: call.extra_content } : {}) };
-      out.toolCalls[call.index]!.arguments += call.function.arguments ?? "";
+      out.toolCalls[call.index].arguments += call.function.arguments ?? "";
     }
   });
   return out;

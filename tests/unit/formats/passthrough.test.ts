@@ -14,11 +14,11 @@ describe("same-format stream pass-through (R1.4)", () => {
     const { frames } = runStream("anthropic", "anthropic", ctx, fixtureText("streams/anthropic-thinking-tools.sse"));
     expect(frames).toHaveLength(events.length);
     frames.forEach((frame, i) => {
-      const expected = reserialise(events[i]!);
+      const expected = reserialise(events[i]);
       if (i === 0) expect(frame.text).toBe(expected.replace('"model":"claude-sonnet-4-5-20250929"', '"model":"my-alias"'));
       else expect(frame.text).toBe(expected);
     });
-    expect(frames[2]!.text).toBe('event: ping\ndata: {"type": "ping"}\n\n');
+    expect(frames[2].text).toBe('event: ping\ndata: {"type": "ping"}\n\n');
   });
 
   it("R1.4 passes OpenAI chunks through byte-faithfully, rewriting only the model field", () => {
@@ -40,10 +40,10 @@ describe("same-format stream pass-through (R1.4)", () => {
     const translator = createStreamTranslator("openai", "openai", { clientModel: 'we"ird\\name', requestId: "r" });
     const data = '{"id":"c","object":"chat.completion.chunk","created":1,"model" : "gpt-\\"x\\"","choices":[{"index":0,"delta":{"content":"\\"model\\":\\"keep\\""},"finish_reason":null}]}';
     const [frame] = translator.push({ data });
-    const parsed = JSON.parse(frame!.text.slice("data: ".length)) as Record<string, any>;
+    const parsed = JSON.parse(frame.text.slice("data: ".length)) as Record<string, any>;
     expect(parsed["model"]).toBe('we"ird\\name');
     expect(parsed["choices"][0].delta.content).toBe('"model":"keep"');
-    expect(frame!.kind).toBe("content");
+    expect(frame.kind).toBe("content");
   });
 
   it("R13.4 classifies pass-through frames and tracks usage and content", () => {

@@ -75,7 +75,7 @@ describe("request translation (R1.4)", () => {
   it("R1.4 tags a mid-conversation system message as user text for Gemini", () => {
     const { body } = translateRequest("anthropic", "gemini", claudeCode(), "gemini-2.5-pro");
     const contents = body["contents"] as { role: string; parts: Record<string, unknown>[] }[];
-    const tagged = contents.flatMap((c) => c.parts).find((p) => typeof p["text"] === "string" && (p["text"] as string).startsWith("<system>"));
+    const tagged = contents.flatMap((c) => c.parts).find((p) => typeof p["text"] === "string" && p["text"].startsWith("<system>"));
     expect(tagged?.["text"]).toBe("<system>\nThe user switched to plan mode: do not edit files.\n</system>");
     expect(body["systemInstruction"]).toEqual({
       parts: [{ text: "You are Claude Code, Anthropic's official CLI for Claude.\n\nYou are an interactive CLI tool that helps users with software engineering tasks." }],
@@ -107,7 +107,7 @@ describe("request translation (R1.4)", () => {
 
   it("R1.4 maps images: data URLs to base64 sources and back, http URLs to url sources", () => {
     const anthropic = translateRequest("openai", "anthropic", openaiTools(), "claude").body;
-    const first = (anthropic["messages"] as { content: Record<string, unknown>[] }[])[0]!.content;
+    const first = (anthropic["messages"] as { content: Record<string, unknown>[] }[])[0].content;
     expect(first[1]).toEqual({ type: "image", source: { type: "url", url: "https://upload.wikimedia.org/wikipedia/commons/d/dd/Nature-boardwalk.jpg" } });
     expect(first[2]).toEqual({ type: "image", source: { type: "base64", media_type: "image/jpeg", data: "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcG" } });
     const openai = translateRequest("anthropic", "openai", anthropic, "gpt").body;
@@ -263,9 +263,9 @@ describe("request translation (R1.4)", () => {
       ],
     };
     const contents = translateRequest("openai", "gemini", body, "gemini-3-pro").body["contents"] as { parts: Record<string, unknown>[] }[];
-    expect(contents[1]!.parts.map((p) => p["thoughtSignature"])).toEqual(["SIG", undefined]);
-    expect(contents[2]!.parts.map((p) => (p["functionResponse"] as Record<string, unknown>)["name"])).toEqual(["a", "b"]);
-    expect(contents[3]!.parts[0]!["thoughtSignature"]).toBe("skip_thought_signature_validator");
+    expect(contents[1].parts.map((p) => p["thoughtSignature"])).toEqual(["SIG", undefined]);
+    expect(contents[2].parts.map((p) => (p["functionResponse"] as Record<string, unknown>)["name"])).toEqual(["a", "b"]);
+    expect(contents[3].parts[0]["thoughtSignature"]).toBe("skip_thought_signature_validator");
   });
 
   it("R1.4 lists unknown and unmappable fields as dropped instead of failing", () => {

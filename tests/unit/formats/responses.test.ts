@@ -58,10 +58,10 @@ describe("Responses requests in (R16.1)", () => {
     const dropped = new DroppedFields();
     const hub = client.toHub(codex(), dropped);
     expect(hub.tools.map((tool) => tool.name)).toEqual(["exec_command", "apply_patch"]);
-    const patchTool = hub.tools[1]!;
+    const patchTool = hub.tools[1];
     expect(patchTool.custom?.format).toMatchObject({ type: "grammar", syntax: "lark" });
     expect(patchTool.parameters).toMatchObject({ type: "object", required: ["input"], additionalProperties: false });
-    const field = (patchTool.parameters["properties"] as Record<string, { type: string; description: string }>)["input"]!;
+    const field = (patchTool.parameters["properties"] as Record<string, { type: string; description: string }>)["input"];
     expect(field.type).toBe("string");
     expect(field.description).toContain("raw freeform input");
     expect(field.description).toContain("lark grammar");
@@ -146,7 +146,7 @@ describe("Responses requests out (R16.6)", () => {
     const body = upstreamHalf("openai-responses").fromHub(hub, "gpt-5-codex", dropped);
     const input = body["input"] as Record<string, unknown>[];
     expect(body["instructions"]).toBe("You are Codex, a coding agent.\n\n<permissions>workspace-write</permissions>");
-    expect(input.map((item) => `${String(item["type"])}${item["role"] ? `:${String(item["role"])}` : ""}`)).toEqual([
+    expect(input.map((item) => `${String(item["type"])}${typeof item["role"] === "string" ? `:${item["role"]}` : ""}`)).toEqual([
       "message:user",
       "reasoning",
       "message:assistant",
@@ -160,7 +160,7 @@ describe("Responses requests out (R16.6)", () => {
     expect(input[5]).toEqual({ type: "custom_tool_call", call_id: "call_B2", name: "apply_patch", input: "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+hello, world\n*** End Patch\n" });
     expect(input[6]).toEqual({ type: "custom_tool_call_output", call_id: "call_B2", output: "Success. Updated the following files:\nM hello.txt\n" });
     const tools = body["tools"] as Record<string, unknown>[];
-    const { type, name, description, format } = (codex()["tools"] as Record<string, unknown>[])[1]!;
+    const { type, name, description, format } = (codex()["tools"] as Record<string, unknown>[])[1];
     expect(tools[1]).toEqual({ type, name, description, format });
     expect(body["reasoning"]).toEqual({ effort: "high", summary: "auto" });
     expect(body["max_output_tokens"]).toBe(8000);
@@ -218,8 +218,8 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
     expectGolden("responses/responses-reasoning-tools.to-openai.json", chat);
     const anthropic = translateResponse("openai-responses", "anthropic", responsesJson(), plain);
     expectGolden("responses/responses-reasoning-tools.to-anthropic.json", anthropic);
-    expect((chat["choices"] as Record<string, any>[])[0]!["finish_reason"]).toBe("tool_calls");
-    expect((chat["choices"] as Record<string, any>[])[0]!["message"]["tool_calls"][1]["function"]).toEqual({
+    expect((chat["choices"] as Record<string, any>[])[0]["finish_reason"]).toBe("tool_calls");
+    expect((chat["choices"] as Record<string, any>[])[0]["message"]["tool_calls"][1]["function"]).toEqual({
       name: "apply_patch",
       arguments: JSON.stringify({ input: "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n" }),
     });
@@ -243,7 +243,7 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
       reasoning: { effort: "medium" },
     };
     const { body } = translateRequest("openai-responses", "anthropic", next, "claude-sonnet-4-5");
-    const assistant = (body["messages"] as Record<string, any>[])[1]!;
+    const assistant = (body["messages"] as Record<string, any>[])[1];
     expect(assistant["content"][0]).toMatchObject({ type: "thinking", signature: String(reasoning["encrypted_content"]).slice("switchyard.anthropic.signature:".length) });
     expect(body["thinking"]).toMatchObject({ type: "enabled" });
   });
@@ -259,7 +259,7 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
     expect(client.errorBody(429, "rate_limit_error", "slow down")).toEqual({ error: { message: "slow down", type: "rate_limit_error", code: "rate_limit_error" } });
     const frame = client.errorFrame("all_targets_cooling_down", "all cooling");
     expect(frame.startsWith("event: response.failed\ndata: ")).toBe(true);
-    const payload = JSON.parse(frame.split("data: ")[1]!) as Record<string, any>;
+    const payload = JSON.parse(frame.split("data: ")[1]) as Record<string, any>;
     expect(payload).toMatchObject({ type: "response.failed", sequence_number: 0, response: { status: "failed", error: { code: "all_targets_cooling_down", message: "all cooling", type: "server_error" } } });
     expect(client.heartbeatFrame).toBe(": keep-alive\n\n");
     expect(client.continuation).toBeNull();

@@ -211,7 +211,7 @@ describe("Responses pass-through (R16.6)", () => {
     const relayed = parseSse(text);
     expect(relayed.map((evt) => evt.event)).toEqual(upstream.map((evt) => evt.event));
     relayed.forEach((evt, i) => {
-      const original = upstream[i]!;
+      const original = upstream[i];
       if (original.data.includes('"model":"gpt-5-codex"')) expect(evt.data).toBe(original.data.replace('"model":"gpt-5-codex"', '"model":"codex-alias"'));
       else expect(evt.data).toBe(original.data);
     });

@@ -71,7 +71,7 @@ describe("attempt", () => {
     const side = await clientSide(p);
     const fast = { ...deps, callUpstream: upstreamCaller({ attemptDeadlineMs: 200 }).callUpstream };
     const outcome = await runAttempt(fast, chat(), side.client, { provider: oai(), model: "m1" }, p.h.store.row("c1"));
-    expect(outcome).toEqual({ kind: "transport_failure", code: "ETIMEDOUT" });
+    expect(outcome).toEqual({ kind: "transport_failure", failure: { kind: "transport", cause: "timeout", code: "ETIMEDOUT" } });
     side.client.clientClosed();
     await side.close();
   });

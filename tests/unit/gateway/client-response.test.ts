@@ -1,9 +1,10 @@
 // The one owner of a client's response, against a real node:http response over loopback.
 import { describe, expect, it } from "vitest";
 import { parseSse } from "../../integration/harness.js";
+import type { FinalError } from "../../../main/gateway/outcome.js";
 import { clientSide, ports, T0 } from "./fixtures.js";
 
-const rateLimited = { status: 429, code: "rate_limit_error", message: "slow down", retryAfterMs: 7_000, noRetry: false };
+const rateLimited: FinalError = { status: 429, code: "rate_limit_error", message: "slow down", retryAfterMs: 7_000, noRetry: false };
 
 describe("ClientResponse", () => {
   it("R1.5 an error before the commit is JSON in the client's format with the request headers, logged once", async () => {

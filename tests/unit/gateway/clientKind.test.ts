@@ -37,13 +37,13 @@ describe("clientKindOf with recorded headers", () => {
   it("R1.2 Qwen Code's Anthropic mode borrows Claude Code's user-agent but not its own marks: it is not Claude Code", () => {
     const [qwen] = of("Qwen Code", "POST /v1/messages");
     const [claude] = of("Claude Code");
-    expect(qwen!.headers["user-agent"]).toMatch(/^claude-cli\//);
-    expect(clientKindOf(qwen!.headers)).toBe("qwen-code");
+    expect(qwen.headers["user-agent"]).toMatch(/^claude-cli\//);
+    expect(clientKindOf(qwen.headers)).toBe("qwen-code");
     // Any one of Claude Code's own marks makes a claude-cli agent Claude Code again.
     for (const mark of ["x-claude-code-session-id", "anthropic-dangerous-direct-browser-access"] as const) {
-      expect(clientKindOf({ ...qwen!.headers, [mark]: claude!.headers[mark] })).toBe("claude-code");
+      expect(clientKindOf({ ...qwen.headers, [mark]: claude.headers[mark] })).toBe("claude-code");
     }
-    expect(clientKindOf({ ...qwen!.headers, "anthropic-beta": "claude-code-20250219" })).toBe("claude-code");
+    expect(clientKindOf({ ...qwen.headers, "anthropic-beta": "claude-code-20250219" })).toBe("claude-code");
     // A bare claude-cli user-agent (no x-app) is Claude Code, as before.
     expect(clientKindOf({ "user-agent": "claude-cli/2.1.0 (external, cli)" })).toBe("claude-code");
   });

@@ -48,7 +48,7 @@ export function ports(opts: { providers?: Provider[]; connections?: Connection[]
 }
 
 export function combo(name: string, models: string[]): Combo {
-  return { name, strategy: "priority", targets: models.map((model) => ({ model })), config: {}, createdAt: 0, updatedAt: 0 } as Combo;
+  return { name, strategy: "priority", targets: models.map((model) => ({ model })), config: {}, createdAt: 0, updatedAt: 0 };
 }
 
 /** A real node:http server on loopback; `handle` gets each request. */

@@ -50,7 +50,7 @@ describe("select", () => {
     const p = ports({ providers: [local], connections: twoKeys() });
     for (const id of ["a1", "a2"]) {
       const ctx = { provider: local, connection: p.h.store.row(id), model: "m1", probe: false };
-      p.h.engine.recordFailure(ctx, p.h.engine.classify({ provider: local, status: 503, headers: {}, bodyText: "", transportError: null, model: "m1" }));
+      p.h.engine.recordFailure(ctx, p.h.engine.classify({ provider: local, model: "m1", failure: { kind: "http", status: 503, headers: {}, bodyText: "" } }));
     }
     const log = new SelectionLog();
     expect([...candidatesFor({ provider: local, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null)]).toEqual([]);

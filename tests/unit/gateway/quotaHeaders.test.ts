@@ -124,7 +124,7 @@ describe("quota headers (R18.3)", () => {
   });
 
   it("R18.3 header names match whatever their case, and the first value of a repeated header counts", () => {
-    const w = byWindow({ "X-RateLimit-Limit-Requests": "10", "X-RateLimit-Remaining-Requests": "5" } as Record<string, string>);
+    const w = byWindow({ "X-RateLimit-Limit-Requests": "10", "X-RateLimit-Remaining-Requests": "5" });
     expect(w["requests"]).toMatchObject({ limit: 10, remaining: 5, usedPercent: 50 });
     const repeated = readQuotaHeaders({ "x-ratelimit-remaining-requests": ["7", "9"], "x-ratelimit-limit-requests": "10" }, NOW);
     expect(repeated[0]).toMatchObject({ remaining: 7, usedPercent: 30 });

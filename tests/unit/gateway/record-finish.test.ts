@@ -14,7 +14,7 @@ const setup = () => {
   const ctx = (id = "c1") => ({ provider: oai, connection: p.h.store.row(id), model: "m1", probe: false });
   return { p, ctx };
 };
-const usage = { inputTokens: 2, outputTokens: 3 } as Extract<AttemptOutcome, { kind: "json" }>["usage"];
+const usage: Extract<AttemptOutcome, { kind: "json" }>["usage"] = { inputTokens: 2, outputTokens: 3 };
 const policy = () => ({ recoveryEnabled: true, earlyEofRetries: { spent: 0 } });
 
 describe("classify and record", () => {
@@ -28,7 +28,7 @@ describe("classify and record", () => {
     const result = recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, outcome, startedAt, { fresh });
     expect(result).toMatchObject({ kind: "failure", verdict: { reason: "rate_limit", failover: true } });
     expect(p.h.store.row("c1").rateLimitedUntil).toBe(p.h.clock.now() + 10_000);
-    expect(side.client.attempts).toEqual([{
+    expect(side.client.record.attempts).toEqual([{
       provider: "oai", connectionId: "c1", model: "m1", status: 429, verdict: "rate_limit", latencyMs: 120,
       // The request timeline: the error body's size, the hint and the cooldown it left.
       bytes: 28, retryHintMs: 10_000, retryHintSource: "retry-after", after: { state: "cooling_down", remainingMs: 10_000 },
@@ -55,7 +55,7 @@ describe("classify and record", () => {
     const writes = p.h.store.writes;
     expect(recordAttempt(p.h.engine, p.h.clock, ctx("c2"), side.client, { kind: "client_gone", usage }, p.h.clock.now())).toEqual({ kind: "client_gone" });
     expect(p.h.store.writes).toBe(writes);
-    expect(side.client.attempts.map((a) => a.verdict)).toEqual([null, "client_abort"]);
+    expect(side.client.record.attempts.map((a) => a.verdict)).toEqual([null, "client_abort"]);
     side.client.clientClosed();
     await side.close();
   });
@@ -63,7 +63,7 @@ describe("classify and record", () => {
 
 describe("next target or finish", () => {
   const verdictOf = (p: ReturnType<typeof setup>["p"], status: number) =>
-    p.h.engine.classify({ provider: oai, status, headers: {}, bodyText: "", transportError: null, model: "m1" });
+    p.h.engine.classify({ provider: oai, model: "m1", failure: { kind: "http", status, headers: {}, bodyText: "" } });
 
   it("R11.3 a failover verdict goes on to the next candidate; a 400 answers the client with the upstream body", async () => {
     const { p } = setup();
@@ -82,7 +82,7 @@ describe("next target or finish", () => {
     const { p } = setup();
     const side = await clientSide(p);
     const eof: AttemptOutcome = { kind: "failed_before_output", code: "STREAM_EARLY_EOF", detail: "empty", usage };
-    const verdict = p.h.engine.classify({ provider: oai, status: null, headers: {}, bodyText: "", transportError: "STREAM_EARLY_EOF", model: "m1" });
+    const verdict = p.h.engine.classify({ provider: oai, model: "m1", failure: { kind: "stream", cause: "early_eof", detail: "empty" } });
     const shared = policy();
     expect(settleAttempt(side.client, eof, { kind: "failure", verdict }, shared)).toBe("next");
     expect(settleAttempt(side.client, eof, { kind: "failure", verdict }, shared)).toBe("answered");

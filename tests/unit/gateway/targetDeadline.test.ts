@@ -1,26 +1,13 @@
-// Issue 26 item 7: a combo's config.targetTimeoutMs as the attempt's cancel source: it stops the
+// Issue 26 item 7: a combo's config.targetTimeoutMs as the attempt's cancellation: it stops the
 // attempt only while nothing of its answer has reached the client, and reports that it did.
 import { describe, expect, it } from "vitest";
 import { TargetDeadline, targetDeadlineFor, type AttemptClient } from "../../../main/gateway/request/targetDeadline.js";
+import { Cancellation } from "../../../main/gateway/upstream/cancellation.js";
 import type { Combo } from "../../../shared/types.js";
 
 function client(): AttemptClient & { leave(): void; outputStarted: boolean } {
-  const listeners = new Set<() => void>();
-  let aborted = false;
-  return {
-    outputStarted: false,
-    get aborted() {
-      return aborted;
-    },
-    subscribe(l) {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    leave() {
-      aborted = true;
-      for (const l of [...listeners]) l();
-    },
-  };
+  const departure = new Cancellation();
+  return { outputStarted: false, departure, leave: () => departure.abort() };
 }
 
 const combo = (config: Combo["config"]): Combo => ({ name: "c", strategy: "priority", targets: [], config, createdAt: 0, updatedAt: 0 });

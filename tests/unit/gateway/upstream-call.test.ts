@@ -2,7 +2,9 @@
 // abort) over a real loopback upstream, and the error-body redaction.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { errors } from "undici";
 import { UpstreamCallError } from "../../../main/gateway/upstream/call.js";
+import { transportFailureOf } from "../../../main/gateway/upstream/client.js";
 import { listen, provider, upstreamCaller } from "./fixtures.js";
 
 let behave: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end("{}");
@@ -98,6 +100,22 @@ describe("upstream call", () => {
     await gone.close();
     const err = await rejection(upstreamCaller().callUpstream(request({ provider: provider({ baseUrl: url }) })));
     expect(err.code).toBe("ECONNREFUSED");
+    expect(err.failure).toEqual({ kind: "transport", cause: "refused", code: "ECONNREFUSED" });
+  });
+
+  it("R12.1 an undici or Node error is named once, where it is caught: its cause for the classifier, its raw code for the logs", () => {
+    expect(transportFailureOf(new errors.HeadersTimeoutError())).toEqual({ kind: "transport", cause: "timeout", code: "UND_ERR_HEADERS_TIMEOUT" });
+    expect(transportFailureOf(new errors.BodyTimeoutError())).toMatchObject({ cause: "timeout" });
+    expect(transportFailureOf(new errors.ConnectTimeoutError())).toMatchObject({ cause: "timeout" });
+    expect(transportFailureOf(new errors.SocketError("other side closed"))).toEqual({ kind: "transport", cause: "reset", code: "UND_ERR_SOCKET" });
+    expect(transportFailureOf(new errors.RequestAbortedError())).toMatchObject({ cause: "aborted", code: "UND_ERR_ABORTED" });
+    expect(transportFailureOf(Object.assign(new Error("getaddrinfo ENOTFOUND x"), { code: "ENOTFOUND" }))).toMatchObject({ cause: "dns" });
+    expect(transportFailureOf(Object.assign(new Error("self-signed"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" }))).toMatchObject({ cause: "tls" });
+    expect(transportFailureOf(new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "ECONNRESET" }) }))).toMatchObject({ cause: "reset", code: "ECONNRESET" });
+    // A DOMException's code is a number (20): its name is what names it.
+    expect(transportFailureOf(new DOMException("aborted", "AbortError"))).toEqual({ kind: "transport", cause: "aborted", code: "AbortError" });
+    expect(transportFailureOf(new Error("odd"))).toEqual({ kind: "transport", cause: "other", code: "Error" });
+    expect(transportFailureOf(undefined)).toEqual({ kind: "transport", cause: "other", code: "TRANSPORT_ERROR" });
   });
 
   it("an error body never carries the connection's secret back", async () => {

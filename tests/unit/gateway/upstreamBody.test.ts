@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createUpstreamClient, type UpstreamClient } from "../../../main/gateway/upstream/client.js";
-import { CallCancellation } from "../../../main/gateway/upstream/cancellation.js";
+import { Cancellation } from "../../../main/gateway/upstream/cancellation.js";
 import { listen } from "./fixtures.js";
 
 let behave: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end("{}");
@@ -25,7 +25,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-const send = (signal = new CallCancellation()) =>
+const send = (signal = new Cancellation()) =>
   client.send({ url: `${upstream.url}/v1/chat/completions?x=1`, headers: { "content-type": "application/json" }, body: "{}", signal, idleTimeoutMs: 5_000 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -110,7 +110,7 @@ describe("upstream body (issue 12)", () => {
 
   it("the caller's signal stops the call before and after the headers, with its reason as the error", async () => {
     behave = (_req, res) => void held.push(res);
-    const before = new CallCancellation();
+    const before = new Cancellation();
     const pending = send(before);
     setTimeout(() => before.abort(new Error("client left")), 20);
     await expect(pending).rejects.toThrow("client left");
@@ -121,7 +121,7 @@ describe("upstream body (issue 12)", () => {
       res.write("data: {}\n\n");
       held.push(res);
     };
-    const after = new CallCancellation();
+    const after = new Cancellation();
     const res = await send(after);
     setTimeout(() => after.abort(new Error("deadline")), 20);
     await expect(res.body.text(1024)).rejects.toThrow("deadline");
@@ -130,7 +130,7 @@ describe("upstream body (issue 12)", () => {
 
   it("a finished body is closed at once for a listener that comes late, and its signal listener is gone", async () => {
     behave = (_req, res) => res.end("{}");
-    const signal = new CallCancellation();
+    const signal = new Cancellation();
     const res = await send(signal);
     await sleep(20);
     let closed = 0;

@@ -1,9 +1,9 @@
-// The upstream call's one cancellation (issue 12): the client as a cancel source, the attempt
+// The upstream call's one cancellation (issue 12): the client's cancellation, the attempt
 // deadline (R13.6) and an admitted job's execution deadline (R9.1) all stop the call through one
 // signal, and each reports as itself. Real HTTP over loopback against a server that answers late.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CallCancellation } from "../../../main/gateway/upstream/cancellation.js";
-import { UpstreamCallError, type CancelSource, type ExecutionDeadline } from "../../../main/gateway/upstream/call.js";
+import { Cancellation } from "../../../main/gateway/upstream/cancellation.js";
+import { UpstreamCallError, type ExecutionDeadline } from "../../../main/gateway/upstream/call.js";
 import { listen, provider, upstreamCaller } from "./fixtures.js";
 
 describe("upstream call cancellation", () => {
@@ -19,29 +19,10 @@ describe("upstream call cancellation", () => {
   });
   afterAll(() => srv.close());
 
-  /** A cancel source like ClientResponse: counts its live listeners. */
-  function source(): CancelSource & { cancel(): void; listeners: number } {
-    const listeners = new Set<() => void>();
-    let aborted = false;
-    return {
-      get aborted() {
-        return aborted;
-      },
-      get listeners() {
-        return listeners.size;
-      },
-      subscribe(l) {
-        listeners.add(l);
-        return () => listeners.delete(l);
-      },
-      cancel() {
-        aborted = true;
-        for (const l of [...listeners]) l();
-      },
-    };
-  }
+  /** The client's cancellation, as ClientResponse's `departure`. */
+  const source = () => new Cancellation();
 
-  const request = (delay: number, extra: { signal?: CancelSource; execution?: ExecutionDeadline } = {}) => ({
+  const request = (delay: number, extra: { signal?: Cancellation; execution?: ExecutionDeadline } = {}) => ({
     provider: provider({ id: "p", baseUrl: srv.url }), upstreamFormat: "openai" as const, clientFormat: "openai" as const, secret: "sk-test",
     clientHeaders: {}, path: `/v1/chat/completions?delay=${delay}`, body: "{}", ...extra,
   });
@@ -113,8 +94,8 @@ describe("upstream call cancellation", () => {
     const execution: ExecutionDeadline = { remainingMs: () => 5_000, budgetMs: 5_000, expired: false };
     const pending = callUpstream(request(2_000, { signal: client, execution }));
     await new Promise((r) => setTimeout(r, 50));
-    expect(client.listeners).toBe(1);
-    client.cancel();
+    expect(client.listenerCount).toBe(1);
+    client.abort();
     const err = await failureOf(pending);
     expect(err.timedOut).toBe(false);
     expect(execution.expired).toBe(false);
@@ -125,15 +106,15 @@ describe("upstream call cancellation", () => {
     expect(await call.bodyText(1024)).toBe('{"ok":true}');
     expect(seen).toBe(before + 1);
     await new Promise((r) => setImmediate(r));
-    expect(ok.listeners).toBe(0);
+    expect(ok.listenerCount).toBe(0);
     // undici took its 'abort' listener off the call's cancellation when the body ended.
-    expect(call.signal).toBeInstanceOf(CallCancellation);
-    expect((call.signal as CallCancellation).listenerCount).toBe(0);
+    expect(call.signal).toBeInstanceOf(Cancellation);
+    expect(call.signal.listenerCount).toBe(0);
     expect(call.signal.aborted).toBe(false);
   });
 
-  it("issue 12: a CallCancellation aborts once with an AbortError reason, like an AbortSignal, and runs each listener once", () => {
-    const c = new CallCancellation();
+  it("issue 12: a Cancellation aborts once with an AbortError reason, like an AbortSignal, and runs each listener once", () => {
+    const c = new Cancellation();
     const calls: string[] = [];
     const kept = () => calls.push("kept");
     const removed = () => calls.push("removed");
@@ -149,7 +130,7 @@ describe("upstream call cancellation", () => {
     expect((c.reason as DOMException).name).toBe("AbortError");
     c.addEventListener("abort", kept);
     expect(c.listenerCount).toBe(0);
-    const timedOut = new CallCancellation();
+    const timedOut = new Cancellation();
     timedOut.abort(new DOMException("late", "TimeoutError"));
     expect((timedOut.reason as DOMException).name).toBe("TimeoutError");
   });
@@ -157,7 +138,7 @@ describe("upstream call cancellation", () => {
   it("R13.1 a client already gone never reaches the upstream", async () => {
     const { callUpstream } = upstreamCaller();
     const gone = source();
-    gone.cancel();
+    gone.abort();
     const before = seen;
     await failureOf(callUpstream(request(0, { signal: gone })));
     await new Promise((r) => setTimeout(r, 50));
