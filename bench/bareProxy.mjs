@@ -70,7 +70,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   }
   const proxy = await startBareProxy({ upstream });
   process.stdout.write(`bare proxy listening on ${proxy.url}\n`);
-  const stop = () => proxy.close().then(() => process.exit(0));
+  // The process exits once the server has closed (or failed to): nothing is left to see the promise settle.
+  const stop = () => void proxy.close().finally(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 }

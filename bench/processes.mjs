@@ -93,7 +93,8 @@ export function startChild(name, command, args, { env = {}, cwd, ready, timeoutM
       clearTimeout(timer);
       reject(new Error(`${name} could not be started: ${e.message}`));
     });
-    exit.then(({ code, signal }) => {
+    // `exit` only ever resolves (on the child's exit event), so this chain cannot reject.
+    void exit.then(({ code, signal }) => {
       clearTimeout(timer);
       if (!matched) reject(new Error(`${name} exited (code ${code}, signal ${signal}) before it was ready\n${handle.tail()}`));
     });

@@ -10,9 +10,9 @@ import type { z } from "zod";
 import type {
   ClearCooldownsResult, ClearModelCooldownsResult, ClientActivity, ClockReading, ConfigDocument, ConfigImportPreview, ConfigImportResponse, DemoStartResult, InstanceSummary,
   ConnectionTestResult, CooldownRow, CreatedKey, DeletedById, DeletedByName, ModelLockoutItem, MonitoringHealth,
-  RateLimitProtectionResult, RawResponse, RequestStats, ResetBreakersResult, ResilienceSources,
+  RateLimitProtectionResult, RawResponse, RequestStats, ResetBreakersResult, ResilienceSources, SessionLeaseItem, SessionPinItem,
+  UsageQuotaItem, UsageReport,
 } from "./apiTypes.js";
-import type { SessionLeaseItem, SessionPinItem } from "./apiTypes.js";
 import type { ResilienceSettings } from "./resilienceSettings.js";
 import type {
   byIdSchema, byNameSchema, comboCreateSchema, comboUpdateSchema, configImportSchema, connectionCreateSchema,
@@ -26,7 +26,6 @@ import type {
 } from "./schemas/resilience.js";
 import type { leaseConnectionSchema, sessionKeySchema } from "./schemas/sessions.js";
 import type { keyUpdateSchema, usageQuerySchema } from "./schemas/usage.js";
-import type { UsageQuotaItem, UsageReport } from "./apiTypes.js";
 import type { ApiKeyInfo, AppSettings, Combo, Connection, Provider, RequestLogEntry } from "./types.js";
 
 export type HttpVerb = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";

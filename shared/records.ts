@@ -14,3 +14,17 @@ export function isPlainRecord(value: unknown): value is Record<string, unknown> 
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
+
+/**
+ * `Object.keys` typed by the record's key union. `Object.keys` says string[] because an object may
+ * carry keys its type does not name; callers pass records written as literals of exactly `K`.
+ */
+export function keysOf<K extends string>(record: Readonly<Record<K, unknown>>): K[] {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- see above: every key of such a record is a K
+  return Object.keys(record) as K[];
+}
+
+/** The `code` of a Node, SQLite or store error (`"ENOENT"`, `"conflict"`…), or undefined for anything else thrown. */
+export function errorCode(err: unknown): unknown {
+  return isRecord(err) ? err["code"] : undefined;
+}

@@ -1,5 +1,6 @@
 // Env vars seed the resilience defaults (R10.2): a persisted value wins over them, except
 // RATE_LIMIT_AUTO_ENABLE (R9.5). An unparseable or out-of-range value is reported, never fatal.
+import { isRecord } from "./records.js";
 import {
   type Category, DEFAULT_RESILIENCE_SETTINGS, type Env, type ResilienceSettings, type SettingsChange, clampNumber,
   describeRange, rangeAt,
@@ -49,18 +50,20 @@ function envBindings(): Array<[string[], string, "boolean" | "number"]> {
   return out;
 }
 
-function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
+/** Writes `value` at a dotted path of envBindings(); every section on the way exists in the defaults. */
+function setPath(doc: object, path: string, value: unknown): void {
   const keys = path.split(".");
-  let node = doc;
-  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
-  node[keys[keys.length - 1]!] = value;
+  let node: unknown = doc;
+  for (const key of keys.slice(0, -1)) node = isRecord(node) ? node[key] : undefined;
+  if (!isRecord(node)) throw new Error(`resilience env binding ${path} names no section of the defaults`);
+  node[keys[keys.length - 1]] = value;
 }
 
 /** The defaults with env seeds applied: what an empty stored document normalises to (R10.2). */
 export function resilienceDefaults(env: Env, changes: SettingsChange[] = []): ResilienceSettings {
-  const defaults = structuredClone(DEFAULT_RESILIENCE_SETTINGS) as unknown as Record<string, unknown>;
+  const defaults = structuredClone(DEFAULT_RESILIENCE_SETTINGS);
   for (const [names, path, kind] of envBindings()) {
-    const name = names.find((n) => env[n] !== undefined && env[n]!.trim() !== "");
+    const name = names.find((n) => env[n] !== undefined && env[n].trim() !== "");
     if (!name) continue;
     const parsed = kind === "boolean" ? parseEnvBoolean(env[name]) : parseEnvNumber(env[name]);
     if (parsed === undefined) {
@@ -71,5 +74,5 @@ export function resilienceDefaults(env: Env, changes: SettingsChange[] = []): Re
     if (value !== parsed) changes.push({ path: `env:${name}`, from: parsed, to: value, reason: describeRange(rangeAt(path)) });
     setPath(defaults, path, value);
   }
-  return defaults as unknown as ResilienceSettings;
+  return defaults;
 }

@@ -227,13 +227,17 @@ export function clampNumber(value: number, range: NumberRange | undefined): numb
   return Math.min(range.max, Math.max(range.min, rounded));
 }
 
+function isNumberRange(value: unknown): value is NumberRange {
+  return isRecord(value) && typeof value.min === "number" && typeof value.max === "number";
+}
+
 export function rangeAt(path: string): NumberRange | undefined {
   let node: unknown = RESILIENCE_RANGES;
   for (const key of path.split(".")) {
     if (!isRecord(node)) return undefined;
     node = node[key];
   }
-  return isRecord(node) && typeof node.min === "number" ? (node as unknown as NumberRange) : undefined;
+  return isNumberRange(node) ? node : undefined;
 }
 
 export const joinPath = (path: string, key: string): string => (path ? `${path}.${key}` : key);

@@ -3,6 +3,7 @@
 // puts it (SWITCHYARD_ADMIN_TOKEN, else <home>/admin-token).
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { errorCode, isRecord } from "../../shared/records.js";
 
 export interface InstanceInfo {
   url: string;
@@ -27,9 +28,9 @@ export function readInstanceFile(home: string): InstanceInfo | null {
   const file = path.join(home, INSTANCE_FILE);
   if (!existsSync(file)) return null;
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<InstanceInfo>;
-    if (typeof parsed.url !== "string" || typeof parsed.pid !== "number") return null;
-    return { url: parsed.url, pid: parsed.pid, startedAt: Number(parsed.startedAt) || 0, version: String(parsed.version ?? "") };
+    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
+    if (!isRecord(parsed) || typeof parsed.url !== "string" || typeof parsed.pid !== "number") return null;
+    return { url: parsed.url, pid: parsed.pid, startedAt: Number(parsed.startedAt) || 0, version: typeof parsed.version === "string" ? parsed.version : "" };
   } catch {
     return null;
   }
@@ -41,7 +42,7 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else; still running.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    return errorCode(err) === "EPERM";
   }
 }
 

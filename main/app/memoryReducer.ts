@@ -40,7 +40,7 @@ export function fullCollector(): (() => void) | null {
     // application's own global stays without one.
     v8.setFlagsFromString("--expose-gc");
     const gc = vm.runInNewContext("gc") as unknown;
-    return typeof gc === "function" ? (gc as () => void) : null;
+    return typeof gc === "function" ? () => void gc() : null;
   } catch {
     return null;
   }

@@ -2,13 +2,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { isRecord } from "../../shared/records.js";
 
 function readVersion(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     try {
-      const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "switchyard" && pkg.version) return pkg.version;
+      const pkg: unknown = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+      if (isRecord(pkg) && pkg.name === "switchyard" && typeof pkg.version === "string" && pkg.version) return pkg.version;
     } catch {
       // keep walking up: dist/main/app and main/app sit at different depths
     }

@@ -18,21 +18,36 @@ interface BreakerRow {
   updated_at: number;
 }
 
+/**
+ * A row as the state it holds: the table keeps one column per field of any state, the snapshot
+ * only its own state's (ports.ts). A row that claims an opening without its instants (hand-edited)
+ * is read as closed with its counts, which the engine then derives forward as usual.
+ */
 function toSnapshot(row: BreakerRow): BreakerSnapshot {
-  return {
+  const common = {
     provider: row.provider,
-    state: row.state,
     failureCount: row.failure_count,
     successCount: row.success_count,
-    openedAt: row.opened_at,
-    openUntil: row.open_until,
     openCycles: row.open_cycles,
     cyclesByKind: row.cycles_by_kind,
     lastFailureAt: row.last_failure_at,
     lastFailureKind: row.last_failure_kind,
-    probeStartedAt: row.probe_started_at,
     updatedAt: row.updated_at,
   };
+  const opening = row.opened_at !== null && row.open_until !== null ? { openedAt: row.opened_at, openUntil: row.open_until } : null;
+  switch (row.state) {
+    case "OPEN":
+      if (opening) return { ...common, state: "OPEN", ...opening, probeStartedAt: null };
+      break;
+    case "HALF_OPEN":
+      if (opening) return { ...common, state: "HALF_OPEN", ...opening, probeStartedAt: row.probe_started_at };
+      break;
+    case "DEGRADED":
+      return { ...common, state: "DEGRADED", openedAt: null, openUntil: null, probeStartedAt: null };
+    case "CLOSED":
+      break;
+  }
+  return { ...common, state: "CLOSED", openedAt: null, openUntil: null, probeStartedAt: null };
 }
 
 export function createBreakerRepo(db: Database.Database): BreakerStore {

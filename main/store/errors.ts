@@ -1,5 +1,6 @@
 // Typed store failures with stable codes, so the API can map them to HTTP answers
 // (conflict -> 409, unknown_provider -> 400/404) without parsing SQLite messages.
+import { errorCode } from "../../shared/records.js";
 
 export abstract class StoreError extends Error {
   abstract readonly code: string;
@@ -46,10 +47,10 @@ export class StoreReferenceError extends StoreError {
 
 /** better-sqlite3 reports constraint failures as SqliteError with an extended result code. */
 export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = errorCode(err);
   return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 export function isForeignKeyViolation(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === "SQLITE_CONSTRAINT_FOREIGNKEY";
+  return errorCode(err) === "SQLITE_CONSTRAINT_FOREIGNKEY";
 }

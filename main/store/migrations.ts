@@ -273,7 +273,9 @@ export const MIGRATIONS: readonly Migration[] = [
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 export function readSchemaVersion(db: Database.Database): number {
-  return db.pragma("user_version", { simple: true }) as number;
+  const version: unknown = db.pragma("user_version", { simple: true });
+  if (typeof version !== "number") throw new Error(`PRAGMA user_version answered ${typeof version}, not a number`);
+  return version;
 }
 
 /** Applies every migration newer than the database; returns the resulting version. */

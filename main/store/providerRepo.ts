@@ -41,6 +41,7 @@ function toProvider(row: ProviderRow): Provider {
     priority: row.priority,
     maxConcurrent: row.max_concurrent,
     options,
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- written by this repo from a value the config schema parsed
     ...(modelInfo ? { modelInfo: modelInfo as Provider["modelInfo"] } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -4,6 +4,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { errorCode } from "../../shared/records.js";
 
 export interface SecretCipher {
   encrypt(plain: string): string;
@@ -69,7 +70,7 @@ function loadOrCreateKey(home: string): Buffer {
     // "wx" fails if the file exists, so two processes starting together never overwrite each other's key.
     fs.writeFileSync(keyPath, randomBytes(KEY_BYTES), { mode: KEY_FILE_MODE, flag: "wx" });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if (errorCode(err) !== "EEXIST") throw err;
   }
   tightenMode(keyPath);
   const key = fs.readFileSync(keyPath);

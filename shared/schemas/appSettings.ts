@@ -43,7 +43,7 @@ export const providerErrorRuleSchema = z
     cooldownMs: z.number().int().min(L.ruleCooldownMs.min).max(L.ruleCooldownMs.max, "must be at most 30 days").optional(),
   })
   .refine((rule) => rule.status !== undefined || rule.match !== undefined, {
-    message: "a rule needs a status, a match, or both",
+    error: "a rule needs a status, a match, or both",
     path: ["status"],
   });
 
@@ -65,9 +65,9 @@ const emergencyFallbackSchema = z.strictObject({ enabled: z.boolean().optional()
  * the normaliser (R10.1); wrong types and R12.4 violations are rejected here.
  */
 export const settingsPatchSchema = z.strictObject({
-  sessionAffinityTtlMs: z.number().finite().optional(),
+  sessionAffinityTtlMs: z.number().optional(),
   requireClientKey: z.boolean().optional(),
-  maxBodyMb: z.number().finite().optional(),
+  maxBodyMb: z.number().optional(),
   proxyEnabled: z.boolean().optional(),
   providerErrorRules: z.array(providerErrorRuleSchema).max(L.providerErrorRulesMax, "at most 50 rules").optional(),
   providerErrorDefaults: z.record(providerId, providerErrorDefaultSchema).optional(),
@@ -75,7 +75,7 @@ export const settingsPatchSchema = z.strictObject({
   aliases: z.record(entityName, nonEmpty).optional(),
   requestLogRetention: z.number().int().optional(),
   promptLogging: z.boolean().optional(),
-  promptRetentionHours: z.number().finite().optional(),
+  promptRetentionHours: z.number().optional(),
   responsesRetentionHours: z.number().int().optional(),
   redisUrl: redisUrl.nullable().optional(),
   metricsPublic: z.boolean().optional(),
@@ -153,7 +153,6 @@ function tolerant<T>(path: string, schema: z.ZodType<T>, fallback: T, report: Re
 function clamped(path: string, range: { min: number; max: number }, report: Report) {
   return z
     .number()
-    .finite()
     .transform((value) => {
       const within = Math.min(range.max, Math.max(range.min, value));
       if (within !== value) report(path);

@@ -64,7 +64,7 @@ export const providerPatchSchema = z.object({
   passthroughModels: z.boolean().optional(),
   rateLimitCooldownSeconds: z.number().int().min(RETRY_DELAY_SECONDS.min).max(RETRY_DELAY_SECONDS.max).nullable().optional(),
   /** R1.3: lower first, default 0. */
-  priority: z.number().finite().optional(),
+  priority: z.number().optional(),
   /** R8.1: the provider gate (requests in flight over all its connections); null = none. */
   maxConcurrent: z.number().int().min(1).nullable().optional(),
   options: plainObject.optional(),
@@ -111,8 +111,8 @@ export const connectionPatchSchema = z.object({
   name: nonEmpty.max(200).optional(),
   /** undefined = keep the secret, null = remove it, string = replace it. */
   apiKey: z.string().min(1, "must not be empty").max(20_000).nullable().optional(),
-  priority: z.number().finite().optional(),
-  weight: z.number().finite().min(0).optional(),
+  priority: z.number().optional(),
+  weight: z.number().min(0).optional(),
   active: z.boolean().optional(),
   maxConcurrent: z.number().int().min(1).nullable().optional(),
   rateLimitOverrides: rateLimitOverridesSchema.optional(),
@@ -144,7 +144,7 @@ export const comboTargetSchema = z.object({
   // D11: a target may also name another combo; whether that combo exists is checked on save.
   model: z.string().refine((v) => PROVIDER_MODEL_PATTERN.test(v) || NAME_PATTERN.test(v), "must be \"provider/model\" or a combo name"),
   connectionId: entityName.optional(),
-  weight: z.number().finite().min(0).optional(),
+  weight: z.number().min(0).optional(),
 });
 
 // Loose: strategies read their own extra knobs from the combo config.

@@ -35,7 +35,7 @@ export function closedObject<Shape extends z.ZodRawShape>(shape: Shape) {
 }
 
 /** The sections of the document at `path`, with the optional ones (absent from the defaults) added. */
-function sectionEntries(defaults: Record<string, unknown>, path: string): Array<[string, unknown, boolean]> {
+function sectionEntries(defaults: object, path: string): Array<[string, unknown, boolean]> {
   const entries = Object.entries(defaults).map(([key, value]): [string, unknown, boolean] => [key, value, false]);
   for (const [optionalPath, profile] of Object.entries(OPTIONAL_SECTIONS)) {
     const key = optionalPath.slice(path ? path.length + 1 : 0);
@@ -51,7 +51,7 @@ function patchNode(sample: unknown, path: string): z.ZodType {
   if (typeof sample === "boolean") return z.boolean().nullable().optional();
   if (typeof sample === "number" || sample === null) return z.number().nullable().optional();
   const shape: Record<string, z.ZodType> = {};
-  for (const [key, value] of sectionEntries(sample as Record<string, unknown>, path)) {
+  for (const [key, value] of sectionEntries(isRecord(sample) ? sample : {}, path)) {
     shape[key] = patchNode(value, joinPath(path, key));
   }
   return closedObject(shape).nullable().optional();
@@ -60,7 +60,7 @@ function patchNode(sample: unknown, path: string): z.ZodType {
 function patchSchema(): z.ZodType<ResiliencePatch> {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, value] of Object.entries(DEFAULT_RESILIENCE_SETTINGS)) shape[key] = patchNode(value, key);
-  return closedObject(shape) as unknown as z.ZodType<ResiliencePatch>;
+  return closedObject(shape);
 }
 
 export const resiliencePatchSchema = patchSchema();
@@ -84,7 +84,6 @@ function storedNumber(fallback: unknown, path: string, log: Log): z.ZodType {
   const range = rangeAt(path);
   const clamped = z
     .number()
-    .finite()
     .transform((value) => {
       const within = clampNumber(value, range);
       if (within !== value) log({ path, from: value, to: within, reason: describeRange(range) });
@@ -109,7 +108,7 @@ function storedStatusCodes(fallback: number[], path: string, log: Log): z.ZodTyp
   return withDefault(codes, fallback, path, "expected an array of HTTP status codes", log);
 }
 
-function storedSection(fallback: Record<string, unknown>, path: string, log: Log): z.ZodType {
+function storedSection(fallback: object, path: string, log: Log): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, value, optional] of sectionEntries(fallback, path)) {
     const node = storedNode(value, joinPath(path, key), log);
@@ -134,7 +133,7 @@ function storedSection(fallback: Record<string, unknown>, path: string, log: Log
 }
 
 function storedNode(fallback: unknown, path: string, log: Log): z.ZodType {
-  if (Array.isArray(fallback)) return storedStatusCodes(fallback as number[], path, log);
+  if (Array.isArray(fallback)) return storedStatusCodes(fallback.filter((code) => typeof code === "number"), path, log);
   if (isRecord(fallback)) return storedSection(fallback, path, log);
   if (typeof fallback === "boolean") return withDefault(z.boolean(), fallback, path, "expected a boolean", log);
   return storedNumber(fallback, path, log);
@@ -145,7 +144,8 @@ export function normalizeResilienceSettings(raw: unknown, env: Env): NormalizedR
   const changes: SettingsChange[] = [];
   const log: Log = (change) => changes.push(change);
   const defaults = resilienceDefaults(env, changes);
-  const settings = storedSection(defaults as unknown as Record<string, unknown>, "", log).parse(raw) as ResilienceSettings;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the schema is built from `defaults`, node by node, so it outputs their shape
+  const settings = storedSection(defaults, "", log).parse(raw) as ResilienceSettings;
   applyCrossFieldRules(settings, changes);
   const forced = parseEnvBoolean(env.RATE_LIMIT_AUTO_ENABLE); // R9.5: the one env var that beats the stored value
   if (forced !== undefined && forced !== settings.requestQueue.autoEnableApiKeyProviders) {

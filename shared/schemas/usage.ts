@@ -10,10 +10,10 @@ export const BUDGET_PERIODS = ["day", "month"] as const;
 export const budgetSchema = z
   .strictObject({
     period: z.enum(BUDGET_PERIODS),
-    maxCostUsd: z.number().finite().min(0).optional(),
+    maxCostUsd: z.number().min(0).optional(),
     maxTokens: z.number().int().min(0).optional(),
   })
-  .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, { message: "needs maxCostUsd or maxTokens", path: ["maxCostUsd"] });
+  .refine((b) => b.maxCostUsd !== undefined || b.maxTokens !== undefined, { error: "needs maxCostUsd or maxTokens", path: ["maxCostUsd"] });
 
 /** An instant as epoch ms or an ISO 8601 text. */
 const instant = z.union([z.number(), z.string().min(1)]).transform((value, ctx) => {

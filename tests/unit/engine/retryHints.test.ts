@@ -90,7 +90,7 @@ describe("header lookup (issue 12)", () => {
 
   it("issue 12: a header object marked lower-case is trusted: a miss reads one name, not every name", () => {
     // Marked wrongly on purpose: only the mark can explain a miss on a name that is there in capitals.
-    const marked = markLowerCaseNames({ "retry-after": "5", "X-RateLimit-Reset": "30" } as Record<string, string>);
+    const marked = markLowerCaseNames({ "retry-after": "5", "X-RateLimit-Reset": "30" });
     expect(headerValue(marked, "retry-after")).toBe("5");
     expect(headerValue(marked, "x-ratelimit-reset")).toBeUndefined();
     // The mark is a symbol: the header names a caller lists or forwards are unchanged.

@@ -30,11 +30,11 @@ describe("store schema migrations", () => {
   });
 
   it("R0.3 numbers migrations from 1 in strictly increasing order", () => {
-    expect(MIGRATIONS[0]!.version).toBe(1);
+    expect(MIGRATIONS[0].version).toBe(1);
     MIGRATIONS.forEach((m, i) => {
-      if (i > 0) expect(m.version).toBeGreaterThan(MIGRATIONS[i - 1]!.version);
+      if (i > 0) expect(m.version).toBeGreaterThan(MIGRATIONS[i - 1].version);
     });
-    expect(CURRENT_SCHEMA_VERSION).toBe(MIGRATIONS[MIGRATIONS.length - 1]!.version);
+    expect(CURRENT_SCHEMA_VERSION).toBe(MIGRATIONS[MIGRATIONS.length - 1].version);
   });
 
   it("R0.3 creates every table in one SQLite file and records the schema version", () => {

@@ -55,7 +55,7 @@ describe("quota repo (R18.3)", () => {
     vi.advanceTimersByTime(QUOTA_FLUSH_DELAY_MS);
     q.record("c1", "p", [reading("requests", { remaining: 5 })], 20_000);
     vi.advanceTimersByTime(QUOTA_FLUSH_DELAY_MS);
-    expect(q.list()[0]!.seenAt).toBe(20_000);
+    expect(q.list()[0].seenAt).toBe(20_000);
     expect(rows()).toEqual([{ connection_id: "c1", window: "requests", remaining: 5, seen_at: 10_000 }]);
     q.record("c1", "p", [reading("requests", { remaining: 5 })], 10_000 + QUOTA_SEEN_REWRITE_MS);
     vi.advanceTimersByTime(QUOTA_FLUSH_DELAY_MS);

@@ -149,6 +149,6 @@ describe("request log", () => {
     h.store.logs.flush();
     expect(storedRows()).toBe(2);
     expect(errors).toHaveLength(1);
-    expect(errors[0]!.message).toContain(e.id);
+    expect(errors[0].message).toContain(e.id);
   });
 });

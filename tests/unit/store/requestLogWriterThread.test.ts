@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import { openDatabase } from "../../../main/store/database.js";
-import { createRequestLogRepo, type BufferedRequestLog } from "../../../main/store/requestLogRepo.js";
+import { createRequestLogRepo } from "../../../main/store/requestLogRepo.js";
 import { makeTempHome, openHarness, type StoreHarness } from "./storeFixture.js";
 
 let n = 0;
@@ -90,7 +90,7 @@ describe("request log writer thread (issue 12)", () => {
     for (const e of appended) logs.append(e);
     logs.flush();
     expect(storedIds(dbPath)).toEqual(appended.map((e) => e.id));
-    expect(logs.list({ limit: 1 })[0]!.id).toBe(appended.at(-1)!.id);
+    expect(logs.list({ limit: 1 })[0].id).toBe(appended.at(-1)!.id);
     expect(errors).toEqual([]);
   });
 
@@ -98,10 +98,10 @@ describe("request log writer thread (issue 12)", () => {
     const harness = openWorkerStore(5);
     const appended = Array.from({ length: 12 }, () => entry());
     for (const e of appended) harness.store.logs.append(e);
-    harness.store.logs.append({ ...appended[11]!, model: "again" });
+    harness.store.logs.append({ ...appended[11], model: "again" });
     harness.store.logs.flush();
     expect(storedIds(harness.dbPath)).toEqual(appended.slice(-5).map((e) => e.id));
-    expect(errors.map((e) => e.message)).toEqual([`request log: duplicate entry ids not stored: ${appended[11]!.id}`]);
+    expect(errors.map((e) => e.message)).toEqual([`request log: duplicate entry ids not stored: ${appended[11].id}`]);
   });
 
   it("R15.1 prompts past their retention are erased against the store's clock, buffered rows included", () => {

@@ -2,7 +2,7 @@
 // deleted connections, and migration 2 upgrades a version-1 database that already holds pins.
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { CURRENT_SCHEMA_VERSION, MIGRATIONS, runMigrations } from "../../../main/store/migrations.js";
+import { MIGRATIONS, runMigrations } from "../../../main/store/migrations.js";
 import { connectionInput, openHarness, providerInput, type StoreHarness } from "./storeFixture.js";
 
 describe("session pin and lease repositories (R7)", () => {

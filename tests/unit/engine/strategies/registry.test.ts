@@ -86,11 +86,11 @@ describe("strategy registry (R11.1)", () => {
             return strategy.order(candidates, stats, NOW, seeded(seed), createStrategyState()).map((c) => c.key);
           };
           // Each fact in turn takes the second value while the others keep the first.
-          const base = orderWith(facts[0]!);
+          const base = orderWith(facts[0]);
           const vary = {
-            tokens: { ...facts[0]!, estimatedInputTokens: facts[1]!.estimatedInputTokens },
-            cacheHint: { ...facts[0]!, cacheHint: facts[1]!.cacheHint },
-            previousTarget: { ...facts[0]!, previousCandidateKey: facts[1]!.previousCandidateKey },
+            tokens: { ...facts[0], estimatedInputTokens: facts[1].estimatedInputTokens },
+            cacheHint: { ...facts[0], cacheHint: facts[1].cacheHint },
+            previousTarget: { ...facts[0], previousCandidateKey: facts[1].previousCandidateKey },
           } as const;
           for (const [fact, request] of Object.entries(vary)) {
             if (strategy.reads[fact as keyof typeof vary]) continue;
@@ -105,7 +105,7 @@ describe("strategy registry (R11.1)", () => {
 
   it("issue26 the README's strategy table is the modules' own summary and inputs, one row per strategy", () => {
     const readme = readFileSync(new URL("../../../../README.md", import.meta.url), "utf8");
-    const rows = readme.split("\n").filter((line) => /^\| [a-z0-9-]+ \| /.test(line) && isStrategyName(line.split(" | ")[0]!.slice(2)));
+    const rows = readme.split("\n").filter((line) => /^\| [a-z0-9-]+ \| /.test(line) && isStrategyName(line.split(" | ")[0].slice(2)));
     const expected = COMBO_STRATEGIES.map((name) => `| ${name} | ${STRATEGY_SUMMARIES[name]} | ${STRATEGY_INPUTS[name]} |`);
     expect(rows).toEqual(expected);
   });
