@@ -1,5 +1,5 @@
 // The bench's one table (every load case, every line, as ratios to the node:http floor), then
-// the goals of issues 12, 22 and 23 as met / not met. Figures are informational: nothing fails on them.
+// the goals of issues 12, 22, 23 and 25 as met / not met. Figures are informational: nothing fails on them.
 import { SELECTION_GOAL_US } from "./selection.mjs";
 import { ADMISSION_GOAL_US } from "./admission.mjs";
 import { USAGE_QUERY_GOAL_MS } from "./usage.mjs";
@@ -40,6 +40,8 @@ export function goalsOf(results) {
     goal(`${results.config.streams500?.streams ?? 500} streams RSS growth MB`, results.manyStreams?.switchyard.growthMb ?? null, "< 20", (v) => v < 20),
     goal("admission added p50 µs (gates + queue, no wait)", results.admission?.addedP50.limited ?? null, `≤ ${ADMISSION_GOAL_US}`, (v) => v <= ADMISSION_GOAL_US),
     goal("features c32 throughput ×floor", caseOf(results, "features", 32)?.features?.ratio.throughput ?? null, "≥ 0.7", (v) => v >= 0.7),
+    // Issue 25: sharing the resilience state through Redis (R19.1) must not slow the request path.
+    ...[32, 256].map((c) => goal(`features c${c} with Redis throughput × without`, caseOf(results, "features", c)?.["features redis"]?.ratio.vsRedisOff ?? null, "≥ 0.9", (v) => v >= 0.9)),
     goal(`usage 30-day by-day query over ${results.usage?.rows ?? "-"} rows, worst ms`, results.usage ? Math.max(...results.usage.results.map((r) => Math.max(r.coldMs, r.warmMs))) : null, `< ${USAGE_QUERY_GOAL_MS}`, (v) => v < USAGE_QUERY_GOAL_MS),
     notWorse("responses", "json"),
     notWorse("responsesSse", "sse"),
@@ -85,7 +87,7 @@ export function printReport(results) {
     for (const r of results.usage.results) rows.push([r.groupBy === "provider" ? `usage ${results.usage.rows} rows` : "", `by ${r.groupBy}/day`, `${fmt(r.warmMs)} ms`, `cold ${fmt(r.coldMs)}`, "", "", "", "", "", "", "", ""]);
   }
   console.log(table(rows));
-  console.log("\nGoals (issues 12, 22 and 23, ratios to the node:http floor in this run; informational)\n");
+  console.log("\nGoals (issues 12, 22, 23 and 25, ratios to the node:http floor in this run; informational)\n");
   const g = [["goal", "limit", "measured", "met"]];
   for (const x of results.goals) g.push([x.name, x.limit, fmt(x.value, 3), x.met === null ? "-" : x.met ? "yes" : "NO"]);
   console.log(table(g));

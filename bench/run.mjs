@@ -14,12 +14,15 @@ import { measureSelection } from "./selection.mjs";
 import { measureAdmission } from "./admission.mjs";
 import { measureUsage } from "./usage.mjs";
 import { measureStreams, measureManyStreams } from "./streams.mjs";
+import { startRedis } from "./redis.mjs";
 import { goalsOf, printReport } from "./report.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const ADMIN_TOKEN = "bench";
 const COMBO = "bench-combo";
+/** The lines that are a Switchyard (the others are bare proxies). */
+const SWITCHYARD_LINES = new Set(["switchyard", "compare", "redis"]);
 
 class ConfigError extends Error {}
 
@@ -156,7 +159,8 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
   process.once(sig, () => {
     started.stopping = true;
     process.stderr.write(`\nbench: ${sig}, stopping what it started\n`);
-    cleanup().finally(() => process.exit(130));
+    // Exits whatever cleanup ends with: a rejection would only be reported after the exit.
+    void cleanup().finally(() => process.exit(130));
   });
 }
 
@@ -215,6 +219,13 @@ async function startEverything(cfg) {
     ["undici", "bare undici", [path.join(here, "bareProxy.mjs"), sim.url], {}, /^bare proxy listening on (http:\/\/127\.0\.0\.1:\d+)/],
     ["switchyard", "switchyard", [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", home], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/],
   ];
+  // The features case also runs with Redis on (issue 25), when a redis-server can be had.
+  const redisUrl = cfg.scenarios.includes("features") ? await startRedis(started.children) : null;
+  if (redisUrl) {
+    const redisHome = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
+    started.dirs.push(redisHome);
+    specs.push(["redis", "switchyard (Redis)", [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", redisHome], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHYARD_REDIS_URL: redisUrl }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/]);
+  } else if (cfg.scenarios.includes("features")) process.stdout.write("bench: no redis-server, so no `features redis` line\n");
   if (cfg.compareDist) {
     const compareHome = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
     started.dirs.push(compareHome);
@@ -230,13 +241,14 @@ async function startEverything(cfg) {
   procs.forEach((p, i) => (targets[p.key] = { name: p.key, url: matches[i][1], proc: p.child.handle }));
   await configureSwitchyard(targets.switchyard.url, sim);
   if (targets.compare) await configureSwitchyard(targets.compare.url, sim);
+  if (targets.redis) await configureSwitchyard(targets.redis.url, sim);
   return { sim, targets };
 }
 
 // ---- load cases --------------------------------------------------------------------------------
 
 function requestFor(scenario, cfg, line) {
-  const sy = line === "switchyard" || line === "compare";
+  const sy = SWITCHYARD_LINES.has(line);
   const body = JSON.stringify(sy && scenario.switchyardBody ? scenario.switchyardBody(cfg) : scenario.body(cfg));
   // The bare proxies talk to the simulator as it is; the same key reaches it either way.
   const auth = sy ? {} : { authorization: "Bearer k" };
@@ -248,6 +260,7 @@ async function prepareScenario(name, cfg, targets, scriptDir) {
   const scenario = SCENARIOS[name];
   const keys = scenario.onlySwitchyard ? ["floor", "switchyard"] : ["floor", "undici", "switchyard"];
   if (targets.compare) keys.push("compare");
+  if (targets.redis && name === "features") keys.push("redis");
   const lines = [];
   for (const key of keys) {
     const req = requestFor(scenario, cfg, key);
@@ -260,9 +273,10 @@ async function prepareScenario(name, cfg, targets, scriptDir) {
     } catch (err) {
       throw new Error(`${name} via ${key}: unexpected response (${err.message}): ${r.text.slice(0, 500)}`);
     }
-    req.sessions = key === "switchyard" || key === "compare" ? (scenario.sessions ?? 0) : 0;
+    req.sessions = SWITCHYARD_LINES.has(key) ? (scenario.sessions ?? 0) : 0;
     req.script = writeWrkScript(scriptDir, `${name}-${key}`, req, req.sessions);
-    lines.push({ key: name === "features" && key !== "floor" ? `${key === "compare" ? "compare " : ""}features` : key, target: targets[key], req });
+    const featureLine = { switchyard: "features", compare: "compare features", redis: "features redis" }[key];
+    lines.push({ key: name === "features" && featureLine ? featureLine : key, target: targets[key], req });
   }
   return lines;
 }
@@ -318,6 +332,16 @@ async function measureCase(gen, lines, concurrency, cfg, targets) {
   return out;
 }
 
+/**
+ * `features redis` against `features`: each round's throughput ratio of the two (their floor run
+ * cancels out), the median over the rounds, as for every ratio to the floor.
+ */
+function addRedisRatio(lines) {
+  const on = lines["features redis"];
+  const off = lines.features;
+  if (on && off) on.ratio.vsRedisOff = median(on.roundRatios.map((r, i) => ratio(r, off.roundRatios[i])));
+}
+
 /** The middle value (the mean of the two middle ones for an even count); null when any is null. */
 function median(values) {
   if (values.some((v) => v === null)) return null;
@@ -344,7 +368,9 @@ async function measureHttp(cfg, results) {
     const lines = await prepareScenario(name, cfg, targets, scriptDir);
     for (const c of cfg.concurrencies[name]) {
       process.stdout.write(`bench: ${name} at concurrency ${c}…\n`);
-      results.cases.push({ scenario: name, title: SCENARIOS[name].title, concurrency: c, requestBytes: Buffer.byteLength(lines[0].req.body), lines: await measureCase(gen, lines, c, cfg, targets) });
+      const measured = await measureCase(gen, lines, c, cfg, targets);
+      addRedisRatio(measured);
+      results.cases.push({ scenario: name, title: SCENARIOS[name].title, concurrency: c, requestBytes: Buffer.byteLength(lines[0].req.body), lines: measured });
     }
   }
   if (cfg.stream) {
@@ -370,7 +396,7 @@ async function main() {
   const watchdog = setTimeout(() => {
     started.stopping = true;
     process.stderr.write(`bench: still running after BENCH_TIMEOUT_S=${cfg.timeoutS}s; stopping\n`);
-    cleanup().finally(() => process.exit(1));
+    void cleanup().finally(() => process.exit(1)); // exits whatever cleanup ends with, as on a signal
   }, cfg.timeoutS * 1000);
   watchdog.unref();
   if (!cfg.skipBuild && !process.env.BENCH_DIST) {

@@ -72,6 +72,17 @@ export function ensureRedisServer() {
   return ensureDebianProgram("redis-server", "redis-server", "the shared-limits tests");
 }
 
+/** Debian's nginx lives in /usr/sbin, which a non-root PATH often lacks. */
+export function findNginx() {
+  return onPath("nginx") ?? (existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : null);
+}
+
+/** The team-gateway test (R19.4) puts Debian's nginx (package nginx-light) in front of two `serve` processes. */
+export function ensureNginx() {
+  // After an install the program may still be off PATH: look in /usr/sbin again.
+  return findNginx() ?? ensureDebianProgram("nginx", "nginx-light", "the team-gateway test") ?? findNginx();
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   ensureDependencies();
 }

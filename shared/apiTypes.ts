@@ -220,6 +220,8 @@ export interface MonitoringHealth extends ResilienceHealth {
   queues: QueueRow[];
   /** R9.6: where the limits live; "unreachable" = Redis is configured but down, limits are local. */
   sharedLimits: SharedLimitsState;
+  /** R19.3: where the resilience state lives; "unreachable" = Redis is configured but down, state is local. */
+  sharedState: SharedStateHealth;
 }
 
 /**
@@ -249,6 +251,14 @@ export interface QueueRow {
 export interface SharedLimitsState {
   mode: "local" | "redis";
   status: "local" | "connecting" | "ready" | "unreachable";
+}
+
+/** The `sharedState` object of GET /api/monitoring/health (R19.3). */
+export interface SharedStateHealth {
+  mode: "local" | "redis";
+  status: "ok" | "unreachable";
+  /** With Redis: how many Switchyards share it now (each refreshes a heartbeat). */
+  instances?: number;
 }
 
 /** One time bucket of one provider in GET /api/monitoring/stats. */

@@ -54,5 +54,5 @@ export const DEFAULT_APP_SETTINGS: Readonly<AppSettings> = Object.freeze({
 });
 
 export function defaultAppSettings(): AppSettings {
-  return structuredClone(DEFAULT_APP_SETTINGS) as AppSettings;
+  return structuredClone(DEFAULT_APP_SETTINGS);
 }

@@ -13,20 +13,25 @@ import { hostAcceptor } from "../api/hostGuard.js";
 import { ReasoningProvenance } from "../gateway/responses/reasoningProvenance.js";
 import { refuseUpgrade } from "../gateway/responses/upgrade.js";
 import { createResilienceEngine } from "../engine/index.js";
+import { resolveBreakerProfile } from "../engine/breaker.js";
 import { LeaseBook } from "../engine/leases.js";
 import { RemainingQuota } from "../engine/quotaCutoff.js";
 import type { Clock } from "../engine/ports.js";
 import { SessionPins } from "../engine/sessionAffinity.js";
-import { ToolLimits } from "../engine/toolLimits.js";
 import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
 import { createGatewayApp, type SessionGatewayDeps } from "../gateway/server.js";
 import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/egress/siblingLock.js";
 import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
 import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
 import { createPipeline, type PipelineBudgets, type PipelineDeps } from "../gateway/pipeline.js";
+import { withGroupProbe } from "../gateway/request/admit.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmissionControl } from "../gateway/admission/control.js";
 import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
+import { followSharedState, type SharedStateSwitch } from "../gateway/sharedState/redisState.js";
+import type { SharedState } from "../gateway/sharedState/types.js";
+import { connectionKeys, type ConnectionKeys, shareLeases, sharePins, shareQueuePauses, shareQuota, sharedToolLimits } from "../gateway/sharedState/sessionKinds.js";
+import { shareEngineState } from "../gateway/sharedState/engineKinds.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createUpstreamClient } from "../gateway/upstream/client.js";
 import { createRouting } from "../gateway/routing/index.js";
@@ -107,11 +112,14 @@ async function listen(app: RequestListener, bind: BindPlan, port: number): Promi
   return server;
 }
 
-/** Session pins and exclusive leases (R7), loaded once from the store and kept in memory. */
-function createSessionBooks(store: Store, clock: Clock, settings: () => AppSettings, engine: SessionGatewayDeps["engine"]): SessionGatewayDeps {
+/** Session pins and exclusive leases (R7), loaded once from the store, kept in memory and shared with the group (R19.1). */
+function createSessionBooks(store: Store, clock: Clock, settings: () => AppSettings, engine: SessionGatewayDeps["engine"], sharedState: SharedState): SessionGatewayDeps {
+  const pins = new SessionPins(store.sessionPins, clock, () => settings().sessionAffinityTtlMs);
+  const leases = new LeaseBook(store.leases, clock, LEASE_TTL_MS);
+  const keys = connectionKeys(store.connections);
+  sharePins(sharedState, pins, keys, clock);
   return {
-    pins: new SessionPins(store.sessionPins, clock, () => settings().sessionAffinityTtlMs),
-    leases: new LeaseBook(store.leases, clock, LEASE_TTL_MS),
+    pins, leases, acquireLease: shareLeases(sharedState, leases, keys, clock),
     clock, engine,
     connectionById: (id) => store.connections.get(id),
     providerById: (id) => store.providers.get(id),
@@ -126,7 +134,25 @@ function applyLogSettings(store: Store, settings: AppSettings): void {
   store.responses.capRetention(settings.responsesRetentionHours * 3_600_000);
 }
 
-/** Admission control (R8, R9) and the Redis it shares limits through: the settings' URL, else SWITCHYARD_REDIS_URL (R9.6). */
+/**
+ * The resilience engine, its runtime writes and breaker saves handed to the group and what the
+ * group says applied back to it (R19.1); without Redis the hub is local and nothing leaves.
+ */
+function createSharedEngine(deps: { store: Store; clock: Clock; bus: EventBus; sharedState: SharedState; settings: () => ResilienceSettings; appSettings: () => AppSettings }) {
+  const { store, clock, bus } = deps;
+  const sharing = shareEngineState({ shared: deps.sharedState, rows: store.connections, breakers: store.breakers, clock, emit: bus.emit });
+  const engine = createResilienceEngine({
+    clock, breakers: sharing.breakers, connections: sharing.connections, share: sharing.share,
+    getSettings: deps.settings, getAppSettings: deps.appSettings, emit: bus.emit,
+  });
+  sharing.bind(engine, bus.subscribe);
+  return engine;
+}
+
+/** The Redis a group of Switchyards shares: the settings' URL, else SWITCHYARD_REDIS_URL (R9.6, R19.1). */
+const redisUrlOf = (env: NodeJS.ProcessEnv, appSettings: () => AppSettings) => (): string | null => appSettings().redisUrl ?? env.SWITCHYARD_REDIS_URL ?? null;
+
+/** Admission control (R8, R9) and the Redis it shares limits through (R9.6). */
 function createAdmissionParts(deps: {
   env: NodeJS.ProcessEnv;
   clock: Clock;
@@ -134,12 +160,15 @@ function createAdmissionParts(deps: {
   engine: ReturnType<typeof createResilienceEngine>;
   settings: () => ResilienceSettings;
   appSettings: () => AppSettings;
+  sharedState: SharedState;
+  keys: ConnectionKeys;
 }) {
-  const shared = followRedisUrl(() => deps.appSettings().redisUrl ?? deps.env.SWITCHYARD_REDIS_URL ?? null);
+  const shared = followRedisUrl(redisUrlOf(deps.env, deps.appSettings));
   const control = createAdmissionControl({
-    clock: deps.clock, settings: deps.settings, globalCap: () => deps.appSettings().maxConcurrent, shared: shared.current, lockModel: (input) => deps.engine.lockModel(input),
+    clock: deps.clock, settings: deps.settings, globalCap: () => deps.appSettings().maxConcurrent, shared: shared.current, groupSlot: () => deps.sharedState.groupSlot(), lockModel: (input) => deps.engine.lockModel(input),
     onChange: (queues) => deps.bus.emit({ type: "queues", queues, at: deps.clock.now() }),
   });
+  shareQueuePauses(deps.sharedState, control, deps.keys, deps.clock);
   // A pause learned from a 429 is part of that connection's cooling: when the cooldown ends early, so does it.
   deps.bus.subscribe((e) => {
     if (e.type === "cooldown.cleared") control.resume(e.connectionId);
@@ -147,8 +176,13 @@ function createAdmissionParts(deps: {
   });
   return {
     control,
+    /** What the request path admits through: the gates, and the group's one HALF_OPEN probe (R19.2). */
+    stage: withGroupProbe(control, {
+      shared: deps.sharedState, engine: deps.engine,
+      probeTtlMs: (provider) => resolveBreakerProfile(deps.settings().providerBreaker[provider.category]).resetTimeoutMs,
+    }),
     shared,
-    health: () => ({ queues: control.queues(), sharedLimits: shared.state() }),
+    health: () => ({ queues: control.queues(), sharedLimits: shared.state(), sharedState: deps.sharedState.status() }),
     async close() {
       await control.close();
       await shared.close();
@@ -160,8 +194,9 @@ function createAdmissionParts(deps: {
  * R18.3 quota meters and quotaPreflightCutoff (R10.2): every attempt's quota headers go to the store
  * and to the remaining shares selection reads, live with the setting.
  */
-function quotaParts(store: Store, bus: EventBus, settings: () => ResilienceSettings): Pick<PipelineDeps, "quotas" | "quotaCutoff"> {
+function quotaParts(store: Store, bus: EventBus, settings: () => ResilienceSettings, group: { sharedState: SharedState; clock: Clock }): Pick<PipelineDeps, "quotas" | "quotaCutoff"> {
   const remaining = new RemainingQuota();
+  shareQuota(group.sharedState, remaining, connectionKeys(store.connections), group.clock);
   return {
     quotas: createQuotaObserver(store, bus, remaining),
     quotaCutoff: {
@@ -181,6 +216,8 @@ export interface SwitchyardApp {
   adminToken: string;
   handlers: ContractHandlers;
   bus: EventBus;
+  /** R19: the resilience state this instance shares with its group (local without Redis). */
+  sharedState: SharedState;
   /** Set when the port is reachable from other machines (a non-loopback host was chosen). */
   exposureWarning: string | null;
   close(): Promise<void>;
@@ -245,15 +282,9 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     applyLogSettings(store, appSettings);
   }
   const usage = createUsageParts({ store, bus, clock, logger });
-  const engine = createResilienceEngine({
-    clock,
-    breakers: store.breakers,
-    connections: store.connections,
-    getSettings: resilience.get,
-    getAppSettings,
-    emit: bus.emit,
-  });
-  const sessions = createSessionBooks(store, clock, getAppSettings, engine);
+  const sharedState: SharedStateSwitch = followSharedState(redisUrlOf(env, getAppSettings), { now: () => clock.now() });
+  const engine = createSharedEngine({ store, clock, bus, sharedState, settings: resilience.get, appSettings: getAppSettings });
+  const sessions = createSessionBooks(store, clock, getAppSettings, engine, sharedState);
   const upstream = createUpstreamClient();
   const builtinSimulator = createBuiltinSimulator();
   const userAgent = `switchyard/${VERSION}`;
@@ -263,7 +294,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
-  const admission = createAdmissionParts({ env, clock, bus, engine, settings: resilience.get, appSettings: getAppSettings });
+  const admission = createAdmissionParts({ env, clock, bus, engine, settings: resilience.get, appSettings: getAppSettings, sharedState, keys: connectionKeys(store.connections) });
   const metrics = createGatewayMetrics(bus, engineMetricsSources({ engine, store, queues: () => admission.control.queues() }));
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
   const startedAt = Date.now();
@@ -277,6 +308,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
         applyLogSettings(store, appSettings);
         resilience.reload();
         admission.shared.refresh();
+        sharedState.refresh();
       },
     }),
     ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt, admission: admission.health, budgets: usage.gate }),
@@ -291,14 +323,14 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   // R16.7: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
   const provenance = new ReasoningProvenance();
   const pipeline = createPipeline({
-    catalog, connections, requestLog: usage.log, budgets: usage.gate, logger, engine, admission: admission.control, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
+    catalog, connections, requestLog: usage.log, usageMeter: usage.meter, budgets: usage.gate, logger, engine, admission: admission.stage, callUpstream, clock, emit: bus.emit, routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
-    toolLimits: new ToolLimits(clock),
+    toolLimits: sharedToolLimits(sharedState, clock),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     ...accountRules({ catalog, connections, history: store.logs, engine, clock }, () => streamRecovery().attemptDeadlineMs, createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent })),
     promptLogging: () => getAppSettings().promptLogging,
-    provenance, ...quotaParts(store, bus, resilience.get),
+    provenance, ...quotaParts(store, bus, resilience.get, { sharedState, clock }),
   });
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);
@@ -320,7 +352,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
 
   let closed = false;
   return {
-    url, port, home, adminToken, handlers, bus, exposureWarning: bind.warning,
+    url, port, home, adminToken, handlers, bus, sharedState, exposureWarning: bind.warning,
     async close() {
       if (closed) return;
       closed = true;
@@ -333,6 +365,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       clearTimeout(timer);
       await upstream.close().catch(() => undefined);
       await admission.close();
+      await sharedState.close();
       await demo.close();
       await builtinSimulator.close();
       metrics.close();

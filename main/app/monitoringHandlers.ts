@@ -29,7 +29,7 @@ export function toRequestStats(rows: readonly RequestStatsRow[], query: RequestS
       buckets = Array.from({ length: count }, (_, i) => ({ start: since + i * query.bucketMs, requests: 0, errors: 0, latencyMsSum: 0, meanLatencyMs: null }));
       byProvider.set(provider, buckets);
     }
-    const bucket = buckets[index]!;
+    const bucket = buckets[index];
     bucket.requests += row.requests;
     bucket.errors += row.errors;
     bucket.latencyMsSum += row.latencyMsSum;

@@ -37,7 +37,7 @@ export function createSettingsCache(store: { settings: SettingsPort }, env: Node
     get: () => current,
     reload: load,
     sources: () => ({ stored: raw, envDefaults: resilienceDefaults(env) }),
-    validate: (doc) => parseInput(resiliencePatchSchema, doc) as Record<string, unknown>,
+    validate: (doc) => parseInput(resiliencePatchSchema, doc),
     raw: () => raw,
     save(next) {
       const normalised = normalizeResilienceSettings(next, env).settings;
@@ -61,8 +61,8 @@ export function createResilienceHandlers(deps: {
   clock: AdjustableClock;
   settings: SettingsCache;
   startedAt: number;
-  /** The admission state for `queues` (R9): connections and where the limits live. */
-  admission: () => Pick<MonitoringHealth, "queues" | "sharedLimits">;
+  /** The admission state for `queues` (R9): connections, where the limits live, and where the resilience state lives (R19). */
+  admission: () => Pick<MonitoringHealth, "queues" | "sharedLimits" | "sharedState">;
   /** R18.4: connections over budget, listed with the cooldowns. */
   budgets?: BudgetGate;
 }): HandlersFor<EngineMethod> {

@@ -90,8 +90,12 @@ export function staleAfterMs(profile: BreakerProfile): number {
   return Math.max(profile.resetTimeoutMs, openDurationMs(profile, Number.MAX_SAFE_INTEGER));
 }
 
+type OpenSnapshot = Extract<BreakerSnapshot, { state: "OPEN" }>;
+type HalfOpenSnapshot = Extract<BreakerSnapshot, { state: "HALF_OPEN" }>;
+type CountingSnapshot = Extract<BreakerSnapshot, { state: "CLOSED" | "DEGRADED" }>;
+
 /** Opens for `kind`: its own cycle count grows, and the open duration follows that count alone. */
-function open(s: BreakerSnapshot, profile: BreakerProfile, at: number, kind: BreakerFailureKind): BreakerSnapshot {
+function open(s: BreakerSnapshot, profile: BreakerProfile, at: number, kind: BreakerFailureKind): OpenSnapshot {
   const cycles = readCycles(s.cyclesByKind);
   const openCycles = (cycles.get(kind) ?? 0) + 1;
   cycles.set(kind, openCycles);
@@ -108,8 +112,30 @@ function open(s: BreakerSnapshot, profile: BreakerProfile, at: number, kind: Bre
   };
 }
 
-function close(s: BreakerSnapshot, at: number): BreakerSnapshot {
+/** OPEN past its deadline: HALF_OPEN on the same opening, with no probe out yet. */
+function halfOpen(s: OpenSnapshot): HalfOpenSnapshot {
+  return { ...s, state: "HALF_OPEN", probeStartedAt: null, updatedAt: s.openUntil };
+}
+
+function close(s: BreakerSnapshot, at: number): CountingSnapshot {
   return { ...s, state: "CLOSED", failureCount: 0, successCount: 0, openedAt: null, openUntil: null, openCycles: 0, cyclesByKind: "", probeStartedAt: null, updatedAt: at };
+}
+
+/** The step refreshBreaker takes from `s` at `now`, or null when `s` stands. */
+function lazyStep(s: BreakerSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot | null {
+  switch (s.state) {
+    case "OPEN":
+      return now >= s.openUntil ? halfOpen(s) : null;
+    case "HALF_OPEN": {
+      if (s.probeStartedAt === null) return null;
+      // D2: a probe unfinished after one reset timeout counts as failed.
+      const deadline = s.probeStartedAt + profile.resetTimeoutMs;
+      return now >= deadline ? open({ ...s, lastFailureAt: deadline, lastFailureKind: "probe_timeout" }, profile, deadline, "timeout") : null;
+    }
+    case "CLOSED":
+    case "DEGRADED":
+      return null;
+  }
 }
 
 /**
@@ -118,21 +144,7 @@ function close(s: BreakerSnapshot, at: number): BreakerSnapshot {
  */
 export function refreshBreaker(s: BreakerSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot {
   let current = s;
-  for (;;) {
-    if (current.state === "OPEN" && current.openUntil !== null && now >= current.openUntil) {
-      current = { ...current, state: "HALF_OPEN", probeStartedAt: null, updatedAt: current.openUntil };
-      continue;
-    }
-    if (current.state === "HALF_OPEN" && current.probeStartedAt !== null) {
-      // D2: a probe unfinished after one reset timeout counts as failed.
-      const deadline = current.probeStartedAt + profile.resetTimeoutMs;
-      if (now >= deadline) {
-        current = open({ ...current, lastFailureAt: deadline, lastFailureKind: "probe_timeout" }, profile, deadline, "timeout");
-        continue;
-      }
-    }
-    break;
-  }
+  for (let next = lazyStep(current, profile, now); next !== null; next = lazyStep(current, profile, now)) current = next;
   const quiet = current.lastFailureAt === null || now - current.lastFailureAt >= staleAfterMs(profile);
   if ((current.state === "DEGRADED" || (current.state === "CLOSED" && current.failureCount > 0)) && quiet) {
     current = close(current, now);
@@ -147,18 +159,30 @@ export type BreakerAdmission =
 /** canExecute: CLOSED/DEGRADED admit; HALF_OPEN admits exactly one probe at a time (D2). */
 export function admitBreaker(s: BreakerSnapshot, profile: BreakerProfile, now: number): { snapshot: BreakerSnapshot; admission: BreakerAdmission } {
   const current = refreshBreaker(s, profile, now);
-  if (current.state === "CLOSED" || current.state === "DEGRADED") return { snapshot: current, admission: { allowed: true, probe: false } };
-  if (current.state === "HALF_OPEN" && current.probeStartedAt === null) {
-    return { snapshot: { ...current, probeStartedAt: now, updatedAt: now }, admission: { allowed: true, probe: true } };
+  switch (current.state) {
+    case "CLOSED":
+    case "DEGRADED":
+      return { snapshot: current, admission: { allowed: true, probe: false } };
+    case "HALF_OPEN":
+      if (current.probeStartedAt === null) return { snapshot: { ...current, probeStartedAt: now, updatedAt: now }, admission: { allowed: true, probe: true } };
+      break;
+    case "OPEN":
+      break;
   }
   return { snapshot: current, admission: { allowed: false, retryAfterMs: retryAfterMs(current, profile, now) } };
 }
 
 /** Time until the breaker can admit again: the open deadline, or the running probe's timeout. */
 export function retryAfterMs(s: BreakerSnapshot, profile: BreakerProfile, now: number): number {
-  if (s.state === "OPEN" && s.openUntil !== null) return Math.max(0, s.openUntil - now);
-  if (s.state === "HALF_OPEN" && s.probeStartedAt !== null) return Math.max(0, s.probeStartedAt + profile.resetTimeoutMs - now);
-  return 0;
+  switch (s.state) {
+    case "OPEN":
+      return Math.max(0, s.openUntil - now);
+    case "HALF_OPEN":
+      return s.probeStartedAt === null ? 0 : Math.max(0, s.probeStartedAt + profile.resetTimeoutMs - now);
+    case "CLOSED":
+    case "DEGRADED":
+      return 0;
+  }
 }
 
 export interface BreakerFailure {
@@ -180,19 +204,28 @@ export function recordBreakerFailure(
   recentByConnection: Map<string, number>,
 ): BreakerSnapshot {
   const current = refreshBreaker(s, profile, now);
-  if (current.state === "OPEN") return current; // D2: the open deadline does not move
-  if (current.state === "HALF_OPEN") {
-    // Only the probe's outcome decides; a late failure of a request admitted before the trip is stale news.
-    if (!failure.probe || current.probeStartedAt === null) return current;
-    return open({ ...current, lastFailureAt: now, lastFailureKind: failure.kind }, profile, now, breakerFailureKind(failure.kind));
+  switch (current.state) {
+    case "OPEN":
+      return current; // D2: the open deadline does not move
+    case "HALF_OPEN":
+      // Only the probe's outcome decides; a late failure of a request admitted before the trip is stale news.
+      if (!failure.probe || current.probeStartedAt === null) return current;
+      return open({ ...current, lastFailureAt: now, lastFailureKind: failure.kind }, profile, now, breakerFailureKind(failure.kind));
+    case "CLOSED":
+    case "DEGRADED":
+      return countFailure(current, profile, now, failure, recentByConnection);
   }
+}
+
+/** D2 counting while closed: rising to the degradation threshold degrades, to the failure threshold opens. */
+function countFailure(current: CountingSnapshot, profile: BreakerProfile, now: number, failure: BreakerFailure, recentByConnection: Map<string, number>): BreakerSnapshot {
   if (failure.connectionId !== null) {
     const last = recentByConnection.get(failure.connectionId);
     if (last !== undefined && now - last < BREAKER_SAME_CONNECTION_DEDUPE_MS) return current;
     recentByConnection.set(failure.connectionId, now);
   }
   const failureCount = current.failureCount + 1;
-  const counted: BreakerSnapshot = { ...current, failureCount, successCount: 0, lastFailureAt: now, lastFailureKind: failure.kind, updatedAt: now };
+  const counted: CountingSnapshot = { ...current, failureCount, successCount: 0, lastFailureAt: now, lastFailureKind: failure.kind, updatedAt: now };
   if (failureCount >= profile.failureThreshold) return open(counted, profile, now, breakerFailureKind(failure.kind));
   if (failureCount >= profile.degradationThreshold) return { ...counted, state: "DEGRADED" };
   return counted;
@@ -201,13 +234,24 @@ export function recordBreakerFailure(
 /** D2: a success subtracts one (not below 0); falling to the degradation threshold closes; a probe success closes. */
 export function recordBreakerSuccess(s: BreakerSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot {
   const current = refreshBreaker(s, profile, now);
-  if (current.state === "OPEN") return current;
-  // Any success while HALF_OPEN proves the provider answers again, whether or not it was the probe.
-  if (current.state === "HALF_OPEN") return close(current, now);
+  switch (current.state) {
+    case "OPEN":
+      return current;
+    case "HALF_OPEN":
+      // Any success while HALF_OPEN proves the provider answers again, whether or not it was the probe.
+      return close(current, now);
+    case "CLOSED":
+    case "DEGRADED":
+      return countSuccess(current, profile, now);
+  }
+}
+
+/** D2: a success while closed subtracts one; DEGRADED falling to its threshold closes. */
+function countSuccess(current: CountingSnapshot, profile: BreakerProfile, now: number): BreakerSnapshot {
   // The common case changes nothing, so a healthy provider costs no store write per request.
   if (current.state === "CLOSED" && current.failureCount === 0) return current;
   const failureCount = Math.max(0, current.failureCount - 1);
-  const next: BreakerSnapshot = { ...current, failureCount, successCount: current.successCount + 1, updatedAt: now };
+  const next: CountingSnapshot = { ...current, failureCount, successCount: current.successCount + 1, updatedAt: now };
   if (current.state === "DEGRADED" && failureCount <= profile.degradationThreshold) return { ...next, state: "CLOSED" };
   return next;
 }
@@ -230,6 +274,8 @@ export function clearDegraded(s: BreakerSnapshot, profile: BreakerProfile, now: 
 export function sameSnapshot(a: BreakerSnapshot, b: BreakerSnapshot): boolean {
   // The common case (a healthy provider's success) hands back the very snapshot it was given.
   if (a === b) return true;
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as Array<keyof BreakerSnapshot>);
-  return [...keys].every((key) => (a[key] ?? "") === (b[key] ?? ""));
+  const fieldsOfA = new Map<string, unknown>(Object.entries(a));
+  const fieldsOfB = new Map<string, unknown>(Object.entries(b));
+  const keys = new Set([...fieldsOfA.keys(), ...fieldsOfB.keys()]);
+  return [...keys].every((key) => (fieldsOfA.get(key) ?? "") === (fieldsOfB.get(key) ?? ""));
 }

@@ -1,7 +1,7 @@
 // The resilience engine facade: the gateway asks "whom next?" (admitProvider, selectConnections)
 // and reports "what happened" (recordFailure/Success/Neutral); the API reads and resets state.
 // Breakers persist through the BreakerStore; lockouts, streaks and window gates live in memory.
-import type { ClearCooldownsResult, CooldownRow, ModelLockoutItem, ProviderBreakerRow, ResilienceHealth } from "../../shared/apiTypes.js";
+import type { ProviderBreakerRow } from "../../shared/apiTypes.js";
 import type { AppSettings, Connection, ConnectionRuntime, Provider } from "../../shared/types.js";
 import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import {
@@ -21,7 +21,7 @@ import {
 import { classifyUpstreamFailure } from "./classifier.js";
 import { activeCooldownUntil, cooldownPatch, errorFields, isTerminal, successPatch, terminalPatch } from "./connectionCooldown.js";
 import { connectionTryOrder, inPriorityOrder } from "./connectionOrder.js";
-import { clearCooldownRows, listCooldownRows, type ClearCooldownsRequest } from "./cooldownManager.js";
+import { clearCooldownRows, listCooldownRows } from "./cooldownManager.js";
 import { EgressSiblingCooldowns, locksEgressBucket, planSiblingCooldowns } from "./egressBucket.js";
 import { planFailure, type FailurePlan } from "./failurePolicy.js";
 import { lockTargetFor, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
@@ -32,12 +32,15 @@ import type {
   Clock,
   ConnectionExclusion,
   ConnectionRuntimeStore,
+  EngineSharedChange,
   EventSink,
   ResilienceEngine,
   Verdict,
 } from "./ports.js";
 import { ProviderCooldowns } from "./providerCooldown.js";
+import type { ResilienceAdmin } from "./admin.js";
 import { RequestRejectedStreaks } from "./requestRejected.js";
+import { applySharedChange } from "./sharedApply.js";
 import { UsageWallBook } from "./usageWall.js";
 
 export interface ResilienceEngineDeps {
@@ -47,32 +50,11 @@ export interface ResilienceEngineDeps {
   getSettings: () => ResilienceSettings;
   getAppSettings: () => Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults">;
   emit: EventSink;
+  /** R19: hears every change of the lockouts and the provider cooldown, to share it with a group. */
+  share?: (change: EngineSharedChange) => void;
 }
 
-export type ClearModelCooldownsRequest = { all: true } | { provider: string; model: string; connectionId?: string | null };
-
-/** What the management API and the tray call (R2.6, R5.5, R6, D5, D6). */
-export interface ResilienceAdmin {
-  monitoringHealth(providers: Provider[]): ResilienceHealth;
-  resetBreakers(provider?: string): { ok: true; resetCount: number };
-  listCooldowns(providers: Provider[], connections: Connection[], filter?: { provider?: string }): { items: CooldownRow[] };
-  clearCooldowns(body: ClearCooldownsRequest, connections: Connection[]): ClearCooldownsResult;
-  listModelCooldowns(): { items: ModelLockoutItem[] };
-  clearModelCooldowns(body: ClearModelCooldownsRequest): { ok: true; removed: number } | { ok: true; clearedAll: true };
-  /** R2.4: a passing connection test clears DEGRADED. */
-  connectionTestPassed(provider: Provider): void;
-  /** R9.4: a long typed retry delay becomes a model lockout of exactly that length. */
-  lockModel(input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }): void;
-  /** The breaker as every reader sees it (lazily refreshed). */
-  breakerSnapshot(provider: Provider): BreakerSnapshot;
-  /** R12.6: the per-connection usage-wall state the gateway's Claude calls consult. */
-  readonly usageWall: UsageWallBook;
-  /**
-   * R12.5: after an egress-bucketed 429 of `ctx.connection` (already recorded), cool the siblings
-   * that last left from the same IP until the failing connection's own cooldown ends; returns their ids.
-   */
-  coolEgressSiblings(ctx: AttemptContext, verdict: Verdict, siblings: Connection[]): string[];
-}
+export type { ClearModelCooldownsRequest, ResilienceAdmin } from "./admin.js";
 
 export type ResilienceAdminEngine = ResilienceEngine & ResilienceAdmin;
 
@@ -80,14 +62,17 @@ interface BreakerCell {
   snapshot: BreakerSnapshot;
   /** connectionId -> instant of its last counted failure (D2 5 000 ms dedupe). */
   recent: Map<string, number>;
+  /** This instance admitted the HALF_OPEN probe now out: the group's word on the same opening waits for its outcome (R19.2). */
+  ownProbe?: boolean;
 }
 
 export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAdminEngine {
   const { clock, emit } = deps;
   const breakers = new Map<string, BreakerCell>();
   for (const snapshot of deps.breakers.loadAll()) breakers.set(snapshot.provider, { snapshot, recent: new Map() });
-  const lockouts = new ModelLockouts();
-  const providerCooldowns = new ProviderCooldowns();
+  const sharing = deps.share ? { share: deps.share, clock } : undefined;
+  const lockouts = new ModelLockouts(sharing);
+  const providerCooldowns = new ProviderCooldowns(sharing);
   const streaks = new RequestRejectedStreaks();
   const egressCooled = new EgressSiblingCooldowns();
   const usageWall = new UsageWallBook();
@@ -131,10 +116,24 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
 
   const readBreaker = (provider: Provider): BreakerSnapshot => updateBreaker(provider, (s, p) => refreshBreaker(s, p, clock.now()));
 
+  /** R19: another instance's breaker snapshot replaces this one's, announced when the state moved. */
+  function applySharedBreaker(snapshot: BreakerSnapshot): void {
+    const now = clock.now();
+    const cell = breakers.get(snapshot.provider) ?? { snapshot: closedBreaker(snapshot.provider, now), recent: new Map<string, number>() };
+    const before = cell.snapshot;
+    const probing = cell.ownProbe && before.state === "HALF_OPEN" && before.probeStartedAt !== null;
+    if (sameSnapshot(before, snapshot) || (probing && snapshot.state === "HALF_OPEN" && snapshot.openedAt === before.openedAt)) return;
+    cell.ownProbe = false;
+    breakers.set(snapshot.provider, cell);
+    cell.snapshot = snapshot;
+    deps.breakers.save(snapshot);
+    if (before.state !== snapshot.state) emit({ type: "breaker", provider: snapshot.provider, from: before.state, to: snapshot.state, at: now });
+  }
+
   const freshRuntime = (connection: Connection): ConnectionRuntime => deps.connections.get?.(connection.id) ?? connection;
 
-  function writeRuntime(connection: Connection, patch: Partial<ConnectionRuntime>): void {
-    deps.connections.updateRuntime(connection.id, patch);
+  function writeRuntime(connection: Connection, patch: Partial<ConnectionRuntime>, cause?: "operator"): void {
+    deps.connections.updateRuntime(connection.id, patch, cause);
   }
 
   function emitLockoutsCleared(entries: LockoutEntry[], now: number): void {
@@ -184,9 +183,10 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const cooling = providerCooldowns.providerRemainingMs(provider.id, deps.getSettings().providerCooldown, now);
       if (cooling > 0) return { allowed: false, reason: "provider_cooldown", retryAfterMs: cooling };
       const decided: { admission?: BreakerAdmission } = {};
-      updateBreaker(provider, (s, p) => {
+      updateBreaker(provider, (s, p, cell) => {
         const result = admitBreaker(s, p, now);
         decided.admission = result.admission;
+        if (result.admission.allowed && result.admission.probe) cell.ownProbe = true;
         return result.snapshot;
       });
       const admission = decided.admission!;
@@ -324,7 +324,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
             return { lockouts: cleared, otherTimers: extra };
           },
           writeRuntime(c, patch, wasCooling) {
-            writeRuntime(c, patch);
+            writeRuntime(c, patch, "operator");
             if (wasCooling) emit({ type: "cooldown.cleared", connectionId: c.id, provider: c.provider, at: now });
           },
         },
@@ -378,6 +378,11 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
         emit({ type: "cooldown.set", connectionId, provider, until, reason: "egress_bucket", at: now });
       }
       return planned.map((p) => p.connectionId);
+    },
+
+    applyShared(change) {
+      if (change.kind === "breaker") applySharedBreaker(change.snapshot);
+      else applySharedChange(change, { lockouts, providerCooldowns, emit }, clock.now());
     },
   };
   return engine;

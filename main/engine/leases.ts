@@ -26,20 +26,30 @@ export interface LeaseStore {
   end(ownerHash: string, state: LeaseEnd, at: number): void;
 }
 
+/** Of two leases of one connection, the one taken first (then the lower owner hash, so every instance picks the same). */
+function firstTaken(a: Lease, b: Lease): Lease {
+  if (a.acquiredAt !== b.acquiredAt) return a.acquiredAt < b.acquiredAt ? a : b;
+  return a.ownerHash < b.ownerHash ? a : b;
+}
+
 export type LeaseResult =
   | { kind: "active"; lease: Lease }
   | { kind: "capacity"; retryAfterMs: number | null }
   | { kind: "stale" };
 
+/** Hears a lease taken, renewed, moved (the lease) or ended (null, and how) on this instance (R19.1). */
+export type LeaseListener = (ownerHash: string, lease: Lease | null, end: LeaseEnd | null) => void;
+
 export class LeaseBook {
   private readonly byOwner = new Map<string, Lease>();
   private readonly byConnection = new Map<string, Lease>();
   private lastGeneration: number;
+  private listener: LeaseListener | null = null;
 
   constructor(
     private readonly store: LeaseStore,
     private readonly clock: Clock,
-    private readonly ttlMs: number,
+    readonly ttlMs: number,
   ) {
     for (const lease of store.loadActive()) this.remember(lease);
     this.lastGeneration = store.maxGeneration();
@@ -61,8 +71,7 @@ export class LeaseBook {
         continue;
       }
       const lease: Lease = { ownerHash, keyId, connectionId, generation: ++this.lastGeneration, acquiredAt: now, expiresAt: now + this.ttlMs };
-      this.store.save(lease);
-      this.remember(lease);
+      this.keep(lease);
       return { kind: "active", lease };
     }
     return { kind: "capacity", retryAfterMs: earliestExpiry === null ? null : earliestExpiry - now };
@@ -73,8 +82,7 @@ export class LeaseBook {
     const lease = this.fence(ownerHash, keyId, generation);
     if (!lease) return { kind: "stale" };
     const renewed = { ...lease, expiresAt: this.clock.now() + this.ttlMs };
-    this.store.save(renewed);
-    this.remember(renewed);
+    this.keep(renewed);
     return { kind: "active", lease: renewed };
   }
 
@@ -103,9 +111,8 @@ export class LeaseBook {
     if (!lease || lease.connectionId === connectionId) return lease;
     if (this.holderOf(connectionId)) return null;
     const moved: Lease = { ...lease, connectionId };
-    this.store.save(moved);
     if (this.byConnection.get(lease.connectionId) === lease) this.byConnection.delete(lease.connectionId);
-    this.remember(moved);
+    this.keep(moved);
     return moved;
   }
 
@@ -124,6 +131,44 @@ export class LeaseBook {
     return lease !== null;
   }
 
+  /** R19.1: one listener of local changes. */
+  onLocalChange(listener: LeaseListener): void {
+    this.listener = listener;
+  }
+
+  /**
+   * A lease another instance took, renewed or moved, or ended (null), known here so that its
+   * connection is not another owner's and its fence is checked here too. Kept in memory only: its
+   * key may not exist in this instance's store, and the group state is delivered again on rejoin.
+   */
+  applyShared(ownerHash: string, lease: Lease | null): void {
+    const known = this.byOwner.get(ownerHash);
+    if (known && this.byConnection.get(known.connectionId) === known) this.byConnection.delete(known.connectionId);
+    if (lease) {
+      // A fence stays unique in the group: a lease taken here later gets a higher generation.
+      this.lastGeneration = Math.max(this.lastGeneration, lease.generation);
+      const holder = this.holderOf(lease.connectionId);
+      if (holder && holder.ownerHash !== ownerHash) {
+        // A holder already over when the other was taken (clocks differ a little) ends here too.
+        // Else two owners took one connection while the group was apart (R19.3): the first taken
+        // keeps it, decided alike in every instance, and the other is revoked.
+        const overlap = holder.expiresAt > lease.acquiredAt;
+        if (overlap && firstTaken(holder, lease) === holder) return void this.byOwner.delete(ownerHash);
+        this.end(holder, overlap ? "REVOKED" : "EXPIRED");
+      }
+      this.remember(lease);
+    } else if (known) {
+      this.byOwner.delete(ownerHash);
+      this.store.end(ownerHash, "RELEASED", this.clock.now());
+    }
+  }
+
+  private keep(lease: Lease): void {
+    this.store.save(lease);
+    this.remember(lease);
+    this.listener?.(lease.ownerHash, lease, null);
+  }
+
   private live(lease: Lease | undefined): Lease | null {
     if (!lease) return null;
     if (lease.expiresAt > this.clock.now()) return lease;
@@ -140,5 +185,6 @@ export class LeaseBook {
     this.byOwner.delete(lease.ownerHash);
     if (this.byConnection.get(lease.connectionId) === lease) this.byConnection.delete(lease.connectionId);
     this.store.end(lease.ownerHash, state, this.clock.now());
+    this.listener?.(lease.ownerHash, null, state);
   }
 }

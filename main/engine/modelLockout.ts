@@ -3,6 +3,13 @@
 // escalation window has passed, so memory stays bounded by what failed recently.
 import type { ModelLockoutItem } from "../../shared/apiTypes.js";
 import { MODEL_LOCKOUT_DEFAULT_WINDOW_MS, type ResilienceSettings } from "../../shared/resilienceSettings.js";
+import type { Clock, EngineSharedChange, SharedLockout } from "./ports.js";
+
+/** R19: where the engine's in-memory changes go to be shared with a group, and the clock they are dated on. */
+export interface EngineSharing {
+  share(change: EngineSharedChange): void;
+  clock: Clock;
+}
 
 /**
  * R5.2's three keys: the quota family, the bare model (every variant of it on the connection), or
@@ -69,12 +76,13 @@ export function escalatedCooldownMs(settings: ResilienceSettings["modelLockout"]
   return Math.min(settings.baseCooldownMs * 2 ** exponent, settings.maxCooldownMs);
 }
 
-function scopeKey(t: LockTarget): string {
+/** The scope part of a lock's key: one lock per provider, connection and scope (shared as is, R19). */
+export function lockoutScope(t: LockTarget): string {
   if (t.family) return `family:${t.family.name}`;
   return t.exact ? `exact:${t.model}` : `model:${bareModelOf(t.model)}`;
 }
 
-const keyOf = (t: LockTarget): string => [t.provider, t.connectionId, scopeKey(t)].join("\u0000");
+const keyOf = (t: Pick<LockTarget, "provider" | "connectionId">, scope: string): string => [t.provider, t.connectionId, scope].join("\u0000");
 
 function covers(entry: LockTarget, model: string): boolean {
   if (entry.family) return entry.family.prefixes.some((prefix) => model.startsWith(prefix));
@@ -95,9 +103,12 @@ export interface LockRequest {
 export class ModelLockouts {
   private readonly entries = new Map<string, LockoutEntry>();
 
+  /** `sharing`: every lock set or removed is handed to the group (R19.1). */
+  constructor(private readonly sharing?: EngineSharing) {}
+
   /** Records one failure; returns the entry (its expiry never moves earlier, D5). */
   lock(request: LockRequest, settings: ResilienceSettings["modelLockout"], now: number): LockoutEntry {
-    const key = keyOf(request.target);
+    const key = keyOf(request.target, lockoutScope(request.target));
     const previous = this.entries.get(key);
     const continuing = previous !== undefined && now <= previous.forgetAt;
     const failureCount = continuing ? previous.failureCount + 1 : 1;
@@ -115,7 +126,34 @@ export class ModelLockouts {
       forgetAt: Math.max(expiresAt, now + cooldownMs + (request.escalationWindowMs ?? MODEL_LOCKOUT_DEFAULT_WINDOW_MS)),
     };
     this.entries.set(key, entry);
+    this.shareEntry(entry, entry);
     return entry;
+  }
+
+  /** R19: a lock as the group holds it (never shared back); returns it when it is new here and active. */
+  applyShared(connectionId: string, scope: string, shared: SharedLockout, now: number): LockoutEntry | null {
+    const key = keyOf({ provider: shared.provider, connectionId }, scope);
+    const previous = this.entries.get(key);
+    const entry: LockoutEntry = { ...shared, connectionId };
+    if (previous && previous.expiresAt === entry.expiresAt && previous.failureCount === entry.failureCount) return null;
+    this.entries.set(key, entry);
+    return entry.expiresAt > now ? entry : null;
+  }
+
+  /** R19: another instance removed a lock; returns it when it was still active here. */
+  applySharedClear(provider: string, connectionId: string, scope: string, now: number): LockoutEntry | null {
+    const key = keyOf({ provider, connectionId }, scope);
+    const previous = this.entries.get(key);
+    if (!previous) return null;
+    this.entries.delete(key);
+    return previous.expiresAt > now ? previous : null;
+  }
+
+  private shareEntry(target: LockTarget, entry: LockoutEntry | null, force = false): void {
+    if (!this.sharing) return;
+    const at = this.sharing.clock.now();
+    const value = entry === null ? null : sharedLockout(entry);
+    this.sharing.share({ kind: "lockout", provider: target.provider, connectionId: target.connectionId, scope: lockoutScope(target), entry: { value, at, until: entry?.expiresAt ?? null, ...(force ? { force } : {}) } });
   }
 
   /** The longest remaining active lock covering this model on this connection, or 0. */
@@ -141,6 +179,7 @@ export class ModelLockouts {
         continue;
       }
       this.entries.delete(key);
+      this.shareEntry(entry, null);
       if (entry.expiresAt > now) removed.push(entry);
     }
     return removed;
@@ -184,6 +223,8 @@ export class ModelLockouts {
       if (filter.connectionId != null && entry.connectionId !== filter.connectionId) continue;
       if (filter.model !== undefined && !(entry.model === filter.model || entry.family?.name === filter.model || covers(entry, filter.model))) continue;
       this.entries.delete(key);
+      // Every clear is an operator's or a breaker reset's: it wins over what the group holds.
+      this.shareEntry(entry, null, true);
       if (entry.expiresAt > now) removed.push(entry);
     }
     return removed;
@@ -192,4 +233,9 @@ export class ModelLockouts {
   private prune(now: number): void {
     for (const [key, entry] of this.entries) if (now > entry.forgetAt) this.entries.delete(key);
   }
+}
+
+function sharedLockout(entry: LockoutEntry): SharedLockout {
+  const { connectionId: _local, ...shared } = entry;
+  return shared;
 }

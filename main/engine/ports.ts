@@ -1,20 +1,19 @@
 // The engine's boundary: the ports it needs (implemented by main/store) and the facade the
 // gateway and the API call. The engine performs no I/O itself; it is handed a Clock and ports.
-import type { BreakerState, Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../shared/types.js";
+import type { Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../shared/types.js";
 import type { ConnectionChoice } from "./connectionOrder.js";
+import type { LockoutEntry } from "./modelLockout.js";
+import type { UpstreamFailure } from "./failure.js";
 
 export interface Clock {
   now(): number;
 }
 
-/** Persisted breaker snapshot (table domain_circuit_breakers, R2.5). */
-export interface BreakerSnapshot {
+/** What every breaker state carries (table domain_circuit_breakers, R2.5). */
+interface BreakerCommon {
   provider: string;
-  state: BreakerState;
   failureCount: number;
   successCount: number;
-  openedAt: number | null;
-  openUntil: number | null;
   openCycles: number;
   /**
    * R2.4: open cycles per failure kind ("timeout=2;server_error=1"), so that timeouts, 5xx and
@@ -23,9 +22,19 @@ export interface BreakerSnapshot {
   cyclesByKind?: string;
   lastFailureAt: number | null;
   lastFailureKind: string | null;
-  probeStartedAt: number | null;
   updatedAt: number;
 }
+
+/**
+ * Persisted breaker snapshot, one variant per state (as cockatiel's CircuitState and
+ * Resilience4j's state classes): only OPEN and HALF_OPEN have an opening (HALF_OPEN keeps the one
+ * it follows, which names its probe in a group, R19.2), only HALF_OPEN a probe. The fields a state
+ * does not have are null, so a reader never meets a stale instant of an earlier state.
+ */
+export type BreakerSnapshot =
+  | (BreakerCommon & { state: "CLOSED" | "DEGRADED"; openedAt: null; openUntil: null; probeStartedAt: null })
+  | (BreakerCommon & { state: "OPEN"; openedAt: number; openUntil: number; probeStartedAt: null })
+  | (BreakerCommon & { state: "HALF_OPEN"; openedAt: number; openUntil: number; probeStartedAt: number | null });
 
 export interface BreakerStore {
   loadAll(): BreakerSnapshot[];
@@ -33,9 +42,15 @@ export interface BreakerStore {
   delete(provider: string): void;
 }
 
+/**
+ * Why the engine writes a connection's runtime, for whoever shares it (R19.2): "operator" = an
+ * operator's reset (clearCooldowns), which overrides what other instances hold; absent = traffic.
+ */
+export type RuntimeWriteCause = "operator";
+
 export interface ConnectionRuntimeStore {
   /** Writes only the runtime fields given; returns nothing. */
-  updateRuntime(connectionId: string, patch: Partial<ConnectionRuntime>): void;
+  updateRuntime(connectionId: string, patch: Partial<ConnectionRuntime>, cause?: RuntimeWriteCause): void;
   /**
    * Optional fresh read. When present, the engine decides a failure on the stored runtime fields
    * rather than on the row the caller selected earlier, so that concurrent failures raise the
@@ -46,15 +61,34 @@ export interface ConnectionRuntimeStore {
 
 export type EventSink = (event: SwitchyardEvent) => void;
 
+/**
+ * R19: a change of the engine's in-memory state for the other instances of a group. The engine
+ * only hands it over (no I/O); the composition root turns connection ids into group-stable keys.
+ * `value` null = cleared; `force` = an operator's reset; `until` = when the state ends by itself.
+ */
+export interface EngineSharedEntry<T> {
+  value: T | null;
+  at: number;
+  until: number | null;
+  force?: boolean;
+}
+
+/** A model lockout as the group shares it: the LockoutEntry without this instance's connection id. */
+export type SharedLockout = Omit<LockoutEntry, "connectionId">;
+
+/** The opt-in provider cooldown (R3): the provider's gate ("window" or "rule"), or one connection's backoff. */
+export type ProviderCooldownPart = { gate: "window" | "rule"; connectionId?: undefined } | { gate?: undefined; connectionId: string };
+
+export type EngineSharedChange =
+  | { kind: "lockout"; provider: string; connectionId: string; scope: string; entry: EngineSharedEntry<SharedLockout> }
+  | { kind: "providerCooldown"; provider: string; part: ProviderCooldownPart; entry: EngineSharedEntry<{ until: number; failures?: number }> }
+  | { kind: "breaker"; snapshot: BreakerSnapshot };
+
 /** What the gateway learned from one failed upstream attempt, before classification. */
 export interface FailureInput {
   provider: Provider;
-  status: number | null;
-  headers: Record<string, string | string[] | undefined>;
-  bodyText: string;
-  /** Transport failure: "ECONNREFUSED" | "ECONNRESET" | "ETIMEDOUT" | "UND_ERR_*" | "stream_stall" | … */
-  transportError: string | null;
   model: string;
+  failure: UpstreamFailure;
 }
 
 export type VerdictReason =

@@ -40,16 +40,23 @@ export function passedOverForQuota(own: QuotaShare | null, cutoffPercent: number
   return false;
 }
 
-interface HeldWindow {
+export interface HeldWindow {
   remainingPercent: number;
   resetAt: number | null;
   /** Past this instant the window says nothing (its reset, or the undated trust). */
   until: number;
 }
 
+/** A connection's windows by name, as one instance holds them (R19.1: the group shares them). */
+export type HeldWindows = Record<string, HeldWindow>;
+
+/** Hears the windows of a connection after this instance learned something of them. */
+export type QuotaListener = (connectionId: string, windows: HeldWindows, now: number) => void;
+
 /** The latest reading of each window of each connection, in memory (a restart learns them again). */
 export class RemainingQuota {
   private readonly byConnection = new Map<string, Map<string, HeldWindow>>();
+  private listener: QuotaListener | null = null;
 
   /** After a response: what its headers said about the connection's windows. */
   learn(connectionId: string, windows: readonly QuotaWindowFacts[], now: number): void {
@@ -60,6 +67,18 @@ export class RemainingQuota {
       if (!held) this.byConnection.set(connectionId, (held = new Map()));
       held.set(window.window, { remainingPercent, resetAt: window.resetAt, until: window.resetAt ?? now + UNDATED_WINDOW_TRUST_MS });
     }
+    if (held && this.listener) this.listener(connectionId, Object.fromEntries(held), now);
+  }
+
+  /** R19.1: one listener of local learning. */
+  onLocalChange(listener: QuotaListener): void {
+    this.listener = listener;
+  }
+
+  /** The windows another instance read last (lww): they replace what is held here; not told to the listener. */
+  applyShared(connectionId: string, windows: HeldWindows | null): void {
+    if (windows) this.byConnection.set(connectionId, new Map(Object.entries(windows)));
+    else this.byConnection.delete(connectionId);
   }
 
   /** The tightest window still in force at `now`, or null when nothing is known of the connection. */

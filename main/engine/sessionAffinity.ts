@@ -29,8 +29,12 @@ export function pinAlive(pin: SessionPin, now: number): boolean {
   return pin.expiresAt > now;
 }
 
+/** Hears a pin made, moved, extended or removed on this instance (R19.1: the group shares pins). */
+export type PinListener = (sessionKey: string, pin: SessionPin | null) => void;
+
 export class SessionPins {
   private readonly pins = new Map<string, SessionPin>();
+  private listener: PinListener | null = null;
 
   constructor(
     private readonly store: SessionPinStore,
@@ -59,6 +63,22 @@ export class SessionPins {
     const pin: SessionPin = { sessionKey, provider, connectionId, model, expiresAt: now + ttl, lastUsedAt: now };
     this.pins.set(sessionKey, pin);
     this.store.save(pin);
+    this.listener?.(sessionKey, pin);
+  }
+
+  /** R19.1: one listener of local changes; expiries are not told, every instance sees them on its own clock. */
+  onLocalChange(listener: PinListener): void {
+    this.listener = listener;
+  }
+
+  /** A pin another instance made or removed (null): kept like a local one, without telling the listener. */
+  applyShared(sessionKey: string, pin: SessionPin | null): void {
+    if (pin) {
+      this.pins.set(sessionKey, pin);
+      this.store.save(pin);
+    } else if (this.pins.has(sessionKey)) {
+      this.forget(sessionKey);
+    }
   }
 
   /** Live pins, newest use first; expired ones are dropped on the way. */
@@ -73,9 +93,10 @@ export class SessionPins {
   }
 
   unpin(sessionKey: string): boolean {
-    const had = this.pins.has(sessionKey);
-    if (had) this.forget(sessionKey);
-    return had;
+    if (!this.pins.has(sessionKey)) return false;
+    this.forget(sessionKey);
+    this.listener?.(sessionKey, null);
+    return true;
   }
 
   private forget(sessionKey: string): void {

@@ -28,8 +28,12 @@ export function limitFromRefusal(sent: number, stated: number | null): number {
   return Math.max(0, sent - 1);
 }
 
+/** Hears each limit learned on this instance, as it now stands (R19.1: the group shares them). */
+export type ToolLimitListener = (entry: ToolLimitEntry) => void;
+
 export class ToolLimits {
   private readonly limits = new Map<string, LearnedLimit>();
+  private listener: ToolLimitListener | null = null;
 
   constructor(
     private readonly clock: Clock,
@@ -41,7 +45,25 @@ export class ToolLimits {
     const key = keyOf(provider, model);
     const current = this.active(key);
     const limit = current === null ? maxTools : Math.min(current.maxTools, maxTools);
-    this.limits.set(key, { maxTools: limit, expiresAt: this.clock.now() + this.ttlMs });
+    const expiresAt = this.clock.now() + this.ttlMs;
+    this.limits.set(key, { maxTools: limit, expiresAt });
+    this.listener?.({ provider, model, maxTools: limit, expiresAt });
+  }
+
+  /** R19.1: one listener of local learning. */
+  onLocalChange(listener: ToolLimitListener): void {
+    this.listener = listener;
+  }
+
+  /** A limit another instance learned: the lower limit wins and holds until the later expiry; not told to the listener. */
+  applyShared(entry: ToolLimitEntry): void {
+    const key = keyOf(entry.provider, entry.model);
+    const current = this.active(key);
+    if (current === null && entry.expiresAt <= this.clock.now()) return;
+    this.limits.set(key, {
+      maxTools: Math.min(current?.maxTools ?? Infinity, entry.maxTools),
+      expiresAt: Math.max(current?.expiresAt ?? 0, entry.expiresAt),
+    });
   }
 
   /** The learned limit still in force, or null when none was learned or it expired. */

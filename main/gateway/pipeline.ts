@@ -2,6 +2,7 @@
 // candidate connection admit, attempt, classify and record, and answer or go on; when nothing
 // answered, the terminal verdict. Each stage is its own module under request/.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { ERROR_CODES } from "../../shared/errorCodes.js";
 import type { ClientKind, Connection, SwitchyardEvent, WireFormat } from "../../shared/types.js";
 import type { NumberedKeepAlive, StreamFraming } from "./formats/adapter.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
@@ -13,14 +14,15 @@ import type { UsageWallDeps } from "./usageWall/lane.js";
 import { clientHalf, isStreamRequest } from "./formats/index.js";
 import { describeError, type BudgetPort, type CatalogPort, type ConnectionsPort, type ErrorLog, type RequestLogSink } from "./ports.js";
 import type { FinalError } from "./outcome.js";
-import { ClientBoundTarget, type Admission, type AdmissionStage } from "./request/admit.js";
+import { ClientBoundTarget, type Admission, type GatewayAdmission, type PassedOver } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
 import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
 import { planRequest, type RequestPlan } from "./request/plan.js";
 import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEngine } from "./request/record.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
-import { arrivalFields, skipRecordsOf } from "./request/trace.js";
+import type { UsageMeter } from "./request/requestRecord.js";
+import { arrivalFields } from "./request/trace.js";
 import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
 import { abandonTimedOutTarget, targetDeadlineFor } from "./request/targetDeadline.js";
 import type { QuotaCutoffPort } from "./request/quotaCutoff.js";
@@ -50,7 +52,7 @@ export interface PipelineDeps {
   connections: ConnectionsPort;
   requestLog: RequestLogSink;
   engine: SelectionEngine & RecordingEngine;
-  admission: AdmissionStage;
+  admission: GatewayAdmission;
   callUpstream: CallUpstream;
   clock: Clock;
   streamBudgets: () => PipelineBudgets;
@@ -72,6 +74,8 @@ export interface PipelineDeps {
   provenance?: ReasoningProvenance;
   /** R18.4: key and connection budgets (absent = none enforced). */
   budgets?: BudgetPort;
+  /** R18.1, R18.4: prices each request's row and counts it against the budgets (absent = unpriced). */
+  usageMeter?: UsageMeter;
   /** R18.3: hears every attempt's response headers, for the quota meters (absent = none kept). */
   quotas?: QuotaObserver;
   /** quotaPreflightCutoff (R10.2): the setting and the quotas learned per connection (absent = off). */
@@ -143,7 +147,7 @@ function keepAliveEvents(format: WireFormat, kind: ClientKind | undefined): Numb
 /** R18.4: a key over its budget is refused until its period ends, before anything goes upstream. */
 function keyBudgetExceeded(retryAfterMs: number): FinalError {
   return {
-    status: 429, code: "budget_exceeded", retryAfterMs, noRetry: false,
+    status: ERROR_CODES.budget_exceeded.status, code: "budget_exceeded", retryAfterMs, noRetry: false,
     message: "This API key has used its budget for the period; it resets at the period's end",
   };
 }
@@ -157,13 +161,13 @@ export function createPipeline(deps: PipelineDeps) {
     const model = typeof call.body.model === "string" ? call.body.model : "";
     const stream = isStreamRequest(call.format, call.body);
     const client = new ClientResponse(call.res, {
-      format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, emit: deps.emit, framing: call.framing,
+      format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, meter: deps.usageMeter, emit: deps.emit, framing: call.framing,
     });
     try {
       await serve(call, client, model, stream);
     } catch (err) {
       deps.logger?.error({ requestId: call.requestId, err: describeError(err) }, "internal error while handling a request");
-      if (!client.settled) client.fail({ status: 500, code: "internal_error", message: "Switchyard failed to handle the request", retryAfterMs: null, noRetry: false });
+      if (!client.settled) client.fail({ status: ERROR_CODES.internal_error.status, code: "internal_error", message: "Switchyard failed to handle the request", retryAfterMs: null, noRetry: false });
     }
   }
 
@@ -173,19 +177,19 @@ export function createPipeline(deps: PipelineDeps) {
       for (const [name, value] of Object.entries(call.turn.headers)) client.addHeader(name, value);
       client.observer = call.turn.observe(client);
     }
-    client.arrival = arrivalFields(call.headers, () => clientHalf(call.format).promptText(call.body), deps.promptLogging?.() ?? false);
-    client.apiKeyId = call.apiKeyId ?? null;
-    const overBudgetMs = deps.budgets?.keyOverBudgetMs(client.apiKeyId) ?? null;
+    const { record } = client;
+    record.arrived(arrivalFields(call.headers, () => clientHalf(call.format).promptText(call.body), deps.promptLogging?.() ?? false));
+    record.keyed(call.apiKeyId ?? null);
+    const overBudgetMs = deps.budgets?.keyOverBudgetMs(call.apiKeyId ?? null) ?? null;
     if (overBudgetMs !== null) return client.fail(keyBudgetExceeded(overBudgetMs));
     const routing = deps.routing && {
       router: deps.routing.router, format: call.format, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null, pin: call.session?.pin() ?? null,
     };
     const plan = planRequest(model, deps.catalog, routing);
     if (!plan) {
-      client.fail({ status: 404, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true });
+      client.fail({ status: ERROR_CODES.model_not_found.status, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true });
       return;
     }
-    client.combo = plan.combo;
     const budgets = deps.streamBudgets();
     const run: RequestRun = {
       request: { format: call.format, body: call.body, bodyText: call.bodyText, headers: call.headers, model },
@@ -195,9 +199,9 @@ export function createPipeline(deps: PipelineDeps) {
       session: call.session ?? null,
       transcript: stream ? StreamTranscript.for(call.format, budgets.midstreamEnabled === true) : null,
     };
-    client.timeline = () => ({ skipped: skipRecordsOf(run.selection), ...(run.waits.count > 0 ? { comboWaits: { ...run.waits } } : {}) });
+    record.planned(plan.combo, run);
     skipTargetsOverToolLimit(run, deps.toolLimits);
-    if (stream) client.startHeartbeat(heartbeatEveryMs(call.format, budgets.heartbeatMs), keepAliveEvents(call.format, client.arrival.clientKind));
+    if (stream) client.startHeartbeat(heartbeatEveryMs(call.format, budgets.heartbeatMs), keepAliveEvents(call.format, record.clientKind));
     try {
       await tryTargets(run);
     } finally {
@@ -258,15 +262,21 @@ export function createPipeline(deps: PipelineDeps) {
     if (run.transcript?.resuming && !run.transcript.canContinueOn(target)) return "next";
     const ctx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
     const quotaShare = run.plan.comboDef?.config.quotaShare === true;
-    let admission: Admission;
+    let admission: Admission | PassedOver;
     try {
       // The signal is made only if admission waits for it; most admissions decide at once.
-      const decided = deps.admission.admit(new ClientBoundTarget(target.provider, connection, target.model, run.client, quotaShare));
+      const decided = deps.admission.admit(new ClientBoundTarget(target.provider, connection, target.model, run.client, quotaShare, probe));
       admission = decided instanceof Promise ? await decided : decided;
     } catch (err) {
       // A stage that broke inside Switchyard must not hold the HALF_OPEN probe slot.
       deps.engine.recordNeutral(ctx);
       throw err;
+    }
+    if (admission.admitted === "passed_over") {
+      deps.engine.recordNeutral(ctx);
+      run.selection.exclusions.push(admission.skip);
+      run.abandonTarget = true;
+      return "next";
     }
     if (!admission.admitted) {
       // A local refusal (R8, R9) ends the request and never blames the provider.
@@ -283,7 +293,7 @@ export function createPipeline(deps: PipelineDeps) {
     const deadline = run.plan.comboDef && run.plan.targets.includes(target) ? targetDeadlineFor(run.plan.comboDef, run.client) : null;
     let outcome: AttemptOutcome;
     try {
-      outcome = await runAttempt(deps, run.request, run.client, target, connection, run.transcript, admission.execution, deadline ?? run.client);
+      outcome = await runAttempt(deps, run.request, run.client, target, connection, run.transcript, admission.execution, deadline ?? run.client.departure);
     } catch (err) {
       deps.engine.recordNeutral(ctx);
       admission.release();
@@ -300,7 +310,7 @@ export function createPipeline(deps: PipelineDeps) {
       // R9.1: the job expired; a local limit, not the provider's failure.
       deps.engine.recordNeutral(ctx);
       admission.release();
-      run.client.attempts.push({ provider: ctx.provider.id, connectionId: connection.id, model: ctx.model, status: null, verdict: admission.execution.error.code, latencyMs: deps.clock.now() - startedAt });
+      run.client.record.attempted({ provider: ctx.provider.id, connectionId: connection.id, model: ctx.model, status: null, verdict: admission.execution.error.code, latencyMs: deps.clock.now() - startedAt });
       run.client.fail(admission.execution.error);
       return "answered";
     }

@@ -29,7 +29,11 @@ function limits(level: GateLevel): boolean {
   return level.cap !== Infinity;
 }
 
+/** Hears a pause set or extended (its end) or lifted early (null) on this instance (R19.1). */
+export type PauseListener = (key: string, until: number | null) => void;
+
 export class GateBook {
+  private listener: PauseListener | null = null;
   private readonly held = new Map<string, number>();
   private readonly waiters: GateTicket[] = [];
   private readonly queued = new Map<string, number>();
@@ -83,12 +87,25 @@ export class GateBook {
   }
 
   pause(key: string, until: number): void {
-    if (until > (this.pausedUntil.get(key) ?? 0)) this.pausedUntil.set(key, until);
+    if (this.applyPause(key, until)) this.listener?.(key, until);
   }
 
   /** Lifts a pause early (the operator cleared the connection's cooldown, or it served again). */
   resume(key: string): void {
-    this.pausedUntil.delete(key);
+    if (this.pausedUntil.delete(key)) this.listener?.(key, null);
+  }
+
+  /** R19.1: one listener of local pauses. */
+  onLocalPause(listener: PauseListener): void {
+    this.listener = listener;
+  }
+
+  /** A pause (the later end wins) or a lift (null), from here or from another instance; not told to the listener. */
+  applyPause(key: string, until: number | null): boolean {
+    if (until === null) return this.pausedUntil.delete(key);
+    if (until <= (this.pausedUntil.get(key) ?? 0)) return false;
+    this.pausedUntil.set(key, until);
+    return true;
   }
 
   /** How long `key` stays paused (0 = not paused); an expired pause is forgotten on read. */

@@ -1,5 +1,6 @@
 // R9.3 / D9: whether one more request may join a provider+connection's local queue. Pure, and run
 // before any translation work, so a full queue refuses at once and cheaply.
+import { ERROR_CODES } from "../../../shared/errorCodes.js";
 
 export interface QueueScope {
   provider: string;
@@ -16,7 +17,7 @@ export function checkQueueAdmission(queued: number, maxQueueDepth: number, scope
   if (maxQueueDepth <= 0 || queued < maxQueueDepth) return { admit: true };
   return {
     admit: false,
-    status: 429,
+    status: ERROR_CODES.RATE_LIMIT_QUEUE_FULL.status,
     code: "RATE_LIMIT_QUEUE_FULL",
     message:
       `The local request queue of ${scope.provider} connection ${scope.connectionId} (model ${scope.model}) is full: ` +

@@ -3,7 +3,9 @@
 // job expiration after dispatch. The in-process path is synchronous when nothing waits: a request
 // that does not queue pays a few map operations, never a timer hop (a local Bottleneck job always
 // hops through a timer and measured milliseconds). With SWITCHYARD_REDIS_URL the connection's
-// concurrency is also taken in a Redis-clustered Bottleneck limiter, shared by every Switchyard.
+// concurrency, and each model cap of it (R19.1), is also taken in a Redis-clustered Bottleneck
+// limiter, shared by every Switchyard; learned pauses are told to the group through `onLocalPause`.
+import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import type { Provider } from "../../../shared/types.js";
 import { GateBook, type GateLevel, type GateTicket } from "../../engine/admission/gateBook.js";
@@ -15,7 +17,8 @@ import type { FinalError } from "../outcome.js";
 import { releaseOnce, type Admission, type AdmissionRequest, type AdmissionStage, type AttemptObservation } from "../request/admit.js";
 import { GLOBAL_GATE_KEY, providerGateKey, QueueWatch, type QueueRow } from "./queueWatch.js";
 import { localLimitError } from "./refusals.js";
-import type { SharedLimits } from "./sharedLimits.js";
+import { connectionLimiterId, modelLimiterId, type SharedAcquire, type SharedLimits } from "./sharedLimits.js";
+import type { GroupSlot } from "../sharedState/types.js";
 
 /** D9: a semaphore gate refuses one more waiter once this many wait on it. */
 export const SEMAPHORE_MAX_WAITERS = 20;
@@ -29,6 +32,8 @@ export interface AdmissionControlDeps {
   lockModel?: (input: { provider: Provider; connectionId: string; model: string; durationMs: number; reason: string }) => void;
   /** R9.6: the Redis-shared limits in force (null = in-process only); may change with the settings. */
   shared?: () => SharedLimits | null;
+  /** R19.1: this instance's place in the group, which splits caps into local slices (null = not known now). */
+  groupSlot?: () => GroupSlot | null;
   /** Told (throttled) when the queue state changed, for the events stream. */
   onChange?: (rows: QueueRow[]) => void;
 }
@@ -39,6 +44,10 @@ export interface AdmissionControl extends AdmissionStage {
   resume(connectionId: string): void;
   /** The connection was deleted: its row leaves `queues`. */
   forget(connectionId: string): void;
+  /** R19.1: hears each pause learned here (its end) or lifted (null), per connection and model (null = the whole connection). */
+  onLocalPause(listener: (connectionId: string, model: string | null, until: number | null) => void): void;
+  /** A pause another Switchyard learned or lifted (null): held here too, without telling the listener. */
+  applySharedPause(connectionId: string, model: string | null, until: number | null): void;
   close(): Promise<void>;
 }
 
@@ -46,7 +55,10 @@ export interface AdmissionControl extends AdmissionStage {
 type WaitResult = { ok: true } | { ok: false; error: FinalError | null };
 
 const connKey = (id: string) => `c\u0000${id}`;
-const CLIENT_GONE: FinalError = { status: 499, code: "client_closed", message: "The client closed the request", retryAfterMs: null, noRetry: true };
+/** R9.4: the limiter a pause holds: the connection's, or one model's on it when limits are per model. */
+const pauseKeyOf = (connectionId: string, model: string | null) => (model === null ? `p\u0000${connectionId}` : `p\u0000${connectionId}\u0000${model}`);
+const NO_SHARED_SLOT: SharedAcquire = { ok: true, release: () => undefined };
+const CLIENT_GONE: FinalError = { status: ERROR_CODES.client_closed.status, code: "client_closed", message: "The client closed the request", retryAfterMs: null, noRetry: true };
 
 /**
  * R9.1: the job's deadline, enforced by the attempt's own call (no timer or signal here). A class,
@@ -76,14 +88,37 @@ class JobDeadline {
   }
 }
 
-/** R8.1: the gates in the order they are taken, all at once: global → provider → connection → model. */
-function gateLevels(req: AdmissionRequest, limits: AdmissionLimits, connection: GateLevel): GateLevel[] {
+/**
+ * R8.1: the gates in the order they are taken, all at once: global → provider → connection → model.
+ * With shared limits the model's cap is Redis's (it only counts here), as the connection's is.
+ */
+function gateLevels(req: AdmissionRequest, limits: AdmissionLimits, connection: GateLevel, modelCap: number): GateLevel[] {
   const levels: GateLevel[] = [];
   if (limits.globalCap !== null) levels.push({ key: GLOBAL_GATE_KEY, cap: limits.globalCap });
   if (limits.providerCap !== null) levels.push({ key: providerGateKey(req.provider.id), cap: limits.providerCap });
   levels.push(connection);
-  if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: limits.modelCap });
+  if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: modelCap });
   return levels;
+}
+
+/** This instance's slice of a group-wide cap: the caps of all the slices add up to it exactly. */
+export const sliceOf = (cap: number, slot: GroupSlot): number => Math.floor(cap / slot.count) + (slot.index < cap % slot.count ? 1 : 0);
+
+/**
+ * R19.1: how a request's connection and model caps are held. "slice": every cap is at least the
+ * group's size, so each instance holds its slice locally and no permit costs a Redis round trip;
+ * "redis": a cap smaller than the group (some instance's slice would be 0) is counted in Redis;
+ * "local": no Redis, or Redis unreachable (each instance holds the whole cap, R19.3).
+ */
+function capHolding(limits: AdmissionLimits, shared: SharedLimits | null, slot: GroupSlot | null): "slice" | "redis" | "local" {
+  if (shared === null || (limits.connectionCap === null && limits.modelCap === null)) return "local";
+  const fits = (cap: number | null) => cap === null || (slot !== null && cap >= slot.count);
+  return slot !== null && fits(limits.connectionCap) && fits(limits.modelCap) ? "slice" : "redis";
+}
+
+function localCaps(limits: AdmissionLimits, holding: "slice" | "redis" | "local", slot: GroupSlot | null): { connection: number; model: number } {
+  const cap = (value: number | null) => (value === null || holding === "redis" ? Infinity : holding === "slice" ? sliceOf(value, slot!) : value);
+  return { connection: cap(limits.connectionCap), model: cap(limits.modelCap) };
 }
 
 /** What a refusal names: the gate that was full, or the connection's when it was its own. */
@@ -129,6 +164,14 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
       wakeAt = Infinity;
       wake();
     }, next + 1);
+  }
+
+  /** The pauses of a connection: those its requests met here, and those another Switchyard told of. */
+  function pauseKeysOf(connectionId: string): Set<string> {
+    const own = pauseKeyOf(connectionId, null);
+    const keys = new Set(watch.pauseKeysOf(connectionId));
+    for (const key of book.activeKeys()) if (key === own || key.startsWith(`${own}\u0000`)) keys.add(key);
+    return keys;
   }
 
   function freeTicket(ticket: GateTicket | null): void {
@@ -232,13 +275,17 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   function admit(req: AdmissionRequest): Admission | Promise<Admission> {
     const settings = deps.settings();
     const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model, globalCap());
-    const sharedNow = limits.connectionCap !== null ? sharedLimits() : null;
-    const shared = sharedNow?.available() === true ? sharedNow : null;
-    // The connection's gate always counts its requests in flight (health); with Redis, Redis holds its cap.
-    const connection: GateLevel = { key: connKey(req.connection.id), cap: limits.connectionCap === null || shared ? Infinity : limits.connectionCap };
-    const pauseKey = !limits.protected ? null : limits.perModel ? `p\u0000${req.connection.id}\u0000${req.model}` : `p\u0000${req.connection.id}`;
+    const sharedNow = limits.connectionCap !== null || limits.modelCap !== null ? sharedLimits() : null;
+    const reachable = sharedNow?.available() === true ? sharedNow : null;
+    const slot = reachable ? (deps.groupSlot?.() ?? null) : null;
+    const holding = capHolding(limits, reachable, slot);
+    const shared = holding === "redis" ? reachable : null;
+    const caps = localCaps(limits, holding, slot);
+    // The connection's gate always counts its requests in flight (health); it holds the cap, or its slice, unless Redis does.
+    const connection: GateLevel = { key: connKey(req.connection.id), cap: caps.connection };
+    const pauseKey = !limits.protected ? null : pauseKeyOf(req.connection.id, limits.perModel ? req.model : null);
     // R9.3: whichever gate holds it, a waiter counts in its connection's queue.
-    const ticket: GateTicket = { levels: gateLevels(req, limits, connection), pauseKey, queueKey: connection.key };
+    const ticket: GateTicket = { levels: gateLevels(req, limits, connection, caps.model), pauseKey, queueKey: connection.key };
     watch.know(req.provider.id, req.connection.id, limits, pauseKey);
     watch.knowGates(req.provider.id, limits.globalCap, limits.providerCap);
     // R8.2: a quota-share dispatch never fails on the gate: a full queue or a timeout goes without a slot.
@@ -258,10 +305,38 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     return p.shared ? admitShared(p) : admitted(p.req, p.limits, p.ticket);
   }
 
-  /** The local gates are passed; the connection's cap is Redis's (shared across Switchyards). */
-  async function admitShared({ req, limits, ticket, failOpen, shared, startedAt }: Pending): Promise<Admission> {
-    const budgetMs = limits.maxWaitMs === 0 ? 0 : Math.max(1, limits.maxWaitMs - (deps.clock.now() - startedAt));
-    const slot = await shared!.acquire(req.connection.id, limits.connectionCap!, budgetMs, req.signal);
+  /** What is left of the queue budget (0 = none). */
+  function budgetLeft(limits: AdmissionLimits, startedAt: number): number {
+    return limits.maxWaitMs === 0 ? 0 : Math.max(1, limits.maxWaitMs - (deps.clock.now() - startedAt));
+  }
+
+  /**
+   * The shared permits a request needs: its model's first, then its connection's. Everywhere in the
+   * same order, so two Switchyards never hold one each while waiting for the other's.
+   */
+  async function sharedSlots({ req, limits, shared, startedAt }: Pending): Promise<SharedAcquire> {
+    // R19.1: named by the group-stable connection key, as the Switchyards of a group agree on it.
+    const modelLimiter = modelLimiterId(`${req.provider.id}/${req.connection.name}`, req.model);
+    const model = limits.modelCap === null ? NO_SHARED_SLOT : await shared!.acquire(req.connection.id, limits.modelCap, budgetLeft(limits, startedAt), req.signal, modelLimiter);
+    if (!model.ok || limits.connectionCap === null) return model;
+    const slot = await shared!.acquire(req.connection.id, limits.connectionCap, budgetLeft(limits, startedAt), req.signal, connectionLimiterId(`${req.provider.id}/${req.connection.name}`));
+    if (!slot.ok) {
+      model.release();
+      return slot;
+    }
+    return {
+      ok: true,
+      release: () => {
+        slot.release();
+        model.release();
+      },
+    };
+  }
+
+  /** The local gates are passed; the connection's and the model's caps are Redis's (shared across Switchyards). */
+  async function admitShared(pending: Pending): Promise<Admission> {
+    const { req, limits, ticket, failOpen } = pending;
+    const slot = await sharedSlots(pending);
     if (slot.ok) return admitted(req, limits, ticket, slot.release);
     freeTicket(ticket);
     if (slot.gone) return { admitted: false, refusal: CLIENT_GONE };
@@ -274,9 +349,21 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     queues: () => watch.rows(),
     forget: (connectionId) => watch.forget(connectionId),
     resume(connectionId) {
-      const keys = watch.pauseKeysOf(connectionId);
+      const keys = pauseKeysOf(connectionId);
       if (![...keys].some((key) => book.pausedMs(key) > 0)) return;
       for (const key of keys) book.resume(key);
+      wake();
+      watch.changed();
+    },
+    onLocalPause(listener) {
+      book.onLocalPause((key, until) => {
+        const [, connectionId, model] = key.split("\u0000");
+        listener(connectionId, model ?? null, until);
+      });
+    },
+    applySharedPause(connectionId, model, until) {
+      if (!book.applyPause(pauseKeyOf(connectionId, model), until)) return;
+      // A lift lets waiters go now; a new pause re-arms the wake-up at its end.
       wake();
       watch.changed();
     },

@@ -1,6 +1,7 @@
 // The final errors of local admission (API.md): they end the request in the client's format and
 // never count against the provider (no breaker, no cooldown, no lockout: the pipeline records them
 // as neutral).
+import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import type { FinalError } from "../outcome.js";
 
 export type LocalLimitCode =
@@ -10,14 +11,6 @@ export type LocalLimitCode =
   | "SEMAPHORE_TIMEOUT"
   | "SEMAPHORE_QUEUE_FULL";
 
-const STATUS: Record<LocalLimitCode, number> = {
-  RATE_LIMIT_QUEUE_FULL: 429,
-  RATE_LIMIT_QUEUE_TIMEOUT: 503,
-  RATE_LIMIT_EXECUTION_TIMEOUT: 504,
-  SEMAPHORE_TIMEOUT: 503,
-  SEMAPHORE_QUEUE_FULL: 503,
-};
-
 export function localLimitError(code: LocalLimitCode, message: string, retryAfterMs: number | null): FinalError {
-  return { status: STATUS[code], code, message, retryAfterMs, noRetry: false };
+  return { status: ERROR_CODES[code].status, code, message, retryAfterMs, noRetry: false };
 }

@@ -1,6 +1,7 @@
 // R9.6: concurrency shared across Switchyards through Redis, with Bottleneck's own clustering (its
 // ioredis datastore): one clustered limiter per connection, keyed by the connection id, so every
-// process sharing the Redis shares that connection's cap. Redis being down must never fail a
+// process sharing the Redis shares that connection's cap; and (R19.1) one per model cap of a
+// connection, keyed by the group-stable connection key and the model. Redis being down must never fail a
 // request: commands fail fast (no offline queue), `available()` turns false and the admit stage
 // falls back to its local gates; a request caught waiting when Redis drops goes on without a slot.
 import { createRequire } from "node:module";
@@ -19,8 +20,11 @@ export interface SharedLimits {
   available(): boolean;
   /** Requests of this process waiting in the shared limiter of a connection. */
   queued(connectionId: string): number;
-  /** Waits for one of `cap` shared permits; `budgetMs` 0 = no budget. */
-  acquire(connectionId: string, cap: number, budgetMs: number, signal: AbortSignal): Promise<SharedAcquire>;
+  /**
+   * Waits for one of `cap` shared permits of the connection's limiter, or of `limiterId`'s (a
+   * model's, modelLimiterId) while counting as the connection's waiter; `budgetMs` 0 = no budget.
+   */
+  acquire(connectionId: string, cap: number, budgetMs: number, signal: AbortSignal, limiterId: string): Promise<SharedAcquire>;
   state(): SharedLimitsState;
   close(): Promise<void>;
 }
@@ -28,6 +32,11 @@ export interface SharedLimits {
 /** Keys in Redis expire after this long without use, so a deleted connection leaves nothing behind. */
 const LIMITER_KEY_TTL_MS = 6 * 3_600_000;
 const NO_SLOT = () => undefined;
+
+/** A connection cap's limiter, by the group-stable connection key (`<provider>/<connection name>`). */
+export const connectionLimiterId = (connectionKey: string) => `switchyard-connection-${connectionKey}`;
+/** R19.1: a model cap's limiter; `connectionKey` is group-stable (`<provider>/<connection name>`). */
+export const modelLimiterId = (connectionKey: string, model: string) => `switchyard-model-${connectionKey}-${model}`;
 
 export function createSharedLimits(url: string, onState?: (state: SharedLimitsState) => void): SharedLimits {
   const Bottleneck = loadBottleneck();
@@ -65,22 +74,22 @@ export function createSharedLimits(url: string, onState?: (state: SharedLimitsSt
     for (const resolve of [...pending]) resolve({ ok: true, release: NO_SLOT });
   }
 
-  function limiterFor(connectionId: string, cap: number): BottleneckModule {
-    const known = limiters.get(connectionId);
+  function limiterFor(id: string, cap: number): BottleneckModule {
+    const known = limiters.get(id);
     if (known && known.cap === cap) return known.limiter;
     if (known) {
       known.limiter.updateSettings({ maxConcurrent: cap });
       known.cap = cap;
       return known.limiter;
     }
-    const limiter = new Bottleneck({ id: `switchyard-connection-${connectionId}`, datastore: "ioredis", connection, maxConcurrent: cap, clearDatastore: false, timeout: LIMITER_KEY_TTL_MS });
+    const limiter = new Bottleneck({ id, datastore: "ioredis", connection, maxConcurrent: cap, clearDatastore: false, timeout: LIMITER_KEY_TTL_MS });
     limiter.on("error", () => undefined);
-    limiters.set(connectionId, { limiter, cap });
+    limiters.set(id, { limiter, cap });
     return limiter;
   }
 
-  function acquire(connectionId: string, cap: number, budgetMs: number, signal: AbortSignal): Promise<SharedAcquire> {
-    const limiter = limiterFor(connectionId, cap);
+  function acquire(connectionId: string, cap: number, budgetMs: number, signal: AbortSignal, limiterId: string): Promise<SharedAcquire> {
+    const limiter = limiterFor(limiterId, cap);
     waiting.set(connectionId, (waiting.get(connectionId) ?? 0) + 1);
     return new Promise<SharedAcquire>((resolve) => {
       let settled = false;
@@ -117,9 +126,11 @@ export function createSharedLimits(url: string, onState?: (state: SharedLimitsSt
     state,
     async close() {
       degradeWaiters();
-      await Promise.allSettled([...limiters.values()].map(({ limiter }) => limiter.disconnect(false)));
-      // Closes the client and Bottleneck's subscriber twin, so no reconnect loop outlives us.
+      // Closes the client and Bottleneck's subscriber twin, so no reconnect loop outlives us. First:
+      // a limiter disconnected on a live connection unsubscribes without handling the answer, and
+      // with the subscriber not writable (Redis down or coming back) that is an unhandled rejection.
       await connection.disconnect(false);
+      await Promise.allSettled([...limiters.values()].map(({ limiter }) => limiter.disconnect(false)));
     },
   };
 }

@@ -40,8 +40,9 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-export async function startRedis(): Promise<RedisProcess> {
-  const port = await freePort();
+/** `port`: start again on the port of a server that was stopped (a Redis that comes back, R19.3). */
+export async function startRedis(port?: number): Promise<RedisProcess> {
+  port ??= await freePort();
   const child = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"], { stdio: "ignore" });
   for (let i = 0; i < 100 && !(await ping(port)); i++) await new Promise((r) => setTimeout(r, 50));
   if (!(await ping(port))) throw new Error("redis-server did not answer PING");
@@ -63,12 +64,21 @@ export interface SwitchyardProcess {
   stop(): Promise<void>;
 }
 
-export function startSwitchyard(redisUrl: string): Promise<SwitchyardProcess> {
+export interface SwitchyardOptions {
+  /** More `serve` flags, e.g. `--config <file>`. */
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `redisUrl` null: a Switchyard on its own (local state), the baseline a group is compared with. */
+export function startSwitchyard(redisUrl: string | null, opts: SwitchyardOptions = {}): Promise<SwitchyardProcess> {
   const home = mkdtempSync(path.join(tmpdir(), "switchyard-shared-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_REDIS_URL: redisUrl, SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN };
+  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, ...opts.env };
+  if (redisUrl) env.SWITCHYARD_REDIS_URL = redisUrl;
+  else delete env.SWITCHYARD_REDIS_URL;
   delete env.SWITCHYARD_HOME;
   delete env.SWITCHYARD_PORT;
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--home", home], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--home", home, ...(opts.args ?? [])], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once("exit", r));

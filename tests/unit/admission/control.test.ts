@@ -36,7 +36,7 @@ describe("admit stage", () => {
     first.release();
     const results = await Promise.all(waiters);
     expect(order[0]).toBe(0);
-    const granted = admitted(results[0]!);
+    const granted = admitted(results[0]);
     expect(results.slice(1).map((r) => (r.admitted ? "admitted" : r.refusal.code))).toEqual(Array(19).fill("SEMAPHORE_TIMEOUT"));
     expect(ctl.queues()[0]).toMatchObject({ connectionId: "c1", inFlight: 1, queued: 0 });
     granted.release();
@@ -67,7 +67,7 @@ describe("admit stage", () => {
     const leaving = new AbortController();
     const gone = ctl.admit({ provider: oauth, connection: c, model: "m", signal: leaving.signal });
     const next = ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() });
-    expect(ctl.queues()[0]!.queued).toBe(2);
+    expect(ctl.queues()[0].queued).toBe(2);
     leaving.abort();
     expect((await gone).admitted).toBe(false);
     first.release();
@@ -82,7 +82,7 @@ describe("admit stage", () => {
     const first = admitted(await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
     const shared = await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal(), quotaShare: true });
     expect(shared.admitted).toBe(true);
-    expect(ctl.queues()[0]!.inFlight).toBe(1);
+    expect(ctl.queues()[0].inFlight).toBe(1);
     const strict = control({ maxWaitMs: 80 }, false);
     admitted(await strict.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
     const refused = await strict.admit({ provider: oauth, connection: c, model: "m", signal: signal(), quotaShare: true });
@@ -98,7 +98,7 @@ describe("admit stage", () => {
     const first = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
     const verdict: Verdict = { reason: "rate_limit", scope: "connection", status: 429, retryHintMs: 1_500, retryHintSource: "retry-after", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
     first.release({ headers: null, verdict });
-    expect(ctl.queues()[0]!.pausedUntil).toBeGreaterThan(Date.now());
+    expect(ctl.queues()[0].pausedUntil).toBeGreaterThan(Date.now());
     const started = Date.now();
     const shortBudget = await ctl.admit({ provider: apikey, connection: connection({ rateLimitOverrides: { maxWaitMs: 1_000 } }), model: "m", signal: signal() });
     expect(shortBudget.admitted ? null : shortBudget.refusal).toMatchObject({ code: "RATE_LIMIT_QUEUE_TIMEOUT", status: 503 });
@@ -138,7 +138,7 @@ describe("admit stage", () => {
     const verdict: Verdict = { reason: "rate_limit", scope: "model", status: 429, retryHintMs: 90_000, retryHintSource: "google_rpc_retry_info", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
     a.release({ headers: null, verdict });
     expect(locked).toMatchObject([{ connectionId: "c1", model: "gemini-pro", durationMs: 90_000 }]);
-    expect(ctl.queues()[0]!.pausedUntil).toBeNull();
+    expect(ctl.queues()[0].pausedUntil).toBeNull();
     const next = await ctl.admit({ provider: gemini, connection: connection(), model: "gemini-pro", signal: signal() });
     expect(next.admitted).toBe(true);
     await ctl.close();
@@ -149,10 +149,10 @@ describe("admit stage", () => {
     const c = connection();
     const a = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
     a.release({ headers: { "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "5m0s" }, verdict: null });
-    expect(ctl.queues()[0]!.pausedUntil).toBeNull();
+    expect(ctl.queues()[0].pausedUntil).toBeNull();
     const b = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
     b.release({ headers: { "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "200ms" }, verdict: null });
-    expect(ctl.queues()[0]!.pausedMs).toBeGreaterThan(100);
+    expect(ctl.queues()[0].pausedMs).toBeGreaterThan(100);
     const started = Date.now();
     admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() })).release();
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
@@ -166,7 +166,7 @@ describe("admit stage", () => {
     const verdict: Verdict = { reason: "rate_limit", scope: "connection", status: 429, retryHintMs: 20_000, retryHintSource: "retry-after", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
     a.release({ headers: null, verdict });
     const waiting = ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() });
-    expect(ctl.queues()[0]!.queued).toBe(1);
+    expect(ctl.queues()[0].queued).toBe(1);
     ctl.resume("c1");
     const started = Date.now();
     admitted(await waiting).release();

@@ -75,7 +75,7 @@ describe("R8.1 global and provider gates", () => {
     expect(full.admitted ? null : full.refusal).toMatchObject({ code: "SEMAPHORE_QUEUE_FULL", status: 503 });
     expect(full.admitted ? "" : full.refusal.message).toContain("global gate");
     const results = await Promise.all(waiters);
-    const refusal = results[0]!.admitted ? null : results[0]!.refusal;
+    const refusal = results[0].admitted ? null : results[0].refusal;
     expect(refusal).toMatchObject({ code: "SEMAPHORE_TIMEOUT", status: 503 });
     expect(refusal?.message).toContain("the global gate (settings maxConcurrent 1)");
     first.release();
