@@ -24,6 +24,8 @@ function groupConfig(simUrl: string) {
     pa: ["ka1", "ka2"],
     pb: ["kb1", "kb2"],
     pc: ["kc1"],
+    pq: ["kq1"],
+    pr: ["kr1"],
     pl: ["kl1"],
     pp: ["kp1", "kp2"],
     pt: ["kt1", "kt2", "kt3"],
@@ -31,8 +33,9 @@ function groupConfig(simUrl: string) {
   };
   return {
     version: 1,
-    // pc is "local": its breaker profile below opens on one failure and half-opens after 2 s.
-    providers: Object.keys(keys).map((id) => ({ id, format: "openai", baseUrl: `${simUrl}/v1`, category: id === "pc" ? "local" : "apikey", models: ["m1"] })),
+    // pc and pq are "local": their breaker profile below opens on one failure and half-opens after 2 s.
+    providers: Object.keys(keys).map((id) => ({ id, format: "openai", baseUrl: `${simUrl}/v1`, category: id === "pc" || id === "pq" ? "local" : "apikey", models: ["m1"] })),
+    combos: [{ name: "qcombo", strategy: "priority", targets: [{ model: "pq/m1" }, { model: "pr/m1" }] }],
     // Names make the group-stable keys ("<provider>/<name>"); the priorities fix the order tried.
     connections: Object.entries(keys).flatMap(([p, list]) => list.map((apiKey, i) => ({ id: `${p}-${i + 1}`, provider: p, name: `${p} key ${i + 1}`, apiKey, priority: i }))),
     apiKeys: [
@@ -181,6 +184,21 @@ describe("two Switchyards sharing one Redis (R19)", () => {
       "CLOSED on both after the probe",
       1_000,
     );
+  });
+
+  it("R19.2 R11.5 while A holds the group's HALF_OPEN probe, a combo through B passes that target over like an open breaker and its next target answers", async () => {
+    sim.addFault("kq1", { status: 503, times: 1 });
+    expect((await chat(A.base, "pq/m1")).status).not.toBe(200);
+    await until(() => both((gw) => breakerOf(gw, "pq")), (s) => s.every((x) => x === "HALF_OPEN"), "HALF_OPEN on both", 5_000);
+    sim.addFault("kq1", { latencyMs: 1_500, times: 1 });
+    const from = mark();
+    const probe = chat(A.base, "pq/m1");
+    await until(async () => reached(from).kq1 ?? 0, (n) => n === 1, "A's probe to reach the upstream", 1_000);
+    const viaB = await chat(B.base, "qcombo");
+    expect(viaB.status).toBe(200);
+    expect(viaB.connection).toBe("pr-1");
+    expect((await probe).status).toBe(200);
+    expect(reached(from)).toEqual({ kq1: 1, kr1: 1 });
   });
 
   it("R19.2 a lease taken on A is refused on B; of two owners racing on A and B exactly one gets it", async () => {

@@ -45,6 +45,8 @@ export interface ClientResult {
   text: string;
   body: any;
   attempts: number;
+  /** X-OmniRoute-Selected-Connection-Id: the connection that answered. */
+  connection: string | null;
 }
 
 /** A client call with the team's key, as every client of an exposed gateway sends it. */
@@ -61,7 +63,7 @@ export async function clientPost(base: string, route: string, body: unknown, hea
   } catch {
     // SSE bodies stay text
   }
-  return { status: res.status, text, body: parsed, attempts: Number(res.headers.get("x-switchyard-attempts") ?? 0) };
+  return { status: res.status, text, body: parsed, attempts: Number(res.headers.get("x-switchyard-attempts") ?? 0), connection: res.headers.get("x-omniroute-selected-connection-id") };
 }
 
 export const chat = (base: string, model: string) => clientPost(base, "/v1/chat/completions", { model, messages: [{ role: "user", content: "hi" }] });
