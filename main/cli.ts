@@ -8,6 +8,7 @@ import { removeInstanceFile, writeInstanceFile } from "./app/instanceFile.js";
 import { startMemoryReducer } from "./app/memoryReducer.js";
 import { VERSION } from "./app/version.js";
 import { CliError, connect, exportTo, homeOf, importFrom, reset, status } from "./cliRemote.js";
+import { errorCode } from "../shared/records.js";
 
 const USAGE = `Usage:
   switchyard serve  [--port <p>] [--host <addr>] [--home <dir>] [--config <file>] [--test-clock] [--demo]
@@ -35,24 +36,35 @@ function parsePort(value: string | undefined): number {
   return port;
 }
 
-async function serve(values: Record<string, string | boolean | undefined>, friendly: boolean): Promise<void> {
+type Values = Record<string, string | boolean | undefined>;
+
+/** A string option's value; parseArgs gives booleans for the flags, strings for the rest. */
+function stringOption(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function serve(values: Values, friendly: boolean): Promise<void> {
   // Before the gateway's code runs: a request's objects stay in the young generation.
   applyServingHeapPolicy();
   let app: SwitchyardApp;
   try {
     app = await buildApp({
-      port: parsePort(values.port as string | undefined),
-      host: (values.host as string | undefined) ?? process.env.SWITCHYARD_HOST,
-      home: values.home as string | undefined,
-      config: values.config as string | undefined,
+      port: parsePort(stringOption(values, "port")),
+      host: stringOption(values, "host") ?? process.env.SWITCHYARD_HOST,
+      home: stringOption(values, "home"),
+      config: stringOption(values, "config"),
       demo: Boolean(values.demo),
       testClock: Boolean(values["test-clock"]),
       onProgress: (line) => process.stdout.write(line + "\n"),
     });
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === "EADDRINUSE") fail(`port already in use (${e.message}); pass --port <p> or --port 0`);
-    process.stderr.write(`switchyard: ${e.message}\n`);
+    if (errorCode(err) === "EADDRINUSE") fail(`port already in use (${messageOf(err)}); pass --port <p> or --port 0`);
+    process.stderr.write(`switchyard: ${messageOf(err)}\n`);
     process.exit(1);
   }
   // Handlers first: whoever reads the lines below may signal at once, and must find the cleanup ready.
@@ -80,15 +92,19 @@ function stopOnSignals(app: SwitchyardApp): void {
     await app.close();
     process.exit(0);
   };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  // A close that fails still ends the process, with the reason on stderr instead of an unhandled rejection.
+  const onSignal = () =>
+    void stop().catch((err: unknown) => {
+      process.stderr.write(`switchyard: could not stop cleanly: ${messageOf(err)}\n`);
+      process.exit(1);
+    });
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
 }
-
-type Values = Record<string, string | boolean | undefined>;
 
 /** The commands that talk to a running instance; a CliError is the user's to act on (exit 1). */
 async function remoteCommand(command: string, file: string | undefined, values: Values): Promise<void> {
-  const str = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  const str = (name: string) => stringOption(values, name);
   if (command === "import" && !file) fail("import needs a file: switchyard import FILE");
   try {
     const remote = connect(homeOf(str("home")), str("url"));
@@ -127,7 +143,7 @@ async function main(): Promise<void> {
       },
     });
   } catch (err) {
-    fail((err as Error).message);
+    fail(messageOf(err));
   }
   const [command = "serve", ...rest] = parsed.positionals;
   if (parsed.values.help) {

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { ConfigImportPreview, ConfigImportResponse, CooldownRow, MonitoringHealth, ModelLockoutItem } from "../shared/apiTypes.js";
+import { errorCode, isRecord } from "../shared/records.js";
 import { INSTANCE_FILE, processAlive, readAdminToken, readInstanceFile } from "./app/instanceFile.js";
 
 /** A failure the user can act on; the message is printed as it is, exit status 1. */
@@ -38,7 +39,9 @@ async function send(url: string, token: string, method: string, route: string, b
       signal: AbortSignal.timeout(30_000),
     });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    // fetch rejects with a TypeError whose cause carries the socket's code (ECONNREFUSED…); a timeout has no cause.
+    const code = errorCode(err instanceof Error ? err.cause : undefined);
+    const cause = typeof code === "string" ? code : err instanceof Error ? err.message : String(err);
     throw new CliError(`cannot reach Switchyard at ${url} (${cause}). Is it running? Start it with \`switchyard serve\`.`);
   }
 }
@@ -46,12 +49,22 @@ async function send(url: string, token: string, method: string, route: string, b
 async function errorOf(res: Response, url: string): Promise<CliError> {
   if (res.status === 401) return new CliError(`Switchyard at ${url} refused the admin token (401): set SWITCHYARD_ADMIN_TOKEN to the token of that instance, or pass --home of its data directory.`);
   const text = await res.text();
+  const error = apiError(text);
+  if (error) return new CliError(`${error.message}${error.path && !error.message.includes(error.path) ? ` (at ${error.path})` : ""}`);
+  return new CliError(`Switchyard answered ${res.status}: ${text.slice(0, 200)}`);
+}
+
+/** The `{ error: { message, path? } }` body the management API fails with, or null for any other text. */
+function apiError(text: string): { message: string; path?: string } | null {
+  let body: unknown;
   try {
-    const { error } = JSON.parse(text) as { error: { message: string; path?: string } };
-    return new CliError(`${error.message}${error.path && !error.message.includes(error.path) ? ` (at ${error.path})` : ""}`);
+    body = JSON.parse(text);
   } catch {
-    return new CliError(`Switchyard answered ${res.status}: ${text.slice(0, 200)}`);
+    return null;
   }
+  const error = isRecord(body) ? body["error"] : undefined;
+  if (!isRecord(error) || typeof error["message"] !== "string") return null;
+  return { message: error["message"], path: typeof error["path"] === "string" ? error["path"] : undefined };
 }
 
 export function connect(home: string, explicitUrl?: string): Remote {
@@ -63,6 +76,7 @@ export function connect(home: string, explicitUrl?: string): Remote {
     async call<T>(method: string, route: string, body?: unknown): Promise<T> {
       const res = await send(url, token, method, route, body);
       if (!res.ok) throw await errorOf(res, url);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the caller names the route's answer type (shared/apiTypes), which our own server produces; not re-checked here
       return (await res.json()) as T;
     },
     async text(route: string): Promise<string> {
@@ -86,14 +100,21 @@ export function humanMs(ms: number | null): string {
 export function table(header: string[], rows: string[][]): string {
   if (rows.length === 0) return "  (none)";
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => "  " + cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) => "  " + cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
 }
 
+/** One JSON value of a row as text: objects and null as JSON, never "[object Object]". */
+function cell(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || value === undefined) return String(value);
+  return JSON.stringify(value);
+}
+
 function queueRow(item: unknown): string[] {
-  const q = (item ?? {}) as Record<string, unknown>;
-  const name = String(q.key ?? q.name ?? q.provider ?? q.connectionId ?? q.scope ?? "queue");
-  const rest = Object.entries(q).filter(([k]) => !["key", "name"].includes(k)).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+  const q = isRecord(item) ? item : {};
+  const name = cell(q.key ?? q.name ?? q.provider ?? q.connectionId ?? q.scope ?? "queue");
+  const rest = Object.entries(q).filter(([k]) => !["key", "name"].includes(k)).map(([k, v]) => `${k}=${cell(v)}`);
   return [name, rest.join(" ")];
 }
 
@@ -148,7 +169,7 @@ function readConfig(file: string): { format: "json" | "yaml"; text: string } {
   try {
     return { format: /\.ya?ml$/i.test(file) ? "yaml" : "json", text: readFileSync(file, "utf8") };
   } catch (err) {
-    throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new CliError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

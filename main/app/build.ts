@@ -1,7 +1,6 @@
 // Composition root: build(config) -> {store, engine, gateway, api} (DESIGN.md). No singletons:
 // a test builds a whole gateway in-process on an ephemeral port.
 import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
@@ -28,7 +27,7 @@ import { withGroupProbe } from "../gateway/request/admit.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmissionControl } from "../gateway/admission/control.js";
 import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
-import { followSharedState, type SharedStateSwitch } from "../gateway/sharedState/redisState.js";
+import { followSharedState, type SharedStateSwitch } from "../gateway/sharedState/follow.js";
 import type { SharedState } from "../gateway/sharedState/types.js";
 import { connectionKeys, type ConnectionKeys, shareLeases, sharePins, shareQueuePauses, shareQuota, sharedToolLimits } from "../gateway/sharedState/sessionKinds.js";
 import { shareEngineState } from "../gateway/sharedState/engineKinds.js";
@@ -98,7 +97,7 @@ function pipelineBudgets(streamRecovery: () => ResilienceSettings["streamRecover
 }
 
 /** The HTTP server on its address: the gateway's requests, and its refusal of WebSocket upgrades (R16.3). */
-async function listen(app: RequestListener, bind: BindPlan, port: number): Promise<Server> {
+async function listen(app: RequestListener, bind: BindPlan, port: number): Promise<{ server: Server; port: number }> {
   const server: Server = createServer(app);
   server.on("upgrade", refuseUpgrade(hostAcceptor({ allowedHostnames: bind.allowedHostnames })));
   server.keepAliveTimeout = 65_000;
@@ -109,7 +108,10 @@ async function listen(app: RequestListener, bind: BindPlan, port: number): Promi
     server.once("error", reject);
     server.listen(port, bind.host, () => resolve());
   });
-  return server;
+  // Bound to a host and port (not a pipe), the address is an AddressInfo: `port` 0 gets the one picked.
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error(`listening on ${String(address)}, not on a TCP port`);
+  return { server, port: address.port };
 }
 
 /** Session pins and exclusive leases (R7), loaded once from the store, kept in memory and shared with the group (R19.1). */
@@ -343,8 +345,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     metrics: metrics.route({ adminToken, isPublic: () => getAppSettings().metricsPublic }),
   });
 
-  const server = await listen(app, bind, opts.port);
-  const port = (server.address() as AddressInfo).port;
+  const { server, port } = await listen(app, bind, opts.port);
   const url = `http://${bind.urlHost}:${port}`;
 
   if (opts.demo) await demo.start();

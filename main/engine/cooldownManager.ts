@@ -57,7 +57,7 @@ export function listCooldownRows(
       .map((l) => ({ model: l.family ? l.family.name : l.model, reason: l.reason, remainingMs: l.expiresAt - now }))
       .sort((a, b) => b.remainingMs - a.remainingMs);
     const remainingMs =
-      status === "cooling_down" ? coolingMs : status === "model_locked" ? lockouts[0]!.remainingMs : status === "slow_lane" ? slowLaneUntil! - now : null;
+      status === "cooling_down" ? coolingMs : status === "model_locked" ? lockouts[0].remainingMs : status === "slow_lane" ? slowLaneUntil! - now : null;
     items.push({
       connectionId: c.id,
       provider: c.provider,

@@ -1,5 +1,6 @@
 // Body-text signals of the classifier (R4.5, R4.7, D4). Plain lower-case substrings where a phrase
 // is enough; a few anchored expressions where a bare word ("suspended", "model") would misfire.
+import { isRecord } from "../../shared/records.js";
 
 const includesAny = (text: string, phrases: readonly string[]): boolean => phrases.some((p) => text.includes(p));
 
@@ -101,7 +102,7 @@ export function looksLikeCreditsExhausted(text: string, status: number | null): 
 export function upstreamErrorCode(body: string): string | null {
   const parsed = parseJsonObject(body);
   if (!parsed) return null;
-  const error = typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as Record<string, unknown>) : parsed;
+  const error = isRecord(parsed.error) ? parsed.error : parsed;
   for (const key of ["code", "type", "status"]) {
     const value = error[key];
     if (typeof value === "string" && value !== "" && value !== "error") return value;
@@ -113,7 +114,7 @@ export function upstreamErrorCode(body: string): string | null {
 export function upstreamErrorMessage(body: string): string | null {
   const parsed = parseJsonObject(body);
   if (!parsed) return null;
-  const error = typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as Record<string, unknown>) : parsed;
+  const error = isRecord(parsed.error) ? parsed.error : parsed;
   return typeof error.message === "string" ? error.message : null;
 }
 
@@ -122,7 +123,7 @@ function parseJsonObject(body: string): Record<string, unknown> | null {
   if (!trimmed.startsWith("{")) return null;
   try {
     const value: unknown = JSON.parse(trimmed);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return isRecord(value) ? value : null;
   } catch {
     // Not JSON after all (a truncated or HTML body): the text matchers still see it.
     return null;

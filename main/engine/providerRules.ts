@@ -117,7 +117,11 @@ export function asVerdictReason(reason: string | undefined): VerdictReason | nul
   if (reason === undefined) return null;
   const normalized = reason.trim().toLowerCase();
   if (normalized === "rate_limit_exceeded") return "rate_limit";
-  return KNOWN_REASONS.has(normalized) ? (normalized as VerdictReason) : null;
+  return isVerdictReason(normalized) ? normalized : null;
+}
+
+function isVerdictReason(reason: string): reason is VerdictReason {
+  return KNOWN_REASONS.has(reason);
 }
 
 const clampRuleCooldown = (ms: number | undefined): number | null =>

@@ -27,7 +27,17 @@ const cap = (ms: number): number => Math.min(Math.round(ms), PARSED_RESET_CAP_MS
 function unitMs(unit: string | undefined): number {
   const u = (unit ?? "s").toLowerCase();
   if (u === "ms" || u.startsWith("msec") || u.startsWith("milli")) return 1;
-  return { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[u[0] as "s" | "m" | "h" | "d"];
+  // UNIT lets only s…, m…, h… and d… through here.
+  switch (u[0]) {
+    case "m":
+      return 60_000;
+    case "h":
+      return 3_600_000;
+    case "d":
+      return 86_400_000;
+    default:
+      return 1_000;
+  }
 }
 
 /** Sums consecutive duration parts from the start of `text`; `end` is where parsing stopped. */

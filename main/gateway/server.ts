@@ -1,16 +1,16 @@
 // The express app on 127.0.0.1: client routes (/v1), management routes (/api), the dashboard.
-import type { ErrorLog } from "./ports.js";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { existsSync } from "node:fs";
 import type { RequestListener } from "node:http";
 import path from "node:path";
 import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
+import { isRecord } from "../../shared/records.js";
 import type { AppSettings } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { clientAuth, clientBody, clientError, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
 import { ANTHROPIC_COUNT, countTokensHandler, GEMINI_COUNT_TOKENS, RESPONSES_INPUT_TOKENS, type CountTokensDeps } from "./countTokens.js";
 import { asksAsGemini, geminiModelGet, geminiModelList } from "./geminiModels.js";
-import type { CatalogPort, RequestLogSink } from "./ports.js";
+import type { CatalogPort, ErrorLog, RequestLogSink } from "./ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "./pipeline.js";
 import { createGenerationRoute, type GenerationRouteDeps } from "./generationRoute.js";
@@ -52,7 +52,7 @@ function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
   return (req, res) => {
     stampClientHeaders(res);
     const served = servedModels(catalog);
-    if (isCodexCatalogueRequest(req.query as Record<string, unknown>, req.headers)) return void res.json(codexCatalogue(served));
+    if (isCodexCatalogueRequest(req.query, req.headers)) return void res.json(codexCatalogue(served));
     // R17.1: the GenAI SDK lists /v1/models with its Gemini key and reads Google's shape.
     if (asksAsGemini(req)) return void res.json(geminiModelList(served));
     const created = Math.floor(clock.now() / 1000);
@@ -128,7 +128,7 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.end();
     if (req.path.startsWith("/v1")) return clientError(res, formatOfUnknownPath(req.path), 500, "internal_error", "Switchyard failed to handle the request");
-    res.status(ERROR_CODES.internal_error.status).json({ error: { code: "internal_error" satisfies ErrorCode, message: (err as Error)?.message ?? "internal error" } });
+    res.status(ERROR_CODES.internal_error.status).json({ error: { code: "internal_error" satisfies ErrorCode, message: isRecord(err) && typeof err["message"] === "string" ? err["message"] : "internal error" } });
   });
   return app;
 }

@@ -61,7 +61,7 @@ describe("Electron app", () => {
   it.skipIf(!hasElectron)("R0.1 the window is sandboxed and isolated, with no Node in the page", async () => {
     const prefs = await app!.evaluate(({ BrowserWindow }) => {
       // Present at run time though missing from Electron 45's typings.
-      const contents = BrowserWindow.getAllWindows()[0]!.webContents as unknown as { getLastWebPreferences(): Record<string, unknown> | null };
+      const contents = BrowserWindow.getAllWindows()[0].webContents as unknown as { getLastWebPreferences(): Record<string, unknown> | null };
       const p = contents.getLastWebPreferences();
       return { sandbox: p?.sandbox, contextIsolation: p?.contextIsolation, nodeIntegration: p?.nodeIntegration };
     });
@@ -107,7 +107,7 @@ describe("Electron app", () => {
   });
 
   it.skipIf(!hasElectron)("R14.1 closing the window hides it and the app keeps running in the tray", async () => {
-    await app!.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]!.close());
+    await app!.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0].close());
     const state = await app!.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().map((w) => ({ destroyed: w.isDestroyed(), visible: w.isVisible() })));
     expect(state).toEqual([{ destroyed: false, visible: false }]);
   });

@@ -10,8 +10,8 @@ import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 
 export function order(candidates: readonly Candidate[], stats: RoutingStats): Candidate[] {
   const tokens = stats.request.estimatedInputTokens;
-  const known = (c: Candidate) => c.contextWindow !== undefined && Number.isFinite(c.contextWindow);
-  const tooSmall = (c: Candidate) => known(c) && tokens !== null && (c.contextWindow as number) < tokens;
+  const known = (c: Candidate): c is Candidate & { contextWindow: number } => c.contextWindow !== undefined && Number.isFinite(c.contextWindow);
+  const tooSmall = (c: Candidate) => known(c) && tokens !== null && c.contextWindow < tokens;
   const ordered = inComboOrder(candidates);
   const previous = ordered.find((c) => c.key === stats.request.previousCandidateKey && !tooSmall(c));
   const rest = ordered.filter((c) => c !== previous);

@@ -11,7 +11,9 @@ import type { SharedLimitsState } from "../../../shared/apiTypes.js";
 
 // Loaded on first use: a Switchyard without Redis (the usual case) never pays their memory.
 const requireCjs = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- require() is untyped; the type import above names what bottleneck exports
 const loadBottleneck = () => requireCjs("bottleneck") as typeof BottleneckModule;
+// eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- require() is untyped; the type import above names what ioredis exports
 const loadRedis = () => (requireCjs("ioredis") as { Redis: typeof RedisClient }).Redis;
 
 export type SharedAcquire = { ok: true; release: () => void } | { ok: false; gone: boolean };

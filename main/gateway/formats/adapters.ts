@@ -1,6 +1,7 @@
 // The format registry: one line per format. The tables are total over WireFormat, so adding a
 // format to shared/types.ts fails to compile until its folder exports both halves.
 
+import { keysOf } from "../../../shared/records.js";
 import type { Provider, ProviderFormat, WireFormat } from "../../../shared/types.js";
 import type { ClientHalf, FormatHalves, ProviderAdapter, SameFormatHalf, UpstreamHalf } from "./adapter.js";
 import { anthropicFormat } from "./anthropic/adapter.js";
@@ -16,7 +17,7 @@ const FORMATS: Record<WireFormat, FormatHalves> = {
   gemini: geminiFormat,
 };
 
-const CLIENT_FORMATS = Object.keys(FORMATS) as WireFormat[];
+const CLIENT_FORMATS = keysOf(FORMATS);
 
 export function clientHalf(format: WireFormat): ClientHalf {
   return FORMATS[format].client;

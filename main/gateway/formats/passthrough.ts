@@ -82,7 +82,7 @@ export class PassthroughTranslator implements StreamTranslator {
   constructor(
     private readonly adapter: UpstreamHalf,
     private readonly same: SameFormatHalf,
-    private readonly ctx: TranslateContext,
+    ctx: TranslateContext,
   ) {
     this.tracker = same.passthroughTracker();
     this.modelJson = JSON.stringify(ctx.clientModel);

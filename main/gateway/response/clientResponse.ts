@@ -3,6 +3,7 @@
 // before or after the commit, and the request-log row (its RequestRecord's) and live `request`
 // event, exactly once.
 import type { ServerResponse } from "node:http";
+import { isRecord } from "../../../shared/records.js";
 import type { SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
@@ -226,7 +227,11 @@ export class ClientResponse {
   /** The answer, as a value or as JSON text already written (a same-format pass-through). */
   sendJson(body: unknown, usage: UsageSummary | null = null): void {
     this.markFirstOutput();
-    if (this.reshape) body = this.reshape((typeof body === "string" ? JSON.parse(body) : body) as Record<string, unknown>);
+    if (this.reshape) {
+      const answer: unknown = typeof body === "string" ? JSON.parse(body) : body;
+      // A success that is no JSON object has none of the fields a reshape reads.
+      body = this.reshape(isRecord(answer) ? answer : {});
+    }
     const text = typeof body === "string" ? body : JSON.stringify(body);
     this.observer?.json(body);
     this.bytesOut += this.endWhole(200, this.successJsonHeaders(), text);
@@ -310,7 +315,7 @@ export class ClientResponse {
    */
   private successJsonHeaders(): string[] {
     const list = this.baseHeaderList();
-    for (const name in this.successHeaders) list.push(name, this.successHeaders[name]!);
+    for (const name in this.successHeaders) list.push(name, this.successHeaders[name]);
     list.push("content-type", "application/json");
     return list;
   }
@@ -318,7 +323,7 @@ export class ClientResponse {
   /** The headers every answer carries (success or error), as writeHead's flat list. */
   private baseHeaderList(): string[] {
     const list = ["X-Switchyard-Request-Id", this.opts.requestId, "X-Switchyard-Attempts", String(this.attemptsStarted)];
-    for (const name in this.extraHeaders) list.push(name, this.extraHeaders[name]!);
+    for (const name in this.extraHeaders) list.push(name, this.extraHeaders[name]);
     return list;
   }
 
@@ -326,7 +331,7 @@ export class ClientResponse {
   private baseHeaders(): Record<string, string> {
     const list = this.baseHeaderList();
     const headers: Record<string, string> = {};
-    for (let i = 0; i < list.length; i += 2) headers[list[i]!] = list[i + 1]!;
+    for (let i = 0; i < list.length; i += 2) headers[list[i]] = list[i + 1]!;
     return headers;
   }
 

@@ -36,7 +36,10 @@ export class ReasoningProvenance {
       for (const mark of marksOf(item)) {
         this.issuer.delete(mark);
         this.issuer.set(mark, connectionId);
-        if (this.issuer.size > MAX_ARTIFACTS) this.issuer.delete(this.issuer.keys().next().value as string);
+        if (this.issuer.size > MAX_ARTIFACTS) {
+          const oldest = this.issuer.keys().next();
+          if (!oldest.done) this.issuer.delete(oldest.value);
+        }
       }
     }
   }

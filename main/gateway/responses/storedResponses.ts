@@ -167,8 +167,8 @@ function inputItemsPage(stored: StoredResponse, page: PageQuery) {
   return {
     object: "list",
     data,
-    first_id: data.length ? data[0]!["id"] : null,
-    last_id: data.length ? data[data.length - 1]!["id"] : null,
+    first_id: data.length ? data[0]["id"] : null,
+    last_id: data.length ? data[data.length - 1]["id"] : null,
     has_more: start + data.length < items.length,
   };
 }
@@ -180,7 +180,9 @@ function inputItemsPage(stored: StoredResponse, page: PageQuery) {
 export function storedResponseRoutes(deps: StoredResponseDeps, guard: RequestHandler): express.Router {
   const router = express.Router();
   /** The live stored turn of the request's :id, or null once the refusal is sent. */
-  const storedFor = (id: string, res: Response): StoredResponse | null => {
+  const storedFor = (param: string | string[], res: Response): StoredResponse | null => {
+    // express types every parameter as string | string[]; only a wildcard's is an array (its segments).
+    const id = typeof param === "string" ? param : param.join("/");
     if (deps.retentionHours() <= 0) {
       refuse(res, storageOff());
       return null;
@@ -191,12 +193,12 @@ export function storedResponseRoutes(deps: StoredResponseDeps, guard: RequestHan
   };
 
   router.get("/v1/responses/:id", guard, (req, res) => {
-    const stored = storedFor(req.params["id"] as string, res);
+    const stored = storedFor(req.params["id"], res);
     if (stored) answer(res, stored.response);
   });
 
   router.delete("/v1/responses/:id", guard, (req, res) => {
-    const stored = storedFor(req.params["id"] as string, res);
+    const stored = storedFor(req.params["id"], res);
     if (!stored) return;
     deps.port.delete(stored.id);
     // OpenAI's reference answers a delete with the object type "response.deleted".
@@ -204,9 +206,9 @@ export function storedResponseRoutes(deps: StoredResponseDeps, guard: RequestHan
   });
 
   router.get("/v1/responses/:id/input_items", guard, (req, res) => {
-    const page = pageQuery(req.query as Record<string, unknown>);
+    const page = pageQuery(req.query);
     if (typeof page === "string") return refuse(res, { status: ERROR_CODES.invalid_request.status, code: "invalid_request", message: page });
-    const stored = storedFor(req.params["id"] as string, res);
+    const stored = storedFor(req.params["id"], res);
     if (stored) answer(res, inputItemsPage(stored, page));
   });
 

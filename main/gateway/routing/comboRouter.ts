@@ -105,7 +105,7 @@ export class ComboRouter {
     const served = this.lastServed.get(sessionSlot(combo, sessionKey));
     if (served !== undefined) return served;
     const index = pin ? pinnedTargetIndex(targets, pin) : -1;
-    return index === -1 ? null : candidateKey(targets[index]!);
+    return index === -1 ? null : candidateKey(targets[index]);
   }
 
   /**
@@ -146,6 +146,9 @@ export class ComboRouter {
   private rememberServed(slot: string, key: string): void {
     this.lastServed.delete(slot);
     this.lastServed.set(slot, key);
-    if (this.lastServed.size > MAX_REMEMBERED_SESSIONS) this.lastServed.delete(this.lastServed.keys().next().value as string);
+    if (this.lastServed.size > MAX_REMEMBERED_SESSIONS) {
+      const oldest = this.lastServed.keys().next();
+      if (!oldest.done) this.lastServed.delete(oldest.value);
+    }
   }
 }

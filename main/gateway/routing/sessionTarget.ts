@@ -16,7 +16,7 @@ export type PinnedTarget = Pick<SessionPin, "provider" | "connectionId" | "model
 export function pinnedTargetIndex(targets: readonly Target[], pin: PinnedTarget): number {
   let sameAccount = -1;
   for (let i = 0; i < targets.length; i++) {
-    const t = targets[i]!;
+    const t = targets[i];
     if (t.provider.id !== pin.provider || (t.connectionId && t.connectionId !== pin.connectionId)) continue;
     if (t.model === pin.model) return i;
     if (sameAccount === -1) sameAccount = i;
@@ -29,5 +29,5 @@ export function pinnedTargetFirst(ordered: Target[], pin: PinnedTarget | null | 
   if (!pin || ordered.length < 2) return ordered;
   const index = pinnedTargetIndex(ordered, pin);
   if (index <= 0) return ordered;
-  return [ordered[index]!, ...ordered.slice(0, index), ...ordered.slice(index + 1)];
+  return [ordered[index], ...ordered.slice(0, index), ...ordered.slice(index + 1)];
 }

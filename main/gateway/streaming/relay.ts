@@ -3,6 +3,7 @@
 // fail over invisibly (R13.2, R13.7); after the first client-visible byte nothing is replayed.
 import { createParser } from "eventsource-parser";
 import { isToolOrReasoningEvent, textDeltaBytes, type OutFrame, type StreamTranslator } from "../formats/index.js";
+import { isRecord } from "../../../shared/records.js";
 import type { WireFormat } from "../../../shared/types.js";
 import { createThroughputWatchdog, type ThroughputSettings } from "./throughput.js";
 import type { ClientResponse } from "../response/clientResponse.js";
@@ -193,7 +194,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   try {
     for await (const chunk of call.response.body) {
       watchdogs.byte();
-      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+      parser.feed(decoder.decode(chunk, { stream: true }));
       while (pending.length) push(pending.shift()!);
       if (!gate.flush()) await client.drained();
       if (client.gone) return { kind: "client_gone" };
@@ -206,7 +207,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   } catch (err) {
     if (client.gone) return { kind: "client_gone" };
     const code: StreamFailureCode = refused ? "stream_continuation_refused" : call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
-    const detail = code === "stream_transport_error" ? String((err as Error)?.message ?? err) : code;
+    const detail = code === "stream_transport_error" ? String((isRecord(err) ? err["message"] : undefined) ?? err) : code;
     if (!gate.committed()) return { kind: "failed_before_output", code, detail };
     // Frames gathered from the chunk that held the bad frame still go out before the error event.
     gate.flush();

@@ -17,7 +17,8 @@ function prematureClose(): Error {
 }
 
 export class UpstreamBody implements AsyncIterable<Buffer> {
-  private chunks: Buffer[] = [];
+  /** Held chunks; those before `head` are read and cleared, so the collector can take them. */
+  private chunks: Array<Buffer | undefined> = [];
   private head = 0;
   private queued = 0;
   private paused = false;
@@ -25,7 +26,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   private ended = false;
   /** Destroyed or failed: reads reject with `error` (or a premature close). */
   private failed = false;
-  private error: unknown = undefined;
+  private error: Error | undefined = undefined;
   /** Aborted once the body is done with (ended, failed or destroyed); onClose listens to it. */
   private readonly closed = new Cancellation();
   private wake: (() => void) | null = null;
@@ -37,7 +38,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
    */
   constructor(
     private readonly resumeUpstream: () => void,
-    private readonly abortUpstream: (reason: unknown) => void,
+    private readonly abortUpstream: (reason: Error) => void,
     private readonly abortError: () => Error,
   ) {}
 
@@ -62,7 +63,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   }
 
   /** The request failed (socket, timeout, abort): a pending or later read rejects with `err`. */
-  fail(err: unknown): void {
+  fail(err: Error | undefined): void {
     if (!this.failed && !(this.ended && this.head === this.chunks.length)) {
       this.failed = true;
       this.error = err;
@@ -76,7 +77,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   // ---- the reader's side ----
 
   /** Stops reading: the upstream request is aborted unless it already ended. */
-  destroy(err?: unknown): void {
+  destroy(err?: Error): void {
     if (this.failed || this.closed.aborted) {
       if (err !== undefined && !this.failed) this.fail(err);
       return;
@@ -96,7 +97,8 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   async read(): Promise<Buffer | null> {
     for (;;) {
       if (this.failed) throw this.error ?? prematureClose();
-      if (this.head < this.chunks.length) return this.take();
+      const chunk = this.take();
+      if (chunk !== undefined) return chunk;
       if (this.ended) return null;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
@@ -110,7 +112,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
       if (size < limit) parts.push(chunk.length > limit - size ? chunk.subarray(0, limit - size) : chunk);
       size += chunk.length;
     }
-    return parts.length === 1 ? parts[0]!.toString("utf8") : Buffer.concat(parts).toString("utf8");
+    return parts.length === 1 ? parts[0].toString("utf8") : Buffer.concat(parts).toString("utf8");
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Buffer> {
@@ -127,9 +129,11 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     };
   }
 
-  private take(): Buffer {
-    const chunk = this.chunks[this.head]!;
-    this.chunks[this.head++] = undefined as unknown as Buffer;
+  /** The next unread chunk, or undefined when none is held. */
+  private take(): Buffer | undefined {
+    const chunk = this.head < this.chunks.length ? this.chunks[this.head] : undefined;
+    if (chunk === undefined) return undefined;
+    this.chunks[this.head++] = undefined;
     if (this.head === this.chunks.length) {
       this.chunks = [];
       this.head = 0;

@@ -38,32 +38,41 @@ export interface UpstreamClient {
 
 const aborted = () => new errors.RequestAbortedError();
 
+/**
+ * A Cancellation's reason as the Error undici's abort takes. The reasons are Errors in practice
+ * (a DOMException is one); anything else is wrapped rather than handed to undici as it is.
+ */
+const stopReason = (signal: Cancellation): Error => {
+  const reason = signal.reason ?? aborted();
+  return reason instanceof Error ? reason : new Error("The upstream request was stopped", { cause: reason });
+};
+
 /** One call: undici's handler on one side, the caller's promise and the body on the other. */
 class UpstreamExchange implements Dispatcher.DispatchHandler {
   private abortRequest: ((reason?: Error) => void) | null = null;
   /** Why the call was stopped before undici handed over its abort. */
-  private reason: unknown = null;
+  private reason: Error | null = null;
   private body: UpstreamBody | null = null;
-  private readonly onSignal = () => this.stop(this.signal.reason ?? aborted());
+  private readonly onSignal = () => this.stop(stopReason(this.signal));
 
   constructor(
     private readonly signal: Cancellation,
     private resolve: ((res: UpstreamResponse) => void) | null,
     private reject: ((err: unknown) => void) | null,
   ) {
-    if (signal.aborted) this.reason = signal.reason ?? aborted();
+    if (signal.aborted) this.reason = stopReason(signal);
     else signal.addEventListener("abort", this.onSignal);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
-    if (this.reason !== null) return abort(this.reason as Error);
+    if (this.reason !== null) return abort(this.reason);
     this.abortRequest = abort;
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
     const abort = this.abortRequest!;
-    this.body = new UpstreamBody(resume, (reason) => abort(reason as Error), aborted);
+    this.body = new UpstreamBody(resume, abort, aborted);
     const resolve = this.resolve!;
     this.resolve = this.reject = null;
     // undici names every parsed header in lower case.
@@ -89,9 +98,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     reject?.(err);
   }
 
-  private stop(reason: unknown): void {
+  private stop(reason: Error): void {
     if (this.body) return this.body.destroy(reason);
-    if (this.abortRequest) return this.abortRequest(reason as Error);
+    if (this.abortRequest) return this.abortRequest(reason);
     this.reason = reason;
   }
 }

@@ -115,8 +115,8 @@ function unifiedReadings(found: Map<string, string>): QuotaReading[] {
     else if (rest === "representative-claim") claim = value;
     else {
       const m = UNIFIED_FIELD.exec(rest);
-      if (!m || NOT_UNIFIED_WINDOWS.has(m[1]!)) continue;
-      const reading = readingIn(windows, m[1]!, "anthropic-unified");
+      if (!m || NOT_UNIFIED_WINDOWS.has(m[1])) continue;
+      const reading = readingIn(windows, m[1], "anthropic-unified");
       if (m[2] === "utilization") {
         const fraction = nonNegative(value);
         reading.usedPercent = fraction === null ? null : round4(fraction * 100);
@@ -142,7 +142,7 @@ function countReadings(found: Map<string, string>, family: "anthropic" | "openai
     if (!name.startsWith(prefix) || name.startsWith(UNIFIED)) continue;
     const m = (family === "openai" ? OPENAI_FIELD : ANTHROPIC_FIELD).exec(name.slice(prefix.length));
     if (!m) continue;
-    const [window, field] = family === "openai" ? [m[2]!, m[1]!] : [m[1]!, m[2]!];
+    const [window, field] = family === "openai" ? [m[2], m[1]] : [m[1], m[2]];
     const reading = readingIn(windows, window, family);
     if (field === "reset") reading.resetAt = parseWindowReset(value, now);
     else if (field === "limit") reading.limit = countValue(value);
@@ -176,7 +176,7 @@ function codexReadings(found: Map<string, string>, now: number): QuotaReading[] 
     if (!m) continue;
     const key = `${m[1] ?? ""} ${m[2]}`;
     let s = slots.get(key);
-    if (!s) slots.set(key, (s = { limit: m[1], slot: m[2]!, used: null, minutes: null, resetAt: null, resetAfterS: null }));
+    if (!s) slots.set(key, (s = { limit: m[1], slot: m[2], used: null, minutes: null, resetAt: null, resetAfterS: null }));
     if (m[3] === "used-percent") s.used = nonNegative(value);
     else if (m[3] === "window-minutes") s.minutes = nonNegative(value);
     else if (m[3] === "reset-at") s.resetAt = parseResetAt(value);

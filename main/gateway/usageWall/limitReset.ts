@@ -2,6 +2,7 @@
 // offer at the wall, and if so claim it. Two small calls beside the chat call, with their own
 // short deadline; any failure reads as "failed" (the engine backs off for 15 minutes).
 import { request } from "undici";
+import { isRecord } from "../../../shared/records.js";
 import type { Connection, Provider } from "../../../shared/types.js";
 import { parseResetAt, type ResetResult } from "../../engine/usageWall.js";
 
@@ -21,8 +22,7 @@ export interface LimitResetDeps {
 const CALL_CEILING_MS = 15_000;
 const PROGRAM = "juniper_tide";
 const KNOWN: ReadonlySet<string> = new Set<ResetResult>(["reset", "not_limited", "already_used", "not_offered"]);
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isKnownResult = (v: unknown): v is ResetResult => typeof v === "string" && KNOWN.has(v);
 
 async function callJson(url: string, method: "GET" | "POST", headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<unknown> {
   const res = await request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
@@ -49,7 +49,7 @@ export function createLimitResetClient(deps: LimitResetDeps): LimitResetClient {
         return { result: "not_offered", nextAvailableAt: nextOf(offer?.next_available_at) };
       }
       const claim = await callJson(`${base}/api/organizations/${encodeURIComponent(org)}/reset_rate_limits`, "POST", headers, { program: PROGRAM }, both);
-      const result = isRecord(claim) && typeof claim.result === "string" && KNOWN.has(claim.result) ? (claim.result as ResetResult) : "failed";
+      const result = isRecord(claim) && isKnownResult(claim.result) ? claim.result : "failed";
       return { result, nextAvailableAt: isRecord(claim) ? nextOf(claim.next_available_at) : null };
     } catch {
       return { result: "failed", nextAvailableAt: null };

@@ -57,7 +57,7 @@ describe("request queue and gates", () => {
       const starts = startsOf("depth-key");
       expect(starts).toHaveLength(2);
       // R8.1 the second reached upstream only after the first one's 1.5 s answer.
-      expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(1_490);
+      expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(1_490);
       // The events stream carried the state while one ran and one waited.
       expect(seen).toContainEqual(expect.objectContaining({ inFlight: 1, queued: 1 }));
     } finally {
@@ -125,7 +125,7 @@ describe("request queue and gates", () => {
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     const starts = startsOf("paced-key");
     expect(starts).toHaveLength(3);
-    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(1_900);
+    expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(1_900);
   });
 
   it("R8.2 quotaShareConcurrencyLimit off: a quota-share combo queues like any combo (served in turn; a spent budget ends it as any other); on: it goes on without a slot", async () => {
@@ -152,7 +152,7 @@ describe("request queue and gates", () => {
       const before = startsOf("qs-wait-key").length;
       expect(await pair("qs-wait-key", "qs-wait-share", 400)).toEqual([200, 200, null]);
       const starts = startsOf("qs-wait-key").slice(before);
-      expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(390);
+      expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(390);
       expect(await pair("qs-short-key", "qs-short-share", 600)).toEqual(await pair("qs-short-key", "qs-short-plain", 600));
       expect(await pair("qs-short-key", "qs-short-share", 600)).toEqual([200, 503, "SEMAPHORE_TIMEOUT"]);
       expect((await gw.api("PATCH", "/api/resilience", { quotaShareConcurrencyLimit: { enabled: true } })).status).toBe(200);

@@ -53,7 +53,7 @@ describe("R8.1 provider and global gates", () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(b.headers.get("x-omniroute-selected-connection-id")).toBe("gated-c2");
     // The second reached upstream only after the first one's 1.2 s answer.
-    expect(startsOf("gated-k2")[0]! - startsOf("gated-k1")[0]!).toBeGreaterThanOrEqual(1_000);
+    expect(startsOf("gated-k2")[0] - startsOf("gated-k1")[0]).toBeGreaterThanOrEqual(1_000);
     const after: Row[] = (await health()).queues;
     expect(after.find((r) => r.scope === "provider" && r.provider === "gated")).toMatchObject({ inFlight: 0, queued: 0 });
   });
@@ -83,7 +83,7 @@ describe("R8.1 provider and global gates", () => {
       expect(rows[0]).toMatchObject({ scope: "global", provider: null, connectionId: null, inFlight: 1, queued: 1, maxConcurrent: 1 });
       const [a, b] = await Promise.all([first, waiting]);
       expect([a.status, b.status]).toEqual([200, 200]);
-      expect(startsOf("other-k1")[0]! - startsOf("slow-k1")[0]!).toBeGreaterThanOrEqual(1_300);
+      expect(startsOf("other-k1")[0] - startsOf("slow-k1")[0]).toBeGreaterThanOrEqual(1_300);
       expect(startsOf("other-k2")).toHaveLength(0);
       const h = await health();
       expect(h.providerBreakers.find((x: { provider: string }) => x.provider === "other")?.failureCount ?? 0).toBe(0);

@@ -91,13 +91,13 @@ export function startSwitchyard(redisUrl: string | null, opts: SwitchyardOptions
   return new Promise((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`switchyard did not start: ${out}`)), 20_000);
-    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
       const match = /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
       if (!match) return;
       clearTimeout(timer);
-      const base = match[1]!;
+      const base = match[1];
       const api = async (verb: string, route: string, body?: unknown) => {
         const res = await fetch(base + route, {
           method: verb,

@@ -50,7 +50,7 @@ describe("shared limits through Redis (R9.6)", () => {
     const starts = sim.requests.slice(before).map((r) => r.at).sort((a, b) => a - b);
     expect(starts).toHaveLength(6);
     // Each upstream call lasts at least 300 ms: a start closer than that to the previous one overlaps it.
-    for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(290);
+    for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(290);
   }, 30_000);
 
   it("R9.6 with Redis gone, requests keep flowing under local limits and health reports it", async () => {
@@ -58,16 +58,16 @@ describe("shared limits through Redis (R9.6)", () => {
     for (const gw of gateways) await until(async () => (await sharedStatus(gw)) === "unreachable", "Redis unreachable in health");
     sim.addFault("team-key", { latencyMs: 400, times: 4 });
     const before = sim.requests.length;
-    const results = await Promise.all([gateways[0]!, gateways[0]!, gateways[1]!, gateways[1]!].map(send));
+    const results = await Promise.all([gateways[0], gateways[0], gateways[1], gateways[1]].map(send));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const health = (await gateways[0]!.api("GET", "/api/monitoring/health")).body;
+    const health = (await gateways[0].api("GET", "/api/monitoring/health")).body;
     expect(health.sharedLimits).toEqual({ mode: "redis", status: "unreachable" });
     expect(health.queues.find((q: { connectionId: string }) => q.connectionId === "shared-c1")).toMatchObject({ inFlight: 0, shared: false });
     // Each process now limits only itself (local cap 1): the two processes overlap upstream, which
     // is what the shared cap prevented above, yet neither runs two at a time.
     const starts = sim.requests.slice(before).map((r) => r.at).sort((a, b) => a - b);
     expect(starts).toHaveLength(4);
-    expect(starts[1]! - starts[0]!).toBeLessThan(390);
-    expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(390);
+    expect(starts[1] - starts[0]).toBeLessThan(390);
+    expect(starts[2] - starts[0]).toBeGreaterThanOrEqual(390);
   }, 30_000);
 });

@@ -49,13 +49,13 @@ describe("request timeline (issue 14, R15.1)", () => {
     expect(e.attempts).toHaveLength(2);
     const [first, second] = e.attempts;
     expect(first).toMatchObject({ connectionId: "oai-c1", status: 429, verdict: "rate_limit", retryHintMs: 30_000, retryHintSource: "retry-after" });
-    expect(first!.after).toMatchObject({ state: "cooling_down" });
-    expect(first!.after!.remainingMs).toBeGreaterThan(29_000);
-    expect(first!.after!.remainingMs).toBeLessThanOrEqual(30_000);
-    expect(first!.bytes).toBeGreaterThan(0);
+    expect(first.after).toMatchObject({ state: "cooling_down" });
+    expect(first.after!.remainingMs).toBeGreaterThan(29_000);
+    expect(first.after!.remainingMs).toBeLessThanOrEqual(30_000);
+    expect(first.bytes).toBeGreaterThan(0);
     expect(second).toMatchObject({ connectionId: "oai-c2", status: 200, verdict: null });
-    expect(second!.bytes).toBeGreaterThan(0);
-    expect(typeof second!.latencyMs).toBe("number");
+    expect(second.bytes).toBeGreaterThan(0);
+    expect(typeof second.latencyMs).toBe("number");
   });
 
   it("R15.1 the next request records the cooling connection it skipped before dispatch, and why", async () => {
@@ -64,7 +64,7 @@ describe("request timeline (issue 14, R15.1)", () => {
     expect(e.clientKind).toBe("curl");
     expect(e.attempts.map((a) => a.connectionId)).toEqual(["oai-c2"]);
     expect(e.skipped).toEqual([expect.objectContaining({ provider: "oai", connectionId: "oai-c1", reason: "unavailable", target: "oai/m1" })]);
-    expect(e.skipped![0]!.remainingMs).toBeGreaterThan(0);
+    expect(e.skipped![0].remainingMs).toBeGreaterThan(0);
   });
 
   it("R15.1 the row keeps no secret, no authorization header and no prompt text while prompt logging is off", async () => {
@@ -91,7 +91,7 @@ describe("log filters and client activity (issue 14)", () => {
     expect((curl.body as RequestLogEntry[]).every((e) => e.clientKind === "curl")).toBe(true);
     const all = (await gw.api("GET", "/api/logs?provider=oai&limit=2")).body as RequestLogEntry[];
     expect(all).toHaveLength(2);
-    const newest = all[0]!.time;
+    const newest = all[0].time;
     const after = (await gw.api("GET", `/api/logs?since=${newest + 1}`)).body as RequestLogEntry[];
     expect(after).toEqual([]);
     const before = (await gw.api("GET", `/api/logs?until=${newest}`)).body as RequestLogEntry[];

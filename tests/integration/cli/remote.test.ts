@@ -56,7 +56,7 @@ beforeAll(async () => {
       const m = /Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve(m[1]);
       }
     });
   });
@@ -159,7 +159,7 @@ describe("progress (issue 14)", () => {
     const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--home", h, "--demo"], { env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
-      await new Promise<void>((resolve) => child.stdout!.on("data", (b: Buffer) => {
+      await new Promise<void>((resolve) => child.stdout.on("data", (b: Buffer) => {
         out += b.toString();
         if (out.includes("Dashboard:")) resolve();
       }));
@@ -212,7 +212,7 @@ describe("switchyard CLI with no running instance (issue 14)", () => {
     const h = mkdtempSync(path.join(tmpdir(), "switchyard-cli-stop-"));
     const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--home", h], { env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
     try {
-      await new Promise<void>((resolve) => child.stdout!.on("data", (b: Buffer) => b.toString().includes("Dashboard:") && resolve()));
+      await new Promise<void>((resolve) => child.stdout.on("data", (b: Buffer) => b.toString().includes("Dashboard:") && resolve()));
       expect(existsSync(path.join(h, "instance.json"))).toBe(true);
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");

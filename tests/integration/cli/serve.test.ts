@@ -32,8 +32,8 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: Ch
         resolve({ child, url, dashboard, output: () => out });
       }
     };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
     child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
   });
 }

@@ -127,7 +127,7 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
     expect(result.usage.output_tokens).toBeGreaterThan(0);
 
     const bodies = expectCleanTraffic(proxy.exchanges);
-    const main = bodies[0]!;
+    const main = bodies[0];
     expect(main.model).toBe(SERVED);
     expect(main.stream).toBe(true);
     expect(main.tools.length).toBeGreaterThan(5);
@@ -138,7 +138,7 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
     // The translated call: OpenAI chat completions, upstream model id, the client's tools.
     const upstream = sim.requests.filter((r) => r.path === "/v1/chat/completions");
     expect(upstream).toHaveLength(bodies.length);
-    const first = upstream[0]!.body as Json;
+    const first = upstream[0].body as Json;
     expect(first.model).toBe("gpt-sim");
     expect(first.stream).toBe(true);
     expect(first.messages[0].role).toBe("system");
@@ -162,7 +162,7 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
       expect(body.tools.map((t: Json) => t.name)).toEqual(["Glob"]);
     }
     // Claude Code answered the call with the id it was given.
-    const back = bodies[1]!.messages as Json[];
+    const back = bodies[1].messages as Json[];
     const toolUse = back.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b: Json) => b.type === "tool_use");
     const toolResult = back.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b: Json) => b.type === "tool_result");
     expect(toolUse).toMatchObject({ id: "call_sim_1", name: "Glob", input: { pattern: "sim" } });
@@ -170,9 +170,9 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
 
     const upstream = sim.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => r.body as Json);
     expect(upstream).toHaveLength(2);
-    expect(upstream[0]!.messages.at(-1).role).toBe("user");
-    const assistant = upstream[1]!.messages.find((m: Json) => m.role === "assistant");
-    const tool = upstream[1]!.messages.find((m: Json) => m.role === "tool");
+    expect(upstream[0].messages.at(-1).role).toBe("user");
+    const assistant = upstream[1].messages.find((m: Json) => m.role === "assistant");
+    const tool = upstream[1].messages.find((m: Json) => m.role === "tool");
     expect(assistant.tool_calls[0]).toMatchObject({ id: "call_sim_1", function: { name: "Glob", arguments: JSON.stringify({ pattern: "sim" }) } });
     expect(tool.tool_call_id).toBe("call_sim_1");
     expect(tool.content).toMatch(/^sim\b/);
@@ -187,15 +187,15 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
     const bodies = expectCleanTraffic(proxy.exchanges);
     expect(bodies).toHaveLength(2);
     // Gemini mints no tool ids: Claude Code got a synthesised one and answered with it.
-    const blocks = (bodies[1]!.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    const blocks = (bodies[1].messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
     const toolUse = blocks.find((b: Json) => b.type === "tool_use");
     expect(toolUse).toMatchObject({ id: expect.stringMatching(/^call_[A-Za-z0-9_-]+$/), name: "Glob", input: { pattern: "sim" } });
     expect(blocks.find((b: Json) => b.type === "tool_result").tool_use_id).toBe(toolUse.id);
 
     const upstream = sim.requests.filter((r) => r.path === "/v1beta/models/gemini-sim:streamGenerateContent").map((r) => r.body as Json);
     expect(upstream).toHaveLength(2);
-    expect(upstream[0]!.tools[0].functionDeclarations.map((d: Json) => d.name)).toEqual(["Glob"]);
-    const parts: Json[] = upstream[1]!.contents.flatMap((c: Json) => c.parts);
+    expect(upstream[0].tools[0].functionDeclarations.map((d: Json) => d.name)).toEqual(["Glob"]);
+    const parts: Json[] = upstream[1].contents.flatMap((c: Json) => c.parts);
     expect(parts.find((p) => p.functionCall)?.functionCall).toEqual({ name: "Glob", args: { pattern: "sim" } });
     const response = parts.find((p) => p.functionResponse)?.functionResponse;
     expect(response.name).toBe("Glob");
@@ -210,7 +210,7 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
 
     const bodies = expectCleanTraffic(proxy.exchanges);
     expect(bodies).toHaveLength(2);
-    const blocks = (bodies[1]!.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    const blocks = (bodies[1].messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
     const toolUse = blocks.find((b: Json) => b.type === "tool_use");
     expect(toolUse).toMatchObject({ name: "Glob", input: { pattern: "sim" } });
     expect(blocks.find((b: Json) => b.type === "tool_result").tool_use_id).toBe(toolUse.id);
@@ -218,10 +218,10 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
     // The upstream spoke only the Responses API: /v1/responses, streamed, with the tool as a function.
     const upstream = sim.requests.filter((r) => r.path === "/v1/responses").map((r) => r.body as Json);
     expect(upstream).toHaveLength(2);
-    expect(upstream[0]!.model).toBe("codex-sim");
-    expect(upstream[0]!.stream).toBe(true);
-    expect(upstream[0]!.tools.map((t: Json) => [t.type, t.name])).toEqual([["function", "Glob"]]);
-    const items = upstream[1]!.input as Json[];
+    expect(upstream[0].model).toBe("codex-sim");
+    expect(upstream[0].stream).toBe(true);
+    expect(upstream[0].tools.map((t: Json) => [t.type, t.name])).toEqual([["function", "Glob"]]);
+    const items = upstream[1].input as Json[];
     const call = items.find((i) => i.type === "function_call");
     const output = items.find((i) => i.type === "function_call_output")!;
     expect(call).toMatchObject({ call_id: toolUse.id, name: "Glob", arguments: JSON.stringify({ pattern: "sim" }) });

@@ -161,17 +161,17 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expect(proxy.exchanges.filter((x) => x.upgrade)).toEqual([]);
     const posts = responsesPosts(proxy.exchanges);
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.status).toBe(200);
-    expect(String(posts[0]!.headers["content-type"])).toBe("application/json");
-    expectCodexShape(posts[0]!, COMBO);
+    expect(posts[0].status).toBe(200);
+    expect(String(posts[0].headers["content-type"])).toBe("application/json");
+    expectCodexShape(posts[0], COMBO);
 
     const upstream = sim.requests.filter((r) => r.format === "openai-responses");
     expect(upstream.map((r) => r.key)).toEqual(["cx-a-key", "cx-b-key"]);
     for (const r of upstream) expect(r.body).toMatchObject({ model: "gpt-sim", stream: true });
     // Pass-through: only the model is replaced.
-    const sent = upstream[1]!.body as Json;
-    expect(sent.input).toEqual(posts[0]!.json.input);
-    expect(sent.tools).toEqual(posts[0]!.json.tools);
+    const sent = upstream[1].body as Json;
+    expect(sent.input).toEqual(posts[0].json.input);
+    expect(sent.tools).toEqual(posts[0].json.tools);
   });
 
   it("R16.6 Codex edits a file in a git repository through an Anthropic-format upstream: apply_patch crosses as a one-string tool and comes back as custom_tool_call", { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -196,11 +196,11 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expectCleanTraffic();
     const posts = responsesPosts(proxy.exchanges);
     expect(posts).toHaveLength(2);
-    expectCodexShape(posts[0]!, ANTHROPIC_MODEL);
-    const offered = (posts[0]!.json.tools as Json[]).find((t) => t.name === "apply_patch");
+    expectCodexShape(posts[0], ANTHROPIC_MODEL);
+    const offered = (posts[0].json.tools as Json[]).find((t) => t.name === "apply_patch");
     expect(offered).toMatchObject({ type: "custom", format: { type: "grammar", syntax: "lark" } });
     // Codex got a custom_tool_call with the patch text, applied it, and sent the result back.
-    const back = posts[1]!.json.input as Json[];
+    const back = posts[1].json.input as Json[];
     const call = back.find((i) => i.type === "custom_tool_call");
     const output = back.find((i) => i.type === "custom_tool_call_output");
     expect(call).toMatchObject({ name: "apply_patch", input: PATCH });
@@ -210,11 +210,11 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     // Upstream side: a function tool with one string field, a tool_use answered by a tool_result.
     const upstream = anthropic.requests.filter((r) => r.path.split("?")[0] === "/v1/messages");
     expect(upstream).toHaveLength(2);
-    const bridged = (upstream[0]!.body.tools as Json[]).find((t) => t.name === "apply_patch");
-    expect(bridged, JSON.stringify(upstream[0]!.body.tools?.map((t: Json) => t.name))).toBeDefined();
+    const bridged = (upstream[0].body.tools as Json[]).find((t) => t.name === "apply_patch");
+    expect(bridged, JSON.stringify(upstream[0].body.tools?.map((t: Json) => t.name))).toBeDefined();
     const field = singleStringField(bridged!);
     expect(field, JSON.stringify(bridged)).toBeDefined();
-    const blocks = (upstream[1]!.body.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    const blocks = (upstream[1].body.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
     expect(blocks.find((b: Json) => b.type === "tool_use")).toMatchObject({ id: TOOL_USE_ID, name: "apply_patch", input: { [field!]: PATCH } });
     const result = blocks.find((b: Json) => b.type === "tool_result");
     expect(result).toMatchObject({ tool_use_id: TOOL_USE_ID });
@@ -249,7 +249,7 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     // The compaction request reached the upstream as an ordinary chat call.
     const upstream = sim.requests.filter((r) => r.path === "/v1/chat/completions");
     expect(upstream).toHaveLength(3);
-    const compactionUp = upstream[1]!.body as Json;
+    const compactionUp = upstream[1].body as Json;
     expect(JSON.stringify(compactionUp.messages.at(-1))).toContain("CONTEXT CHECKPOINT COMPACTION");
   });
 
@@ -268,13 +268,13 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expectCleanTraffic();
     const upgrades = proxy.exchanges.filter((x) => x.upgrade);
     expect(upgrades).toHaveLength(1);
-    expect(upgrades[0]!.url).toBe("/v1/responses");
-    expect(String(upgrades[0]!.headers.upgrade).toLowerCase()).toBe("websocket");
+    expect(upgrades[0].url).toBe("/v1/responses");
+    expect(String(upgrades[0].headers.upgrade).toLowerCase()).toBe("websocket");
     // Refused with 426: Codex falls back to SSE on the spot (404/5xx would cost it five reconnects).
-    expect(upgrades[0]!.status).toBe(426);
+    expect(upgrades[0].status).toBe(426);
     const posts = responsesPosts(proxy.exchanges);
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.at - upgrades[0]!.at).toBeLessThan(3_000);
+    expect(posts[0].at - upgrades[0].at).toBeLessThan(3_000);
   });
 
   it("R16.3 Codex's built-in OpenAI provider pointed at Switchyard (openai_base_url) tries the WebSocket once and falls back at once", { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -290,12 +290,12 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expectCleanTraffic();
     const upgrades = proxy.exchanges.filter((x) => x.upgrade);
     expect(upgrades).toHaveLength(1);
-    expect(upgrades[0]!.headers["openai-beta"]).toBe("responses_websockets=2026-02-06");
-    expect(upgrades[0]!.status).toBe(426);
+    expect(upgrades[0].headers["openai-beta"]).toBe("responses_websockets=2026-02-06");
+    expect(upgrades[0].status).toBe(426);
     const posts = responsesPosts(proxy.exchanges);
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.json.model).toBe(BUNDLED_MODEL);
-    expect(posts[0]!.at - upgrades[0]!.at).toBeLessThan(3_000);
+    expect(posts[0].json.model).toBe(BUNDLED_MODEL);
+    expect(posts[0].at - upgrades[0].at).toBeLessThan(3_000);
     expect(sim.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => r.model)).toEqual(["gpt-sim"]);
   });
 
@@ -330,12 +330,12 @@ describe("Codex CLI through Switchyard's Responses API", () => {
 
     expectCleanTraffic();
     expect(models.length).toBeGreaterThanOrEqual(1);
-    expect(models[0]!.url).toBe(`/v1/models?client_version=${CODEX_VERSION}`);
-    expect(models[0]!.headers.authorization).toBe(`Bearer ${CODEX_KEY}`);
-    expect(models[0]!.status).toBe(200);
-    const catalog = JSON.parse(models[0]!.response) as Json;
+    expect(models[0].url).toBe(`/v1/models?client_version=${CODEX_VERSION}`);
+    expect(models[0].headers.authorization).toBe(`Bearer ${CODEX_KEY}`);
+    expect(models[0].status).toBe(200);
+    const catalog = JSON.parse(models[0].response) as Json;
     const entry = (catalog.models as Json[]).find((m) => m.slug === CHAT_MODEL);
-    expect(entry, models[0]!.response.slice(0, 500)).toMatchObject({ context_window: CHAT_CONTEXT_WINDOW });
+    expect(entry, models[0].response.slice(0, 500)).toMatchObject({ context_window: CHAT_CONTEXT_WINDOW });
     expect(responsesPosts(proxy.exchanges)).toHaveLength(1);
   });
 });

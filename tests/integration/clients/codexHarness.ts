@@ -141,7 +141,7 @@ export async function startCodexProxy(target: string): Promise<CodexProxy> {
     const up = connect(Number(upstream.port), upstream.hostname, () => {
       const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i]!;
+        const name = req.rawHeaders[i];
         lines.push(`${name}: ${name.toLowerCase() === "host" ? upstream.host : req.rawHeaders[i + 1]}`);
       }
       up.write(lines.join("\r\n") + "\r\n\r\n");

@@ -127,9 +127,9 @@ interface OpenaiTurn {
 async function openaiTurn(model: string, messages: OpenAI.Chat.ChatCompletionMessageParam[], stream: boolean): Promise<OpenaiTurn> {
   if (!stream) {
     const r = await rig.openai.chat.completions.create({ model, messages, tools: [OPENAI_TOOL] });
-    const message = r.choices[0]!.message;
+    const message = r.choices[0].message;
     const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
-    return { model: r.model, content: message.content ?? "", toolCalls, finishReason: r.choices[0]!.finish_reason, usage: r.usage };
+    return { model: r.model, content: message.content ?? "", toolCalls, finishReason: r.choices[0].finish_reason, usage: r.usage };
   }
   const s = await rig.openai.chat.completions.create({ model, messages, tools: [OPENAI_TOOL], stream: true, stream_options: { include_usage: true } });
   const turn: OpenaiTurn = { model: "", content: "", toolCalls: [], finishReason: null, usage: null };
@@ -184,7 +184,7 @@ async function openaiRoundTrip(up: Upstream, stream: boolean): Promise<void> {
   expect(first.usage?.prompt_tokens).toBeGreaterThan(0);
   expect(first.usage?.completion_tokens).toBeGreaterThan(0);
   expect(first.toolCalls).toHaveLength(1);
-  const call = first.toolCalls[0]!;
+  const call = first.toolCalls[0];
   expect(call.name).toBe(TOOL_NAME);
   expect(JSON.parse(call.arguments)).toEqual({ city: "sim" });
   expectToolOffered(up);

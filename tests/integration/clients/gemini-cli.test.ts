@@ -138,10 +138,12 @@ beforeAll(async () => {
   proxy = await startRecordingProxy(gw.url);
 });
 
-afterEach(() => {
+afterEach(async () => {
   proxy.exchanges.length = 0;
   sim.requests.length = 0;
   sim.clearFaults();
+  // A target failed on purpose cools for a few seconds (D4); the next test must not meet its cooldown.
+  expect((await gw.api("POST", "/api/resilience/cooldowns", { all: true })).status).toBe(200);
 });
 
 afterAll(async () => {
@@ -160,24 +162,24 @@ describe.each(UPSTREAMS)("Gemini CLI through Switchyard to an $format-format ups
 
     const posts = generationPosts(u.combo);
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.status).toBe(200);
-    expect(String(posts[0]!.responseHeaders["content-type"])).toMatch(/^text\/event-stream/);
-    expect(posts[0]!.responseHeaders["x-switchyard-attempts"]).toBe("2");
+    expect(posts[0].status).toBe(200);
+    expect(String(posts[0].responseHeaders["content-type"])).toMatch(/^text\/event-stream/);
+    expect(posts[0].responseHeaders["x-switchyard-attempts"]).toBe("2");
     // The model is in the path, not the body.
-    expect(posts[0]!.json).not.toHaveProperty("model");
-    expect(declaredTools(posts[0]!.json)).toEqual(DEFAULT_TOOLS);
-    const last = (posts[0]!.json.contents as Json[]).at(-1)!;
+    expect(posts[0].json).not.toHaveProperty("model");
+    expect(declaredTools(posts[0].json)).toEqual(DEFAULT_TOOLS);
+    const last = (posts[0].json.contents as Json[]).at(-1)!;
     expect(last.role).toBe("user");
     expect(last.parts.at(-1)).toEqual({ text: "Say hello through the combo" });
 
     const upstream = sim.requests.filter((r) => r.path === u.route);
     expect(upstream.map((r) => r.key)).toEqual([keyOf(u.a), keyOf(u.b)]);
     for (const r of upstream) expect(r.body).toMatchObject({ model: u.model, stream: true });
-    const sent = upstream[1]!.body as Json;
+    const sent = upstream[1].body as Json;
     const tools = (sent.tools as Json[]).map((t) => (u.format === "openai" ? t.function.name : t.name));
     expect(tools).toEqual(DEFAULT_TOOLS);
     // The CLI's systemInstruction went up as the upstream's system prompt.
-    if (u.format === "openai") expect(upstreamMessages(sent)[0]!.role).toBe("system");
+    if (u.format === "openai") expect(upstreamMessages(sent)[0].role).toBe("system");
     else expect(JSON.stringify(sent.system)).toContain("Gemini CLI");
   });
 
@@ -195,9 +197,9 @@ describe.each(UPSTREAMS)("Gemini CLI through Switchyard to an $format-format ups
       expect(declaredTools(p.json)).toEqual(["read_file"]);
     }
     // The first answer carried the call as a Gemini functionCall …
-    expect(posts[0]!.response).toContain('"functionCall"');
+    expect(posts[0].response).toContain('"functionCall"');
     // … and the CLI sent it back with its functionResponse.
-    const parts: Json[] = (posts[1]!.json.contents as Json[]).flatMap((c) => c.parts as Json[]);
+    const parts: Json[] = (posts[1].json.contents as Json[]).flatMap((c) => c.parts as Json[]);
     const call = parts.find((p) => p.functionCall)!.functionCall;
     const response = parts.find((p) => p.functionResponse)!.functionResponse;
     expect(call).toMatchObject({ name: "read_file", args: { file_path: "sim" } });
@@ -207,7 +209,7 @@ describe.each(UPSTREAMS)("Gemini CLI through Switchyard to an $format-format ups
     const upstream = sim.requests.filter((r) => r.path === u.route).map((r) => r.body as Json);
     expect(upstream).toHaveLength(2);
     expect(upstream.every((b) => b.model === u.model)).toBe(true);
-    const messages = upstreamMessages(upstream[1]!);
+    const messages = upstreamMessages(upstream[1]);
     if (u.format === "openai") {
       const assistant = messages.find((m) => m.role === "assistant")!;
       const tool = messages.find((m) => m.role === "tool")!;
@@ -233,17 +235,17 @@ describe("Gemini CLI and Switchyard: names, detection, back-off", () => {
     expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key ${keyOf("gc-an-b")})`);
     const posts = generationPosts(model);
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.responseHeaders["x-switchyard-attempts"]).toBe("1");
+    expect(posts[0].responseHeaders["x-switchyard-attempts"]).toBe("1");
   });
 
   it("R17.1 the request log names the client gemini-cli (client detection on the CLI's real headers)", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const run = await runGemini(UPSTREAMS[0]!.alias, "Say hello for the log");
+    const run = await runGemini(UPSTREAMS[0].alias, "Say hello for the log");
     expectSuccess(run);
-    const posts = generationPosts(UPSTREAMS[0]!.alias);
+    const posts = generationPosts(UPSTREAMS[0].alias);
     expect(posts).toHaveLength(1);
     const logs = await gw.api("GET", "/api/logs?limit=5");
     expect(logs.status).toBe(200);
-    expect(logs.body[0]).toMatchObject({ clientFormat: "gemini", model: UPSTREAMS[0]!.alias, status: 200, clientKind: "gemini-cli" });
+    expect(logs.body[0]).toMatchObject({ clientFormat: "gemini", model: UPSTREAMS[0].alias, status: 200, clientKind: "gemini-cli" });
   });
 
   it("R17.3 when the only target answers 429 the CLI gets Google's error with RetryInfo, waits that long and tries again, then prints the answer", { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -259,7 +261,7 @@ describe("Gemini CLI and Switchyard: names, detection, back-off", () => {
 
     const posts = generationPosts(model);
     expect(posts.map((p) => p.status)).toEqual([429, 200]);
-    const error = JSON.parse(posts[0]!.response) as Json;
+    const error = JSON.parse(posts[0].response) as Json;
     expect(error.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
     const retry = (error.error.details as Json[]).find((d) => d["@type"] === "type.googleapis.com/google.rpc.RetryInfo");
     expect(retry).toBeDefined();
@@ -267,7 +269,7 @@ describe("Gemini CLI and Switchyard: names, detection, back-off", () => {
     const delay = 7;
     expect((error.error.details as Json[]).find((d) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")?.reason).toEqual(expect.any(String));
     // The CLI followed the RetryInfo: its second request came no sooner than the delay.
-    expect(posts[1]!.at - posts[0]!.at).toBeGreaterThanOrEqual(delay * 1000 - 100);
-    expect(posts[1]!.responseHeaders["x-switchyard-attempts"]).toBe("1");
+    expect(posts[1].at - posts[0].at).toBeGreaterThanOrEqual(delay * 1000 - 100);
+    expect(posts[1].responseHeaders["x-switchyard-attempts"]).toBe("1");
   });
 });

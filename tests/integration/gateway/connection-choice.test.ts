@@ -68,9 +68,9 @@ describe("connection weight (issue 26 item 7, R11.2)", () => {
   it("R11.2 a weight-0 connection is a standby: a positive weight of a higher priority value serves first, the standby only when nothing else is eligible", async () => {
     const [standby, other] = await providerWith("sb", [{ name: "standby", priority: 0, weight: 0 }, { name: "other", priority: 1, weight: 1 }]);
     expect(await sequence("sb/m1", 5)).toEqual(Array(5).fill(other));
-    await setActive(other!, false);
+    await setActive(other, false);
     expect(await servedBy("sb/m1")).toBe(standby);
-    await setActive(other!, true);
+    await setActive(other, true);
     expect(await servedBy("sb/m1")).toBe(other);
   });
 
@@ -110,12 +110,12 @@ describe("the R4.10 p2c signal (issue 26 item 2)", () => {
     const combo = await gw.api("POST", "/api/combos", { name: "inprovider", strategy: "p2c", targets: [{ model: "pp/m1" }] });
     expect(combo.status, combo.text).toBe(201);
     // Samples for each: the other one is switched off meanwhile.
-    await setActive(slow!, false);
+    await setActive(slow, false);
     expect(await sequence("inprovider", 3)).toEqual(Array(3).fill(fast));
-    await setActive(slow!, true);
-    await setActive(fast!, false);
+    await setActive(slow, true);
+    await setActive(fast, false);
     expect(await sequence("inprovider", 3)).toEqual(Array(3).fill(slow));
-    await setActive(fast!, true);
+    await setActive(fast, true);
     expect(await sequence("inprovider", 5)).toEqual(Array(5).fill(fast));
     // The signal belongs to the p2c combo: a direct request keeps the stored order.
     expect(await servedBy("pp/m1")).toBe(slow);

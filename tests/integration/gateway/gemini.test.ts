@@ -167,7 +167,7 @@ describe("errors and streams (R17.3, R17.4)", () => {
       expect(textOf(sseChunks(r.text))).toBe(ANSWER);
       expect(r.text).not.toMatch(/"error"/);
       expect(sim.requests.map((q) => q.key)).toEqual(["ka1", "ka2"]);
-      const prefill = (sim.requests[1]!.body as Json).messages.at(-1);
+      const prefill = (sim.requests[1].body as Json).messages.at(-1);
       expect(prefill.role).toBe("assistant");
       const said = typeof prefill.content === "string" ? prefill.content : (prefill.content as Json[]).map((b) => b.text).join("");
       expect(said).toBe("The quick");

@@ -109,8 +109,8 @@ describe("reasoning artifacts stay with their account (R16.7)", () => {
     expect(second.headers.get("x-omniroute-selected-connection-id")).toBe("resp-c2");
     const [toK1] = upstreamCalls("k1");
     const [toK2] = upstreamCalls("k2");
-    expect((toK1!.body as Json).input.map((i: Json) => i.type)).toEqual(["message", "reasoning", "message"]);
-    expect((toK2!.body as Json).input.map((i: Json) => i.type)).toEqual(["message", "message"]);
+    expect((toK1.body as Json).input.map((i: Json) => i.type)).toEqual(["message", "reasoning", "message"]);
+    expect((toK2.body as Json).input.map((i: Json) => i.type)).toEqual(["message", "message"]);
   });
 
   it("R16.7 reasoning an Anthropic account signed never reaches a Responses account", async () => {
@@ -122,7 +122,7 @@ describe("reasoning artifacts stay with their account (R16.7)", () => {
     sim.requests.length = 0;
     const next = await gw.post("/v1/responses", { model: "solo/m1", store: false, input: [reasoning, { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] }] });
     expect(next.status, next.text).toBe(200);
-    expect((upstreamCalls("k3")[0]!.body as Json).input.map((i: Json) => i.type)).toEqual(["message"]);
+    expect((upstreamCalls("k3")[0].body as Json).input.map((i: Json) => i.type)).toEqual(["message"]);
   });
 });
 
@@ -133,7 +133,7 @@ describe("background, compaction, counting and the catalogue (R1.8, R16.5)", () 
     expect(r.body.status).toBe("completed");
     expect(r.headers.get("x-switchyard-warning")).toMatch(/background/);
     expect(upstreamCalls("k3")).toHaveLength(1);
-    expect((upstreamCalls("k3")[0]!.body as Json).background).toBeUndefined();
+    expect((upstreamCalls("k3")[0].body as Json).background).toBeUndefined();
   });
 
   it("R16.5 /v1/responses/compact answers a compaction from any upstream, and the compaction item becomes the summary in the next turn", async () => {
@@ -204,7 +204,7 @@ describe("streams before content (R16.3, R13.2)", () => {
     // An SDK client (its stream helper wants response.created first) gets SSE comments instead.
     const sdk = await gw.post("/v1/responses", { model: "solo/m1", input: "hi", stream: true }, { "user-agent": "OpenAI/JS 6.30.1" });
     expect(sdk.text.startsWith(": keep-alive\n\n")).toBe(true);
-    expect(events(sdk.text)[0]!.type).toBe("response.created");
+    expect(events(sdk.text)[0].type).toBe("response.created");
   }, 20_000);
 
   it("R13.2 an empty upstream stream before content fails over invisibly: one response.created, numbered from 0", async () => {

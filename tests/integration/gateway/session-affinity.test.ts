@@ -42,7 +42,7 @@ describe("session affinity (R7.1, D7)", () => {
     expect(first).toBe(conns[0]);
     const served: Array<string | null> = [];
     for (let i = 0; i < 20; i++) {
-      await setPriorities(i % 2 === 0 ? [conns[2]!, conns[1]!, conns[0]!] : [conns[1]!, conns[2]!, conns[0]!]);
+      await setPriorities(i % 2 === 0 ? [conns[2], conns[1], conns[0]] : [conns[1], conns[2], conns[0]]);
       served.push(await chat({ "x-session-id": "agent-run-1" }));
     }
     expect(new Set(served)).toEqual(new Set([first]));
@@ -65,7 +65,7 @@ describe("session affinity (R7.1, D7)", () => {
   });
 
   it("R7.1 a pin expires after sessionAffinityTtlMs of the engine clock; each use extends it", async () => {
-    await setPriorities([conns[2]!, conns[0]!, conns[1]!]);
+    await setPriorities([conns[2], conns[0], conns[1]]);
     expect(await chat({ "x-omniroute-session": "ttl-1" })).toBe(conns[2]);
     await setPriorities(conns);
     await gw.api("POST", "/api/debug/clock", { advanceMs: TTL_MS - 60_000 });
@@ -77,7 +77,7 @@ describe("session affinity (R7.1, D7)", () => {
   });
 
   it("D7 body keys name the session when no header does, in order; long or unusual keys are kept only as a SHA-256", async () => {
-    await setPriorities([conns[1]!, conns[0]!, conns[2]!]);
+    await setPriorities([conns[1], conns[0], conns[2]]);
     const longKey = "x".repeat(181);
     expect(await chat({}, { metadata: { session_id: "meta-1" }, conversation_id: "conv-1", prompt_cache_key: longKey })).toBe(conns[1]);
     expect(await chat({}, { prompt_cache_key: longKey })).toBe(conns[1]);
@@ -94,21 +94,21 @@ describe("session affinity (R7.1, D7)", () => {
   });
 
   it("R7.1 DELETE /api/sessions/pins/:key unpins a session; sessionAffinityTtlMs 0 switches pinning off", async () => {
-    await setPriorities([conns[2]!, conns[0]!, conns[1]!]);
+    await setPriorities([conns[2], conns[0], conns[1]]);
     expect(await chat({ "x-session-id": "unpin-1" })).toBe(conns[2]);
     await setPriorities(conns);
     const removed = await gw.api("DELETE", "/api/sessions/pins/unpin-1");
     expect(removed.body).toEqual({ ok: true, removed: true });
     expect(await chat({ "x-session-id": "unpin-1" })).toBe(conns[0]);
     await gw.api("PATCH", "/api/settings", { sessionAffinityTtlMs: 0 });
-    await setPriorities([conns[2]!, conns[0]!, conns[1]!]);
+    await setPriorities([conns[2], conns[0], conns[1]]);
     expect(await chat({ "x-session-id": "unpin-1" })).toBe(conns[2]);
     await gw.api("PATCH", "/api/settings", { sessionAffinityTtlMs: TTL_MS });
   });
 
   it("R7.1 R16.5 Codex's session-id and thread-id headers name the session: each keeps its pin", async () => {
     for (const header of ["session-id", "thread-id"]) {
-      await setPriorities([conns[2]!, conns[0]!, conns[1]!]);
+      await setPriorities([conns[2], conns[0], conns[1]]);
       expect(await chat({ [header]: `codex-${header}` })).toBe(conns[2]);
       await setPriorities(conns);
       expect(await chat({ [header]: `codex-${header}` })).toBe(conns[2]);

@@ -99,10 +99,10 @@ afterAll(async () => {
 
 describe("the GenAI SDK's requests", () => {
   it("R17.1 generateContent goes to /v1/models/<model>:generateContent (the SDK's default API version) with x-goog-api-key and the SDK's own user-agent and x-goog-api-client", async () => {
-    const u = UPSTREAMS[0]!;
+    const u = UPSTREAMS[0];
     await ai.models.generateContent({ model: u.alias, contents: "hello" });
     expect(proxy.exchanges).toHaveLength(1);
-    const x = proxy.exchanges[0]!;
+    const x = proxy.exchanges[0];
     expect(`${x.method} ${x.url}`).toBe(`POST /v1/models/${u.alias}:generateContent`);
     expect(x.headers["x-goog-api-key"]).toBe(CLIENT_KEY);
     expect(x.headers["user-agent"]).toMatch(new RegExp(`^google-genai-sdk/${SDK_VERSION.replace(/\./g, "\\.")} gl-node/v\\d+`));
@@ -112,9 +112,9 @@ describe("the GenAI SDK's requests", () => {
   });
 
   it("R17.1 a provider/model name goes into the path with its slash literal and is served", async () => {
-    const u = UPSTREAMS[1]!;
+    const u = UPSTREAMS[1];
     const r = await ai.models.generateContent({ model: `${u.provider}/${u.model}`, contents: "hello" });
-    expect(proxy.exchanges[0]!.url).toBe(`/v1/models/${u.provider}/${u.model}:generateContent`);
+    expect(proxy.exchanges[0].url).toBe(`/v1/models/${u.provider}/${u.model}:generateContent`);
     expect(r.text).toBe(`Hello from ${LABEL} (key ${keyOf(u.provider)})`);
   });
 });
@@ -134,7 +134,7 @@ describe.each(UPSTREAMS)("the GenAI SDK through Switchyard to an $format upstrea
 
     const upstream = sim.requests.filter((q) => q.path === u.route);
     expect(upstream).toHaveLength(1);
-    const body = upstream[0]!.body as Json;
+    const body = upstream[0].body as Json;
     expect(body.model).toBe(u.model);
     expect(JSON.stringify(body)).toContain("Be brief.");
     expect(JSON.stringify(body)).toContain("hello there");
@@ -150,7 +150,7 @@ describe.each(UPSTREAMS)("the GenAI SDK through Switchyard to an $format upstrea
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ name: "get_weather", args: { city: "sim" } });
     expect(chunks.at(-1)!.candidates?.[0]?.finishReason).toBe("STOP");
-    expect(proxy.exchanges[0]!.url).toBe(`/v1/models/${u.alias}:streamGenerateContent?alt=sse`);
+    expect(proxy.exchanges[0].url).toBe(`/v1/models/${u.alias}:streamGenerateContent?alt=sse`);
 
     const first = sim.requests.filter((q) => q.path === u.route).at(-1)!.body as Json;
     expect(first.stream).toBe(true);
@@ -159,7 +159,7 @@ describe.each(UPSTREAMS)("the GenAI SDK through Switchyard to an $format upstrea
     // The second turn: the model's call (with its part as it came, signature and all) and the result.
     const modelParts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).filter((p) => p.functionCall);
     contents.push({ role: "model", parts: modelParts });
-    contents.push({ role: "user", parts: [{ functionResponse: { id: calls[0]!.id, name: "get_weather", response: { output: "sunny, 21 C" } } }] });
+    contents.push({ role: "user", parts: [{ functionResponse: { id: calls[0].id, name: "get_weather", response: { output: "sunny, 21 C" } } }] });
     const second = await ai.models.generateContentStream({ model: u.alias, contents, config: { tools: [WEATHER_TOOL] } });
     let text = "";
     for await (const chunk of second) text += chunk.text ?? "";
@@ -175,7 +175,7 @@ describe.each(UPSTREAMS)("the GenAI SDK through Switchyard to an $format upstrea
     const r = await ai.models.countTokens({ model: u.alias, contents: "How many tokens is this sentence?" });
     expect(r.totalTokens).toEqual(expect.any(Number));
     expect(r.totalTokens).toBeGreaterThan(0);
-    expect(proxy.exchanges[0]!.url).toBe(`/v1/models/${u.alias}:countTokens`);
+    expect(proxy.exchanges[0].url).toBe(`/v1/models/${u.alias}:countTokens`);
   });
 });
 
@@ -184,14 +184,14 @@ describe("the GenAI SDK: models and errors", () => {
     const names: string[] = [];
     const pager = await ai.models.list();
     for await (const m of pager) names.push(m.name ?? "");
-    expect(proxy.exchanges[0]!.method).toBe("GET");
-    expect(proxy.exchanges[0]!.url.split("?")[0]).toBe("/v1/models");
-    expect(proxy.exchanges[0]!.headers["x-goog-api-key"]).toBe(CLIENT_KEY);
+    expect(proxy.exchanges[0].method).toBe("GET");
+    expect(proxy.exchanges[0].url.split("?")[0]).toBe("/v1/models");
+    expect(proxy.exchanges[0].headers["x-goog-api-key"]).toBe(CLIENT_KEY);
     expect(names).toEqual(expect.arrayContaining(UPSTREAMS.map((u) => `models/${u.provider}/${u.model}`)));
   });
 
   it("R17.1 models.get on the SDK's default /v1 with x-goog-api-key answers Google's Model shape", async () => {
-    const u = UPSTREAMS[0]!;
+    const u = UPSTREAMS[0];
     const m = await ai.models.get({ model: `${u.provider}/${u.model}` });
     expect(proxy.exchanges.at(-1)!.url.split("?")[0]).toBe(`/v1/models/${u.provider}/${u.model}`);
     expect(m.name).toBe(`models/${u.provider}/${u.model}`);
@@ -203,9 +203,9 @@ describe("the GenAI SDK: models and errors", () => {
     const beta = new GoogleGenAI({ apiKey: CLIENT_KEY, httpOptions: { baseUrl: proxy.url, apiVersion: "v1beta" } });
     const names: string[] = [];
     for await (const m of await beta.models.list()) names.push(m.name ?? "");
-    expect(proxy.exchanges[0]!.url.split("?")[0]).toBe("/v1beta/models");
-    expect(names).toEqual(expect.arrayContaining([...UPSTREAMS.map((u) => `models/${u.provider}/${u.model}`), `models/${UPSTREAMS[0]!.alias}`]));
-    const u = UPSTREAMS[2]!;
+    expect(proxy.exchanges[0].url.split("?")[0]).toBe("/v1beta/models");
+    expect(names).toEqual(expect.arrayContaining([...UPSTREAMS.map((u) => `models/${u.provider}/${u.model}`), `models/${UPSTREAMS[0].alias}`]));
+    const u = UPSTREAMS[2];
     const m = await beta.models.get({ model: u.alias });
     expect(m.name).toBe(`models/${u.alias}`);
     expect(m.inputTokenLimit).toEqual(expect.any(Number));
@@ -237,6 +237,6 @@ describe("the GenAI SDK: models and errors", () => {
     expect(seconds).toBeLessThanOrEqual(120);
     expect(details.find((d) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")).toMatchObject({ reason: expect.any(String) });
     expect(sim.requests.map((q) => q.key)).toEqual([keyOf("gs-lim-a"), keyOf("gs-lim-b")]);
-    expect(proxy.exchanges[0]!.responseHeaders["x-switchyard-attempts"]).toBe("2");
+    expect(proxy.exchanges[0].responseHeaders["x-switchyard-attempts"]).toBe("2");
   });
 });

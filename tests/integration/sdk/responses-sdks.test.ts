@@ -64,7 +64,7 @@ async function recording<T>(fn: () => Promise<T>): Promise<{ value: T; upstream:
 function lastUpstream(requests: SimulatedRequest[], key: string): SimulatedRequest {
   const mine = requests.filter((r) => r.key === key && !/count_tokens|countTokens|input_tokens|\/models\/?(\?.*)?$/.test(r.path));
   expect(mine.length, `no upstream request with key ${key}`).toBeGreaterThan(0);
-  return mine[mine.length - 1] as SimulatedRequest;
+  return mine[mine.length - 1];
 }
 
 /** The tool declarations of an upstream request, whatever its format, as [name, JSON schema]. */
@@ -276,13 +276,13 @@ describe("R16.6 custom (freeform) tools bridged to upstreams without them", () =
       const req = lastUpstream(upstream, u.key);
       const declared = declaredTools(req);
       expect(declared).toHaveLength(1);
-      expect(declared[0]!.name).toBe("apply_patch");
-      if (u.format === "openai") expect(declared[0]!.type).toBe("function");
-      const schema = declared[0]!.schema;
-      const props = Object.entries(schema?.properties ?? {}) as Array<[string, any]>;
+      expect(declared[0].name).toBe("apply_patch");
+      if (u.format === "openai") expect(declared[0].type).toBe("function");
+      const schema = declared[0].schema;
+      const props = Object.entries<any>(schema?.properties ?? {});
       expect(props, JSON.stringify(schema)).toHaveLength(1);
-      expect(String(props[0]![1].type).toLowerCase()).toBe("string");
-      expect(schema.required ?? [], JSON.stringify(schema)).toEqual([props[0]![0]]);
+      expect(String(props[0][1].type).toLowerCase()).toBe("string");
+      expect(schema.required ?? [], JSON.stringify(schema)).toEqual([props[0][0]]);
 
       const call = r.output.find((item): item is OpenAI.Responses.ResponseCustomToolCall => item.type === "custom_tool_call");
       expect(call, JSON.stringify(r.output)).toBeDefined();
@@ -315,7 +315,7 @@ describe("R16.6 custom (freeform) tools bridged to upstreams without them", () =
       expect(types).toContain("response.custom_tool_call_input.done");
       expect(types).not.toContain("response.function_call_arguments.delta");
       expect(input).toBe("sim");
-      const call = final.output.find((item) => item.type === "custom_tool_call") as OpenAI.Responses.ResponseCustomToolCall | undefined;
+      const call = final.output.find((item) => item.type === "custom_tool_call");
       expect(call?.input).toBe("sim");
     });
   }
@@ -325,7 +325,7 @@ describe("R16.6 custom (freeform) tools bridged to upstreams without them", () =
     const body = lastUpstream(upstream, "resp-k1").body as any;
     expect(body.tools).toEqual([APPLY_PATCH]);
     expect(body.model).toBe("m1");
-    const call = r.output.find((item) => item.type === "custom_tool_call") as OpenAI.Responses.ResponseCustomToolCall | undefined;
+    const call = r.output.find((item) => item.type === "custom_tool_call");
     expect(call?.input).toBe("sim");
   });
 });
@@ -373,7 +373,7 @@ describe("R16 Vercel AI SDK openai(model) (Responses API)", () => {
       });
       expect(calls).toEqual([{ city: "sim" }]);
       expect(r.steps).toHaveLength(2);
-      expect(r.steps[0]!.toolCalls.map((c) => c.toolName)).toEqual(["get_weather"]);
+      expect(r.steps[0].toolCalls.map((c) => c.toolName)).toEqual(["get_weather"]);
       expect(r.text).toContain("Tool result received");
       expect(r.text).toContain("sunny");
       expect(r.finishReason).toBe("stop");

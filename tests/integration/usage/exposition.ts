@@ -7,8 +7,8 @@ export function parseExposition(text: string): Map<string, number> {
     if (line === "" || line.startsWith("#")) continue;
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match) throw new Error(`not an exposition line: ${line}`);
-    const labels = [...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k!, v!] as const);
-    samples.set(sampleKey(match[1]!, Object.fromEntries(labels)), Number(match[3]));
+    const labels = [...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k, v] as const);
+    samples.set(sampleKey(match[1], Object.fromEntries(labels)), Number(match[3]));
   }
   return samples;
 }

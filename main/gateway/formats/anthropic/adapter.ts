@@ -20,12 +20,14 @@ import { usageFromAnthropic } from "./usage.js";
 
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
+const isPositiveInteger = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value > 0;
+
 const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
   shapeProblem: (body) =>
     messagesShapeProblem(body) ??
-    (Number.isInteger(body["max_tokens"]) && (body["max_tokens"] as number) > 0 ? null : "max_tokens: required positive integer"),
+    (isPositiveInteger(body["max_tokens"]) ? null : "max_tokens: required positive integer"),
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),
   wantsStreamUsage: () => true,

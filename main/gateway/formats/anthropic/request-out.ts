@@ -117,6 +117,9 @@ function encodeToolChoice(choice: HubToolChoice | undefined, parallel: boolean |
     case "function":
       out = { type: "tool", name: choice.name };
       break;
+    case undefined:
+      // No choice: the upstream's default, unless parallel tool use is off (below).
+      break;
   }
   if (parallel === false && out?.["type"] !== "none") out = { ...(out ?? { type: "auto" }), disable_parallel_tool_use: true };
   return out;

@@ -11,6 +11,7 @@ export interface GeminiPathCall {
 
 const PREFIXES = ["/v1beta/models/", "/v1/models/"];
 const METHODS: ReadonlySet<string> = new Set<GeminiMethod>(["generateContent", "streamGenerateContent", "countTokens"]);
+const isGeminiMethod = (method: string): method is GeminiMethod => METHODS.has(method);
 
 /** The model and method a path names, or null when it is no Gemini model call. */
 export function geminiPathCall(path: string): GeminiPathCall | null {
@@ -25,9 +26,9 @@ export function geminiPathCall(path: string): GeminiPathCall | null {
   const colon = rest.lastIndexOf(":");
   if (colon <= 0) return null;
   const method = rest.slice(colon + 1);
-  if (!METHODS.has(method)) return null;
+  if (!isGeminiMethod(method)) return null;
   const model = rest.slice(0, colon).replace(/^models\//, "");
-  return model ? { model, method: method as GeminiMethod } : null;
+  return model ? { model, method } : null;
 }
 
 /** A model name as a Gemini resource name, `models/<name>` (what model list and get answer). */
