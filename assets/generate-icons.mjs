@@ -35,11 +35,17 @@ function png(size, shade) {
   for (let y = 0; y < size; y += 1) {
     raw[y * (size * 4 + 1)] = 0; // filter: none
     for (let x = 0; x < size; x += 1) {
-      let r = 0, g = 0, b = 0, a = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
       for (let sy = 0; sy < SS; sy += 1) {
         for (let sx = 0; sx < SS; sx += 1) {
           const [pr, pg, pb, pa] = shade(x + (sx + 0.5) / SS, y + (sy + 0.5) / SS);
-          r += pr * pa; g += pg * pa; b += pb * pa; a += pa;
+          r += pr * pa;
+          g += pg * pa;
+          b += pb * pa;
+          a += pa;
         }
       }
       const o = y * (size * 4 + 1) + 1 + x * 4;
@@ -66,7 +72,8 @@ const hex = (h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
 const CLEAR = [0, 0, 0, 0];
 
 function distToSegment(px, py, [ax, ay], [bx, by]) {
-  const dx = bx - ax, dy = by - ay;
+  const dx = bx - ax,
+    dy = by - ay;
   const t = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)));
   return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
 }
@@ -82,15 +89,26 @@ function trayDot(fill, rim) {
 
 /** App icon: a blue rounded square with a white railway switch (one track splitting in two). */
 function appIcon(x, y) {
-  const half = 256, radius = 96, inner = half - 24;
+  const half = 256,
+    radius = 96,
+    inner = half - 24;
   const qx = Math.max(Math.abs(x - half) - (inner - radius), 0);
   const qy = Math.max(Math.abs(y - half) - (inner - radius), 0);
   if (Math.hypot(qx, qy) > radius) return CLEAR;
   const track = 26;
   const segments = [
-    [[198, 420], [198, 96]],
-    [[198, 300], [314, 160]],
-    [[314, 160], [314, 96]],
+    [
+      [198, 420],
+      [198, 96],
+    ],
+    [
+      [198, 300],
+      [314, 160],
+    ],
+    [
+      [314, 160],
+      [314, 96],
+    ],
   ];
   if (segments.some(([a, b]) => distToSegment(x, y, a, b) <= track)) return [255, 255, 255, 255];
   return [...hex("#1f5fbf"), 255];

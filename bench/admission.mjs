@@ -17,25 +17,52 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const defaultRoot = path.resolve(here, "..");
 
 function provider(category) {
-  return { id: "p", format: "openai", baseUrl: "http://127.0.0.1:9/v1", category, models: ["m1"], quotaFamilies: {}, passthroughModels: false, rateLimitCooldownSeconds: null, options: {}, createdAt: 0, updatedAt: 0 };
+  return {
+    id: "p",
+    format: "openai",
+    baseUrl: "http://127.0.0.1:9/v1",
+    category,
+    models: ["m1"],
+    quotaFamilies: {},
+    passthroughModels: false,
+    rateLimitCooldownSeconds: null,
+    options: {},
+    createdAt: 0,
+    updatedAt: 0,
+  };
 }
 
 function connection(fields) {
   return {
-    id: "c1", provider: "p", name: "key", priority: 0, weight: 1, active: true, hasSecret: true,
-    maxConcurrent: null, rateLimitOverrides: {}, rateLimitProtection: null, providerSpecificData: {}, disableCooling: false,
-    testStatus: "active", rateLimitedUntil: null, backoffLevel: 0, lastError: null, lastErrorType: null, errorCode: null,
-    lastErrorAt: null, authFailureCount: 0, createdAt: 0, updatedAt: 0, ...fields,
+    id: "c1",
+    provider: "p",
+    name: "key",
+    priority: 0,
+    weight: 1,
+    active: true,
+    hasSecret: true,
+    maxConcurrent: null,
+    rateLimitOverrides: {},
+    rateLimitProtection: null,
+    providerSpecificData: {},
+    disableCooling: false,
+    testStatus: "active",
+    rateLimitedUntil: null,
+    backoffLevel: 0,
+    lastError: null,
+    lastErrorType: null,
+    errorCode: null,
+    lastErrorAt: null,
+    authFailureCount: 0,
+    createdAt: 0,
+    updatedAt: 0,
+    ...fields,
   };
 }
 
 async function load(root) {
   const dist = (p) => import(pathToFileURL(path.join(root, "dist", p)).href);
-  const [control, admit, settings] = await Promise.all([
-    dist("main/gateway/admission/control.js"),
-    dist("main/gateway/request/admit.js"),
-    dist("shared/resilienceSettings.js"),
-  ]);
+  const [control, admit, settings] = await Promise.all([dist("main/gateway/admission/control.js"), dist("main/gateway/request/admit.js"), dist("shared/resilienceSettings.js")]);
   return { ...control, ...admit, ...settings };
 }
 
@@ -82,7 +109,8 @@ export async function measureAdmission(root = defaultRoot, { samples = 20_000, r
   const added = { unlimited: us(best.unlimited - best.noop), limited: us(best.limited - best.noop) };
   return {
     unit: "µs",
-    samples, rounds,
+    samples,
+    rounds,
     p50: { noop: us(best.noop), unlimited: us(best.unlimited), limited: us(best.limited) },
     p99: { noop: us(p99.noop), unlimited: us(p99.unlimited), limited: us(p99.limited) },
     addedP50: added,

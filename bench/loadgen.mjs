@@ -44,7 +44,9 @@ const luaString = (s) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').repla
 export function writeWrkScript(dir, name, req, sessions = 0) {
   const bodyFile = path.join(dir, `${name}.body`);
   writeFileSync(bodyFile, req.body);
-  const headers = Object.entries(req.headers).filter(([k]) => k !== "content-length").map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(String(v))}`);
+  const headers = Object.entries(req.headers)
+    .filter(([k]) => k !== "content-length")
+    .map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(String(v))}`);
   const script = path.join(dir, `${name}.lua`);
   writeFileSync(
     script,
@@ -75,12 +77,32 @@ export async function loadRun(gen, url, req, { connections, seconds }) {
     if (!line) throw new Error(`wrk printed no summary:\n${out.slice(-2000)}`);
     const r = JSON.parse(line.slice(8));
     const s = r.durationUs / 1e6;
-    return { requests: r.requests, seconds: s, rps: r.requests / s, p50: r.p50 / 1000, p90: r.p90 / 1000, p99: r.p99 / 1000, max: r.max / 1000, errors: r.connect + r.read + r.write + r.status + r.timeout };
+    return {
+      requests: r.requests,
+      seconds: s,
+      rps: r.requests / s,
+      p50: r.p50 / 1000,
+      p90: r.p90 / 1000,
+      p99: r.p99 / 1000,
+      max: r.max / 1000,
+      errors: r.connect + r.read + r.write + r.status + r.timeout,
+    };
   }
   // autocannon sends one fixed request: with sessions, all of them belong to one session.
-  const headerArgs = Object.entries({ ...req.headers, ...(req.sessions ? { "x-session-id": "bench-1" } : {}) }).filter(([k]) => k !== "content-length").flatMap(([k, v]) => ["-H", `${k}=${v}`]);
+  const headerArgs = Object.entries({ ...req.headers, ...(req.sessions ? { "x-session-id": "bench-1" } : {}) })
+    .filter(([k]) => k !== "content-length")
+    .flatMap(([k, v]) => ["-H", `${k}=${v}`]);
   const out = await run(process.execPath, [gen.bin, "-j", "-c", String(connections), "-d", String(seconds), "-m", "POST", "-b", req.body, ...headerArgs, url + req.path]);
   const r = JSON.parse(out);
   const n = r.requests.total;
-  return { requests: n, seconds: r.duration, rps: n / r.duration, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts + r.non2xx };
+  return {
+    requests: n,
+    seconds: r.duration,
+    rps: n / r.duration,
+    p50: r.latency.p50,
+    p90: r.latency.p90,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
 }

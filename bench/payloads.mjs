@@ -127,7 +127,13 @@ export function openaiResponses({ model, stream }) {
     model,
     instructions: `You are a coding agent running in the Codex CLI. ${prose(rand, 1_500)}`,
     input: [
-      { type: "message", role: "user", content: text(`<environment_context>\n  <cwd>/home/dev/project</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <shell>bash</shell>\n</environment_context>`) },
+      {
+        type: "message",
+        role: "user",
+        content: text(
+          `<environment_context>\n  <cwd>/home/dev/project</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <shell>bash</shell>\n</environment_context>`,
+        ),
+      },
       { type: "message", role: "user", content: text("Say hello in one sentence.") },
     ],
     tools: [

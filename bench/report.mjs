@@ -41,8 +41,15 @@ export function goalsOf(results) {
     goal("admission added p50 µs (gates + queue, no wait)", results.admission?.addedP50.limited ?? null, `≤ ${ADMISSION_GOAL_US}`, (v) => v <= ADMISSION_GOAL_US),
     goal("features c32 throughput ×floor", caseOf(results, "features", 32)?.features?.ratio.throughput ?? null, "≥ 0.7", (v) => v >= 0.7),
     // Issue 25: sharing the resilience state through Redis (R19.1) must not slow the request path.
-    ...[32, 256].map((c) => goal(`features c${c} with Redis throughput × without`, caseOf(results, "features", c)?.["features redis"]?.ratio.vsRedisOff ?? null, "≥ 0.9", (v) => v >= 0.9)),
-    goal(`usage 30-day by-day query over ${results.usage?.rows ?? "-"} rows, worst ms`, results.usage ? Math.max(...results.usage.results.map((r) => Math.max(r.coldMs, r.warmMs))) : null, `< ${USAGE_QUERY_GOAL_MS}`, (v) => v < USAGE_QUERY_GOAL_MS),
+    ...[32, 256].map((c) =>
+      goal(`features c${c} with Redis throughput × without`, caseOf(results, "features", c)?.["features redis"]?.ratio.vsRedisOff ?? null, "≥ 0.9", (v) => v >= 0.9),
+    ),
+    goal(
+      `usage 30-day by-day query over ${results.usage?.rows ?? "-"} rows, worst ms`,
+      results.usage ? Math.max(...results.usage.results.map((r) => Math.max(r.coldMs, r.warmMs))) : null,
+      `< ${USAGE_QUERY_GOAL_MS}`,
+      (v) => v < USAGE_QUERY_GOAL_MS,
+    ),
     notWorse("responses", "json"),
     notWorse("responsesSse", "sse"),
     notWorse("gemini", "sse"),
@@ -51,20 +58,63 @@ export function goalsOf(results) {
 
 export function printReport(results) {
   const { config: cfg } = results;
-  console.log(`\n${results.loadGenerator ?? "-"}, ${cfg.rounds} interleaved rounds of ${cfg.durationS}s per line, ${cfg.warmupS}s warm-up; ${results.machine.cpus} CPUs, Node ${results.node}`);
+  console.log(
+    `\n${results.loadGenerator ?? "-"}, ${cfg.rounds} interleaved rounds of ${cfg.durationS}s per line, ${cfg.warmupS}s warm-up; ${results.machine.cpus} CPUs, Node ${results.node}`,
+  );
   const before = results.loadAverage.start[0];
   console.log(`load average (1 min) before the run: ${before}${before > results.machine.cpus * 0.5 ? " (the machine was busy with other work: expect noisy figures)" : ""}\n`);
   const rows = [["case", "line", "req/s", "p50 ms", "p99 ms", "cpu ms/req", "thr ×floor", "p50 ×floor", "p99 ×floor", "cpu ×floor", "+p50 ms", "errors"]];
   for (const c of results.cases) {
     let first = true;
     for (const [key, s] of Object.entries(c.lines)) {
-      rows.push([first ? `${c.scenario} c${c.concurrency}` : "", key, fmt(s.rps, 0), fmt(s.p50), fmt(s.p99), fmt(s.cpuMsPerRequest, 3), fmt(s.ratio.throughput, 3), fmt(s.ratio.p50), fmt(s.ratio.p99), fmt(s.ratio.cpuPerRequest), fmt(s.addedMs.p50), s.errors]);
+      rows.push([
+        first ? `${c.scenario} c${c.concurrency}` : "",
+        key,
+        fmt(s.rps, 0),
+        fmt(s.p50),
+        fmt(s.p99),
+        fmt(s.cpuMsPerRequest, 3),
+        fmt(s.ratio.throughput, 3),
+        fmt(s.ratio.p50),
+        fmt(s.ratio.p99),
+        fmt(s.ratio.cpuPerRequest),
+        fmt(s.addedMs.p50),
+        s.errors,
+      ]);
       first = false;
     }
   }
   if (results.stream) {
-    for (const [key, s] of Object.entries(results.stream)) rows.push([key === "floor" ? "stream TTFB c1" : "", key, "-", fmt(s.ttfbP50), fmt(s.ttfbP99), "-", "-", fmt(s.ttfbP50 / results.stream.floor.ttfbP50), "-", "-", fmt(s.addedTtfbP50Ms), 0]);
-    for (const [key, s] of Object.entries(results.stream)) rows.push([key === "floor" ? "stream total c1" : "", key, "-", fmt(s.totalP50), fmt(s.totalP99), "-", "-", fmt(s.totalP50 / results.stream.floor.totalP50), "-", "-", fmt(s.addedTotalP50Ms), 0]);
+    for (const [key, s] of Object.entries(results.stream))
+      rows.push([
+        key === "floor" ? "stream TTFB c1" : "",
+        key,
+        "-",
+        fmt(s.ttfbP50),
+        fmt(s.ttfbP99),
+        "-",
+        "-",
+        fmt(s.ttfbP50 / results.stream.floor.ttfbP50),
+        "-",
+        "-",
+        fmt(s.addedTtfbP50Ms),
+        0,
+      ]);
+    for (const [key, s] of Object.entries(results.stream))
+      rows.push([
+        key === "floor" ? "stream total c1" : "",
+        key,
+        "-",
+        fmt(s.totalP50),
+        fmt(s.totalP99),
+        "-",
+        "-",
+        fmt(s.totalP50 / results.stream.floor.totalP50),
+        "-",
+        "-",
+        fmt(s.addedTotalP50Ms),
+        0,
+      ]);
   }
   if (results.rssMb) {
     const settled = results.rssMb.settled;
@@ -75,16 +125,58 @@ export function printReport(results) {
     }
   }
   if (results.manyStreams) {
-    for (const [key, v] of Object.entries(results.manyStreams)) rows.push([key === "floor" ? `${cfg.streams500.streams} streams RSS MB` : "", key, `${fmt(v.rssBeforeMb, 1)} → ${fmt(v.rssAfterMb, 1)} (${v.growthMb >= 0 ? "+" : ""}${fmt(v.growthMb, 1)})`, "", "", "", "", "", "", "", "", ""]);
+    for (const [key, v] of Object.entries(results.manyStreams))
+      rows.push([
+        key === "floor" ? `${cfg.streams500.streams} streams RSS MB` : "",
+        key,
+        `${fmt(v.rssBeforeMb, 1)} → ${fmt(v.rssAfterMb, 1)} (${v.growthMb >= 0 ? "+" : ""}${fmt(v.growthMb, 1)})`,
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+      ]);
   }
   if (results.selection) {
     for (const r of results.selection.results) rows.push([`selection ${r.connections} conn`, r.case, `${fmt(r.usPerRequest)} µs`, "", "", "", "", "", "", "", "", ""]);
   }
   if (results.admission) {
-    for (const [world, v] of Object.entries(results.admission.p50)) rows.push([world === "noop" ? "admission p50" : "", world, `${fmt(v)} µs`, "", "", "", "", "", "", "", world === "noop" ? "" : `+${fmt(v - results.admission.p50.noop)} µs`, ""]);
+    for (const [world, v] of Object.entries(results.admission.p50))
+      rows.push([
+        world === "noop" ? "admission p50" : "",
+        world,
+        `${fmt(v)} µs`,
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        world === "noop" ? "" : `+${fmt(v - results.admission.p50.noop)} µs`,
+        "",
+      ]);
   }
   if (results.usage) {
-    for (const r of results.usage.results) rows.push([r.groupBy === "provider" ? `usage ${results.usage.rows} rows` : "", `by ${r.groupBy}/day`, `${fmt(r.warmMs)} ms`, `cold ${fmt(r.coldMs)}`, "", "", "", "", "", "", "", ""]);
+    for (const r of results.usage.results)
+      rows.push([
+        r.groupBy === "provider" ? `usage ${results.usage.rows} rows` : "",
+        `by ${r.groupBy}/day`,
+        `${fmt(r.warmMs)} ms`,
+        `cold ${fmt(r.coldMs)}`,
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+      ]);
   }
   console.log(table(rows));
   console.log("\nGoals (issues 12, 22, 23 and 25, ratios to the node:http floor in this run; informational)\n");

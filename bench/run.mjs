@@ -57,7 +57,10 @@ const okResponsesJson = (r) => {
 };
 const okGeminiSse = (r) => {
   if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
-  const chunks = r.text.split(/\r?\n/).filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+  const chunks = r.text
+    .split(/\r?\n/)
+    .filter((l) => l.startsWith("data: "))
+    .map((l) => JSON.parse(l.slice(6)));
   if (!chunks.some((c) => c?.candidates?.[0]?.content?.parts?.some?.((p) => typeof p?.text === "string" && p.text))) throw new Error("no candidates chunk with text");
   const last = chunks[chunks.length - 1];
   if (!last?.candidates?.[0]?.finishReason || !last.usageMetadata) throw new Error("the last chunk has no finishReason or no usageMetadata");
@@ -83,7 +86,12 @@ const SCENARIOS = {
     body: () => geminiContents(),
     check: okGeminiSse,
   },
-  large: { title: "JSON chat, large body", path: "/v1/chat/completions", body: (cfg) => openaiChat({ model: "sim/m", stream: false, largeBytes: cfg.largeKb * 1024 }), check: okJson },
+  large: {
+    title: "JSON chat, large body",
+    path: "/v1/chat/completions",
+    body: (cfg) => openaiChat({ model: "sim/m", stream: false, largeBytes: cfg.largeKb * 1024 }),
+    check: okJson,
+  },
   claude: {
     title: "Anthropic SSE, large body",
     path: "/v1/messages",
@@ -107,14 +115,30 @@ const SCENARIOS = {
 const EXTRA = ["stream", "streams500", "selection", "admission", "usage"];
 
 function readConfig() {
-  const names = [...new Set((process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission,usage").split(",").map((s) => s.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission,usage")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const known = [...Object.keys(SCENARIOS), ...EXTRA];
   for (const n of names) if (!known.includes(n)) throw new ConfigError(`BENCH_SCENARIOS: unknown scenario "${n}" (known: ${known.join(", ")})`);
   const json = listEnv("BENCH_CONCURRENCY", "1,32,128,256");
   const other = listEnv("BENCH_STREAM_CONCURRENCY", "32");
   return {
     scenarios: names.filter((n) => SCENARIOS[n]),
-    concurrencies: { json, sse: other, responses: other, responsesSse: other, gemini: other, large: other, claude: other, features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256") },
+    concurrencies: {
+      json,
+      sse: other,
+      responses: other,
+      responsesSse: other,
+      gemini: other,
+      large: other,
+      claude: other,
+      features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256"),
+    },
     durationS: intEnv("BENCH_DURATION_S", 3, 1),
     warmupS: intEnv("BENCH_WARMUP_S", 2, 0),
     rounds: intEnv("BENCH_ROUNDS", 3, 1),
@@ -127,7 +151,12 @@ function readConfig() {
     stream: names.includes("stream") ? { requests: intEnv("BENCH_STREAM_REQUESTS", 300, 1), rounds: intEnv("BENCH_ROUNDS", 3, 1) } : null,
     streams500: names.includes("streams500") ? { streams: intEnv("BENCH_MANY_STREAMS", 500, 1) } : null,
     selection: names.includes("selection")
-      ? { connectionCounts: [1, 50, 1000], strategy: process.env.BENCH_SELECTION_STRATEGY || "p2c", iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1), batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1) }
+      ? {
+          connectionCounts: [1, 50, 1000],
+          strategy: process.env.BENCH_SELECTION_STRATEGY || "p2c",
+          iterations: intEnv("BENCH_SELECTION_ITERATIONS", 20_000, 1),
+          batches: intEnv("BENCH_SELECTION_BATCHES", 7, 1),
+        }
       : null,
     admission: names.includes("admission") ? { samples: intEnv("BENCH_ADMISSION_SAMPLES", 20_000, 1), rounds: intEnv("BENCH_ROUNDS", 3, 1) } : null,
     usage: names.includes("usage") ? { rows: intEnv("BENCH_USAGE_ROWS", 1_000_000, 1), queries: intEnv("BENCH_USAGE_QUERIES", 21, 2) } : null,
@@ -217,19 +246,37 @@ async function startEverything(cfg) {
   const specs = [
     ["floor", "bare http", [path.join(here, "bareHttp.mjs"), sim.url], {}, /^bare http listening on (http:\/\/127\.0\.0\.1:\d+)/],
     ["undici", "bare undici", [path.join(here, "bareProxy.mjs"), sim.url], {}, /^bare proxy listening on (http:\/\/127\.0\.0\.1:\d+)/],
-    ["switchyard", "switchyard", [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", home], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/],
+    [
+      "switchyard",
+      "switchyard",
+      [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", home],
+      { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN },
+      /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    ],
   ];
   // The features case also runs with Redis on (issue 25), when a redis-server can be had.
   const redisUrl = cfg.scenarios.includes("features") ? await startRedis(started.children) : null;
   if (redisUrl) {
     const redisHome = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
     started.dirs.push(redisHome);
-    specs.push(["redis", "switchyard (Redis)", [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", redisHome], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHYARD_REDIS_URL: redisUrl }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/]);
+    specs.push([
+      "redis",
+      "switchyard (Redis)",
+      [...cfg.syNodeArgs, cliPath, "serve", "--port", "0", "--home", redisHome],
+      { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, SWITCHYARD_REDIS_URL: redisUrl },
+      /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    ]);
   } else if (cfg.scenarios.includes("features")) process.stdout.write("bench: no redis-server, so no `features redis` line\n");
   if (cfg.compareDist) {
     const compareHome = mkdtempSync(path.join(tmpdir(), "switchyard-bench-"));
     started.dirs.push(compareHome);
-    specs.push(["compare", "switchyard (compare)", [path.join(cfg.compareDist, "main", "cli.js"), "serve", "--port", "0", "--home", compareHome], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN }, /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/]);
+    specs.push([
+      "compare",
+      "switchyard (compare)",
+      [path.join(cfg.compareDist, "main", "cli.js"), "serve", "--port", "0", "--home", compareHome],
+      { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN },
+      /^Switchyard listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    ]);
   }
   const procs = specs.map(([key, name, args, env, ready]) => {
     const child = startChild(name, process.execPath, args, { cwd: root, env, ready });
@@ -252,7 +299,11 @@ function requestFor(scenario, cfg, line) {
   const body = JSON.stringify(sy && scenario.switchyardBody ? scenario.switchyardBody(cfg) : scenario.body(cfg));
   // The bare proxies talk to the simulator as it is; the same key reaches it either way.
   const auth = sy ? {} : { authorization: "Bearer k" };
-  return { path: (sy && scenario.switchyardPath) || scenario.path, body, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...auth, ...(scenario.extraHeaders ?? {}) } };
+  return {
+    path: (sy && scenario.switchyardPath) || scenario.path,
+    body,
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...auth, ...(scenario.extraHeaders ?? {}) },
+  };
 }
 
 /** The lines of a scenario (floor first), each checked once for a correct answer. */
@@ -311,7 +362,15 @@ async function measureCase(gen, lines, concurrency, cfg, targets) {
     const requests = runs.reduce((s, r) => s + r.requests, 0);
     const seconds = runs.reduce((s, r) => s + r.seconds, 0);
     const mean = (f) => round(runs.reduce((s, r) => s + r[f], 0) / runs.length, 3);
-    out[key] = { requests, rps: round(requests / seconds, 1), p50: mean("p50"), p90: mean("p90"), p99: mean("p99"), cpuMsPerRequest: round(cpuMs / Math.max(1, requests), 4), errors: runs.reduce((s, r) => s + r.errors, 0) };
+    out[key] = {
+      requests,
+      rps: round(requests / seconds, 1),
+      p50: mean("p50"),
+      p90: mean("p90"),
+      p99: mean("p99"),
+      cpuMsPerRequest: round(cpuMs / Math.max(1, requests), 4),
+      errors: runs.reduce((s, r) => s + r.errors, 0),
+    };
   }
   const floorRuns = acc.floor.runs;
   const floor = out.floor;
@@ -435,7 +494,11 @@ async function main() {
   const outFile = process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(here, "results.json");
   writeFileSync(outFile, JSON.stringify(results, null, 2) + "\n");
   console.log(`\nResults: ${path.relative(process.cwd(), outFile) || outFile} (measured in ${results.durationS}s)`);
-  const failed = results.cases.flatMap((c) => Object.entries(c.lines).filter(([, s]) => s.errors).map(([k, s]) => `${c.scenario}@${c.concurrency} ${k}: ${s.errors}`));
+  const failed = results.cases.flatMap((c) =>
+    Object.entries(c.lines)
+      .filter(([, s]) => s.errors)
+      .map(([k, s]) => `${c.scenario}@${c.concurrency} ${k}: ${s.errors}`),
+  );
   if (failed.length) {
     console.error(`\nbench: failed requests: ${failed.join("; ")}`);
     process.exitCode = 1;

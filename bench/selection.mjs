@@ -12,19 +12,46 @@ const MODELS = ["m1", "m2", "m3"];
 
 function provider() {
   return {
-    id: PROVIDER, format: "openai", baseUrl: "http://127.0.0.1:9/v1", category: "apikey", models: MODELS,
-    quotaFamilies: {}, passthroughModels: false, rateLimitCooldownSeconds: null, priority: 0, options: {},
+    id: PROVIDER,
+    format: "openai",
+    baseUrl: "http://127.0.0.1:9/v1",
+    category: "apikey",
+    models: MODELS,
+    quotaFamilies: {},
+    passthroughModels: false,
+    rateLimitCooldownSeconds: null,
+    priority: 0,
+    options: {},
     modelInfo: { m1: { inputPricePerMTok: 3 }, m2: { inputPricePerMTok: 1 }, m3: { inputPricePerMTok: 0.5 } },
-    createdAt: 0, updatedAt: 0,
+    createdAt: 0,
+    updatedAt: 0,
   };
 }
 
 function connection(i) {
   return {
-    id: `c${i}`, provider: PROVIDER, name: `key ${i}`, priority: i % 5, weight: 1, active: true, hasSecret: true,
-    maxConcurrent: null, rateLimitOverrides: {}, rateLimitProtection: null, providerSpecificData: {}, disableCooling: false,
-    testStatus: "active", rateLimitedUntil: null, backoffLevel: 0, lastError: null, lastErrorType: null, errorCode: null,
-    lastErrorAt: null, authFailureCount: 0, createdAt: 0, updatedAt: 0,
+    id: `c${i}`,
+    provider: PROVIDER,
+    name: `key ${i}`,
+    priority: i % 5,
+    weight: 1,
+    active: true,
+    hasSecret: true,
+    maxConcurrent: null,
+    rateLimitOverrides: {},
+    rateLimitProtection: null,
+    providerSpecificData: {},
+    disableCooling: false,
+    testStatus: "active",
+    rateLimitedUntil: null,
+    backoffLevel: 0,
+    lastError: null,
+    lastErrorType: null,
+    errorCode: null,
+    lastErrorAt: null,
+    authFailureCount: 0,
+    createdAt: 0,
+    updatedAt: 0,
   };
 }
 
@@ -120,8 +147,13 @@ export async function measureSelection(root, cfg) {
     const batches = Array.from({ length: cfg.batches }, () => timeBatch(c.choose, cfg.iterations));
     const us = median(batches);
     results.push({
-      case: c.name, connections: c.connections, iterations: cfg.iterations, batches: cfg.batches,
-      usPerRequest: round(us), minUs: round(Math.min(...batches)), maxUs: round(Math.max(...batches)),
+      case: c.name,
+      connections: c.connections,
+      iterations: cfg.iterations,
+      batches: cfg.batches,
+      usPerRequest: round(us),
+      minUs: round(Math.min(...batches)),
+      maxUs: round(Math.max(...batches)),
       withinGoal: us <= SELECTION_GOAL_US,
     });
   }

@@ -37,7 +37,12 @@ export async function measureStreams(targets, cfg, { requestFor, pools }) {
   for (const k of KEYS) {
     const ttfb = Float64Array.from(samples[k].ttfb).sort();
     const total = Float64Array.from(samples[k].total).sort();
-    out[k] = { ttfbP50: round(percentile(ttfb, 50), 3), ttfbP99: round(percentile(ttfb, 99), 3), totalP50: round(percentile(total, 50), 3), totalP99: round(percentile(total, 99), 3) };
+    out[k] = {
+      ttfbP50: round(percentile(ttfb, 50), 3),
+      ttfbP99: round(percentile(ttfb, 99), 3),
+      totalP50: round(percentile(total, 50), 3),
+      totalP99: round(percentile(total, 99), 3),
+    };
   }
   for (const k of KEYS) {
     out[k].addedTtfbP50Ms = round(out[k].ttfbP50 - out.floor.ttfbP50, 3);
@@ -57,7 +62,12 @@ export async function measureManyStreams(targets, n, { requestFor, pools }) {
     await Promise.all(Array.from({ length: n }, () => timeOne(pool, req)));
     await new Promise((r) => setTimeout(r, 1000));
     const after = procStats(targets[k].proc.pid);
-    out[k] = { rssBeforeMb: round(before / 1024, 1), rssAfterMb: round(after.rssKb / 1024, 1), growthMb: round((after.rssKb - before) / 1024, 1), peakMb: round(after.hwmKb / 1024, 1) };
+    out[k] = {
+      rssBeforeMb: round(before / 1024, 1),
+      rssAfterMb: round(after.rssKb / 1024, 1),
+      growthMb: round((after.rssKb - before) / 1024, 1),
+      peakMb: round(after.hwmKb / 1024, 1),
+    };
   }
   return out;
 }

@@ -23,11 +23,28 @@ function entry(i, now, rows) {
   return {
     id: `bench-${i}`,
     time: now - 30 * DAY_MS + Math.floor((i / rows) * 30 * DAY_MS),
-    clientFormat: "anthropic", model: `m${m}`, combo: null, provider: `p${p}`, connectionId: `p${p}-c${c}`,
-    status: 200, errorCode: null, latencyMs: 900, ttfbMs: 300, stream: true,
-    inputTokens: input, outputTokens: 200 + (i % 900), cacheReadTokens: Math.floor(input * 0.6), cacheWriteTokens: 0, reasoningTokens: i % 3 ? 0 : 120,
-    costUsd: 0.0042, costSource: "catalog", apiKeyId: `key_${i % 3}`, servedModel: `p${p}/m${m}`, clientKind: CLIENTS[i % 4],
-    attempts: [], skipped: [],
+    clientFormat: "anthropic",
+    model: `m${m}`,
+    combo: null,
+    provider: `p${p}`,
+    connectionId: `p${p}-c${c}`,
+    status: 200,
+    errorCode: null,
+    latencyMs: 900,
+    ttfbMs: 300,
+    stream: true,
+    inputTokens: input,
+    outputTokens: 200 + (i % 900),
+    cacheReadTokens: Math.floor(input * 0.6),
+    cacheWriteTokens: 0,
+    reasoningTokens: i % 3 ? 0 : 120,
+    costUsd: 0.0042,
+    costSource: "catalog",
+    apiKeyId: `key_${i % 3}`,
+    servedModel: `p${p}/m${m}`,
+    clientKind: CLIENTS[i % 4],
+    attempts: [],
+    skipped: [],
   };
 }
 
@@ -60,7 +77,14 @@ export async function measureUsage(root, cfg) {
       }
       if (report.totals.requests !== cfg.rows) throw new Error(`usage ${groupBy}: counted ${report.totals.requests} of ${cfg.rows} rows`);
       const warm = median(times.slice(1));
-      results.push({ groupBy, series: report.series.length, points: report.series.reduce((n, s) => n + s.points.length, 0), coldMs: round(times[0]), warmMs: round(warm), withinGoal: Math.max(times[0], warm) < USAGE_QUERY_GOAL_MS });
+      results.push({
+        groupBy,
+        series: report.series.length,
+        points: report.series.reduce((n, s) => n + s.points.length, 0),
+        coldMs: round(times[0]),
+        warmMs: round(warm),
+        withinGoal: Math.max(times[0], warm) < USAGE_QUERY_GOAL_MS,
+      });
     }
     return { rows: cfg.rows, loadS: round(loadS), rowsPerS: Math.round(cfg.rows / loadS), goalMs: USAGE_QUERY_GOAL_MS, results };
   } finally {

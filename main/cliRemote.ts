@@ -47,7 +47,8 @@ async function send(url: string, token: string, method: string, route: string, b
 }
 
 async function errorOf(res: Response, url: string): Promise<CliError> {
-  if (res.status === 401) return new CliError(`Switchyard at ${url} refused the admin token (401): set SWITCHYARD_ADMIN_TOKEN to the token of that instance, or pass --home of its data directory.`);
+  if (res.status === 401)
+    return new CliError(`Switchyard at ${url} refused the admin token (401): set SWITCHYARD_ADMIN_TOKEN to the token of that instance, or pass --home of its data directory.`);
   const text = await res.text();
   const error = apiError(text);
   if (error) return new CliError(`${error.message}${error.path && !error.message.includes(error.path) ? ` (at ${error.path})` : ""}`);
@@ -100,7 +101,12 @@ export function humanMs(ms: number | null): string {
 export function table(header: string[], rows: string[][]): string {
   if (rows.length === 0) return "  (none)";
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => "  " + cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    "  " +
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
 }
 
@@ -114,7 +120,9 @@ function cell(value: unknown): string {
 function queueRow(item: unknown): string[] {
   const q = isRecord(item) ? item : {};
   const name = cell(q.key ?? q.name ?? q.provider ?? q.connectionId ?? q.scope ?? "queue");
-  const rest = Object.entries(q).filter(([k]) => !["key", "name"].includes(k)).map(([k, v]) => `${k}=${cell(v)}`);
+  const rest = Object.entries(q)
+    .filter(([k]) => !["key", "name"].includes(k))
+    .map(([k, v]) => `${k}=${cell(v)}`);
   return [name, rest.join(" ")];
 }
 
@@ -130,13 +138,22 @@ export async function status(remote: Remote): Promise<string> {
     `Breakers: ${cb.closed} closed, ${cb.degraded} degraded, ${cb.halfOpen} half-open, ${cb.open} open`,
     "",
     "Provider breakers",
-    table(["PROVIDER", "STATE", "FAILURES", "RETRY IN", "LAST FAILURE"], health.providerBreakers.map((b) => [b.provider, b.state, String(b.failureCount), humanMs(b.retryAfterMs), b.lastFailureKind ?? "—"])),
+    table(
+      ["PROVIDER", "STATE", "FAILURES", "RETRY IN", "LAST FAILURE"],
+      health.providerBreakers.map((b) => [b.provider, b.state, String(b.failureCount), humanMs(b.retryAfterMs), b.lastFailureKind ?? "—"]),
+    ),
     "",
     "Cooldowns",
-    table(["CONNECTION", "PROVIDER", "STATUS", "REMAINING", "LAST ERROR"], cooldowns.items.map((c) => [`${c.name} (${c.connectionId})`, c.provider, c.status, humanMs(c.remainingMs), c.lastErrorType ?? "—"])),
+    table(
+      ["CONNECTION", "PROVIDER", "STATUS", "REMAINING", "LAST ERROR"],
+      cooldowns.items.map((c) => [`${c.name} (${c.connectionId})`, c.provider, c.status, humanMs(c.remainingMs), c.lastErrorType ?? "—"]),
+    ),
     "",
     "Model lockouts",
-    table(["PROVIDER", "CONNECTION", "MODEL", "REASON", "REMAINING"], lockouts.items.map((l) => [l.provider, l.connectionId, l.model, l.reason, humanMs(l.remainingMs)])),
+    table(
+      ["PROVIDER", "CONNECTION", "MODEL", "REASON", "REMAINING"],
+      lockouts.items.map((l) => [l.provider, l.connectionId, l.model, l.reason, humanMs(l.remainingMs)]),
+    ),
     "",
     "Queues",
     table(["QUEUE", "STATE"], health.queues.map(queueRow)),
@@ -176,7 +193,9 @@ function readConfig(file: string): { format: "json" | "yaml"; text: string } {
 export async function importFrom(remote: Remote, file: string, dryRun: boolean): Promise<string> {
   const body = readConfig(file);
   const preview = await remote.call<ConfigImportPreview>("POST", "/api/config/import/preview", body);
-  const lines = preview.changes.filter((c) => c.action !== "unchanged").map((c) => `  ${c.action.padEnd(7)} ${c.entity} ${c.id}${c.fields.length ? ` (${c.fields.join(", ")})` : ""}`);
+  const lines = preview.changes
+    .filter((c) => c.action !== "unchanged")
+    .map((c) => `  ${c.action.padEnd(7)} ${c.entity} ${c.id}${c.fields.length ? ` (${c.fields.join(", ")})` : ""}`);
   if (preview.settings.length) lines.push(`  update  settings (${preview.settings.join(", ")})`);
   if (preview.resilience.length) lines.push(`  update  resilience (${preview.resilience.join(", ")})`);
   const summary = lines.length ? lines.join("\n") : "  nothing changes";

@@ -66,8 +66,7 @@ export type ExportedProvider = Omit<Provider, "createdAt" | "updatedAt">;
 
 export type ExportedConnection = Pick<
   Connection,
-  | "id" | "provider" | "name" | "priority" | "weight" | "active" | "maxConcurrent" | "rateLimitOverrides"
-  | "providerSpecificData" | "disableCooling" | "rateLimitProtection"
+  "id" | "provider" | "name" | "priority" | "weight" | "active" | "maxConcurrent" | "rateLimitOverrides" | "providerSpecificData" | "disableCooling" | "rateLimitProtection"
 > & { apiKey?: typeof REDACTED_SECRET | `env:${string}` };
 
 export type ExportedCombo = Omit<Combo, "createdAt" | "updatedAt">;

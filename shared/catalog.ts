@@ -3,9 +3,26 @@
 
 /** R11.1: the routing strategies a combo may name. */
 export const COMBO_STRATEGIES = [
-  "priority", "weighted", "round-robin", "fill-first", "p2c", "random", "strict-random",
-  "least-used", "cost-optimized", "reset-aware", "reset-window", "headroom", "quota-weighted",
-  "lkgp", "context-optimized", "context-relay", "cache-optimized", "auto", "fusion", "pipeline",
+  "priority",
+  "weighted",
+  "round-robin",
+  "fill-first",
+  "p2c",
+  "random",
+  "strict-random",
+  "least-used",
+  "cost-optimized",
+  "reset-aware",
+  "reset-window",
+  "headroom",
+  "quota-weighted",
+  "lkgp",
+  "context-optimized",
+  "context-relay",
+  "cache-optimized",
+  "auto",
+  "fusion",
+  "pipeline",
 ] as const;
 
 export type ComboStrategy = (typeof COMBO_STRATEGIES)[number];

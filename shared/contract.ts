@@ -8,21 +8,60 @@
 // the schema each entry names.
 import type { z } from "zod";
 import type {
-  ClearCooldownsResult, ClearModelCooldownsResult, ClientActivity, ClockReading, ConfigDocument, ConfigImportPreview, ConfigImportResponse, DemoStartResult, InstanceSummary,
-  ConnectionTestResult, CooldownRow, CreatedKey, DeletedById, DeletedByName, ModelLockoutItem, MonitoringHealth,
-  RateLimitProtectionResult, RawResponse, RequestStats, ResetBreakersResult, ResilienceSources, SessionLeaseItem, SessionPinItem,
-  UsageQuotaItem, UsageReport,
+  ClearCooldownsResult,
+  ClearModelCooldownsResult,
+  ClientActivity,
+  ClockReading,
+  ConfigDocument,
+  ConfigImportPreview,
+  ConfigImportResponse,
+  DemoStartResult,
+  InstanceSummary,
+  ConnectionTestResult,
+  CooldownRow,
+  CreatedKey,
+  DeletedById,
+  DeletedByName,
+  ModelLockoutItem,
+  MonitoringHealth,
+  RateLimitProtectionResult,
+  RawResponse,
+  RequestStats,
+  ResetBreakersResult,
+  ResilienceSources,
+  SessionLeaseItem,
+  SessionPinItem,
+  UsageQuotaItem,
+  UsageReport,
 } from "./apiTypes.js";
 import type { ResilienceSettings } from "./resilienceSettings.js";
 import type {
-  byIdSchema, byNameSchema, comboCreateSchema, comboUpdateSchema, configImportSchema, connectionCreateSchema,
-  connectionReplaceByIdSchema, connectionUpdateSchema, exportQuerySchema, keyCreateSchema, listConnectionsQuerySchema,
-  logsQuerySchema, noInputSchema, providerCreateSchema, providerUpdateSchema, settingsPatchSchema,
+  byIdSchema,
+  byNameSchema,
+  comboCreateSchema,
+  comboUpdateSchema,
+  configImportSchema,
+  connectionCreateSchema,
+  connectionReplaceByIdSchema,
+  connectionUpdateSchema,
+  exportQuerySchema,
+  keyCreateSchema,
+  listConnectionsQuerySchema,
+  logsQuerySchema,
+  noInputSchema,
+  providerCreateSchema,
+  providerUpdateSchema,
+  settingsPatchSchema,
 } from "./schemas/config.js";
 import type { requestStatsQuerySchema } from "./schemas/monitoring.js";
 import type {
-  advanceClockBodySchema, clearCooldownsBodySchema, clearModelCooldownsBodySchema, listCooldownsQuerySchema,
-  rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
+  advanceClockBodySchema,
+  clearCooldownsBodySchema,
+  clearModelCooldownsBodySchema,
+  listCooldownsQuerySchema,
+  rateLimitProtectionBodySchema,
+  resetBreakersBodySchema,
+  resiliencePatchSchema,
 } from "./schemas/resilience.js";
 import type { leaseConnectionSchema, sessionKeySchema } from "./schemas/sessions.js";
 import type { keyUpdateSchema, usageQuerySchema } from "./schemas/usage.js";
@@ -146,9 +185,7 @@ export type ContractInput<M extends ContractMethod> = z.output<ContractSchema<M>
 export type ContractOutput<M extends ContractMethod> = TypesOf<M>["output"];
 
 /** The arguments of a call: the input may be left out when every field of it is optional. */
-export type ContractCallArgs<M extends ContractMethod> = Record<string, never> extends ContractRequest<M>
-  ? [input?: ContractRequest<M>]
-  : [input: ContractRequest<M>];
+export type ContractCallArgs<M extends ContractMethod> = Record<string, never> extends ContractRequest<M> ? [input?: ContractRequest<M>] : [input: ContractRequest<M>];
 
 export type ContractHandler<M extends ContractMethod> = (input: ContractInput<M>) => ContractOutput<M> | Promise<ContractOutput<M>>;
 

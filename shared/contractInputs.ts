@@ -3,14 +3,32 @@
 // `satisfies` clause holds each schema to exactly the one its contract entry names.
 import type { ContractMethod, ContractSchema } from "./contract.js";
 import {
-  byIdSchema, byNameSchema, comboCreateSchema, comboUpdateSchema, configImportSchema, connectionCreateSchema,
-  connectionReplaceByIdSchema, connectionUpdateSchema, exportQuerySchema, keyCreateSchema, listConnectionsQuerySchema,
-  logsQuerySchema, noInputSchema, providerCreateSchema, providerUpdateSchema, settingsPatchSchema,
+  byIdSchema,
+  byNameSchema,
+  comboCreateSchema,
+  comboUpdateSchema,
+  configImportSchema,
+  connectionCreateSchema,
+  connectionReplaceByIdSchema,
+  connectionUpdateSchema,
+  exportQuerySchema,
+  keyCreateSchema,
+  listConnectionsQuerySchema,
+  logsQuerySchema,
+  noInputSchema,
+  providerCreateSchema,
+  providerUpdateSchema,
+  settingsPatchSchema,
 } from "./schemas/config.js";
 import { requestStatsQuerySchema } from "./schemas/monitoring.js";
 import {
-  advanceClockBodySchema, clearCooldownsBodySchema, clearModelCooldownsBodySchema, listCooldownsQuerySchema,
-  rateLimitProtectionBodySchema, resetBreakersBodySchema, resiliencePatchSchema,
+  advanceClockBodySchema,
+  clearCooldownsBodySchema,
+  clearModelCooldownsBodySchema,
+  listCooldownsQuerySchema,
+  rateLimitProtectionBodySchema,
+  resetBreakersBodySchema,
+  resiliencePatchSchema,
 } from "./schemas/resilience.js";
 import { leaseConnectionSchema, sessionKeySchema } from "./schemas/sessions.js";
 import { keyUpdateSchema, usageQuerySchema } from "./schemas/usage.js";

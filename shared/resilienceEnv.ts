@@ -1,10 +1,7 @@
 // Env vars seed the resilience defaults (R10.2): a persisted value wins over them, except
 // RATE_LIMIT_AUTO_ENABLE (R9.5). An unparseable or out-of-range value is reported, never fatal.
 import { isRecord } from "./records.js";
-import {
-  type Category, DEFAULT_RESILIENCE_SETTINGS, type Env, type ResilienceSettings, type SettingsChange, clampNumber,
-  describeRange, rangeAt,
-} from "./resilienceSettings.js";
+import { type Category, DEFAULT_RESILIENCE_SETTINGS, type Env, type ResilienceSettings, type SettingsChange, clampNumber, describeRange, rangeAt } from "./resilienceSettings.js";
 
 export function parseEnvBoolean(value: string | undefined): boolean | undefined {
   const v = value?.trim().toLowerCase();
@@ -41,7 +38,10 @@ function envBindings(): Array<[string[], string, "boolean" | "number"]> {
     out.push([names("DEGRADATION_THRESHOLD"), `providerBreaker.${category}.degradationThreshold`, "number"]);
     out.push([names("RESET_MS"), `providerBreaker.${category}.resetTimeoutMs`, "number"]);
   }
-  for (const [category, name] of [["oauth", "OAUTH"], ["apikey", "API_KEY"]] as const) {
+  for (const [category, name] of [
+    ["oauth", "OAUTH"],
+    ["apikey", "API_KEY"],
+  ] as const) {
     const prefix = `OMNIROUTE_PROVIDER_BREAKER_${name}_`;
     out.push([[`${prefix}FAILURE_THRESHOLD`], `providerCooldown.${category}.failureThreshold`, "number"]);
     out.push([[`${prefix}FAILURE_WINDOW_MS`], `providerCooldown.${category}.failureWindowMs`, "number"]);

@@ -168,7 +168,7 @@ export interface AttemptRecord {
 
 /** The kinds of client the request log tells apart, from the user-agent and the client's own headers. */
 export type ClientKind =
-  | "claude-code" | "qwen-code" | "aider" | "codex-cli" | "gemini-cli" | "opencode" | "ai-sdk" | "openai-sdk" | "anthropic-sdk" | "genai-sdk" | "curl" | "other";
+  "claude-code" | "qwen-code" | "aider" | "codex-cli" | "gemini-cli" | "opencode" | "ai-sdk" | "openai-sdk" | "anthropic-sdk" | "genai-sdk" | "curl" | "other";
 
 /** A connection or target passed over before dispatch, and why (the request timeline). */
 export interface SkipRecord {

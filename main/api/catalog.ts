@@ -49,10 +49,7 @@ export function checkComboTargets(catalog: ConfigCatalog, targets: readonly Comb
       throw invalidRequest(`unknown connection "${target.connectionId}"`, `${at}.connectionId`);
     }
     if (owner !== provider) {
-      throw invalidRequest(
-        `connection "${target.connectionId}" belongs to provider "${owner}", not "${provider}"`,
-        `${at}.connectionId`,
-      );
+      throw invalidRequest(`connection "${target.connectionId}" belongs to provider "${owner}", not "${provider}"`, `${at}.connectionId`);
     }
   });
 }

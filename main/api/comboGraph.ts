@@ -36,7 +36,10 @@ function depthOf(graph: ComboGraph, name: string, memo: Map<string, number>): nu
 /** Refuses a save of `name` with `targets` that would close a cycle or nest deeper than allowed. */
 export function checkComboNesting(graph: ComboGraph, name: string, targets: readonly ComboTarget[], pathPrefix: string): void {
   const next: ComboGraph = new Map(graph);
-  next.set(name, targets.map((t) => t.model));
+  next.set(
+    name,
+    targets.map((t) => t.model),
+  );
   targets.forEach((target, index) => {
     if (!next.has(target.model)) return;
     const at = `${pathPrefix}targets.${index}.model`;

@@ -27,12 +27,7 @@ export interface ApplyConfigOptions {
 }
 
 /** Validates the whole document, then writes it atomically; throws ApiError and writes nothing on bad input. */
-export function applyConfigDocument(
-  store: ManagementStore,
-  doc: unknown,
-  env: Env,
-  options: ApplyConfigOptions = {},
-): ConfigImportResult {
+export function applyConfigDocument(store: ManagementStore, doc: unknown, env: Env, options: ApplyConfigOptions = {}): ConfigImportResult {
   const plan = planConfigImport(store, doc, env, options.validateResilience);
   try {
     return store.transaction(() => commitPlan(store, plan));

@@ -2,23 +2,23 @@
 // turn it into a list of writes. Nothing is written here, so a bad document changes nothing;
 // every failure names its field (`connections.2.apiKey`).
 import {
-  type ComboPatchBody, type ConfigDocumentInput, type ProviderPatchBody, REDACTED_SECRET,
-  comboCreateSchema, configDocumentSchema, providerCreateSchema,
+  type ComboPatchBody,
+  type ConfigDocumentInput,
+  type ProviderPatchBody,
+  REDACTED_SECRET,
+  comboCreateSchema,
+  configDocumentSchema,
+  providerCreateSchema,
 } from "../../shared/schemas/config.js";
 import type { ApiKeyInfo, AppSettings, Budget, Combo } from "../../shared/types.js";
 import type { ConnectionInput, ProviderInput } from "../store/types.js";
-import {
-  type ConfigCatalog, catalogFromStore, checkComboNameFree, checkComboTargets, checkConnectionsExist,
-  checkProviderIdFree,
-} from "./catalog.js";
+import { type ConfigCatalog, catalogFromStore, checkComboNameFree, checkComboTargets, checkConnectionsExist, checkProviderIdFree } from "./catalog.js";
 import { connectionConfigFromBody, connectionPatchFromBody, generateConnectionId } from "./connectionHandlers.js";
 import { ApiError, conflict, invalidRequest, unknownProvider } from "./errors.js";
 import { type ResilienceValidator, parseInput } from "./handlerTypes.js";
 import type { ManagementStore } from "./ports.js";
 import { checkPatchedProvider, providerInputFromBody } from "./providerHandlers.js";
-import {
-  applySettingsPatch, mergeResilienceDocument, readAppSettings, readResilienceDocument,
-} from "./settingsDocument.js";
+import { applySettingsPatch, mergeResilienceDocument, readAppSettings, readResilienceDocument } from "./settingsDocument.js";
 
 /** What planning reads; it never writes. */
 type ImportStore = Pick<ManagementStore, "providers" | "connections" | "combos" | "apiKeys" | "settings">;
@@ -27,9 +27,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 type Protection = boolean | null | undefined;
 
-export type ProviderStep =
-  | { kind: "create"; input: ProviderInput }
-  | { kind: "update"; id: string; patch: ProviderPatchBody };
+export type ProviderStep = { kind: "create"; input: ProviderInput } | { kind: "update"; id: string; patch: ProviderPatchBody };
 
 export type ConnectionStep =
   | { kind: "create"; input: ConnectionInput; secret: string | undefined; protection: Protection }
@@ -41,9 +39,7 @@ export type ConnectionStep =
       protection: Protection;
     };
 
-export type ComboStep =
-  | { kind: "create"; combo: Omit<Combo, "createdAt" | "updatedAt"> }
-  | { kind: "update"; name: string; patch: ComboPatchBody };
+export type ComboStep = { kind: "create"; combo: Omit<Combo, "createdAt" | "updatedAt"> } | { kind: "update"; name: string; patch: ComboPatchBody };
 
 export type KeyStep =
   | { kind: "keep"; id: string; budget: Budget | null | undefined }
@@ -86,12 +82,7 @@ export function resolveSecret(value: string | null | undefined, env: Env, path: 
   return resolved;
 }
 
-export function planConfigImport(
-  store: ImportStore,
-  raw: unknown,
-  env: Env,
-  validateResilience?: ResilienceValidator,
-): ImportPlan {
+export function planConfigImport(store: ImportStore, raw: unknown, env: Env, validateResilience?: ResilienceValidator): ImportPlan {
   const doc = parseInput(configDocumentSchema, raw);
   const settings = doc.settings ? applySettingsPatch(readAppSettings(store), doc.settings) : null;
   const aliases = Object.keys((settings ?? readAppSettings(store)).aliases);
@@ -146,10 +137,7 @@ function planConnections(store: ImportStore, doc: ConfigDocumentInput, catalog: 
     catalog.connections.set(id, provider);
     if (existing) {
       if (existing.provider !== provider) {
-        throw invalidRequest(
-          `${at}.provider: connection "${id}" belongs to provider "${existing.provider}"`,
-          `${at}.provider`,
-        );
+        throw invalidRequest(`${at}.provider: connection "${id}" belongs to provider "${existing.provider}"`, `${at}.provider`);
       }
       return { kind: "update", id, patch: connectionPatchFromBody(fields), secret, protection: rateLimitProtection };
     }
@@ -165,7 +153,12 @@ function planConnections(store: ImportStore, doc: ConfigDocumentInput, catalog: 
 function planCombos(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigCatalog): ComboStep[] {
   const seen = new Set<string>();
   // Combos of the document may name each other in any order: the graph knows them all first.
-  for (const entry of doc.combos ?? []) if (entry.targets) catalog.comboTargets.set(entry.name, entry.targets.map((t) => t.model));
+  for (const entry of doc.combos ?? [])
+    if (entry.targets)
+      catalog.comboTargets.set(
+        entry.name,
+        entry.targets.map((t) => t.model),
+      );
   return (doc.combos ?? []).map((entry, i): ComboStep => {
     const at = `combos.${i}`;
     if (seen.has(entry.name)) throw invalidRequest(`${at}.name: combo "${entry.name}" appears twice`, `${at}.name`);
@@ -204,15 +197,11 @@ function planKeys(store: ImportStore, doc: ConfigDocumentInput, catalog: ConfigC
     if (holder && holder.id !== current?.id) {
       throw conflict(`${at}.key: this key already belongs to API key "${holder.name}"`, `${at}.key`);
     }
-    const unchanged =
-      current !== null && sameList(current.scopes, scopes) && sameList(current.allowedConnections, allowedConnections);
+    const unchanged = current !== null && sameList(current.scopes, scopes) && sameList(current.allowedConnections, allowedConnections);
     if (current && unchanged && (key === undefined || holder?.id === current.id)) return { kind: "keep", id: current.id, budget: entry.budget };
     if (current && key === undefined) {
       // Replacing it would hand every client of that key a new secret behind the operator's back.
-      throw conflict(
-        `${at}: API key "${entry.name}" exists with other scopes or connections; give it a key or delete it first`,
-        at,
-      );
+      throw conflict(`${at}: API key "${entry.name}" exists with other scopes or connections; give it a key or delete it first`, at);
     }
     return { kind: "create", name: entry.name, scopes, allowedConnections, key, replaces: current?.id ?? null, budget: entry.budget };
   });
@@ -227,11 +216,7 @@ function findKeyHolder(store: ImportStore, stored: readonly ApiKeyInfo[], key: s
   return store.apiKeys.verify(key);
 }
 
-function planResilience(
-  store: ImportStore,
-  doc: ConfigDocumentInput,
-  validate: ResilienceValidator | undefined,
-): Record<string, unknown> | null {
+function planResilience(store: ImportStore, doc: ConfigDocumentInput, validate: ResilienceValidator | undefined): Record<string, unknown> | null {
   if (!doc.resilience || Object.keys(doc.resilience).length === 0) return null;
   const merged = mergeResilienceDocument(readResilienceDocument(store), doc.resilience);
   if (!validate) return merged;

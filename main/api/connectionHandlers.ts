@@ -42,15 +42,10 @@ export function generateConnectionId(provider: string): string {
  */
 function refuseProtectionChange(requested: unknown, current: Connection): void {
   if (requested === undefined || requested === current.rateLimitProtection) return;
-  throw invalidRequest(
-    "rateLimitProtection: cannot be changed here; use POST /api/rate-limits",
-    "rateLimitProtection",
-  );
+  throw invalidRequest("rateLimitProtection: cannot be changed here; use POST /api/rate-limits", "rateLimitProtection");
 }
 
-type ConnectionMethod =
-  | "listConnections" | "getConnection" | "createConnection" | "updateConnection" | "replaceConnection"
-  | "deleteConnection" | "testConnection";
+type ConnectionMethod = "listConnections" | "getConnection" | "createConnection" | "updateConnection" | "replaceConnection" | "deleteConnection" | "testConnection";
 
 export function createConnectionHandlers(deps: DepsWith<"providers" | "connections">): HandlersFor<ConnectionMethod> {
   const { store } = deps;
@@ -81,10 +76,7 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
       if (store.connections.get(id)) throw conflict(`connection "${id}" already exists`, "id");
       let created: Connection;
       try {
-        created = store.connections.create(
-          { id, provider: body.provider, ...connectionConfigFromBody(body, id) },
-          body.apiKey ?? undefined,
-        );
+        created = store.connections.create({ id, provider: body.provider, ...connectionConfigFromBody(body, id) }, body.apiKey ?? undefined);
       } catch (err) {
         throw fromStoreError(err, "id");
       }

@@ -12,11 +12,7 @@ export function parseContractInput<M extends ContractMethod>(method: M, raw: unk
   return result.data as ContractInput<M>;
 }
 
-export async function invokeContract<M extends ContractMethod>(
-  handlers: ContractHandlers,
-  method: M,
-  raw: unknown,
-): Promise<ContractOutput<M>> {
+export async function invokeContract<M extends ContractMethod>(handlers: ContractHandlers, method: M, raw: unknown): Promise<ContractOutput<M>> {
   const handler: ContractHandlers[M] = handlers[method];
   return await handler(parseContractInput(method, raw));
 }

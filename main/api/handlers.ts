@@ -14,13 +14,35 @@ export type { ManagementDeps } from "./handlerTypes.js";
 
 /** The contract methods main/api serves itself. */
 export type ManagementMethod =
-  | "listProviders" | "getProvider" | "createProvider" | "updateProvider" | "replaceProvider" | "deleteProvider"
-  | "listConnections" | "getConnection" | "createConnection" | "updateConnection" | "replaceConnection"
-  | "deleteConnection" | "testConnection"
-  | "listCombos" | "createCombo" | "updateCombo" | "deleteCombo"
-  | "listKeys" | "createKey" | "updateKey" | "deleteKey"
-  | "getSettings" | "patchSettings" | "listLogs" | "getLog" | "listClientActivity"
-  | "exportConfig" | "importConfig" | "previewConfigImport";
+  | "listProviders"
+  | "getProvider"
+  | "createProvider"
+  | "updateProvider"
+  | "replaceProvider"
+  | "deleteProvider"
+  | "listConnections"
+  | "getConnection"
+  | "createConnection"
+  | "updateConnection"
+  | "replaceConnection"
+  | "deleteConnection"
+  | "testConnection"
+  | "listCombos"
+  | "createCombo"
+  | "updateCombo"
+  | "deleteCombo"
+  | "listKeys"
+  | "createKey"
+  | "updateKey"
+  | "deleteKey"
+  | "getSettings"
+  | "patchSettings"
+  | "listLogs"
+  | "getLog"
+  | "listClientActivity"
+  | "exportConfig"
+  | "importConfig"
+  | "previewConfigImport";
 
 export type ManagementHandlers = HandlersFor<ManagementMethod>;
 

@@ -175,8 +175,7 @@ export function createApiRouter(deps: ApiRouterDeps): Router {
     if (res.headersSent) return next(err);
     const stored: unknown = res.locals.contractMethod;
     const method = isContractMethod(stored) ? stored : undefined;
-    const known =
-      err instanceof ApiError ? err : bodyParserError(err ?? {});
+    const known = err instanceof ApiError ? err : bodyParserError(err ?? {});
     if (!known) {
       onInternalError(err);
       return sendError(res, 500, "internal_error", "internal error");

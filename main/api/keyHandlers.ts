@@ -5,9 +5,7 @@ import { catalogFromStore, checkConnectionsExist } from "./catalog.js";
 import { fromStoreError, notFound } from "./errors.js";
 import { type DepsWith, type HandlersFor, emitConfigChanges, withBudgetUse } from "./handlerTypes.js";
 
-export function createKeyHandlers(
-  deps: DepsWith<"providers" | "connections" | "combos" | "apiKeys">,
-): HandlersFor<"listKeys" | "createKey" | "updateKey" | "deleteKey"> {
+export function createKeyHandlers(deps: DepsWith<"providers" | "connections" | "combos" | "apiKeys">): HandlersFor<"listKeys" | "createKey" | "updateKey" | "deleteKey"> {
   const { store } = deps;
 
   return {

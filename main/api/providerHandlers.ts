@@ -41,9 +41,7 @@ export function checkPatchedProvider(current: Provider, patch: ProviderPatchBody
 
 type ProviderMethod = "listProviders" | "getProvider" | "createProvider" | "updateProvider" | "replaceProvider" | "deleteProvider";
 
-export function createProviderHandlers(
-  deps: DepsWith<"providers" | "connections" | "combos" | "settings">,
-): HandlersFor<ProviderMethod> {
+export function createProviderHandlers(deps: DepsWith<"providers" | "connections" | "combos" | "settings">): HandlersFor<ProviderMethod> {
   const { store } = deps;
 
   const requireProvider = (id: string): Provider => {
@@ -91,10 +89,7 @@ export function createProviderHandlers(
       // The store cascades to the provider's connections; the UI hears about each of them.
       const connections = store.connections.list({ provider: id });
       store.providers.delete(id);
-      emitConfigChanges(deps, [
-        { entity: "provider", id, action: "deleted" },
-        ...connections.map((c): ConfigChange => ({ entity: "connection", id: c.id, action: "deleted" })),
-      ]);
+      emitConfigChanges(deps, [{ entity: "provider", id, action: "deleted" }, ...connections.map((c): ConfigChange => ({ entity: "connection", id: c.id, action: "deleted" }))]);
       return { ok: true, id };
     },
   };

@@ -38,10 +38,7 @@ export function withoutUnsavedEmergencyFallback(next: AppSettings, stored: unkno
 }
 
 /** Deep-merges a resilience patch into the stored raw document; arrays and scalars replace. */
-export function mergeResilienceDocument(
-  stored: Record<string, unknown>,
-  patch: Record<string, unknown>,
-): Record<string, unknown> {
+export function mergeResilienceDocument(stored: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...stored };
   for (const [key, value] of Object.entries(patch)) {
     const previous = out[key];

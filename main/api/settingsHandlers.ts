@@ -2,9 +2,7 @@
 import { type DepsWith, type HandlersFor } from "./handlerTypes.js";
 import { SETTINGS_DOCUMENT, applySettingsPatch, readAppSettings, withoutUnsavedEmergencyFallback } from "./settingsDocument.js";
 
-export function createSettingsHandlers(
-  deps: DepsWith<"settings" | "logs">,
-): HandlersFor<"getSettings" | "patchSettings" | "listLogs"> {
+export function createSettingsHandlers(deps: DepsWith<"settings" | "logs">): HandlersFor<"getSettings" | "patchSettings" | "listLogs"> {
   const { store } = deps;
 
   return {

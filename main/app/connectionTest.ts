@@ -6,12 +6,7 @@ import type { Store } from "../store/types.js";
 import { translateRequest, upstreamFormatOf, upstreamPath } from "../gateway/formats/index.js";
 import { AUXILIARY_CALL_CEILING_MS, UpstreamCallError, type CallUpstream } from "../gateway/upstream/call.js";
 
-export function createConnectionTester(deps: {
-  store: Store;
-  callUpstream: CallUpstream;
-  clock: Clock;
-  onPassed: (provider: Provider, connectionId: string) => void;
-}) {
+export function createConnectionTester(deps: { store: Store; callUpstream: CallUpstream; clock: Clock; onPassed: (provider: Provider, connectionId: string) => void }) {
   return async (connectionId: string): Promise<ConnectionTestResult> => {
     const connection = deps.store.connections.get(connectionId);
     if (!connection) return { ok: false, latencyMs: 0, error: "connection not found" };
@@ -24,8 +19,14 @@ export function createConnectionTester(deps: {
     const t0 = deps.clock.now();
     try {
       const call = await deps.callUpstream({
-        provider, upstreamFormat: format, clientFormat: "openai", secret: deps.store.connections.getSecret(connectionId),
-        clientHeaders: {}, path: upstreamPath(format, model, false), body, ceilingMs: AUXILIARY_CALL_CEILING_MS,
+        provider,
+        upstreamFormat: format,
+        clientFormat: "openai",
+        secret: deps.store.connections.getSecret(connectionId),
+        clientHeaders: {},
+        path: upstreamPath(format, model, false),
+        body,
+        ceilingMs: AUXILIARY_CALL_CEILING_MS,
       });
       const text = await call.errorText(4096);
       const latencyMs = deps.clock.now() - t0;

@@ -2,12 +2,26 @@
 import { pino, type Logger } from "pino";
 
 export const REDACT_PATHS = [
-  "authorization", "*.authorization", "*.*.authorization",
-  "x-api-key", "*.x-api-key", "*.*.x-api-key",
-  "x-goog-api-key", "*.x-goog-api-key", "*.*.x-goog-api-key",
-  "apiKey", "*.apiKey", "*.*.apiKey", "secret", "*.secret",
-  "x-omniroute-lease-owner", "*.x-omniroute-lease-owner", "*.*.x-omniroute-lease-owner",
-  "x-omniroute-lease-generation", "*.x-omniroute-lease-generation", "*.*.x-omniroute-lease-generation",
+  "authorization",
+  "*.authorization",
+  "*.*.authorization",
+  "x-api-key",
+  "*.x-api-key",
+  "*.*.x-api-key",
+  "x-goog-api-key",
+  "*.x-goog-api-key",
+  "*.*.x-goog-api-key",
+  "apiKey",
+  "*.apiKey",
+  "*.*.apiKey",
+  "secret",
+  "*.secret",
+  "x-omniroute-lease-owner",
+  "*.x-omniroute-lease-owner",
+  "*.*.x-omniroute-lease-owner",
+  "x-omniroute-lease-generation",
+  "*.x-omniroute-lease-generation",
+  "*.*.x-omniroute-lease-generation",
 ];
 
 export function createLogger(level = process.env.SWITCHYARD_LOG_LEVEL ?? "info"): Logger {

@@ -54,20 +54,37 @@ function stated(value: unknown): number | null {
 function requestCounters(registry: Registry) {
   const registers = [registry];
   return {
-    requests: new Counter({ name: "switchyard_requests_total", help: "Client requests answered, by client format and HTTP status.", labelNames: ["format", "status"] as const, registers }),
+    requests: new Counter({
+      name: "switchyard_requests_total",
+      help: "Client requests answered, by client format and HTTP status.",
+      labelNames: ["format", "status"] as const,
+      registers,
+    }),
     duration: new Histogram({
-      name: "switchyard_request_duration_seconds", help: "Time from a request's arrival to its last byte, by client format.",
-      labelNames: ["format"] as const, buckets: DURATION_BUCKETS_SECONDS, registers,
+      name: "switchyard_request_duration_seconds",
+      help: "Time from a request's arrival to its last byte, by client format.",
+      labelNames: ["format"] as const,
+      buckets: DURATION_BUCKETS_SECONDS,
+      registers,
     }),
     attempts: new Counter({
-      name: "switchyard_attempts_total", help: "Upstream attempts, by provider, connection and outcome (success, or the failure's verdict).",
-      labelNames: ["provider", "connection", "outcome"] as const, registers,
+      name: "switchyard_attempts_total",
+      help: "Upstream attempts, by provider, connection and outcome (success, or the failure's verdict).",
+      labelNames: ["provider", "connection", "outcome"] as const,
+      registers,
     }),
     tokens: new Counter({
-      name: "switchyard_tokens_total", help: "Tokens the upstream reported; input includes the cache reads and writes, output the reasoning.",
-      labelNames: ["provider", "model", "kind"] as const, registers,
+      name: "switchyard_tokens_total",
+      help: "Tokens the upstream reported; input includes the cache reads and writes, output the reasoning.",
+      labelNames: ["provider", "model", "kind"] as const,
+      registers,
     }),
-    cost: new Counter({ name: "switchyard_cost_usd_total", help: "Cost in USD of the answered requests whose price is known (notional for subscriptions).", labelNames: ["provider", "model"] as const, registers }),
+    cost: new Counter({
+      name: "switchyard_cost_usd_total",
+      help: "Cost in USD of the answered requests whose price is known (notional for subscriptions).",
+      labelNames: ["provider", "model"] as const,
+      registers,
+    }),
   };
 }
 
@@ -145,22 +162,30 @@ function tallyInto(t: RequestTallies, c: RequestCounters): void {
 function stateGauges(registry: Registry, sources: MetricsSources): void {
   const registers = [registry];
   new Gauge({
-    name: "switchyard_breaker_state", help: "Provider circuit breaker: 0 closed, 1 degraded, 2 half-open, 3 open.", labelNames: ["provider"] as const, registers,
+    name: "switchyard_breaker_state",
+    help: "Provider circuit breaker: 0 closed, 1 degraded, 2 half-open, 3 open.",
+    labelNames: ["provider"] as const,
+    registers,
     collect() {
       this.reset();
       for (const b of sources.breakers()) this.set({ provider: b.provider }, BREAKER_STATE_VALUE[b.state]);
     },
   });
   new Gauge({
-    name: "switchyard_connection_cooling", help: "1 while the connection is cooling down (out of rotation for a timer), else 0.",
-    labelNames: ["provider", "connection"] as const, registers,
+    name: "switchyard_connection_cooling",
+    help: "1 while the connection is cooling down (out of rotation for a timer), else 0.",
+    labelNames: ["provider", "connection"] as const,
+    registers,
     collect() {
       this.reset();
       for (const c of sources.connections()) this.set({ provider: c.provider, connection: c.connectionId }, c.cooling ? 1 : 0);
     },
   });
   new Gauge({
-    name: "switchyard_queue_depth", help: "Requests waiting locally for the connection (R9.3).", labelNames: ["connection"] as const, registers,
+    name: "switchyard_queue_depth",
+    help: "Requests waiting locally for the connection (R9.3).",
+    labelNames: ["connection"] as const,
+    registers,
     collect() {
       this.reset();
       for (const q of sources.queues()) this.set({ connection: q.connectionId }, q.queued);
@@ -224,7 +249,10 @@ export function engineMetricsSources(deps: {
     connections() {
       const connections = store.connections.list();
       const cooling = new Set(
-        engine.listCooldowns(store.providers.list(), connections).items.filter((row) => row.status === "cooling_down").map((row) => row.connectionId),
+        engine
+          .listCooldowns(store.providers.list(), connections)
+          .items.filter((row) => row.status === "cooling_down")
+          .map((row) => row.connectionId),
       );
       return connections.map((c) => ({ provider: c.provider, connectionId: c.id, cooling: cooling.has(c.id) }));
     },

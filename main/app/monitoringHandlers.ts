@@ -35,9 +35,7 @@ export function toRequestStats(rows: readonly RequestStatsRow[], query: RequestS
     bucket.latencyMsSum += row.latencyMsSum;
     bucket.meanLatencyMs = Math.round(bucket.latencyMsSum / bucket.requests);
   }
-  const providers = [...byProvider.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([provider, buckets]) => ({ provider, buckets }));
+  const providers = [...byProvider.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([provider, buckets]) => ({ provider, buckets }));
   return { windowMs: query.windowMs, bucketMs: query.bucketMs, since, until: now, providers };
 }
 

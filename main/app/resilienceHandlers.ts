@@ -50,9 +50,18 @@ export function createSettingsCache(store: { settings: SettingsPort }, env: Node
 }
 
 type EngineMethod =
-  | "getResilience" | "getResilienceSources" | "patchResilience" | "resetBreakers" | "listCooldowns"
-  | "clearCooldowns" | "listModelCooldowns" | "clearModelCooldowns" | "monitoringHealth" | "setRateLimitProtection"
-  | "getClock" | "advanceClock";
+  | "getResilience"
+  | "getResilienceSources"
+  | "patchResilience"
+  | "resetBreakers"
+  | "listCooldowns"
+  | "clearCooldowns"
+  | "listModelCooldowns"
+  | "clearModelCooldowns"
+  | "monitoringHealth"
+  | "setRateLimitProtection"
+  | "getClock"
+  | "advanceClock";
 
 export function createResilienceHandlers(deps: {
   store: StorePorts<"providers" | "connections">;

@@ -18,8 +18,12 @@ export function createSessionHandlers(deps: SessionHandlerDeps): HandlersFor<"li
   return {
     listSessionPins: () => ({
       items: deps.pins.list().map((p): SessionPinItem => ({
-        sessionKey: p.sessionKey, provider: p.provider, connectionId: p.connectionId, connectionName: connectionName(p.connectionId),
-        expiresAt: p.expiresAt, lastUsedAt: p.lastUsedAt,
+        sessionKey: p.sessionKey,
+        provider: p.provider,
+        connectionId: p.connectionId,
+        connectionName: connectionName(p.connectionId),
+        expiresAt: p.expiresAt,
+        lastUsedAt: p.lastUsedAt,
       })),
     }),
     unpinSession: ({ key }) => ({ ok: true, removed: deps.pins.unpin(key) }),
@@ -29,8 +33,13 @@ export function createSessionHandlers(deps: SessionHandlerDeps): HandlersFor<"li
         items: deps.leases.list().map((l): SessionLeaseItem => {
           const connection = deps.store.connections.get(l.connectionId);
           return {
-            connectionId: l.connectionId, connectionName: connection?.name ?? null, provider: connection?.provider ?? null,
-            generation: l.generation, keyName: keyNames.get(l.keyId) ?? null, acquiredAt: l.acquiredAt, expiresAt: l.expiresAt,
+            connectionId: l.connectionId,
+            connectionName: connection?.name ?? null,
+            provider: connection?.provider ?? null,
+            generation: l.generation,
+            keyName: keyNames.get(l.keyId) ?? null,
+            acquiredAt: l.acquiredAt,
+            expiresAt: l.expiresAt,
           };
         }),
       };

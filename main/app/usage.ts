@@ -34,7 +34,17 @@ export function usageCsv(report: UsageReport): string {
   const lines = [["time", report.groupBy, "requests", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "costUsd"].join(",")];
   for (const s of report.series) {
     for (const p of s.points) {
-      const row = [new Date(p.t).toISOString(), s.key, p.requests, p.inputTokens, p.outputTokens, p.cacheReadTokens, p.cacheWriteTokens, p.reasoningTokens, Number(p.costUsd.toFixed(6))];
+      const row = [
+        new Date(p.t).toISOString(),
+        s.key,
+        p.requests,
+        p.inputTokens,
+        p.outputTokens,
+        p.cacheReadTokens,
+        p.cacheWriteTokens,
+        p.reasoningTokens,
+        Number(p.costUsd.toFixed(6)),
+      ];
       lines.push(row.map(csvField).join(","));
     }
   }
@@ -50,8 +60,17 @@ export function withBudgetRows(rows: { items: CooldownRow[] }, connections: Conn
     const remainingMs = gate.connectionOverBudgetMs(c);
     if (remainingMs === null) continue;
     rows.items.push({
-      connectionId: c.id, provider: c.provider, name: c.name, status: "budget", testStatus: c.testStatus, remainingMs,
-      rateLimitedUntil: c.rateLimitedUntil, backoffLevel: c.backoffLevel, lastErrorType: c.lastErrorType, lockouts: [], slowLaneUntil: null,
+      connectionId: c.id,
+      provider: c.provider,
+      name: c.name,
+      status: "budget",
+      testStatus: c.testStatus,
+      remainingMs,
+      rateLimitedUntil: c.rateLimitedUntil,
+      backoffLevel: c.backoffLevel,
+      lastErrorType: c.lastErrorType,
+      lockouts: [],
+      slowLaneUntil: null,
     });
   }
   return rows;
@@ -74,8 +93,21 @@ export function createUsageParts(deps: { store: Store; bus: EventBus; clock: Clo
 
   const onCrossing = (c: BudgetCrossing, name: string) => {
     const what = c.scope === "key" ? `API key "${name}"` : `connection "${name}"`;
-    logger.warn({ scope: c.scope, id: c.id, percent: c.percent, usedCostUsd: c.used.costUsd, usedTokens: c.used.tokens, resetAt: new Date(c.used.resetAt).toISOString() }, `budget: ${what} has used ${c.percent} % of its budget`);
-    bus.emit({ type: "budget", scope: c.scope, id: c.id, name, percent: c.percent, usedCostUsd: c.used.costUsd, usedTokens: c.used.tokens, resetAt: c.used.resetAt, at: clock.now() });
+    logger.warn(
+      { scope: c.scope, id: c.id, percent: c.percent, usedCostUsd: c.used.costUsd, usedTokens: c.used.tokens, resetAt: new Date(c.used.resetAt).toISOString() },
+      `budget: ${what} has used ${c.percent} % of its budget`,
+    );
+    bus.emit({
+      type: "budget",
+      scope: c.scope,
+      id: c.id,
+      name,
+      percent: c.percent,
+      usedCostUsd: c.used.costUsd,
+      usedTokens: c.used.tokens,
+      resetAt: c.used.resetAt,
+      at: clock.now(),
+    });
   };
 
   const report = (q: { from?: number; to?: number; groupBy: UsageReport["groupBy"]; bucket: UsageReport["bucket"] }) => {
@@ -101,7 +133,9 @@ export function createUsageParts(deps: { store: Store; bus: EventBus; clock: Clo
       providerById: (id) => store.providers.get(id),
       connectionById: (id) => store.connections.get(id),
       keyById: (id) => keys.get(id) ?? null,
-      pricer, budgets, onCrossing,
+      pricer,
+      budgets,
+      onCrossing,
     }),
     handlers: {
       getUsage: (q) => report(q),

@@ -5,9 +5,7 @@
 //
 // `ipcMain` is typed structurally so this file never imports electron and runs under plain Node
 // in unit tests; main/desktop/electron-main.ts passes the real one.
-import {
-  CONTRACT, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type ContractError, type ContractHandlers, type ContractMethod,
-} from "../../shared/contract.js";
+import { CONTRACT, IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL, type ContractError, type ContractHandlers, type ContractMethod } from "../../shared/contract.js";
 import { isPlainRecord } from "../../shared/records.js";
 import type { SwitchyardEvent } from "../../shared/types.js";
 import { invokeContract, isAvailable } from "../api/index.js";

@@ -9,8 +9,15 @@ import type { ContractCallArgs, ContractHandlers, ContractMethod, ContractOutput
 import type { BreakerState, SwitchyardEvent } from "../../shared/types.js";
 import { invokeContract } from "../api/index.js";
 import {
-  breakersFromHealth, buildTrayMenuTemplate, trayStateFromBreakers, trayTooltip, trayUsageLines,
-  type TrayAction, type TrayHealth, type TrayMenuItem, type TraySwitches,
+  breakersFromHealth,
+  buildTrayMenuTemplate,
+  trayStateFromBreakers,
+  trayTooltip,
+  trayUsageLines,
+  type TrayAction,
+  type TrayHealth,
+  type TrayMenuItem,
+  type TraySwitches,
 } from "./trayMenu.js";
 import { budgetNotice, createTrayUsageReader } from "./trayUsage.js";
 
@@ -104,10 +111,7 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
     if (event.type === "breaker") {
       breakers[event.provider] = event.to;
       if (event.to === "OPEN" && event.from !== "OPEN") {
-        effects.notify(
-          `${event.provider} is failing`,
-          `Switchyard stopped sending requests to ${event.provider} after repeated upstream errors and will probe it again shortly.`,
-        );
+        effects.notify(`${event.provider} is failing`, `Switchyard stopped sending requests to ${event.provider} after repeated upstream errors and will probe it again shortly.`);
       }
       render();
     } else if (event.type === "settings") {

@@ -28,14 +28,7 @@ export interface TrayUsage {
   quota: { label: string; usedPercent: number; resetAt: number | null } | null;
 }
 
-export type TrayAction =
-  | "open-dashboard"
-  | "toggle-proxy"
-  | "toggle-model-lockout"
-  | "reset-cooldowns"
-  | "reset-breakers"
-  | "copy-endpoint"
-  | "quit";
+export type TrayAction = "open-dashboard" | "toggle-proxy" | "toggle-model-lockout" | "reset-cooldowns" | "reset-breakers" | "copy-endpoint" | "quit";
 
 export type TrayMenuItem =
   | { type: "normal"; id: TrayAction | TrayInfoLine; label: string; enabled: boolean }

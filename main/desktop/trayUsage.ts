@@ -64,6 +64,9 @@ export function budgetNotice(event: Extract<SwitchyardEvent, { type: "budget" }>
   const what = event.scope === "key" ? `API key "${event.name}"` : `Connection "${event.name}"`;
   const used = `${formatUsd(event.usedCostUsd)} and ${formatCount(event.usedTokens)} tokens used`;
   const consequence = event.scope === "key" ? "its requests are refused" : "it is skipped";
-  const body = event.percent >= 100 ? `${what} is over its budget (${used}): ${consequence} until ${new Date(event.resetAt).toLocaleString()}.` : `${what} has used 80 % of its budget (${used}).`;
+  const body =
+    event.percent >= 100
+      ? `${what} is over its budget (${used}): ${consequence} until ${new Date(event.resetAt).toLocaleString()}.`
+      : `${what} has used 80 % of its budget (${used}).`;
   return { title: `Budget ${event.percent} % used`, body };
 }

@@ -32,4 +32,3 @@ export interface ResilienceAdmin {
   /** R19: a change another instance of the group made (a breaker, a lockout, a provider cooldown); never shared back. */
   applyShared(change: EngineSharedChange): void;
 }
-

@@ -1,11 +1,7 @@
 // Provider circuit breaker (R2, D2): pure transitions over the persisted BreakerSnapshot.
 // Every function takes the instant `now` and returns a new snapshot; OPEN -> HALF_OPEN, the probe
 // timeout and stale DEGRADED are derived on read (refreshBreaker), never by a timer.
-import {
-  BREAKER_DERIVED_DEGRADATION_RATIO,
-  BREAKER_SAME_CONNECTION_DEDUPE_MS,
-  type BreakerProfileSettings,
-} from "../../shared/resilienceSettings.js";
+import { BREAKER_DERIVED_DEGRADATION_RATIO, BREAKER_SAME_CONNECTION_DEDUPE_MS, type BreakerProfileSettings } from "../../shared/resilienceSettings.js";
 import type { BreakerSnapshot } from "./ports.js";
 
 /** A profile with its degradation threshold resolved (D2). */
@@ -73,7 +69,10 @@ function readCycles(encoded: string | undefined): Map<string, number> {
 }
 
 function writeCycles(cycles: Map<string, number>): string {
-  return [...cycles].sort(([a], [b]) => a.localeCompare(b)).map(([kind, n]) => `${kind}=${n}`).join(";");
+  return [...cycles]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([kind, n]) => `${kind}=${n}`)
+    .join(";");
 }
 
 /** How many times the breaker opened for this kind of failure since it last closed. */
@@ -152,9 +151,7 @@ export function refreshBreaker(s: BreakerSnapshot, profile: BreakerProfile, now:
   return current;
 }
 
-export type BreakerAdmission =
-  | { allowed: true; probe: boolean }
-  | { allowed: false; retryAfterMs: number };
+export type BreakerAdmission = { allowed: true; probe: boolean } | { allowed: false; retryAfterMs: number };
 
 /** canExecute: CLOSED/DEGRADED admit; HALF_OPEN admits exactly one probe at a time (D2). */
 export function admitBreaker(s: BreakerSnapshot, profile: BreakerProfile, now: number): { snapshot: BreakerSnapshot; admission: BreakerAdmission } {
@@ -196,13 +193,7 @@ export interface BreakerFailure {
  * D2 counting. `recentByConnection` remembers when each connection last counted, so that a burst
  * of failures from one connection within 5 000 ms counts once; it is in-memory only.
  */
-export function recordBreakerFailure(
-  s: BreakerSnapshot,
-  profile: BreakerProfile,
-  now: number,
-  failure: BreakerFailure,
-  recentByConnection: Map<string, number>,
-): BreakerSnapshot {
+export function recordBreakerFailure(s: BreakerSnapshot, profile: BreakerProfile, now: number, failure: BreakerFailure, recentByConnection: Map<string, number>): BreakerSnapshot {
   const current = refreshBreaker(s, profile, now);
   switch (current.state) {
     case "OPEN":

@@ -31,14 +31,7 @@ import {
 import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
 import { INVALID_JSON_TEXT, type StreamCause, type TransportFailure, type UpstreamHeaders } from "./failure.js";
 import type { FailureInput, RuleMatch, Verdict, VerdictReason } from "./ports.js";
-import {
-  builtinProviderKey,
-  hasOperatorRules,
-  matchBuiltinRule,
-  matchOperatorRule,
-  matchProviderDefault,
-  restateStatus,
-} from "./providerRules.js";
+import { builtinProviderKey, hasOperatorRules, matchBuiltinRule, matchOperatorRule, matchProviderDefault, restateStatus } from "./providerRules.js";
 import { parseRetryHint } from "./retryHints.js";
 
 export interface ClassifyContext {

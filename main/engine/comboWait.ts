@@ -37,14 +37,7 @@ export type ComboWaitDecision = { wait: true; delayMs: number } | { wait: false;
  * Short transient reasons: a timer that ends soon on its own. quota_exhausted (locked until the
  * window resets), auth, terminal, not-found and inactive never end by waiting a little.
  */
-const SHORT_TRANSIENT = new Set([
-  "rate_limit",
-  "concurrency_limited",
-  "unavailable",
-  "model_lockout",
-  "provider_cooldown",
-  "circuit_open",
-]);
+const SHORT_TRANSIENT = new Set(["rate_limit", "concurrency_limited", "unavailable", "model_lockout", "provider_cooldown", "circuit_open"]);
 
 /** Slack after the expiry so the re-dispatch lands after the timer, not on its edge. */
 export const WAIT_SLACK_MS = 50;

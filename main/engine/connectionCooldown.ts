@@ -12,15 +12,7 @@ import {
 } from "../../shared/resilienceSettings.js";
 import type { Verdict } from "./ports.js";
 
-export type CooldownSource =
-  | "upstream_hint"
-  | "connection_override"
-  | "provider_retry_delay"
-  | "env_default"
-  | "classifier"
-  | "rule"
-  | "fixed"
-  | "backoff";
+export type CooldownSource = "upstream_hint" | "connection_override" | "provider_retry_delay" | "env_default" | "classifier" | "rule" | "fixed" | "backoff";
 
 export interface CooldownChoice {
   ms: number;
@@ -43,9 +35,7 @@ export function scaledBackoffMs(profile: ConnectionCooldownProfile, level: numbe
 }
 
 const seconds = (value: unknown): number | null =>
-  typeof value === "number" && Number.isFinite(value) && value > 0
-    ? Math.min(Math.max(value, PROVIDER_RETRY_SECONDS_RANGE.min), PROVIDER_RETRY_SECONDS_RANGE.max) * 1_000
-    : null;
+  typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.min(Math.max(value, PROVIDER_RETRY_SECONDS_RANGE.min), PROVIDER_RETRY_SECONDS_RANGE.max) * 1_000 : null;
 
 const RATE_LIMIT_REASONS = new Set(["rate_limit", "quota_exhausted"]);
 

@@ -41,7 +41,10 @@ export function inPriorityOrder(connections: Connection[]): Connection[] {
   let sorted = true;
   for (let i = 1; i < connections.length && sorted; i++) sorted = connections[i - 1].priority <= connections[i].priority;
   if (sorted) return connections;
-  return connections.map((c, index) => ({ c, index })).sort((a, b) => a.c.priority - b.c.priority || a.index - b.index).map(({ c }) => c);
+  return connections
+    .map((c, index) => ({ c, index }))
+    .sort((a, b) => a.c.priority - b.c.priority || a.index - b.index)
+    .map(({ c }) => c);
 }
 
 /** Sorted by priority, equal weights within each priority, and no standby next to a positive weight. */

@@ -56,8 +56,7 @@ export function listCooldownRows(
     const lockouts = locks
       .map((l) => ({ model: l.family ? l.family.name : l.model, reason: l.reason, remainingMs: l.expiresAt - now }))
       .sort((a, b) => b.remainingMs - a.remainingMs);
-    const remainingMs =
-      status === "cooling_down" ? coolingMs : status === "model_locked" ? lockouts[0].remainingMs : status === "slow_lane" ? slowLaneUntil! - now : null;
+    const remainingMs = status === "cooling_down" ? coolingMs : status === "model_locked" ? lockouts[0].remainingMs : status === "slow_lane" ? slowLaneUntil! - now : null;
     items.push({
       connectionId: c.id,
       provider: c.provider,
@@ -83,12 +82,7 @@ export interface ClearEffects {
 }
 
 /** POST /api/resilience/cooldowns (R6.2): ids not found count as unchanged. */
-export function clearCooldownRows(
-  request: ClearCooldownsRequest,
-  connections: Connection[],
-  effects: ClearEffects,
-  now: number,
-): ClearCooldownsResult {
+export function clearCooldownRows(request: ClearCooldownsRequest, connections: Connection[], effects: ClearEffects, now: number): ClearCooldownsResult {
   const result: ClearCooldownsResult = { ok: true, cleared: 0, unchanged: 0, skippedTerminal: 0, lockoutsCleared: 0 };
   let targets: Connection[];
   if (request.connectionIds) {

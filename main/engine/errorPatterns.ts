@@ -46,14 +46,7 @@ const QUOTA = [
   "out of quota",
 ] as const;
 
-const CREDITS = [
-  "credit_balance_too_low",
-  "credit balance is too low",
-  "payment required",
-  "insufficient credits",
-  "insufficient balance",
-  "out of credits",
-] as const;
+const CREDITS = ["credit_balance_too_low", "credit balance is too low", "payment required", "insufficient credits", "insufficient balance", "out of credits"] as const;
 
 const BANNED = /\b(account|organization|organisation)\b[^.\n]{0,40}?\b(deactivated|suspended|banned)\b/;
 
@@ -62,7 +55,15 @@ const REQUEST_REJECTED = ["request not allowed", "request_not_allowed", "request
 const MODEL_ACCESS_DENIED = /\b(do not|does not|don't|doesn't) have access to (the )?model\b|\bnot allowed to use (this |the )?model\b|\bmodel access denied\b/;
 
 // R11.7: wordings of "this request carries more tools than the model accepts".
-const TOOL_LIMIT = ["too many tools", "'tools': array too long", "tools: maximum", "maximum number of tools", "max number of tools", "tool limit exceeded", "tools limit exceeded"] as const;
+const TOOL_LIMIT = [
+  "too many tools",
+  "'tools': array too long",
+  "tools: maximum",
+  "maximum number of tools",
+  "max number of tools",
+  "tool limit exceeded",
+  "tools limit exceeded",
+] as const;
 const TOOL_LIMIT_SHAPE = /\b(number of tools|tools array|tool count)\b[^.\n]{0,60}?\b(exceed|exceeds|maximum|at most|limit)\b/;
 const STATED_TOOL_LIMIT = /\b(?:maximum|max|at most|up to|limit(?: is| of)?)\b\D{0,40}?(\d{1,5})\b/;
 

@@ -59,7 +59,8 @@ export function planFailure(input: FailurePlanInput): FailurePlan {
   // R12.3: a connection that opted out of cooling keeps serving; a quota-like failure takes only the model out.
   const { verdict } = input;
   const quotaLike = verdict.reason === "rate_limit" || verdict.reason === "quota_exhausted";
-  const lockout = plan.lockout ?? (quotaLike ? { scope: resolveLockScope(verdict.status), reason: verdict.rule?.lockoutReason ?? verdict.reason, minimumMs: upstreamWait(verdict) } : null);
+  const lockout =
+    plan.lockout ?? (quotaLike ? { scope: resolveLockScope(verdict.status), reason: verdict.rule?.lockoutReason ?? verdict.reason, minimumMs: upstreamWait(verdict) } : null);
   return { ...plan, connection: { kind: "error_only", authFailureCount: plan.connection.authFailureCount }, lockout };
 }
 
@@ -78,9 +79,7 @@ function decide(input: FailurePlanInput): FailurePlan {
     case "model_not_found":
       return NOTHING; // D4: the request is at fault, not the connection
     case "not_found":
-      return lockoutEnabledFor(settings.modelLockout, verdict.status)
-        ? only({ kind: "error_only" }, { scope: "model", reason: lockReason })
-        : NOTHING;
+      return lockoutEnabledFor(settings.modelLockout, verdict.status) ? only({ kind: "error_only" }, { scope: "model", reason: lockReason }) : NOTHING;
     case "stream_stall":
       return only(settings.streamStallCooldown.enabled ? { kind: "cooldown", choice: cooldown() } : { kind: "error_only" }); // R4.8
     case "banned":

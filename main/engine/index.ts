@@ -96,8 +96,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
     };
   }
 
-  const profileOf = (provider: Pick<Provider, "category">): BreakerProfile =>
-    resolveBreakerProfile(deps.getSettings().providerBreaker[provider.category]);
+  const profileOf = (provider: Pick<Provider, "category">): BreakerProfile => resolveBreakerProfile(deps.getSettings().providerBreaker[provider.category]);
 
   /** Every breaker change goes through here: persisted when it changed, announced when its state did. */
   function updateBreaker(provider: Provider, change: (s: BreakerSnapshot, profile: BreakerProfile, cell: BreakerCell) => BreakerSnapshot): BreakerSnapshot {
@@ -218,9 +217,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       const settings = deps.getSettings();
       const { provider, connection } = ctx;
       if (verdict.breakerEligible) {
-        updateBreaker(provider, (s, p, cell) =>
-          recordBreakerFailure(s, p, now, { kind: verdict.reason, connectionId: connection.id, probe: ctx.probe }, cell.recent),
-        );
+        updateBreaker(provider, (s, p, cell) => recordBreakerFailure(s, p, now, { kind: verdict.reason, connectionId: connection.id, probe: ctx.probe }, cell.recent));
       } else if (ctx.probe) {
         // The probe reached the provider and got an account- or request-level answer: the provider is up.
         updateBreaker(provider, (s, p) => recordBreakerSuccess(s, p, now));

@@ -32,10 +32,7 @@ function firstTaken(a: Lease, b: Lease): Lease {
   return a.ownerHash < b.ownerHash ? a : b;
 }
 
-export type LeaseResult =
-  | { kind: "active"; lease: Lease }
-  | { kind: "capacity"; retryAfterMs: number | null }
-  | { kind: "stale" };
+export type LeaseResult = { kind: "active"; lease: Lease } | { kind: "capacity"; retryAfterMs: number | null } | { kind: "stale" };
 
 /** Hears a lease taken, renewed, moved (the lease) or ended (null, and how) on this instance (R19.1). */
 export type LeaseListener = (ownerHash: string, lease: Lease | null, end: LeaseEnd | null) => void;

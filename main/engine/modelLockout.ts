@@ -153,7 +153,13 @@ export class ModelLockouts {
     if (!this.sharing) return;
     const at = this.sharing.clock.now();
     const value = entry === null ? null : sharedLockout(entry);
-    this.sharing.share({ kind: "lockout", provider: target.provider, connectionId: target.connectionId, scope: lockoutScope(target), entry: { value, at, until: entry?.expiresAt ?? null, ...(force ? { force } : {}) } });
+    this.sharing.share({
+      kind: "lockout",
+      provider: target.provider,
+      connectionId: target.connectionId,
+      scope: lockoutScope(target),
+      entry: { value, at, until: entry?.expiresAt ?? null, ...(force ? { force } : {}) },
+    });
   }
 
   /** The longest remaining active lock covering this model on this connection, or 0. */

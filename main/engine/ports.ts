@@ -164,9 +164,7 @@ export interface AttemptContext {
   probe: boolean;
 }
 
-export type ProviderAdmission =
-  | { allowed: true; probe: boolean }
-  | { allowed: false; reason: "circuit_open" | "provider_cooldown"; retryAfterMs: number };
+export type ProviderAdmission = { allowed: true; probe: boolean } | { allowed: false; reason: "circuit_open" | "provider_cooldown"; retryAfterMs: number };
 
 export type ExclusionReason = "inactive" | "terminal" | "cooling_down" | "model_lockout" | "no_secret";
 
@@ -179,7 +177,11 @@ export interface ConnectionExclusion {
 /** The facade the gateway uses on every attempt (DESIGN.md: select / record). */
 export interface ResilienceEngine {
   admitProvider(provider: Provider): ProviderAdmission;
-  selectConnections(provider: Provider, model: string, connections: Connection[]): {
+  selectConnections(
+    provider: Provider,
+    model: string,
+    connections: Connection[],
+  ): {
     eligible: Connection[];
     excluded: ConnectionExclusion[];
   };

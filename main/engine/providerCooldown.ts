@@ -25,12 +25,7 @@ export class ProviderCooldowns {
   /** `sharing`: every gate and backoff set or cleared is handed to the group (R19.1); the failure windows stay local. */
   constructor(private readonly sharing?: EngineSharing) {}
 
-  recordFailure(
-    provider: { id: string; category: ProviderCategory },
-    connectionId: string | null,
-    settings: ResilienceSettings["providerCooldown"],
-    now: number,
-  ): void {
+  recordFailure(provider: { id: string; category: ProviderCategory }, connectionId: string | null, settings: ResilienceSettings["providerCooldown"], now: number): void {
     if (!settings.enabled) return;
     const profile = settings[provider.category];
     const entry = this.windows.get(provider.id) ?? { failures: [], coolUntil: null };

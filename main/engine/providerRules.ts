@@ -2,11 +2,7 @@
 // a misleading upstream status before classification, then rules that pick reason, scope and
 // cooldown. Operator rules and defaults match by case-insensitive substring, never a RegExp.
 import type { AppSettings, Provider } from "../../shared/types.js";
-import {
-  MODEL_ACCESS_DENIED_COOLDOWN_MS,
-  OPERATOR_RULE_MAX_COOLDOWN_MS,
-  RESTATED_QUOTA_CLIENT_RETRY_AFTER_MS,
-} from "../../shared/resilienceSettings.js";
+import { MODEL_ACCESS_DENIED_COOLDOWN_MS, OPERATOR_RULE_MAX_COOLDOWN_MS, RESTATED_QUOTA_CLIENT_RETRY_AFTER_MS } from "../../shared/resilienceSettings.js";
 import type { RuleMatch, VerdictReason } from "./ports.js";
 
 export interface StatusRestatementRule {
@@ -80,13 +76,7 @@ export function restateStatus(providerKey: string, status: number, body: string)
  * R12.3: without full text a built-in rule matches only the structured error code, and its scope is
  * a label unless the provider is allowlisted. An operator rule for the provider opts it into both.
  */
-export function matchBuiltinRule(
-  providerKey: string,
-  status: number,
-  body: string,
-  errorCode: string | null,
-  operatorOptIn: boolean,
-): RuleMatch | null {
+export function matchBuiltinRule(providerKey: string, status: number, body: string, errorCode: string | null, operatorOptIn: boolean): RuleMatch | null {
   const text = operatorOptIn || FULL_TEXT_RULE_PROVIDERS.includes(providerKey) ? body : (errorCode ?? "");
   const honored = operatorOptIn || HONORS_RULE_LOCK_SCOPE_PROVIDERS.includes(providerKey);
   for (const rule of BUILTIN_RULES[providerKey] ?? []) {
@@ -107,9 +97,24 @@ export function matchBuiltinRule(
 type RuleSettings = Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults">;
 
 const KNOWN_REASONS: ReadonlySet<string> = new Set<VerdictReason>([
-  "rate_limit", "concurrency_limited", "quota_exhausted", "credits_exhausted", "auth_error", "banned",
-  "request_rejected", "not_found", "model_not_found", "context_overflow", "tool_limit", "bad_request", "server_error",
-  "transport", "timeout", "stream_stall", "stream_early_eof", "stream_throughput",
+  "rate_limit",
+  "concurrency_limited",
+  "quota_exhausted",
+  "credits_exhausted",
+  "auth_error",
+  "banned",
+  "request_rejected",
+  "not_found",
+  "model_not_found",
+  "context_overflow",
+  "tool_limit",
+  "bad_request",
+  "server_error",
+  "transport",
+  "timeout",
+  "stream_stall",
+  "stream_early_eof",
+  "stream_throughput",
 ]);
 
 /** An operator's free-text reason becomes a verdict reason when it names one; otherwise it is only a label. */
@@ -124,8 +129,7 @@ function isVerdictReason(reason: string): reason is VerdictReason {
   return KNOWN_REASONS.has(reason);
 }
 
-const clampRuleCooldown = (ms: number | undefined): number | null =>
-  ms === undefined || !Number.isFinite(ms) ? null : Math.min(Math.max(0, ms), OPERATOR_RULE_MAX_COOLDOWN_MS);
+const clampRuleCooldown = (ms: number | undefined): number | null => (ms === undefined || !Number.isFinite(ms) ? null : Math.min(Math.max(0, ms), OPERATOR_RULE_MAX_COOLDOWN_MS));
 
 /** R12.4: the first operator rule for this provider whose status and text both match (AND). */
 export function matchOperatorRule(providerId: string, status: number, body: string, settings: RuleSettings | undefined): RuleMatch | null {

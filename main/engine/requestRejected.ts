@@ -1,11 +1,7 @@
 // Per-request refusals (R4.7, D4): an upstream that refuses one request (an OAuth 403 "Request not
 // allowed") says nothing about the account, so it never bans. A streak per connection+model grows
 // the model's time out of rotation: 5 min, 15 min, 45 min, then 60 min; an hour without one resets it.
-import {
-  REQUEST_REJECTED_MAX_COOLDOWN_MS,
-  REQUEST_REJECTED_STEPS_MS,
-  REQUEST_REJECTED_STREAK_RESET_MS,
-} from "../../shared/resilienceSettings.js";
+import { REQUEST_REJECTED_MAX_COOLDOWN_MS, REQUEST_REJECTED_STEPS_MS, REQUEST_REJECTED_STREAK_RESET_MS } from "../../shared/resilienceSettings.js";
 
 interface Streak {
   count: number;

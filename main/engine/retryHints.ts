@@ -4,13 +4,7 @@ import { PARSED_RESET_CAP_MS } from "../../shared/resilienceSettings.js";
 
 export type Headers = Record<string, string | string[] | undefined>;
 
-export type RetryHintSource =
-  | "retry-after-ms"
-  | "retry-after"
-  | "google_rpc_retry_info"
-  | "anthropic-ratelimit-reset"
-  | "x-ratelimit-reset"
-  | "body_text";
+export type RetryHintSource = "retry-after-ms" | "retry-after" | "google_rpc_retry_info" | "anthropic-ratelimit-reset" | "x-ratelimit-reset" | "body_text";
 
 export interface RetryHint {
   ms: number;

@@ -126,7 +126,10 @@ function readDecoded(req: IncomingMessage, limitBytes: number, encoding: string,
       else chunks.push(chunk);
     };
     const decided = () => resolve(refusal ?? parse(text!(Buffer.concat(chunks, size)), false));
-    inflater?.on("data", take).on("error", () => refuse(INVALID)).on("end", decided);
+    inflater
+      ?.on("data", take)
+      .on("error", () => refuse(INVALID))
+      .on("end", decided);
     req.on("data", (chunk: Buffer) => {
       if (refusal) return;
       if (inflater) inflater.write(chunk);

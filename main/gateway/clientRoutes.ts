@@ -35,9 +35,9 @@ export function clientError<C extends ErrorCode>(res: ServerResponse, format: Wi
 export async function readClientBody(format: WireFormat, limitMb: number, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): Promise<boolean> {
   const read = await readJsonBody(req, limitMb * 1024 * 1024);
   if (read.kind === "aborted") return false;
-  if (read.kind === "too_large") return clientError(res, format, 413, "payload_too_large", `Request body exceeds the ${limitMb} MB limit (setting maxBodyMb)`), false;
-  if (read.kind === "invalid") return clientError(res, format, 400, "invalid_request", "Request body is not valid JSON"), false;
-  if (!isRecord(read.value)) return clientError(res, format, 400, "invalid_request", "Request body must be a JSON object"), false;
+  if (read.kind === "too_large") return (clientError(res, format, 413, "payload_too_large", `Request body exceeds the ${limitMb} MB limit (setting maxBodyMb)`), false);
+  if (read.kind === "invalid") return (clientError(res, format, 400, "invalid_request", "Request body is not valid JSON"), false);
+  if (!isRecord(read.value)) return (clientError(res, format, 400, "invalid_request", "Request body must be a JSON object"), false);
   edge.body = read.value;
   edge.bodyText = read.text;
   return true;
@@ -79,7 +79,7 @@ export interface ClientGuardDeps {
 /** The proxy switch, then R1.7 client keys (off by default for loopback clients); false when refused. */
 export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): boolean {
   const settings = deps.appSettings();
-  if (!settings.proxyEnabled) return clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)"), false;
+  if (!settings.proxyEnabled) return (clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)"), false);
   const key = presentedKey(req);
   if (!settings.requireClientKey) {
     // Keys are optional here, but a Switchyard key a client sends anyway still names it: its
@@ -90,7 +90,7 @@ export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: Inc
   }
   const info = key ? deps.verifyClientKey(key) : null;
   // R7.2: a lease fence binds the key, so the verified key is kept for it.
-  if (info) return keyVerified(edge, info, true), true;
+  if (info) return (keyVerified(edge, info, true), true);
   clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (Authorization: Bearer sk-sy-… or x-api-key)");
   return false;
 }

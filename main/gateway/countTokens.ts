@@ -109,8 +109,14 @@ async function exactCount(
 ): Promise<string | null> {
   try {
     const call = await deps.callUpstream({
-      provider: target.provider, upstreamFormat: endpoint.format, clientFormat: endpoint.format, secret: deps.connections.secret(connectionId),
-      clientHeaders, path: endpoint.upstreamPath(target.model), body: endpoint.upstreamBody(body, target.model), ceilingMs: AUXILIARY_CALL_CEILING_MS,
+      provider: target.provider,
+      upstreamFormat: endpoint.format,
+      clientFormat: endpoint.format,
+      secret: deps.connections.secret(connectionId),
+      clientHeaders,
+      path: endpoint.upstreamPath(target.model),
+      body: endpoint.upstreamBody(body, target.model),
+      ceilingMs: AUXILIARY_CALL_CEILING_MS,
     });
     const text = await call.bodyText(COUNT_BODY_LIMIT_BYTES);
     return call.response.status === 200 ? text : null;

@@ -93,8 +93,17 @@ export function createGenerationRoute(deps: GenerationRouteDeps): (req: Incoming
     const body = turn ? turn.body : received;
     const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, () => clientHalf(format).sessionHint(body)), leaseOwnerHash: edge.leaseOwnerHash });
     await deps.pipeline.handle({
-      format, body, bodyText: (turn && !turn.unchanged) || pathCall || edge.bodyText === null ? undefined : edge.bodyText, headers: req.headers, turn, res, session,
-      requestId: edge.requestId, allowedConnections: edge.allowedConnections, apiKeyId: clientKeyIdOf(edge), framing: pathCall?.framing,
+      format,
+      body,
+      bodyText: (turn && !turn.unchanged) || pathCall || edge.bodyText === null ? undefined : edge.bodyText,
+      headers: req.headers,
+      turn,
+      res,
+      session,
+      requestId: edge.requestId,
+      allowedConnections: edge.allowedConnections,
+      apiKeyId: clientKeyIdOf(edge),
+      framing: pathCall?.framing,
     });
   }
 

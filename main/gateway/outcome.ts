@@ -49,7 +49,13 @@ export function onlySkipped(failureReasons: readonly string[], exclusions: reado
 
 /** R11.5: no hint, since waiting does not help. */
 export function allTargetsSkipped(): FinalError {
-  return { status: ERROR_CODES.ALL_TARGETS_SKIPPED.status, code: "ALL_TARGETS_SKIPPED", message: "Every target was skipped (auth, quota or not found)", retryAfterMs: null, noRetry: true };
+  return {
+    status: ERROR_CODES.ALL_TARGETS_SKIPPED.status,
+    code: "ALL_TARGETS_SKIPPED",
+    message: "Every target was skipped (auth, quota or not found)",
+    retryAfterMs: null,
+    noRetry: true,
+  };
 }
 
 /** No attempt was made: every target was excluded before dispatch. */
@@ -88,10 +94,22 @@ export function errorFromExclusions(exclusions: Exclusion[], targetCount: number
   if (!isCombo && terminal.length > 0 && terminal.length === exclusions.length) {
     const provider = terminal[0].provider;
     const n = providerConnectionCounts.get(provider) ?? terminal.length;
-    return { status: ERROR_CODES.unauthorized.status, code: "unauthorized", message: `All ${n} connection(s) for provider ${provider} are unavailable (expired, banned or out of credits)`, retryAfterMs: null, noRetry: true };
+    return {
+      status: ERROR_CODES.unauthorized.status,
+      code: "unauthorized",
+      message: `All ${n} connection(s) for provider ${provider} are unavailable (expired, banned or out of credits)`,
+      retryAfterMs: null,
+      noRetry: true,
+    };
   }
   if (!isCombo && exclusions.length > 0) {
-    return { status: ERROR_CODES.no_executable_targets.status, code: "no_executable_targets", message: `No active credentials for provider: ${exclusions[0].provider}`, retryAfterMs: null, noRetry: true };
+    return {
+      status: ERROR_CODES.no_executable_targets.status,
+      code: "no_executable_targets",
+      message: `No active credentials for provider: ${exclusions[0].provider}`,
+      retryAfterMs: null,
+      noRetry: true,
+    };
   }
   if (isCombo && onlySkipped([], exclusions)) return allTargetsSkipped();
   return { status: ERROR_CODES.no_executable_targets.status, code: "no_executable_targets", message: "No executable target for this model", retryAfterMs: null, noRetry: true };
@@ -125,7 +143,7 @@ export const UPSTREAM_INVALID_JSON = "upstream_invalid_json" satisfies ErrorCode
 export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | null): FinalError {
   const rateLimited = verdict.reason === "rate_limit" || verdict.reason === "concurrency_limited" || verdict.reason === "quota_exhausted";
   // A restated 429 (R12.2) tells the client a fixed wait that is not an internal cooldown.
-  const retryAfterMs = rateLimited || verdict.status >= 500 ? verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? verdict.retryHintMs : null;
+  const retryAfterMs = rateLimited || verdict.status >= 500 ? (verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? verdict.retryHintMs) : null;
   const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
   return {
     status: verdict.status,

@@ -147,7 +147,10 @@ function keepAliveEvents(format: WireFormat, kind: ClientKind | undefined): Numb
 /** R18.4: a key over its budget is refused until its period ends, before anything goes upstream. */
 function keyBudgetExceeded(retryAfterMs: number): FinalError {
   return {
-    status: ERROR_CODES.budget_exceeded.status, code: "budget_exceeded", retryAfterMs, noRetry: false,
+    status: ERROR_CODES.budget_exceeded.status,
+    code: "budget_exceeded",
+    retryAfterMs,
+    noRetry: false,
     message: "This API key has used its budget for the period; it resets at the period's end",
   };
 }
@@ -161,13 +164,22 @@ export function createPipeline(deps: PipelineDeps) {
     const model = typeof call.body.model === "string" ? call.body.model : "";
     const stream = isStreamRequest(call.format, call.body);
     const client = new ClientResponse(call.res, {
-      format: call.format, requestId: call.requestId, model, stream, clock: deps.clock, log: deps.requestLog, meter: deps.usageMeter, emit: deps.emit, framing: call.framing,
+      format: call.format,
+      requestId: call.requestId,
+      model,
+      stream,
+      clock: deps.clock,
+      log: deps.requestLog,
+      meter: deps.usageMeter,
+      emit: deps.emit,
+      framing: call.framing,
     });
     try {
       await serve(call, client, model, stream);
     } catch (err) {
       deps.logger?.error({ requestId: call.requestId, err: describeError(err) }, "internal error while handling a request");
-      if (!client.settled) client.fail({ status: ERROR_CODES.internal_error.status, code: "internal_error", message: "Switchyard failed to handle the request", retryAfterMs: null, noRetry: false });
+      if (!client.settled)
+        client.fail({ status: ERROR_CODES.internal_error.status, code: "internal_error", message: "Switchyard failed to handle the request", retryAfterMs: null, noRetry: false });
     }
   }
 
@@ -183,7 +195,13 @@ export function createPipeline(deps: PipelineDeps) {
     const overBudgetMs = deps.budgets?.keyOverBudgetMs(call.apiKeyId ?? null) ?? null;
     if (overBudgetMs !== null) return client.fail(keyBudgetExceeded(overBudgetMs));
     const routing = deps.routing && {
-      router: deps.routing.router, format: call.format, body: call.body, now: deps.clock.now(), random: deps.routing.random, sessionKey: call.session?.key ?? null, pin: call.session?.pin() ?? null,
+      router: deps.routing.router,
+      format: call.format,
+      body: call.body,
+      now: deps.clock.now(),
+      random: deps.routing.random,
+      sessionKey: call.session?.key ?? null,
+      pin: call.session?.pin() ?? null,
     };
     const plan = planRequest(model, deps.catalog, routing);
     if (!plan) {
@@ -193,7 +211,12 @@ export function createPipeline(deps: PipelineDeps) {
     const budgets = deps.streamBudgets();
     const run: RequestRun = {
       request: { format: call.format, body: call.body, bodyText: call.bodyText, headers: call.headers, model },
-      client, plan, selection: new SelectionLog(), lastVerdict: null, failures: [], waits: { count: 0, waitedMs: 0 },
+      client,
+      plan,
+      selection: new SelectionLog(),
+      lastVerdict: null,
+      failures: [],
+      waits: { count: 0, waitedMs: 0 },
       policy: { recoveryEnabled: budgets.recoveryEnabled, earlyEofRetries: { spent: 0 } },
       allowed: call.allowedConnections ?? null,
       session: call.session ?? null,
@@ -252,8 +275,11 @@ export function createPipeline(deps: PipelineDeps) {
       ...run.failures.map((f) => ({ ...f, remainingMs: f.remainingMs ?? recoveryMs })),
     ];
     const decision = decideComboWait({
-      settings: deps.routing.comboWait(), comboOptIn: run.plan.comboDef.config.comboCooldownWaitEnabled,
-      blockers, waitsSoFar: run.waits.count, waitedMs: run.waits.waitedMs,
+      settings: deps.routing.comboWait(),
+      comboOptIn: run.plan.comboDef.config.comboCooldownWaitEnabled,
+      blockers,
+      waitsSoFar: run.waits.count,
+      waitedMs: run.waits.waitedMs,
     });
     return decision.wait ? decision.delayMs : null;
   }
@@ -310,7 +336,14 @@ export function createPipeline(deps: PipelineDeps) {
       // R9.1: the job expired; a local limit, not the provider's failure.
       deps.engine.recordNeutral(ctx);
       admission.release();
-      run.client.record.attempted({ provider: ctx.provider.id, connectionId: connection.id, model: ctx.model, status: null, verdict: admission.execution.error.code, latencyMs: deps.clock.now() - startedAt });
+      run.client.record.attempted({
+        provider: ctx.provider.id,
+        connectionId: connection.id,
+        model: ctx.model,
+        status: null,
+        verdict: admission.execution.error.code,
+        latencyMs: deps.clock.now() - startedAt,
+      });
       run.client.fail(admission.execution.error);
       return "answered";
     }
@@ -328,7 +361,15 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   /** Learned quotas and the quota meters hear of every attempt, a combo's book of its own (R11.1, R4.10, R18.3). */
-  function noteForRouting(combo: string | null, ctx: AttemptContext, target: Target, outcome: AttemptOutcome, result: AttemptResult, startedAt: number, sessionKey: string | null): void {
+  function noteForRouting(
+    combo: string | null,
+    ctx: AttemptContext,
+    target: Target,
+    outcome: AttemptOutcome,
+    result: AttemptResult,
+    startedAt: number,
+    sessionKey: string | null,
+  ): void {
     const now = deps.clock.now();
     const headers = upstreamHeadersOf(outcome);
     if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now);

@@ -48,7 +48,10 @@ export function resolveDirect(name: string, providers: Provider[]): Target[] {
 /** Stable: equal priorities keep their order. */
 function byPriority(providers: Provider[]): Provider[] {
   if (providers.length < 2) return providers;
-  return providers.map((p, index) => ({ p, index })).sort((a, b) => a.p.priority - b.p.priority || a.index - b.index).map(({ p }) => p);
+  return providers
+    .map((p, index) => ({ p, index }))
+    .sort((a, b) => a.p.priority - b.p.priority || a.index - b.index)
+    .map(({ p }) => p);
 }
 
 /** The combo's targets with nested combos expanded; a cycle or a branch past `maxDepth` yields nothing. */

@@ -100,7 +100,12 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
 
   app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientBody("anthropic", deps.appSettings), countTokensHandler(deps, ANTHROPIC_COUNT));
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
-  app.post("/v1/responses/compact", clientAuth("openai-responses", deps), clientBody("openai-responses", deps.appSettings), compactHandler(deps.pipeline, turns?.["openai-responses"]));
+  app.post(
+    "/v1/responses/compact",
+    clientAuth("openai-responses", deps),
+    clientBody("openai-responses", deps.appSettings),
+    compactHandler(deps.pipeline, turns?.["openai-responses"]),
+  );
   app.post("/v1/responses/input_tokens", clientAuth("openai-responses", deps), clientBody("openai-responses", deps.appSettings), countTokensHandler(deps, RESPONSES_INPUT_TOKENS));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
   // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
@@ -128,7 +133,9 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.end();
     if (req.path.startsWith("/v1")) return clientError(res, formatOfUnknownPath(req.path), 500, "internal_error", "Switchyard failed to handle the request");
-    res.status(ERROR_CODES.internal_error.status).json({ error: { code: "internal_error" satisfies ErrorCode, message: isRecord(err) && typeof err["message"] === "string" ? err["message"] : "internal error" } });
+    res
+      .status(ERROR_CODES.internal_error.status)
+      .json({ error: { code: "internal_error" satisfies ErrorCode, message: isRecord(err) && typeof err["message"] === "string" ? err["message"] : "internal error" } });
   });
   return app;
 }

@@ -94,12 +94,8 @@ function readAnthropic(body: Obj): Conversation {
   const last = lastOf(body.messages);
   let lastTurn: LastTurn = { kind: "other" };
   if (isRecord(last) && last.role === "user") {
-    const result = Array.isArray(last.content)
-      ? last.content.find((block): block is Obj => isRecord(block) && block.type === "tool_result")
-      : undefined;
-    lastTurn = result
-      ? { kind: "tool_result", text: contentText(result.content) }
-      : { kind: "user", text: contentText(last.content) };
+    const result = Array.isArray(last.content) ? last.content.find((block): block is Obj => isRecord(block) && block.type === "tool_result") : undefined;
+    lastTurn = result ? { kind: "tool_result", text: contentText(result.content) } : { kind: "user", text: contentText(last.content) };
   } else if (isRecord(last) && last.role === "assistant") {
     lastTurn = { kind: "assistant_prefix", text: contentText(last.content) };
   }

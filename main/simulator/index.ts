@@ -166,9 +166,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (route.kind === "count_tokens") {
       const inputTokens = Math.max(1, Math.ceil(conversation.promptChars / 4));
       const counted =
-        route.format === "openai-responses" ? { object: "response.input_tokens", input_tokens: inputTokens }
-        : route.format === "gemini" ? { totalTokens: inputTokens }
-        : { input_tokens: inputTokens };
+        route.format === "openai-responses"
+          ? { object: "response.input_tokens", input_tokens: inputTokens }
+          : route.format === "gemini"
+            ? { totalTokens: inputTokens }
+            : { input_tokens: inputTokens };
       sendJson(res, 200, counted, headers);
       return;
     }

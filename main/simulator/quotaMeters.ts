@@ -48,7 +48,7 @@ const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d
 export function goDuration(ms: number): string {
   if (ms < 1_000) return `${Math.max(0, Math.round(ms))}ms`;
   const minutes = Math.floor(ms / MINUTE_MS);
-  const seconds = `${Math.round((ms % MINUTE_MS)) / 1_000}s`;
+  const seconds = `${Math.round(ms % MINUTE_MS) / 1_000}s`;
   return minutes > 0 ? `${minutes}m${seconds}` : seconds;
 }
 
@@ -74,7 +74,10 @@ export class QuotaMeters {
       m = {
         fiveHour: { used: 0, resetAt: this.startedAt + SIM_QUOTA.fiveHourMs },
         week: { used: 0, resetAt: this.startedAt + SIM_QUOTA.weekMs },
-        minuteStart: 0, requests: 0, input: 0, output: 0,
+        minuteStart: 0,
+        requests: 0,
+        input: 0,
+        output: 0,
       };
       this.meters.set(key, m);
     }

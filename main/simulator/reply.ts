@@ -92,7 +92,6 @@ export function composeAnswer(conversation: Conversation, defaultText: string): 
   } else {
     reply = textReply(defaultText);
   }
-  const output =
-    reply.kind === "text" ? Math.max(1, countWords(reply.text)) : 8 + Math.ceil((reply.name.length + reply.args.length) / 4);
+  const output = reply.kind === "text" ? Math.max(1, countWords(reply.text)) : 8 + Math.ceil((reply.name.length + reply.args.length) / 4);
   return { reply, usage: { input: Math.max(1, Math.ceil(conversation.promptChars / 4)), output } };
 }

@@ -86,12 +86,7 @@ function joinFrames(plan: StreamPlan): string {
  * Writes a 200 SSE stream whose headers are already set. Without a stream fault the
  * whole plan goes out in one write; otherwise frames are paced and cut as the fault says.
  */
-export async function playStream(
-  res: ServerResponse,
-  plan: StreamPlan,
-  fault: FaultSpec | undefined,
-  pacer: Pacer | undefined,
-): Promise<void> {
+export async function playStream(res: ServerResponse, plan: StreamPlan, fault: FaultSpec | undefined, pacer: Pacer | undefined): Promise<void> {
   if (fault?.emptyStream) {
     res.end();
     return;

@@ -23,9 +23,7 @@ export interface UsageWallSpec {
   resettable?: boolean;
 }
 
-export type WallDecision =
-  | { kind: "pass"; headers: OutgoingHttpHeaders }
-  | { kind: "reject"; status: number; headers: OutgoingHttpHeaders; message: string };
+export type WallDecision = { kind: "pass"; headers: OutgoingHttpHeaders } | { kind: "reject"; status: number; headers: OutgoingHttpHeaders; message: string };
 
 const int = (v: unknown, name: string): number | undefined => {
   if (v === undefined) return undefined;
@@ -73,7 +71,12 @@ export class UsageWalls {
     const unified = { "anthropic-ratelimit-unified-reset": String(wall.resetAt) };
     if (headers["anthropic-usage-limit"] !== "slow") {
       const offer = wall.offer === false ? {} : { "anthropic-ratelimit-unified-slow-offer": "treatment" };
-      return { kind: "reject", status: 429, headers: { ...unified, "anthropic-ratelimit-unified-status": "rejected", ...offer }, message: "Usage limit reached for this 5-hour window (simulated wall)" };
+      return {
+        kind: "reject",
+        status: 429,
+        headers: { ...unified, "anthropic-ratelimit-unified-status": "rejected", ...offer },
+        message: "Usage limit reached for this 5-hour window (simulated wall)",
+      };
     }
     if ((wall.slotBusy ?? 0) > 0) {
       wall.slotBusy = (wall.slotBusy ?? 0) - 1;

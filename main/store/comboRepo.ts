@@ -44,9 +44,7 @@ export function createComboRepo(db: Database.Database, clock: Clock, epoch: Writ
     `INSERT INTO combos (name, strategy, targets, config, created_at, updated_at)
      VALUES (@name, @strategy, @targets, @config, @created_at, @updated_at)`,
   );
-  const replace = db.prepare(
-    "UPDATE combos SET strategy = @strategy, targets = @targets, config = @config, updated_at = @updated_at WHERE name = @name",
-  );
+  const replace = db.prepare("UPDATE combos SET strategy = @strategy, targets = @targets, config = @config, updated_at = @updated_at WHERE name = @name");
   const remove = db.prepare<[string]>("DELETE FROM combos WHERE name = ?");
 
   // resolveModel asks for a combo by name on every request; combos change only by operator edits.

@@ -145,9 +145,7 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
        auth_failure_count = 0
      WHERE id = ?`,
   );
-  const updateProtection = db.prepare<[0 | 1 | null, number, string]>(
-    "UPDATE connections SET rate_limit_protection = ?, updated_at = ? WHERE id = ?",
-  );
+  const updateProtection = db.prepare<[0 | 1 | null, number, string]>("UPDATE connections SET rate_limit_protection = ?, updated_at = ? WHERE id = ?");
   const updateRuntime = db.prepare(runtimeUpdateSql());
   const remove = db.prepare<[string]>("DELETE FROM connections WHERE id = ?");
 
@@ -196,24 +194,22 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
     return get(input.id)!;
   };
 
-  const update = db.transaction(
-    (id: string, patch: Partial<ConfigFields>, secret?: string | null): Connection | null => {
-      const current = get(id);
-      if (!current) return null;
-      const changes = definedOnly(patch) as Partial<ConnectionInput>;
-      delete changes.id;
-      delete changes.provider;
-      write(() => {
-        updateConfig.run(configParams(id, { ...current, ...changes }, clock.now()));
-        if (secret === null) updateSecret.run(null, id);
-        if (typeof secret === "string") {
-          updateSecret.run(cipher.encrypt(secret), id);
-          resetRuntime.run(id);
-        }
-      });
-      return get(id);
-    },
-  );
+  const update = db.transaction((id: string, patch: Partial<ConfigFields>, secret?: string | null): Connection | null => {
+    const current = get(id);
+    if (!current) return null;
+    const changes = definedOnly(patch) as Partial<ConnectionInput>;
+    delete changes.id;
+    delete changes.provider;
+    write(() => {
+      updateConfig.run(configParams(id, { ...current, ...changes }, clock.now()));
+      if (secret === null) updateSecret.run(null, id);
+      if (typeof secret === "string") {
+        updateSecret.run(cipher.encrypt(secret), id);
+        resetRuntime.run(id);
+      }
+    });
+    return get(id);
+  });
 
   return {
     list: (filter) => (filter?.provider === undefined ? [...all().list] : all().list.filter((c) => c.provider === filter.provider)),

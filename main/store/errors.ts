@@ -14,10 +14,7 @@ export class StoreSchemaTooNewError extends StoreError {
     readonly supported: number,
     readonly dbPath: string,
   ) {
-    super(
-      `database schema version ${found} is newer than this Switchyard supports (${supported}); ` +
-        `upgrade Switchyard or use another --home (database: ${dbPath})`,
-    );
+    super(`database schema version ${found} is newer than this Switchyard supports (${supported}); ` + `upgrade Switchyard or use another --home (database: ${dbPath})`);
     this.name = "StoreSchemaTooNewError";
   }
 }

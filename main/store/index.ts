@@ -96,13 +96,9 @@ export function createStore(opts: CreateStoreOptions): Store {
 }
 
 export type { Store } from "./types.js";
-export type {
-  ApiKeyRepo, ComboRepo, ConnectionInput, ConnectionRepo, ProviderInput, ProviderRepo, RequestLogRepo, ResponsesRepo, SettingsRepo,
-} from "./types.js";
+export type { ApiKeyRepo, ComboRepo, ConnectionInput, ConnectionRepo, ProviderInput, ProviderRepo, RequestLogRepo, ResponsesRepo, SettingsRepo } from "./types.js";
 export { type SecretCipher, SecretDecryptError, createFileKeyCipher } from "./secrets.js";
-export {
-  StoreConflictError, StoreError, StoreReferenceError, StoreSchemaTooNewError, type StoreEntity,
-} from "./errors.js";
+export { StoreConflictError, StoreError, StoreReferenceError, StoreSchemaTooNewError, type StoreEntity } from "./errors.js";
 export { CURRENT_SCHEMA_VERSION } from "./migrations.js";
 export { DEFAULT_REQUEST_LOG_RETENTION } from "./requestLogRepo.js";
 export { hashApiKey } from "./apiKeyRepo.js";

@@ -13,9 +13,7 @@ interface LeaseRow {
 }
 
 export function createLeaseRepo(db: Database.Database): LeaseStore {
-  const selectActive = db.prepare<[], LeaseRow>(
-    "SELECT owner_hash, key_id, connection_id, generation, acquired_at, expires_at FROM session_leases WHERE state = 'ACTIVE'",
-  );
+  const selectActive = db.prepare<[], LeaseRow>("SELECT owner_hash, key_id, connection_id, generation, acquired_at, expires_at FROM session_leases WHERE state = 'ACTIVE'");
   const maxGeneration = db.prepare<[], { g: number | null }>("SELECT MAX(generation) AS g FROM session_leases");
   const upsert = db.prepare(
     `INSERT INTO session_leases (owner_hash, key_id, connection_id, generation, state, acquired_at, expires_at, ended_at)
@@ -29,13 +27,22 @@ export function createLeaseRepo(db: Database.Database): LeaseStore {
   return {
     loadActive: () =>
       selectActive.all().map((r): Lease => ({
-        ownerHash: r.owner_hash, keyId: r.key_id, connectionId: r.connection_id, generation: r.generation, acquiredAt: r.acquired_at, expiresAt: r.expires_at,
+        ownerHash: r.owner_hash,
+        keyId: r.key_id,
+        connectionId: r.connection_id,
+        generation: r.generation,
+        acquiredAt: r.acquired_at,
+        expiresAt: r.expires_at,
       })),
     maxGeneration: () => maxGeneration.get()?.g ?? 0,
     save(lease) {
       upsert.run({
-        owner_hash: lease.ownerHash, key_id: lease.keyId, connection_id: lease.connectionId, generation: lease.generation,
-        acquired_at: lease.acquiredAt, expires_at: lease.expiresAt,
+        owner_hash: lease.ownerHash,
+        key_id: lease.keyId,
+        connection_id: lease.connectionId,
+        generation: lease.generation,
+        acquired_at: lease.acquiredAt,
+        expires_at: lease.expiresAt,
       });
     },
     end: (ownerHash, state, at) => void end.run(state, at, ownerHash),

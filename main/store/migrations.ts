@@ -156,7 +156,11 @@ export const MIGRATIONS: readonly Migration[] = [
     // lock's sibling lookup; R2.4: breaker open cycles are counted per failure kind.
     version: 3,
     up(db) {
-      const columnsOf = (table: string) => db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name);
+      const columnsOf = (table: string) =>
+        db
+          .prepare<[], { name: string }>(`PRAGMA table_info(${table})`)
+          .all()
+          .map((c) => c.name);
       if (!columnsOf("request_log").includes("egress_ip")) db.exec("ALTER TABLE request_log ADD COLUMN egress_ip TEXT");
       if (!columnsOf("domain_circuit_breakers").includes("cycles_by_kind")) {
         db.exec("ALTER TABLE domain_circuit_breakers ADD COLUMN cycles_by_kind TEXT NOT NULL DEFAULT ''");
@@ -169,7 +173,12 @@ export const MIGRATIONS: readonly Migration[] = [
     // before dispatch (JSON), and the prompt text, kept only with prompt logging on.
     version: 4,
     up(db) {
-      const columns = new Set(db.prepare<[], { name: string }>("PRAGMA table_info(request_log)").all().map((c) => c.name));
+      const columns = new Set(
+        db
+          .prepare<[], { name: string }>("PRAGMA table_info(request_log)")
+          .all()
+          .map((c) => c.name),
+      );
       const add: Array<[string, string]> = [
         ["client_kind", "TEXT"],
         ["details", "TEXT NOT NULL DEFAULT '{}'"],
@@ -208,17 +217,32 @@ export const MIGRATIONS: readonly Migration[] = [
     // report by any grouping reads its rows in key order and adds nothing up at query time.
     version: 6,
     up(db) {
-      const columnsOf = (table: string) => new Set(db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name));
+      const columnsOf = (table: string) =>
+        new Set(
+          db
+            .prepare<[], { name: string }>(`PRAGMA table_info(${table})`)
+            .all()
+            .map((c) => c.name),
+        );
       const addColumns = (table: string, add: Array<[string, string]>) => {
         const have = columnsOf(table);
         for (const [name, type] of add) if (!have.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
       };
       addColumns("request_log", [
-        ["cache_read_tokens", "INTEGER"], ["cache_write_tokens", "INTEGER"], ["reasoning_tokens", "INTEGER"],
-        ["cost_usd", "REAL"], ["cost_source", "TEXT"], ["cost_notional", "INTEGER NOT NULL DEFAULT 0"], ["api_key_id", "TEXT"], ["served_model", "TEXT"],
+        ["cache_read_tokens", "INTEGER"],
+        ["cache_write_tokens", "INTEGER"],
+        ["reasoning_tokens", "INTEGER"],
+        ["cost_usd", "REAL"],
+        ["cost_source", "TEXT"],
+        ["cost_notional", "INTEGER NOT NULL DEFAULT 0"],
+        ["api_key_id", "TEXT"],
+        ["served_model", "TEXT"],
       ]);
       addColumns("api_keys", [["budget", "TEXT"]]);
-      addColumns("connections", [["budget", "TEXT"], ["subscription", "INTEGER NOT NULL DEFAULT 0"]]);
+      addColumns("connections", [
+        ["budget", "TEXT"],
+        ["subscription", "INTEGER NOT NULL DEFAULT 0"],
+      ]);
       db.exec(`
         CREATE TABLE IF NOT EXISTS usage_rollup (
           bucket TEXT NOT NULL,

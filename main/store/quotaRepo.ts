@@ -49,8 +49,16 @@ interface Entry {
 
 function fromRow(r: QuotaRow): UsageQuotaItem {
   return {
-    connectionId: r.connection_id, provider: r.provider, window: r.window, usedPercent: r.used_percent, remaining: r.remaining,
-    limit: r.limit_value, resetAt: r.reset_at, source: r.source, seenAt: r.seen_at, status: r.status,
+    connectionId: r.connection_id,
+    provider: r.provider,
+    window: r.window,
+    usedPercent: r.used_percent,
+    remaining: r.remaining,
+    limit: r.limit_value,
+    resetAt: r.reset_at,
+    source: r.source,
+    seenAt: r.seen_at,
+    status: r.status,
   };
 }
 
@@ -59,8 +67,15 @@ function toRow(i: UsageQuotaItem): unknown[] {
 }
 
 function sameValues(item: UsageQuotaItem, provider: string, r: QuotaWindowReading): boolean {
-  return item.provider === provider && item.usedPercent === r.usedPercent && item.remaining === r.remaining && item.limit === r.limit
-    && item.resetAt === r.resetAt && item.source === r.source && (item.status ?? null) === (r.status ?? null);
+  return (
+    item.provider === provider &&
+    item.usedPercent === r.usedPercent &&
+    item.remaining === r.remaining &&
+    item.limit === r.limit &&
+    item.resetAt === r.resetAt &&
+    item.source === r.source &&
+    (item.status ?? null) === (r.status ?? null)
+  );
 }
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

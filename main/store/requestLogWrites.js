@@ -44,7 +44,10 @@ function rollupRows(at, rows) {
   const sums = new Map();
   for (const values of rows) {
     const time = /** @type {number} */ (values[at.time]);
-    for (const [bucket, size] of /** @type {const} */ ([["hour", HOUR_MS], ["day", DAY_MS]])) {
+    for (const [bucket, size] of /** @type {const} */ ([
+      ["hour", HOUR_MS],
+      ["day", DAY_MS],
+    ])) {
       const t = Math.floor(time / size) * size;
       for (const dim of ROLLUP_DIMS) {
         // Dimension columns (provider, connection_id, served_model…) hold text or NULL.
@@ -107,34 +110,36 @@ export function createBatchWriter(db, sql) {
   // Rows in the table; only this writer adds or trims them, so the count is kept, not queried.
   let rows = /** @type {{ n: number }} */ (countRows.get()).n;
 
-  const transaction = db.transaction(/** @param {LogBatch} batch */ (batch) => {
-    /** @type {string[]} */
-    const duplicates = [];
-    /** @type {unknown[][]} */
-    const stored = [];
-    for (const values of batch.rows) {
-      try {
-        insert.run(values);
-        stored.push(values);
-      } catch (err) {
-        // A constraint failure undoes only this statement; the rest of the batch still commits.
-        if (!isDuplicateId(err)) throw err;
-        duplicates.push(String(values[sql.idIndex]));
+  const transaction = db.transaction(
+    /** @param {LogBatch} batch */ (batch) => {
+      /** @type {string[]} */
+      const duplicates = [];
+      /** @type {unknown[][]} */
+      const stored = [];
+      for (const values of batch.rows) {
+        try {
+          insert.run(values);
+          stored.push(values);
+        } catch (err) {
+          // A constraint failure undoes only this statement; the rest of the batch still commits.
+          if (!isDuplicateId(err)) throw err;
+          duplicates.push(String(values[sql.idIndex]));
+        }
       }
-    }
-    // The rollups commit with their rows: a usage query never counts a row twice or misses one.
-    for (const row of rollupRows(sql.rollup.at, stored).values()) upsertRollup.run(row);
-    const latest = stored.reduce((m, v) => Math.max(m, /** @type {number} */ (v[sql.rollup.at.time])), newest);
-    if (Math.floor(latest / DAY_MS) > Math.floor(newest / DAY_MS)) for (const dim of ROLLUP_DIMS) pruneHours.run(dim, latest - HOUR_BUCKETS_KEPT_MS);
-    newest = latest;
-    rows += batch.rows.length - duplicates.length;
-    if (rows > batch.retention) {
-      const cutoff = /** @type {{ time: number; seq: number } | undefined} */ (selectCutoff.get(rows - batch.retention - 1));
-      if (cutoff) rows -= pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq).changes;
-    }
-    if (batch.promptCutoff !== null) erasePromptsBefore.run(batch.promptCutoff);
-    return duplicates;
-  });
+      // The rollups commit with their rows: a usage query never counts a row twice or misses one.
+      for (const row of rollupRows(sql.rollup.at, stored).values()) upsertRollup.run(row);
+      const latest = stored.reduce((m, v) => Math.max(m, /** @type {number} */ (v[sql.rollup.at.time])), newest);
+      if (Math.floor(latest / DAY_MS) > Math.floor(newest / DAY_MS)) for (const dim of ROLLUP_DIMS) pruneHours.run(dim, latest - HOUR_BUCKETS_KEPT_MS);
+      newest = latest;
+      rows += batch.rows.length - duplicates.length;
+      if (rows > batch.retention) {
+        const cutoff = /** @type {{ time: number; seq: number } | undefined} */ (selectCutoff.get(rows - batch.retention - 1));
+        if (cutoff) rows -= pruneFrom.run(cutoff.time, cutoff.time, cutoff.seq).changes;
+      }
+      if (batch.promptCutoff !== null) erasePromptsBefore.run(batch.promptCutoff);
+      return duplicates;
+    },
+  );
   // IMMEDIATE: the write lock is taken at BEGIN, so a second writer on the file waits for it
   // (busy_timeout) instead of failing on a snapshot another thread's commit made stale.
   return { write: (batch) => transaction.immediate(batch) };

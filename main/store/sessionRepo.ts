@@ -45,7 +45,11 @@ export function createSessionPinRepo(db: Database.Database, onError: (err: Error
     // foreign-key error; the pin is simply not kept.
     if (!connectionExists.get(pin.connectionId)) return;
     upsert.run({
-      session_key: pin.sessionKey, provider: pin.provider, connection_id: pin.connectionId, expires_at: pin.expiresAt, last_used_at: pin.lastUsedAt,
+      session_key: pin.sessionKey,
+      provider: pin.provider,
+      connection_id: pin.connectionId,
+      expires_at: pin.expiresAt,
+      last_used_at: pin.lastUsedAt,
     });
     stored.set(pin.sessionKey, pin.connectionId);
   };

@@ -2,9 +2,7 @@
 // Implemented with better-sqlite3 (synchronous, prepared statements, WAL).
 import type { UsageRepo } from "./usageRepo.js";
 import type { QuotaRepo } from "./quotaRepo.js";
-import type {
-  ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry, StoredResponseRecord,
-} from "../../shared/types.js";
+import type { ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry, StoredResponseRecord } from "../../shared/types.js";
 import type { LeaseStore } from "../engine/leases.js";
 import type { BreakerStore, ConnectionRuntimeStore } from "../engine/ports.js";
 import type { SessionPinStore } from "../engine/sessionAffinity.js";
@@ -102,7 +100,6 @@ export interface RequestLogRepo {
   /** R12.5: each connection's newest recorded egress IP since `since` (flushes first). */
   lastEgressIps(since: number): Map<string, string>;
 }
-
 
 /** Stored Responses API turns (R16.4, table responses). */
 export interface ResponsesRepo {

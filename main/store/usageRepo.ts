@@ -7,7 +7,11 @@ import { addCounts, emptyCounts } from "../../shared/usageCounts.js";
 
 /** The rollup dimension each grouping reads (requestLogWrites.js writes one row set per dimension). */
 const GROUP_DIM: Record<UsageGroupBy, string> = {
-  provider: "provider", connection: "connection", model: "model", client: "client", key: "key",
+  provider: "provider",
+  connection: "connection",
+  model: "model",
+  client: "client",
+  key: "key",
 };
 
 /** What an unknown dimension ('' in the rollups: no provider answered, no key presented) is called. */

@@ -35,4 +35,3 @@ export function describeDuration(ms: number | undefined): string {
   if (preset) return preset.label;
   return ms % MINUTE === 0 ? `${(ms / MINUTE).toLocaleString("en-US")} min` : `${ms.toLocaleString("en-US")} ms`;
 }
-

@@ -26,10 +26,7 @@ function isPlainRedisUrl(text: string): boolean {
  * R9.6: a redis:// or rediss:// URL. Settings are returned by GET /api/settings and exported, so a
  * URL carrying credentials is refused here; such a Redis is named by SWITCHYARD_REDIS_URL instead.
  */
-const redisUrl = z
-  .string()
-  .max(2_048)
-  .refine(isPlainRedisUrl, "must be a redis:// or rediss:// URL without credentials (give a password-protected Redis in SWITCHYARD_REDIS_URL)");
+const redisUrl = z.string().max(2_048).refine(isPlainRedisUrl, "must be a redis:// or rediss:// URL without credentials (give a password-protected Redis in SWITCHYARD_REDIS_URL)");
 const scopeEnum = z.enum(["model", "connection", "provider"]);
 
 /** R12.4: status and/or a plain case-insensitive substring (never a RegExp), AND-ed. */
@@ -48,11 +45,7 @@ export const providerErrorRuleSchema = z
   });
 
 export const providerErrorDefaultSchema = z.object({
-  cooldownMs: z
-    .number()
-    .int()
-    .min(L.defaultCooldownMs.min, "must be at least 1 minute")
-    .max(L.defaultCooldownMs.max, "must be at most 30 days"),
+  cooldownMs: z.number().int().min(L.defaultCooldownMs.min, "must be at least 1 minute").max(L.defaultCooldownMs.max, "must be at most 30 days"),
   scope: scopeEnum.optional(),
   reason: nonEmpty.optional(),
 });
@@ -120,12 +113,7 @@ function storedSettingsSchema(report: Report) {
     emergencyFallback: tolerant("emergencyFallback", storedEmergencyFallback(report), { ...d.emergencyFallback }, report),
     redisUrl: tolerant("redisUrl", redisUrl.nullable(), d.redisUrl, report),
     aliases: tolerant("aliases", storedEntries("aliases", nonEmpty, report), {}, report),
-    requestLogRetention: tolerant(
-      "requestLogRetention",
-      clamped("requestLogRetention", L.requestLogRetention, report).transform(Math.round),
-      d.requestLogRetention,
-      report,
-    ),
+    requestLogRetention: tolerant("requestLogRetention", clamped("requestLogRetention", L.requestLogRetention, report).transform(Math.round), d.requestLogRetention, report),
     promptLogging: tolerant("promptLogging", z.boolean(), d.promptLogging, report),
     metricsPublic: tolerant("metricsPublic", z.boolean(), d.metricsPublic, report),
     maxConcurrent: tolerant("maxConcurrent", clamped("maxConcurrent", L.maxConcurrent, report).transform(Math.round).nullable(), d.maxConcurrent, report),
@@ -151,13 +139,11 @@ function tolerant<T>(path: string, schema: z.ZodType<T>, fallback: T, report: Re
 }
 
 function clamped(path: string, range: { min: number; max: number }, report: Report) {
-  return z
-    .number()
-    .transform((value) => {
-      const within = Math.min(range.max, Math.max(range.min, value));
-      if (within !== value) report(path);
-      return within;
-    });
+  return z.number().transform((value) => {
+    const within = Math.min(range.max, Math.max(range.min, value));
+    if (within !== value) report(path);
+    return within;
+  });
 }
 
 /** Keeps the rules that pass the patch schema's rule (R12.4), at most 50; each one dropped is reported. */

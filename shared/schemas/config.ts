@@ -17,9 +17,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const clientKindsComplete: Same<(typeof CLIENT_KINDS)[number], ClientKind> = true;
 void clientKindsComplete;
 export { NAME_PATTERN, PROVIDER_ID_PATTERN, PROVIDER_MODEL_PATTERN } from "./fields.js";
-export {
-  type SettingsPatchBody, providerErrorDefaultSchema, providerErrorRuleSchema, settingsPatchSchema,
-} from "./appSettings.js";
+export { type SettingsPatchBody, providerErrorDefaultSchema, providerErrorRuleSchema, settingsPatchSchema } from "./appSettings.js";
 
 /** R4.3: per-provider and per-connection rate-limit retry delay, seconds. */
 const RETRY_DELAY_SECONDS = { min: 1, max: 21_600 };
@@ -28,7 +26,6 @@ const stringList = z.array(nonEmpty);
 const plainObject = z.record(z.string(), z.unknown());
 
 // ---------------------------------------------------------------- providers
-
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -72,13 +69,11 @@ export const providerPatchSchema = z.object({
 });
 
 /** POST /api/providers and PUT /api/providers/:id: a whole provider. */
-export const providerCreateSchema = z
-  .object({ id: providerId, ...providerPatchSchema.shape, format: z.enum(PROVIDER_FORMATS) })
-  .superRefine((value, ctx) => {
-    if (value.format !== "simulator" && !value.baseUrl) {
-      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "is required (an http(s) URL)" });
-    }
-  });
+export const providerCreateSchema = z.object({ id: providerId, ...providerPatchSchema.shape, format: z.enum(PROVIDER_FORMATS) }).superRefine((value, ctx) => {
+  if (value.format !== "simulator" && !value.baseUrl) {
+    ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "is required (an http(s) URL)" });
+  }
+});
 
 export type ProviderPatchBody = z.infer<typeof providerPatchSchema>;
 export type ProviderCreateBody = z.infer<typeof providerCreateSchema>;
@@ -142,7 +137,7 @@ export const listConnectionsQuerySchema = z.object({ provider: z.string().option
 
 export const comboTargetSchema = z.object({
   // D11: a target may also name another combo; whether that combo exists is checked on save.
-  model: z.string().refine((v) => PROVIDER_MODEL_PATTERN.test(v) || NAME_PATTERN.test(v), "must be \"provider/model\" or a combo name"),
+  model: z.string().refine((v) => PROVIDER_MODEL_PATTERN.test(v) || NAME_PATTERN.test(v), 'must be "provider/model" or a combo name'),
   connectionId: entityName.optional(),
   weight: z.number().min(0).optional(),
 });
@@ -204,7 +199,6 @@ export const exportQuerySchema = z.object({
   /** `redacted` (default) writes `<redacted>`; `env` writes an `env:NAME` reference to fill in per machine. */
   secrets: z.enum(["redacted", "env"]).default("redacted"),
 });
-
 
 // ---------------------------------------------------------------- config documents (R0.4)
 

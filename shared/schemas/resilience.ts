@@ -51,9 +51,7 @@ export const clearModelCooldownsBodySchema = closedObject({
     }
   })
   .transform((body): ClearModelCooldownsBody =>
-    body.all
-      ? { all: true }
-      : { provider: body.provider!, model: body.model!, connectionId: body.connection ?? body.connectionId ?? null },
+    body.all ? { all: true } : { provider: body.provider!, model: body.model!, connectionId: body.connection ?? body.connectionId ?? null },
   );
 
 export type ClearModelCooldownsBody = { all: true } | { provider: string; model: string; connectionId: string | null };
@@ -75,9 +73,14 @@ export const listCooldownsQuerySchema = z.object({
 });
 
 /** POST /api/rate-limits (R9.5): `enabled: null` returns the connection to the automatic rule. */
-export const rateLimitProtectionBodySchema = z
-  .object({ connectionId: z.string().min(1).max(ID_MAX), enabled: z.boolean().nullable() })
-  .strict();
+export const rateLimitProtectionBodySchema = z.object({ connectionId: z.string().min(1).max(ID_MAX), enabled: z.boolean().nullable() }).strict();
 
 /** POST /api/debug/clock: moves the test clock forward, at most a year at a time. */
-export const advanceClockBodySchema = z.object({ advanceMs: z.number().min(0).max(365 * 24 * 3_600_000) }).strict();
+export const advanceClockBodySchema = z
+  .object({
+    advanceMs: z
+      .number()
+      .min(0)
+      .max(365 * 24 * 3_600_000),
+  })
+  .strict();

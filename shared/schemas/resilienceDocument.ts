@@ -9,15 +9,20 @@ import { z } from "zod";
 import { isRecord } from "../records.js";
 import { parseEnvBoolean, resilienceDefaults } from "../resilienceEnv.js";
 import {
-  DEFAULT_RESILIENCE_SETTINGS, type Env, type NormalizedResilience, OPTIONAL_SECTIONS, type ResilienceSettings,
-  type SettingsChange, applyCrossFieldRules, clampNumber, describeRange, joinPath, rangeAt,
+  DEFAULT_RESILIENCE_SETTINGS,
+  type Env,
+  type NormalizedResilience,
+  OPTIONAL_SECTIONS,
+  type ResilienceSettings,
+  type SettingsChange,
+  applyCrossFieldRules,
+  clampNumber,
+  describeRange,
+  joinPath,
+  rangeAt,
 } from "../resilienceSettings.js";
 
-type DeepPatch<T> = T extends readonly unknown[]
-  ? T | null
-  : T extends object
-    ? { [K in keyof T]?: DeepPatch<T[K]> | null }
-    : T | null;
+type DeepPatch<T> = T extends readonly unknown[] ? T | null : T extends object ? { [K in keyof T]?: DeepPatch<T[K]> | null } : T | null;
 
 /** PATCH /api/resilience body: any subset of the document; `null` restores a field's default. */
 export type ResiliencePatch = DeepPatch<ResilienceSettings>;
@@ -82,13 +87,11 @@ function withDefault(schema: z.ZodType, fallback: unknown, path: string, reason:
 
 function storedNumber(fallback: unknown, path: string, log: Log): z.ZodType {
   const range = rangeAt(path);
-  const clamped = z
-    .number()
-    .transform((value) => {
-      const within = clampNumber(value, range);
-      if (within !== value) log({ path, from: value, to: within, reason: describeRange(range) });
-      return within;
-    });
+  const clamped = z.number().transform((value) => {
+    const within = clampNumber(value, range);
+    if (within !== value) log({ path, from: value, to: within, reason: describeRange(range) });
+    return within;
+  });
   return withDefault(clamped, fallback, path, "expected a finite number", log);
 }
 
@@ -133,7 +136,12 @@ function storedSection(fallback: object, path: string, log: Log): z.ZodType {
 }
 
 function storedNode(fallback: unknown, path: string, log: Log): z.ZodType {
-  if (Array.isArray(fallback)) return storedStatusCodes(fallback.filter((code) => typeof code === "number"), path, log);
+  if (Array.isArray(fallback))
+    return storedStatusCodes(
+      fallback.filter((code) => typeof code === "number"),
+      path,
+      log,
+    );
   if (isRecord(fallback)) return storedSection(fallback, path, log);
   if (typeof fallback === "boolean") return withDefault(z.boolean(), fallback, path, "expected a boolean", log);
   return storedNumber(fallback, path, log);

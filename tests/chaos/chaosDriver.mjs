@@ -106,7 +106,12 @@ function requestFor(i) {
  * Per-request figures in columns allocated up front: the load generator shares the gateway's
  * process, so it must not itself grow the heap the soak measures.
  */
-const OK = 1, STREAM = 2, MID = 4, EOF = 8, CUT = 16, COMBO = 32;
+const OK = 1,
+  STREAM = 2,
+  MID = 4,
+  EOF = 8,
+  CUT = 16,
+  COMBO = 32;
 function createResults(capacity) {
   const ms = new Float64Array(capacity);
   const attempts = new Uint16Array(capacity);
@@ -124,7 +129,8 @@ function createResults(capacity) {
       if (size >= capacity) throw new Error("chaosDriver: more results than requests");
       ms[size] = out.ms;
       attempts[size] = Math.min(out.attempts, 65_535);
-      flags[size] = (out.ok ? OK : 0) | (out.stream ? STREAM : 0) | (out.midStreamError ? MID : 0) | (out.eofGiveUp ? EOF : 0) | (out.cutShort ? CUT : 0) | (out.via === "combo" ? COMBO : 0);
+      flags[size] =
+        (out.ok ? OK : 0) | (out.stream ? STREAM : 0) | (out.midStreamError ? MID : 0) | (out.eofGiveUp ? EOF : 0) | (out.cutShort ? CUT : 0) | (out.via === "combo" ? COMBO : 0);
       if (!out.ok && !out.midStreamError && !out.eofGiveUp && violations.length < 5) violations.push(out);
       size += 1;
     },
@@ -170,8 +176,7 @@ async function one(i) {
       out.problem = `status ${r.statusCode}: ${text.slice(0, 200)}`;
       // D13: a stream that ends before its first event is retried once per request, then answered 502.
       out.eofGiveUp = spec.stream && r.statusCode === 502 && text.includes('"code":"STREAM_EARLY_EOF"') && out.attempts >= 2;
-    }
-    else if (!spec.stream) {
+    } else if (!spec.stream) {
       const json = JSON.parse(text);
       out.ok = spec.client === "openai" ? Array.isArray(json.choices) : json.type === "message";
       if (!out.ok) out.problem = `bad JSON answer: ${text.slice(0, 200)}`;
@@ -203,7 +208,9 @@ function openFds() {
   return readdirSync("/proc/self/fd").length;
 }
 function rssMb() {
-  const line = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync("/proc/self/status", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return Number(line?.match(/\d+/)?.[0] ?? 0) / 1024;
 }
 async function settled() {

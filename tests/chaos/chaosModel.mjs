@@ -57,8 +57,15 @@ function frames(text) {
   for (const block of text.split(/\r?\n\r?\n/)) {
     const lines = block.split(/\r?\n/).filter((l) => l !== "" && !l.startsWith(":"));
     if (lines.length === 0) continue;
-    const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim() ?? null;
-    const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+    const event =
+      lines
+        .find((l) => l.startsWith("event:"))
+        ?.slice(6)
+        .trim() ?? null;
+    const data = lines
+      .filter((l) => l.startsWith("data:"))
+      .map((l) => l.slice(5).trimStart())
+      .join("\n");
     out.push({ event, data });
   }
   return out;

@@ -150,7 +150,12 @@ it("R10.2 R2.5 R4.1 R7.1 R7.2 R15.1 kill -9 under load loses nothing acknowledge
       expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
       const rows = (db.prepare("SELECT COUNT(*) AS n FROM request_log").get() as { n: number }).n;
       expect(rows).toBeGreaterThanOrEqual(acked.logRows);
-      const pins = new Map((db.prepare("SELECT session_key, connection_id FROM session_account_affinity").all() as Array<{ session_key: string; connection_id: string }>).map((r) => [r.session_key, r.connection_id]));
+      const pins = new Map(
+        (db.prepare("SELECT session_key, connection_id FROM session_account_affinity").all() as Array<{ session_key: string; connection_id: string }>).map((r) => [
+          r.session_key,
+          r.connection_id,
+        ]),
+      );
       for (const [session, conn] of acked.pins) expect(pins.get(session), session).toBe(conn);
       breaker = db.prepare("SELECT state, failure_count, open_until FROM domain_circuit_breakers WHERE provider = 'brk'").get() as typeof breaker;
       expect(["OPEN", "HALF_OPEN"]).toContain(breaker?.state);
@@ -176,11 +181,7 @@ it("R10.2 R2.5 R4.1 R7.1 R7.2 R15.1 kill -9 under load loses nothing acknowledge
     if (breaker!.state === "HALF_OPEN") expect(restored?.state).toBe("HALF_OPEN");
     else if (Math.abs(left) > 1_000) expect(restored?.state).toBe(left > 0 ? "OPEN" : "HALF_OPEN");
     for (const [id, until] of acked.cooling) expect((await server.api("GET", `/api/connections/${id}`)).body.rateLimitedUntil, id).toBe(until);
-    const renewed = await server.post(
-      "/api/v1/session-leases",
-      { action: "renew", owner: lease.owner, generation: lease.generation },
-      { authorization: `Bearer ${lease.key}` },
-    );
+    const renewed = await server.post("/api/v1/session-leases", { action: "renew", owner: lease.owner, generation: lease.generation }, { authorization: `Bearer ${lease.key}` });
     expect(renewed.status, renewed.text).toBe(200);
     expect(renewed.body.generation).toBe(lease.generation);
     // A pin taken before the kill still routes its session to the same connection.

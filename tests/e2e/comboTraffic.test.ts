@@ -44,7 +44,13 @@ describe("combo page: strategies and recent traffic", () => {
     await page.getByRole("button", { name: "New combo" }).click();
     const form = page.getByRole("form", { name: "New combo" });
     const strategy = form.getByLabel("Strategy");
-    const hint = () => strategy.evaluate((el) => (el.getAttribute("aria-describedby") ?? "").split(" ").map((id) => document.getElementById(id)?.textContent ?? "").join(" "));
+    const hint = () =>
+      strategy.evaluate((el) =>
+        (el.getAttribute("aria-describedby") ?? "")
+          .split(" ")
+          .map((id) => document.getElementById(id)?.textContent ?? "")
+          .join(" "),
+      );
     expect(await hint()).toContain(STRATEGY_SUMMARIES.priority);
     for (const name of ["round-robin", "least-used", "cost-optimized"] as const) {
       await strategy.selectOption(name);

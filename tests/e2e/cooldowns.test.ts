@@ -39,7 +39,11 @@ describe("Cooldown Manager", () => {
   }, 30_000);
 
   it("R6.1 counts down every second locally", async () => {
-    const cell = h.page.getByRole("row").filter({ has: h.page.getByRole("rowheader", { name: "Key B" }) }).getByRole("cell").nth(1);
+    const cell = h.page
+      .getByRole("row")
+      .filter({ has: h.page.getByRole("rowheader", { name: "Key B" }) })
+      .getByRole("cell")
+      .nth(1);
     const first = await cell.innerText();
     await expect.poll(() => cell.innerText(), { timeout: 3_000, interval: 200 }).not.toBe(first);
     expect(await cell.innerText()).toMatch(/^4 min 5\d s$/);
@@ -115,7 +119,10 @@ describe("Cooldown Manager", () => {
     await form.getByLabel("Body contains").fill("quota");
     await form.getByRole("button", { name: "Add rule" }).click();
     await form.getByText("Rule for sim added.").waitFor();
-    const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "sim" }) }).first();
+    const row = page
+      .getByRole("row")
+      .filter({ has: page.getByRole("rowheader", { name: "sim" }) })
+      .first();
     expect(await row.getByRole("cell").allInnerTexts()).toEqual(["1", "429", "quota", "connection", "—", "90 min", "Remove rule 1"]);
     const settings = await api<{ providerErrorRules: unknown[] }>(server, "GET", "/api/settings");
     expect(settings.providerErrorRules).toEqual([{ provider: "sim", status: 429, match: "quota", scope: "connection", cooldownMs: 5_400_000 }]);

@@ -68,8 +68,18 @@ describe("headless dashboard in Chromium", () => {
     const { page, server } = h;
     const links = page.getByRole("navigation", { name: "Main" }).getByRole("link");
     expect(await links.allInnerTexts()).toEqual([
-      "Providers & connections", "Connect your tools", "Combos", "API keys", "Cooldown Manager", "Model Cooldowns", "Sessions & leases", "Resilience settings",
-      "Request log", "Health", "Usage", "Import & export",
+      "Providers & connections",
+      "Connect your tools",
+      "Combos",
+      "API keys",
+      "Cooldown Manager",
+      "Model Cooldowns",
+      "Sessions & leases",
+      "Resilience settings",
+      "Request log",
+      "Health",
+      "Usage",
+      "Import & export",
     ]);
     // Backwards, so that every click changes the page (Providers is the current one).
     for (const name of (await links.allInnerTexts()).reverse()) {

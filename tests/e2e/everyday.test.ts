@@ -68,7 +68,10 @@ describe("everyday use (issue 14)", () => {
     const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "Claude Code" }) });
     await row.getByText("demo", { exact: true }).waitFor();
     expect(await send(server.base, "curl/8.5.0")).toBe(200);
-    await page.getByRole("region", { name: "curl" }).getByText(/connected · last request/).waitFor({ timeout: 10_000 });
+    await page
+      .getByRole("region", { name: "curl" })
+      .getByText(/connected · last request/)
+      .waitFor({ timeout: 10_000 });
     await page.getByRole("region", { name: "aider" }).getByText("not seen yet").waitFor();
     await screenshot(page, "connect");
   }, 30_000);
@@ -108,7 +111,12 @@ describe("everyday use (issue 14)", () => {
     await screenshot(page, "request-timeline");
 
     // The curl request came later, while key 1 was cooling: skipped before dispatch.
-    await page.getByRole("row").filter({ hasText: "curl" }).first().getByRole("button", { name: /open its timeline/ }).click();
+    await page
+      .getByRole("row")
+      .filter({ hasText: "curl" })
+      .first()
+      .getByRole("button", { name: /open its timeline/ })
+      .click();
     await steps.getByText("Received from curl (openai format) for demo (a combo)").waitFor();
     await steps.getByText(/Skipped sim-a · Provider A · key 1 before dispatch: cooling down \(\d+(\.\d)? s left\)/).waitFor();
     await timeline.getByRole("button", { name: "Close timeline" }).click();
@@ -152,8 +160,16 @@ describe("everyday use (issue 14)", () => {
     await input.setInputFiles({ name: "moved.yaml", mimeType: "text/yaml", buffer: Buffer.from(yaml) });
     await page.getByText("Step 2 of 4: checked. Review the changes, then apply.").waitFor();
     const preview = page.getByRole("table", { name: "Changes the import would apply" });
-    await preview.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "newp" }) }).getByText("create").waitFor();
-    await preview.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "demo-a-2" }) }).getByText("name").waitFor();
+    await preview
+      .getByRole("row")
+      .filter({ has: page.getByRole("rowheader", { name: "newp" }) })
+      .getByText("create")
+      .waitFor();
+    await preview
+      .getByRole("row")
+      .filter({ has: page.getByRole("rowheader", { name: "demo-a-2" }) })
+      .getByText("name")
+      .waitFor();
     expect((await api<Array<{ id: string }>>(h.server, "GET", "/api/providers")).map((p) => p.id)).not.toContain("newp");
     expect(await layoutAndLabelProblems(page)).toEqual([]);
     await screenshot(page, "import-export");

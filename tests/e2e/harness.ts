@@ -131,7 +131,10 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const { testClock = true, strictConsole = false } = options;
-  for (const [what, file] of [["the headless CLI", CLI], ["the dashboard bundle", DASHBOARD_HTML]] as const) {
+  for (const [what, file] of [
+    ["the headless CLI", CLI],
+    ["the dashboard bundle", DASHBOARD_HTML],
+  ] as const) {
     if (!existsSync(file)) throw new Error(`${what} is not built (${path.relative(root, file)} missing): run \`npm run build\` first`);
   }
   const executablePath = findChromium();
@@ -213,7 +216,8 @@ export async function layoutAndLabelProblems(page: Page): Promise<string[]> {
       if (labels.length === 0) problems.push(`unlabelled ${control.tagName.toLowerCase()} ${control.outerHTML.slice(0, 80)}`);
     }
     for (const wrap of Array.from(document.querySelectorAll(".table-wrap"))) {
-      if (wrap.scrollWidth > wrap.clientWidth + 1) problems.push(`table scrolls sideways (${wrap.scrollWidth} > ${wrap.clientWidth}): ${wrap.querySelector("caption")?.textContent ?? ""}`);
+      if (wrap.scrollWidth > wrap.clientWidth + 1)
+        problems.push(`table scrolls sideways (${wrap.scrollWidth} > ${wrap.clientWidth}): ${wrap.querySelector("caption")?.textContent ?? ""}`);
     }
     for (const button of Array.from(document.querySelectorAll("button"))) {
       const name = (button.getAttribute("aria-label") ?? button.textContent ?? "").trim();

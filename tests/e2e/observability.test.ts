@@ -10,10 +10,16 @@ describe("request log and health", () => {
     await addSimProvider(server, sim, "sim", [{ id: "s-1", name: "Main key", key: "ks" }]);
     await addSimProvider(server, sim, "sim-b", [{ id: "b-1", name: "Backup key", key: "kb" }]);
     // "local" breakers open after 2 failures (R2.2): two failing connections open it in one request.
-    await addSimProvider(server, sim, "flaky", [
-      { id: "f-1", name: "Flaky 1", key: "kf1" },
-      { id: "f-2", name: "Flaky 2", key: "kf2" },
-    ], "local");
+    await addSimProvider(
+      server,
+      sim,
+      "flaky",
+      [
+        { id: "f-1", name: "Flaky 1", key: "kf1" },
+        { id: "f-2", name: "Flaky 2", key: "kf2" },
+      ],
+      "local",
+    );
     for (let i = 0; i < 3; i++) expect((await chat(server, "sim/m1")).status).toBe(200);
     expect((await chat(server, "sim-b/m1")).status).toBe(200);
     sim.addFault("kb", { status: 400, times: 1 });

@@ -16,7 +16,12 @@ describe("countdowns follow the server's clock", () => {
     await openPage(h, "Providers & connections", "Providers & connections");
   });
 
-  const statusOfKeyA = () => h.page.getByRole("row").filter({ has: h.page.getByRole("rowheader", { name: "Key A" }) }).getByRole("cell").first();
+  const statusOfKeyA = () =>
+    h.page
+      .getByRole("row")
+      .filter({ has: h.page.getByRole("rowheader", { name: "Key A" }) })
+      .getByRole("cell")
+      .first();
 
   it("R14.2/R4.9 the Providers page counts a cooldown down by the server's clock, and shows it over (and the key serving) once the server says so", async () => {
     await expect.poll(() => statusOfKeyA().innerText(), { timeout: 10_000 }).toMatch(/^Cooling down · (2 min|1 min 5\d s) left$/);

@@ -34,7 +34,11 @@ describe("Usage page", () => {
   afterAll(async () => quotaSim?.close());
 
   const rowCells = (caption: string | RegExp, name: string) =>
-    h.page.getByRole("table", { name: caption }).getByRole("row").filter({ has: h.page.getByRole("rowheader", { name, exact: true }) }).getByRole("cell");
+    h.page
+      .getByRole("table", { name: caption })
+      .getByRole("row")
+      .filter({ has: h.page.getByRole("rowheader", { name, exact: true }) })
+      .getByRole("cell");
   const legend = () => h.page.getByRole("list", { name: "Series in the usage charts" }).getByRole("listitem").allInnerTexts();
 
   it("R18.6 totals for today, 7 and 30 days are the request log's sums, with the cache-hit ratio", async () => {
@@ -127,7 +131,11 @@ describe("Usage page", () => {
     const { page, server } = h;
     await openPage(h, "Providers & connections", "Providers & connections");
     const edit = async (name: string, fill: (form: ReturnType<typeof page.getByRole>) => Promise<void>) => {
-      await page.getByRole("row").filter({ has: page.getByRole("rowheader", { name }) }).getByRole("button", { name: `Edit ${name}` }).click();
+      await page
+        .getByRole("row")
+        .filter({ has: page.getByRole("rowheader", { name }) })
+        .getByRole("button", { name: `Edit ${name}` })
+        .click();
       const form = page.getByRole("form", { name: `Edit connection ${name}` });
       await fill(form);
       await form.getByRole("button", { name: "Save connection" }).click();
@@ -142,7 +150,11 @@ describe("Usage page", () => {
     expect(connections.find((c) => c.id === "oai-1")!.budget).toEqual({ period: "day", maxTokens: 1000 });
     expect(connections.find((c) => c.id === "anth-1")!.subscription).toBe(true);
 
-    const res = await fetch(`${server.base}/v1/chat/completions`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ model: "oai/m1", messages: [{ role: "user", content: "hi" }] }) });
+    const res = await fetch(`${server.base}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ model: "oai/m1", messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(res.headers.get("x-omniroute-selected-connection-id")).toBe("oai-2");
     await openPage(h, "Cooldown Manager", "Cooldown Manager");
     const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "Team key" }) });
@@ -165,13 +177,20 @@ describe("Usage page", () => {
     await expect.poll(async () => (await legend()).sort(), { timeout: 10_000 }).toEqual(["anth/m1", "oai/m1"]);
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
     expect(download.suggestedFilename()).toBe("switchyard-usage-model-hour.csv");
-    const lines = readFileSync(await download.path(), "utf8").trim().split("\n");
+    const lines = readFileSync(await download.path(), "utf8")
+      .trim()
+      .split("\n");
     expect(lines[0]).toBe("time,model,requests,inputTokens,outputTokens,cacheReadTokens,cacheWriteTokens,reasoningTokens,costUsd");
     const report = await api<UsageReport>(server, "GET", "/api/usage?groupBy=model&bucket=hour");
     expect(lines.length - 1).toBe(report.series.reduce((n, s) => n + s.points.length, 0));
     const requests = lines.slice(1).reduce((n, line) => n + Number(line.split(",")[2]), 0);
     expect(requests).toBe(report.totals.requests);
-    expect(lines.slice(1).map((l) => l.split(",")[1]).sort()).toEqual(expect.arrayContaining(["anth/m1", "oai/m1"]));
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(",")[1])
+        .sort(),
+    ).toEqual(expect.arrayContaining(["anth/m1", "oai/m1"]));
     await page.getByText(`Downloaded switchyard-usage-model-hour.csv: ${lines.length - 1} row`).waitFor();
   }, 30_000);
 

@@ -13,20 +13,41 @@ const HOURS = 36;
 /** Requests per hour of the (server's) local day: quiet nights, busy working hours. */
 const LOAD = [0, 0, 0, 0, 0, 0, 1, 2, 4, 6, 7, 6, 3, 5, 7, 8, 6, 5, 3, 2, 2, 1, 1, 0];
 
-const price = (input: number, output: number) => ({ inputPricePerMTok: input, outputPricePerMTok: output, cacheReadPricePerMTok: input / 10, cacheWritePricePerMTok: input * 1.25 });
+const price = (input: number, output: number) => ({
+  inputPricePerMTok: input,
+  outputPricePerMTok: output,
+  cacheReadPricePerMTok: input / 10,
+  cacheWritePricePerMTok: input * 1.25,
+});
 
 async function setUp(server: Server, quotaSim: Simulator): Promise<void> {
   const provider = (body: Record<string, unknown>) => api(server, "POST", "/api/providers", { category: "apikey", ...body });
   const connection = (body: Record<string, unknown>) => api(server, "POST", "/api/connections", body);
-  await provider({ id: "claude", format: "anthropic", baseUrl: quotaSim.url, models: ["claude-opus-4-1", "claude-haiku-4-5"], modelInfo: { "claude-opus-4-1": price(15, 75), "claude-haiku-4-5": price(1, 5) } });
+  await provider({
+    id: "claude",
+    format: "anthropic",
+    baseUrl: quotaSim.url,
+    models: ["claude-opus-4-1", "claude-haiku-4-5"],
+    modelInfo: { "claude-opus-4-1": price(15, 75), "claude-haiku-4-5": price(1, 5) },
+  });
   await connection({ id: "claude-max", provider: "claude", name: "Claude Max", apiKey: "claude-max-key", subscription: true });
   await connection({ id: "claude-team", provider: "claude", name: "Claude team key", apiKey: "claude-team-key", priority: 1 });
-  await provider({ id: "openai", format: "openai", baseUrl: `${quotaSim.url}/v1`, models: ["gpt-5", "gpt-5-mini"], modelInfo: { "gpt-5": price(1.25, 10), "gpt-5-mini": price(0.25, 2) } });
+  await provider({
+    id: "openai",
+    format: "openai",
+    baseUrl: `${quotaSim.url}/v1`,
+    models: ["gpt-5", "gpt-5-mini"],
+    modelInfo: { "gpt-5": price(1.25, 10), "gpt-5-mini": price(0.25, 2) },
+  });
   await connection({ id: "openai-team", provider: "openai", name: "OpenAI team", apiKey: "openai-team-key", budget: { period: "day", maxCostUsd: 0.25 } });
   await connection({ id: "openai-spare", provider: "openai", name: "OpenAI spare", apiKey: "openai-spare-key", priority: 1 });
   await provider({ id: "gemini", format: "gemini", baseUrl: `${quotaSim.url}/v1beta`, models: ["gemini-2.5-pro"], modelInfo: { "gemini-2.5-pro": price(1.25, 10) } });
   await connection({ id: "gemini-key", provider: "gemini", name: "Gemini key", apiKey: "gemini-key" });
-  for (const [name, budget] of [["laptop", { period: "day", maxCostUsd: 1 }], ["ci-bot", { period: "month", maxTokens: 600_000 }], ["pair-session", null]] as const) {
+  for (const [name, budget] of [
+    ["laptop", { period: "day", maxCostUsd: 1 }],
+    ["ci-bot", { period: "month", maxTokens: 600_000 }],
+    ["pair-session", null],
+  ] as const) {
     KEYS[name] = (await api<{ key: string }>(server, "POST", "/api/keys", { name, budget })).key;
   }
 }
@@ -76,34 +97,42 @@ async function hourOfTraffic(server: Server, count: number, next: (tool: string)
 describe("Usage page with a day and a half of traffic", () => {
   let quotaSim: Simulator;
   let offset = 0;
-  const h = useHarness(async (h) => {
-    quotaSim = await startSimulator({ quotaHeaders: true, label: "quota", replyText: REPLY, quotaClock: () => Date.now() + offset });
-    await setUp(h.server, quotaSim);
-    const advance = async (ms: number) => {
-      await api(h.server, "POST", "/api/debug/clock", { advanceMs: ms });
-      offset += ms;
-    };
-    // The test clock only moves forward: the history starts at the next 03:00 (server time).
-    const { now } = await api<{ now: number }>(h.server, "GET", "/api/debug/clock");
-    const start = new Date(now);
-    start.setHours(3, 0, 0, 0);
-    if (start.getTime() <= now) start.setDate(start.getDate() + 1);
-    await advance(start.getTime() - now);
-    const next = createSessions();
-    const seq = { n: 0 };
-    for (let hour = 0; hour < HOURS; hour++) {
-      if (hour > 0) await advance(HOUR_MS);
-      await hourOfTraffic(h.server, LOAD[new Date(now + offset).getHours()], next, seq);
-    }
-    await openPage(h, "Usage", "Usage");
-  }, { testClock: true });
+  const h = useHarness(
+    async (h) => {
+      quotaSim = await startSimulator({ quotaHeaders: true, label: "quota", replyText: REPLY, quotaClock: () => Date.now() + offset });
+      await setUp(h.server, quotaSim);
+      const advance = async (ms: number) => {
+        await api(h.server, "POST", "/api/debug/clock", { advanceMs: ms });
+        offset += ms;
+      };
+      // The test clock only moves forward: the history starts at the next 03:00 (server time).
+      const { now } = await api<{ now: number }>(h.server, "GET", "/api/debug/clock");
+      const start = new Date(now);
+      start.setHours(3, 0, 0, 0);
+      if (start.getTime() <= now) start.setDate(start.getDate() + 1);
+      await advance(start.getTime() - now);
+      const next = createSessions();
+      const seq = { n: 0 };
+      for (let hour = 0; hour < HOURS; hour++) {
+        if (hour > 0) await advance(HOUR_MS);
+        await hourOfTraffic(h.server, LOAD[new Date(now + offset).getHours()], next, seq);
+      }
+      await openPage(h, "Usage", "Usage");
+    },
+    { testClock: true },
+  );
   afterAll(async () => quotaSim?.close());
 
   it("R18.6 the Usage page with realistic traffic: totals, charts by provider, quotas and budgets fit 1024 px", async () => {
     const { page } = h;
-    const week = page.getByRole("table", { name: "Usage today, in the last 7 days and in the last 30 days" }).getByRole("row").filter({ has: page.getByRole("rowheader", { name: "Last 7 days" }) });
+    const week = page
+      .getByRole("table", { name: "Usage today, in the last 7 days and in the last 30 days" })
+      .getByRole("row")
+      .filter({ has: page.getByRole("rowheader", { name: "Last 7 days" }) });
     await expect.poll(async () => Number((await week.getByRole("cell").first().innerText()).replace(/,/g, "")), { timeout: 15_000 }).toBeGreaterThan(80);
-    await expect.poll(async () => (await page.getByRole("list", { name: "Series in the usage charts" }).getByRole("listitem").allInnerTexts()).sort(), { timeout: 10_000 }).toEqual(["claude", "gemini", "openai"]);
+    await expect
+      .poll(async () => (await page.getByRole("list", { name: "Series in the usage charts" }).getByRole("listitem").allInnerTexts()).sort(), { timeout: 10_000 })
+      .toEqual(["claude", "gemini", "openai"]);
     await page.getByRole("meter", { name: "Quota Claude Max (claude) · 5h" }).waitFor({ timeout: 10_000 });
     await page.getByRole("meter", { name: "Budget of laptop" }).waitFor();
     expect(await layoutAndLabelProblems(page)).toEqual([]);

@@ -46,7 +46,10 @@ export function anthropicMessages(server: Server, model: string, o: SendOptions 
 export function geminiGenerate(server: Server, model: string, o: SendOptions = {}): Promise<number> {
   const headers: Record<string, string> = { "User-Agent": o.userAgent ?? "GeminiCLI/0.61.0/gemini-2.5-pro (linux; x64)" };
   if (o.key) headers["x-goog-api-key"] = o.key;
-  const contents = [{ role: "user", parts: [{ text: o.system ?? LONG_SYSTEM }] }, ...history(o.turns ?? 0).map((t) => ({ role: t.role === "assistant" ? "model" : "user", parts: [{ text: t.content }] }))];
+  const contents = [
+    { role: "user", parts: [{ text: o.system ?? LONG_SYSTEM }] },
+    ...history(o.turns ?? 0).map((t) => ({ role: t.role === "assistant" ? "model" : "user", parts: [{ text: t.content }] })),
+  ];
   return post(server, `/v1beta/models/${model}:generateContent`, { contents }, headers);
 }
 

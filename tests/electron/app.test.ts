@@ -66,12 +66,20 @@ describe("Electron app", () => {
       return { sandbox: p?.sandbox, contextIsolation: p?.contextIsolation, nodeIntegration: p?.nodeIntegration };
     });
     expect(prefs).toEqual({ sandbox: true, contextIsolation: true, nodeIntegration: false });
-    expect(await page.evaluate(() => [typeof (window as unknown as { require?: unknown }).require, typeof (window as unknown as { process?: unknown }).process])).toEqual(["undefined", "undefined"]);
+    expect(await page.evaluate(() => [typeof (window as unknown as { require?: unknown }).require, typeof (window as unknown as { process?: unknown }).process])).toEqual([
+      "undefined",
+      "undefined",
+    ]);
   });
 
   it.skipIf(!hasElectron)("R14.3 the page sees only { invoke, onEvent } and unknown methods are refused", async () => {
     expect(await page.evaluate(() => Object.keys((window as BridgeWindow).switchyard ?? {}).sort())).toEqual(["invoke", "onEvent"]);
-    const refused = await page.evaluate(() => (window as BridgeWindow).switchyard!.invoke("dropDatabase").then(() => null, (e: unknown) => e));
+    const refused = await page.evaluate(() =>
+      (window as BridgeWindow).switchyard!.invoke("dropDatabase").then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     expect(refused).toMatchObject({ error: { code: "unknown_method" } });
     expect(await page.evaluate(() => (window as BridgeWindow).switchyard!.invoke("listProviders"))).toEqual([]);
   });

@@ -63,10 +63,35 @@ const BODIES: Array<[string, Buffer]> = [
   ["an array", Buffer.from("[1,2,3]")],
   ["a string", Buffer.from('"hello"')],
   ["null", Buffer.from("null")],
-  ["wrong types", Buffer.from(JSON.stringify({ id: 7, name: [], model: {}, messages: "hi", max_tokens: "ten", stream: "yes", provider: 1, targets: "x", format: 3, baseUrl: [], scopes: "all", action: 9, advanceMs: "soon", enabled: "on", connectionId: {}, sessionAffinityTtlMs: "long" }))],
+  [
+    "wrong types",
+    Buffer.from(
+      JSON.stringify({
+        id: 7,
+        name: [],
+        model: {},
+        messages: "hi",
+        max_tokens: "ten",
+        stream: "yes",
+        provider: 1,
+        targets: "x",
+        format: 3,
+        baseUrl: [],
+        scopes: "all",
+        action: 9,
+        advanceMs: "soon",
+        enabled: "on",
+        connectionId: {},
+        sessionAffinityTtlMs: "long",
+      }),
+    ),
+  ],
   ["unknown fields only", Buffer.from(JSON.stringify({ zzz: 1, __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } }))],
   ["deeply nested", Buffer.from(`{"model":"x","messages":${deep(20_000)}}`)],
-  ["invalid UTF-8", Buffer.concat([Buffer.from('{"model":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0, 0xa1]), Buffer.from('","messages":[{"role":"user","content":"\xff"}]}', "latin1")])],
+  [
+    "invalid UTF-8",
+    Buffer.concat([Buffer.from('{"model":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0, 0xa1]), Buffer.from('","messages":[{"role":"user","content":"\xff"}]}', "latin1")]),
+  ],
 ];
 
 /** The routes of the contract and the client routes, with ids that name nothing. */
@@ -125,36 +150,42 @@ afterAll(async () => {
 });
 
 describe("HTTP fuzz over every route (issue 13 item 4)", () => {
-  it("R1.9 API.md every malformed, mistyped, huge, nested, invalid-UTF-8 or unknown-field body gets a clear 4xx or a 5xx with a request id, never a leak, and saves nothing", { timeout: 120_000 }, async () => {
-    const before = await snapshot();
-    const huge = Buffer.from(JSON.stringify({ model: "fz/m1", messages: [{ role: "user", content: "x".repeat(2 * 1024 * 1024) }] }));
-    let cases = 0;
-    const statuses = new Map<number, number>();
-    for (const route of routes()) {
-      const auth: Record<string, string> = route.auth === "admin" ? { authorization: `Bearer ${TOKEN}` } : {};
-      const bodies: Array<[string, Buffer | null]> = route.verb === "GET" ? [["no body", null]] : [...BODIES, ["huge", huge]];
-      for (const [name, body] of bodies) {
-        const r = await raw(route.verb, `${route.path}${route.verb === "GET" ? "?limit=-1&limit=abc&provider[]=x&format=%ff" : ""}`, body, auth);
-        judge(`${route.verb} ${route.path} (${name})`, route.path, r);
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-        if (["/v1/chat/completions", "/v1/messages"].includes(route.path) && !["huge", "invalid UTF-8"].includes(name)) expect(r.status, `${route.path} ${name}`).toBe(400);
-        if (name === "huge") expect(r.status, `${route.verb} ${route.path} huge`).toBeGreaterThanOrEqual(400);
-        cases++;
+  it(
+    "R1.9 API.md every malformed, mistyped, huge, nested, invalid-UTF-8 or unknown-field body gets a clear 4xx or a 5xx with a request id, never a leak, and saves nothing",
+    { timeout: 120_000 },
+    async () => {
+      const before = await snapshot();
+      const huge = Buffer.from(JSON.stringify({ model: "fz/m1", messages: [{ role: "user", content: "x".repeat(2 * 1024 * 1024) }] }));
+      let cases = 0;
+      const statuses = new Map<number, number>();
+      for (const route of routes()) {
+        const auth: Record<string, string> = route.auth === "admin" ? { authorization: `Bearer ${TOKEN}` } : {};
+        const bodies: Array<[string, Buffer | null]> = route.verb === "GET" ? [["no body", null]] : [...BODIES, ["huge", huge]];
+        for (const [name, body] of bodies) {
+          const r = await raw(route.verb, `${route.path}${route.verb === "GET" ? "?limit=-1&limit=abc&provider[]=x&format=%ff" : ""}`, body, auth);
+          judge(`${route.verb} ${route.path} (${name})`, route.path, r);
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          if (["/v1/chat/completions", "/v1/messages"].includes(route.path) && !["huge", "invalid UTF-8"].includes(name)) expect(r.status, `${route.path} ${name}`).toBe(400);
+          if (name === "huge") expect(r.status, `${route.verb} ${route.path} huge`).toBeGreaterThanOrEqual(400);
+          cases++;
+        }
       }
-    }
-    expect(problems).toEqual([]);
-    expect(cases).toBeGreaterThan(250);
-    if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...statuses]));
-    // The refusals are the expected ones: bad JSON/shape 400, missing token 401, bodies over the limit 413.
-    for (const status of [400, 401, 413]) expect(statuses.get(status) ?? 0, String(status)).toBeGreaterThan(0);
-    expect(await snapshot()).toBe(before);
-    expect({}).not.toHaveProperty("polluted");
-    expect((await server.api("GET", "/health")).status).toBe(200);
-  });
+      expect(problems).toEqual([]);
+      expect(cases).toBeGreaterThan(250);
+      if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...statuses]));
+      // The refusals are the expected ones: bad JSON/shape 400, missing token 401, bodies over the limit 413.
+      for (const status of [400, 401, 413]) expect(statuses.get(status) ?? 0, String(status)).toBeGreaterThan(0);
+      expect(await snapshot()).toBe(before);
+      expect({}).not.toHaveProperty("polluted");
+      expect((await server.api("GET", "/health")).status).toBe(200);
+    },
+  );
 
   it("API.md oversized headers are refused with a 4xx and the server keeps serving", async () => {
     for (const route of ["/v1/chat/completions", "/api/providers", "/"]) {
-      const answer = await socketExchange(`POST ${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nx-filler: ${"a".repeat(64 * 1024)}\r\nContent-Length: 2\r\n\r\n{}`);
+      const answer = await socketExchange(
+        `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nx-filler: ${"a".repeat(64 * 1024)}\r\nContent-Length: 2\r\n\r\n{}`,
+      );
       expect(answer.split("\r\n")[0], route).toBe("HTTP/1.1 431 Request Header Fields Too Large");
       expect(LEAKS.test(answer)).toBe(false);
     }

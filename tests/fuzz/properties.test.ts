@@ -68,7 +68,15 @@ describe("settings normalisers", () => {
   });
 
   it("R10.1 hostile environment values only ever seed defaults inside the ranges", () => {
-    const envKey = fc.constantFrom("OMNIROUTE_ROTATION_RATE_LIMIT_RESET_SECONDS", "PROVIDER_COOLDOWN_ENABLED", "RATE_LIMIT_MAX_WAIT_MS", "RATE_LIMIT_MAX_QUEUE_DEPTH", "STREAM_CONTENT_STALL_TIMEOUT_MS", "STREAM_RECOVERY_ENABLED", "X");
+    const envKey = fc.constantFrom(
+      "OMNIROUTE_ROTATION_RATE_LIMIT_RESET_SECONDS",
+      "PROVIDER_COOLDOWN_ENABLED",
+      "RATE_LIMIT_MAX_WAIT_MS",
+      "RATE_LIMIT_MAX_QUEUE_DEPTH",
+      "STREAM_CONTENT_STALL_TIMEOUT_MS",
+      "STREAM_RECOVERY_ENABLED",
+      "X",
+    );
     fc.assert(
       fc.property(fc.dictionary(envKey, fc.oneof(fc.string(), fc.constantFrom("1", "0", "true", "-5", "1e309", "NaN"))), (env) => {
         const { settings } = normalizeResilienceSettings({}, env);
@@ -79,7 +87,21 @@ describe("settings normalisers", () => {
   });
 
   it("R10.3 any stored app-settings document normalises without throwing, and normalising again changes nothing", () => {
-    const keys = ["sessionAffinityTtlMs", "requireClientKey", "providerErrorRules", "providerErrorDefaults", "emergencyFallback", "maxBodyMb", "provider", "status", "match", "scope", "cooldownMs", "reason", "enabled"];
+    const keys = [
+      "sessionAffinityTtlMs",
+      "requireClientKey",
+      "providerErrorRules",
+      "providerErrorDefaults",
+      "emergencyFallback",
+      "maxBodyMb",
+      "provider",
+      "status",
+      "match",
+      "scope",
+      "cooldownMs",
+      "reason",
+      "enabled",
+    ];
     fc.assert(
       fc.property(documentLike(keys), (raw) => {
         const settings = normaliseAppSettings(raw);
@@ -91,11 +113,29 @@ describe("settings normalisers", () => {
 });
 
 const provider = makeProvider({ baseUrl: "http://127.0.0.1:1/v1" });
-const headerValue = fc.oneof(fc.string(), fc.integer({ min: -1e13, max: 1e13 }).map(String), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()), fc.constantFrom("1.5", "-3", "Infinity", "NaN", "1e400", "2h30m", "0"));
-const headers = fc.dictionary(fc.constantFrom("retry-after", "retry-after-ms", "x-ratelimit-reset", "x-ratelimit-reset-requests", "anthropic-ratelimit-requests-reset", "x-other"), headerValue, { maxKeys: 4 });
+const headerValue = fc.oneof(
+  fc.string(),
+  fc.integer({ min: -1e13, max: 1e13 }).map(String),
+  fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+  fc.constantFrom("1.5", "-3", "Infinity", "NaN", "1e400", "2h30m", "0"),
+);
+const headers = fc.dictionary(
+  fc.constantFrom("retry-after", "retry-after-ms", "x-ratelimit-reset", "x-ratelimit-reset-requests", "anthropic-ratelimit-requests-reset", "x-other"),
+  headerValue,
+  { maxKeys: 4 },
+);
 const bodyText = fc.oneof(
   fc.string(),
-  fc.constantFrom("rate limit", "quota exceeded", "usage limit reached, resets in 3h", "用户额度不足", "too many tools", "context length", "Please retry in 26.66s.", '{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"33s"}]}}'),
+  fc.constantFrom(
+    "rate limit",
+    "quota exceeded",
+    "usage limit reached, resets in 3h",
+    "用户额度不足",
+    "too many tools",
+    "context length",
+    "Please retry in 26.66s.",
+    '{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"33s"}]}}',
+  ),
   fc.json(),
 );
 
@@ -103,7 +143,26 @@ const nonNegativeOrNull = (ms: number | null) => ms === null || (Number.isFinite
 
 describe("classifier and retry hints", () => {
   it("R12.1 the classifier maps any upstream failure (answer, body that is not JSON, transport, stream) to a complete verdict, never throwing", () => {
-    const reasons = new Set(["rate_limit", "concurrency_limited", "quota_exhausted", "credits_exhausted", "auth_error", "banned", "request_rejected", "not_found", "model_not_found", "context_overflow", "tool_limit", "bad_request", "server_error", "transport", "timeout", "stream_stall", "stream_early_eof", "stream_throughput"]);
+    const reasons = new Set([
+      "rate_limit",
+      "concurrency_limited",
+      "quota_exhausted",
+      "credits_exhausted",
+      "auth_error",
+      "banned",
+      "request_rejected",
+      "not_found",
+      "model_not_found",
+      "context_overflow",
+      "tool_limit",
+      "bad_request",
+      "server_error",
+      "transport",
+      "timeout",
+      "stream_stall",
+      "stream_early_eof",
+      "stream_throughput",
+    ]);
     fc.assert(
       fc.property(
         fc.integer({ min: 100, max: 599 }),
@@ -114,10 +173,13 @@ describe("classifier and retry hints", () => {
         fc.constantFrom<StreamCause>("content_stall", "idle_stall", "early_eof", "throughput", "continuation_refused"),
         (status, h, body, kind, transportCause, streamCause) => {
           const failure: UpstreamFailure =
-            kind === "http" ? { kind, status, headers: h, bodyText: body }
-            : kind === "invalid_json" ? { kind, status: 200, headers: h }
-            : kind === "transport" ? { kind, cause: transportCause, code: body }
-            : { kind, cause: streamCause, detail: body };
+            kind === "http"
+              ? { kind, status, headers: h, bodyText: body }
+              : kind === "invalid_json"
+                ? { kind, status: 200, headers: h }
+                : kind === "transport"
+                  ? { kind, cause: transportCause, code: body }
+                  : { kind, cause: streamCause, detail: body };
           const v = classifyUpstreamFailure({ provider, model: "m", failure }, { settings: DEFAULT_RESILIENCE_SETTINGS, now: NOW });
           expect(reasons.has(v.reason), v.reason).toBe(true);
           expect(v.status).toBeGreaterThanOrEqual(400);
@@ -177,11 +239,14 @@ function split(text: string, points: number[]): string[] {
 }
 
 const UPSTREAM: Record<WireFormat, string> = {
-  openai: [
-    { id: "c", object: "chat.completion.chunk", model: "u", choices: [{ index: 0, delta: { role: "assistant", content: "" } }] },
-    { id: "c", object: "chat.completion.chunk", model: "u", choices: [{ index: 0, delta: { content: "Héllo 👋 wörld" } }] },
-    { id: "c", object: "chat.completion.chunk", model: "u", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-  ].map((c) => sseFrame(JSON.stringify(c))).join("") + sseFrame("[DONE]"),
+  openai:
+    [
+      { id: "c", object: "chat.completion.chunk", model: "u", choices: [{ index: 0, delta: { role: "assistant", content: "" } }] },
+      { id: "c", object: "chat.completion.chunk", model: "u", choices: [{ index: 0, delta: { content: "Héllo 👋 wörld" } }] },
+      { id: "c", object: "chat.completion.chunk", model: "u", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+    ]
+      .map((c) => sseFrame(JSON.stringify(c)))
+      .join("") + sseFrame("[DONE]"),
   anthropic: [
     ["message_start", { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "u", content: [], usage: { input_tokens: 2, output_tokens: 0 } } }],
     ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
@@ -189,18 +254,33 @@ const UPSTREAM: Record<WireFormat, string> = {
     ["content_block_stop", { type: "content_block_stop", index: 0 }],
     ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 3 } }],
     ["message_stop", { type: "message_stop" }],
-  ].map(([e, d]) => sseFrame(JSON.stringify(d), e as string)).join(""),
+  ]
+    .map(([e, d]) => sseFrame(JSON.stringify(d), e as string))
+    .join(""),
   gemini: [
     { candidates: [{ content: { role: "model", parts: [{ text: "Héllo 👋 wörld" }] } }] },
     { candidates: [{ content: { role: "model", parts: [{ text: "" }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 3 } },
-  ].map((c) => sseFrame(JSON.stringify(c))).join(""),
+  ]
+    .map((c) => sseFrame(JSON.stringify(c)))
+    .join(""),
   "openai-responses": [
     { type: "response.created", sequence_number: 0, response: { id: "resp_u", object: "response", status: "in_progress", model: "u", output: [] } },
     { type: "response.output_item.added", sequence_number: 1, output_index: 0, item: { id: "msg_u", type: "message", role: "assistant", status: "in_progress", content: [] } },
     { type: "response.output_text.delta", sequence_number: 2, item_id: "msg_u", output_index: 0, content_index: 0, delta: "Héllo 👋 wörld" },
-    { type: "response.output_item.done", sequence_number: 3, output_index: 0, item: { id: "msg_u", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Héllo 👋 wörld", annotations: [] }] } },
-    { type: "response.completed", sequence_number: 4, response: { id: "resp_u", object: "response", status: "completed", model: "u", output: [], usage: { input_tokens: 2, output_tokens: 3, total_tokens: 5 } } },
-  ].map((e) => sseFrame(JSON.stringify(e), e.type)).join(""),
+    {
+      type: "response.output_item.done",
+      sequence_number: 3,
+      output_index: 0,
+      item: { id: "msg_u", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Héllo 👋 wörld", annotations: [] }] },
+    },
+    {
+      type: "response.completed",
+      sequence_number: 4,
+      response: { id: "resp_u", object: "response", status: "completed", model: "u", output: [], usage: { input_tokens: 2, output_tokens: 3, total_tokens: 5 } },
+    },
+  ]
+    .map((e) => sseFrame(JSON.stringify(e), e.type))
+    .join(""),
 };
 
 function translate(from: WireFormat, to: WireFormat, chunks: string[]): string {

@@ -92,8 +92,14 @@ export function parseSse(text: string): Array<{ event?: string; data: string }> 
   for (const block of text.split(/\n\n/)) {
     const lines = block.split("\n").filter((l) => l && !l.startsWith(":"));
     if (!lines.length) continue;
-    const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim();
-    const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+    const event = lines
+      .find((l) => l.startsWith("event:"))
+      ?.slice(6)
+      .trim();
+    const data = lines
+      .filter((l) => l.startsWith("data:"))
+      .map((l) => l.slice(5).trimStart())
+      .join("\n");
     out.push({ event, data });
   }
   return out;

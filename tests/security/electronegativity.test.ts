@@ -43,7 +43,26 @@ function highSeverityRules(): Set<string> {
 
 async function scan(input: string, name: string): Promise<SarifResult[]> {
   const output = path.join(work, `${name}.sarif`);
-  await run(process.execPath, ["--require", path.resolve("tests/security/offlineDns.cjs"), path.join(PKG, "dist/index.js"), "-i", input, "-o", output, "-r", "-v", "false", "-e", ELECTRON_VERSION, "-x", ONLINE_ONLY_CHECKS], { timeout: 90_000 });
+  await run(
+    process.execPath,
+    [
+      "--require",
+      path.resolve("tests/security/offlineDns.cjs"),
+      path.join(PKG, "dist/index.js"),
+      "-i",
+      input,
+      "-o",
+      output,
+      "-r",
+      "-v",
+      "false",
+      "-e",
+      ELECTRON_VERSION,
+      "-x",
+      ONLINE_ONLY_CHECKS,
+    ],
+    { timeout: 90_000 },
+  );
   const sarif = JSON.parse(readFileSync(output, "utf8")) as { runs: Array<{ results: SarifResult[] }> };
   expect(sarif.runs).toHaveLength(1);
   return sarif.runs[0].results;

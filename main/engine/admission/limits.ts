@@ -36,7 +36,11 @@ function clampInt(value: unknown, min: number, max: number, fallback: number): n
 }
 
 /** R9.5: forced on by rateLimitProtection, else every active apikey connection while auto-enable is on. */
-export function isQueueProtected(queue: ResilienceSettings["requestQueue"], provider: Pick<Provider, "category">, connection: Pick<Connection, "rateLimitProtection" | "active">): boolean {
+export function isQueueProtected(
+  queue: ResilienceSettings["requestQueue"],
+  provider: Pick<Provider, "category">,
+  connection: Pick<Connection, "rateLimitProtection" | "active">,
+): boolean {
   if (connection.rateLimitProtection === true) return true;
   return queue.autoEnableApiKeyProviders && provider.category === "apikey" && connection.active;
 }

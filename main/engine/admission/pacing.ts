@@ -8,9 +8,7 @@ import { headerValue as header, parseWindowReset } from "../retryHints.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 
-export type PacingDecision =
-  | { kind: "pause"; until: number }
-  | { kind: "lockout"; durationMs: number };
+export type PacingDecision = { kind: "pause"; until: number } | { kind: "lockout"; durationMs: number };
 
 const WINDOWS: ReadonlyArray<readonly [remaining: string, reset: string]> = [
   ["x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"],

@@ -8,9 +8,7 @@ export interface QueueScope {
   model: string;
 }
 
-export type QueueAdmission =
-  | { admit: true }
-  | { admit: false; status: 429; code: "RATE_LIMIT_QUEUE_FULL"; message: string };
+export type QueueAdmission = { admit: true } | { admit: false; status: 429; code: "RATE_LIMIT_QUEUE_FULL"; message: string };
 
 /** `queued` counts every request waiting locally for this provider+connection, whichever gate holds it. */
 export function checkQueueAdmission(queued: number, maxQueueDepth: number, scope: QueueScope): QueueAdmission {

@@ -16,13 +16,7 @@ import type { Candidate, RoutingStats, StrategyReads } from "./types.js";
 export const RRF_K = 60;
 
 export function order(candidates: readonly Candidate[], stats: RoutingStats, now: number): Candidate[] {
-  const views = [
-    inComboOrder(candidates),
-    costOrder(candidates),
-    contextOrder(candidates),
-    headroomOrder(candidates, stats, now),
-    autoOrder(candidates, stats, now),
-  ];
+  const views = [inComboOrder(candidates), costOrder(candidates), contextOrder(candidates), headroomOrder(candidates, stats, now), autoOrder(candidates, stats, now)];
   const fused = new Map<Candidate, number>();
   for (const view of views) view.forEach((c, rank) => fused.set(c, (fused.get(c) ?? 0) + 1 / (RRF_K + rank + 1)));
   const gap = (a: Candidate, b: Candidate) => (fused.get(b) ?? 0) - (fused.get(a) ?? 0);
@@ -31,4 +25,8 @@ export function order(candidates: readonly Candidate[], stats: RoutingStats, now
 }
 
 /** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
-export const reads: StrategyReads = { inputs: "everything cost-optimized, context-optimized, headroom and auto read; request token estimate and cache hint", tokens: true, cacheHint: true };
+export const reads: StrategyReads = {
+  inputs: "everything cost-optimized, context-optimized, headroom and auto read; request token estimate and cache hint",
+  tokens: true,
+  cacheHint: true,
+};

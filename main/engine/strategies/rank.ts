@@ -14,11 +14,7 @@ export function inComboOrder(candidates: readonly Candidate[]): Candidate[] {
  * Candidates with a known value first, sorted by it (ascending, or descending when `descending`),
  * ties in combo order; candidates without a value after them, in combo order.
  */
-export function knownFirst(
-  candidates: readonly Candidate[],
-  valueOf: (c: Candidate) => number | undefined,
-  descending = false,
-): Candidate[] {
+export function knownFirst(candidates: readonly Candidate[], valueOf: (c: Candidate) => number | undefined, descending = false): Candidate[] {
   const known: { c: Candidate; v: number }[] = [];
   const unknown: Candidate[] = [];
   for (const c of inComboOrder(candidates)) {

@@ -5,13 +5,7 @@
 import { inComboOrder } from "./rank.js";
 import type { Candidate, RoutingStats, StrategyReads, StrategyState } from "./types.js";
 
-export function order(
-  candidates: readonly Candidate[],
-  _stats: RoutingStats,
-  _now: number,
-  _random: () => number,
-  state: StrategyState,
-): Candidate[] {
+export function order(candidates: readonly Candidate[], _stats: RoutingStats, _now: number, _random: () => number, state: StrategyState): Candidate[] {
   const ordered = inComboOrder(candidates);
   if (ordered.length === 0) return ordered;
   const start = state.cursor % ordered.length;

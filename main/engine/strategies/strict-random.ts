@@ -10,13 +10,7 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((k, i) => k === b[i]);
 }
 
-export function order(
-  candidates: readonly Candidate[],
-  _stats: RoutingStats,
-  _now: number,
-  random: () => number,
-  state: StrategyState,
-): Candidate[] {
+export function order(candidates: readonly Candidate[], _stats: RoutingStats, _now: number, random: () => number, state: StrategyState): Candidate[] {
   const ordered = inComboOrder(candidates);
   if (ordered.length === 0) return ordered;
   const keys = ordered.map((c) => c.key);
@@ -28,9 +22,7 @@ export function order(
   const dealt = state.deck.shift();
   const lead = ordered.find((c) => c.key === dealt) ?? ordered[0];
   const deckPosition = new Map(state.deck.map((k, i) => [k, i] as const));
-  const rest = ordered
-    .filter((c) => c !== lead)
-    .sort((a, b) => (deckPosition.get(a.key) ?? Infinity) - (deckPosition.get(b.key) ?? Infinity) || a.index - b.index);
+  const rest = ordered.filter((c) => c !== lead).sort((a, b) => (deckPosition.get(a.key) ?? Infinity) - (deckPosition.get(b.key) ?? Infinity) || a.index - b.index);
   return [lead, ...rest];
 }
 

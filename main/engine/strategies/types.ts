@@ -103,13 +103,7 @@ export function createStrategyState(): StrategyState {
 }
 
 /** `order` returns a permutation of `candidates`: every one exactly once, so failover walks on. */
-export type OrderFn = (
-  candidates: readonly Candidate[],
-  stats: RoutingStats,
-  now: number,
-  random: () => number,
-  state: StrategyState,
-) => Candidate[];
+export type OrderFn = (candidates: readonly Candidate[], stats: RoutingStats, now: number, random: () => number, state: StrategyState) => Candidate[];
 
 /** What a strategy reads, next to its `order`: the router computes a request fact only for the strategies that say they read it. */
 export interface StrategyReads {

@@ -70,7 +70,10 @@ class JobDeadline {
   private readonly expiresAt: number;
 
   /** `budgetMs`: executionMaxWaitMs; the call raises it to its own deadline when that is longer. */
-  constructor(private readonly req: AdmissionRequest, readonly budgetMs: number) {
+  constructor(
+    private readonly req: AdmissionRequest,
+    readonly budgetMs: number,
+  ) {
     this.expiresAt = performance.now() + budgetMs;
   }
 
@@ -201,12 +204,18 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     const depth = checkQueueAdmission(queued, limits.maxQueueDepth, scope);
     if (!depth.admit) return localLimitError(depth.code, depth.message, 1_000);
     // D9: the semaphores this request would wait on (no room for it) refuse a 21st waiter.
-    const full = limits.protected ? undefined : ticket.levels.find((l) => l.cap !== Infinity && book.inFlight(l.key) >= l.cap && book.waitingOnGate(l.key) >= SEMAPHORE_MAX_WAITERS);
+    const full = limits.protected
+      ? undefined
+      : ticket.levels.find((l) => l.cap !== Infinity && book.inFlight(l.key) >= l.cap && book.waitingOnGate(l.key) >= SEMAPHORE_MAX_WAITERS);
     if (full) return localLimitError("SEMAPHORE_QUEUE_FULL", `${SEMAPHORE_MAX_WAITERS} requests already wait for a concurrency permit of ${gateName(full, req)}`, 1_000);
     const pausedMs = book.pausedMs(ticket.pauseKey);
     if (limits.maxWaitMs > 0 && pausedMs > limits.maxWaitMs) {
       // R9.4: the budget ends before the pause does; waiting would only end in a timeout.
-      return localLimitError("RATE_LIMIT_QUEUE_TIMEOUT", `${scope.provider} connection ${scope.connectionId} is paused for ${pausedMs} ms, longer than its queue budget of ${limits.maxWaitMs} ms`, pausedMs);
+      return localLimitError(
+        "RATE_LIMIT_QUEUE_TIMEOUT",
+        `${scope.provider} connection ${scope.connectionId} is paused for ${pausedMs} ms, longer than its queue budget of ${limits.maxWaitMs} ms`,
+        pausedMs,
+      );
     }
     return null;
   }
@@ -247,7 +256,8 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     if (fromHeaders !== null && (limits.maxWaitMs === 0 || fromHeaders - now <= limits.maxWaitMs)) book.pause(pauseKey, fromHeaders);
     const decision = pacingFromVerdict(observed.verdict, limits.maxWaitMs, limits.perModel, now);
     if (decision?.kind === "pause") book.pause(pauseKey, decision.until);
-    if (decision?.kind === "lockout") deps.lockModel?.({ provider: req.provider, connectionId: req.connection.id, model: req.model, durationMs: decision.durationMs, reason: "rate_limit" });
+    if (decision?.kind === "lockout")
+      deps.lockModel?.({ provider: req.provider, connectionId: req.connection.id, model: req.model, durationMs: decision.durationMs, reason: "rate_limit" });
   }
 
   function admitted(req: AdmissionRequest, limits: AdmissionLimits, ticket: GateTicket | null, sharedRelease?: () => void): Admission {
@@ -319,7 +329,13 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     const modelLimiter = modelLimiterId(`${req.provider.id}/${req.connection.name}`, req.model);
     const model = limits.modelCap === null ? NO_SHARED_SLOT : await shared!.acquire(req.connection.id, limits.modelCap, budgetLeft(limits, startedAt), req.signal, modelLimiter);
     if (!model.ok || limits.connectionCap === null) return model;
-    const slot = await shared!.acquire(req.connection.id, limits.connectionCap, budgetLeft(limits, startedAt), req.signal, connectionLimiterId(`${req.provider.id}/${req.connection.name}`));
+    const slot = await shared!.acquire(
+      req.connection.id,
+      limits.connectionCap,
+      budgetLeft(limits, startedAt),
+      req.signal,
+      connectionLimiterId(`${req.provider.id}/${req.connection.name}`),
+    );
     if (!slot.ok) {
       model.release();
       return slot;

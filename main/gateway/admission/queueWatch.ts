@@ -117,9 +117,17 @@ export class QueueWatch {
     for (const [key, gate] of this.gates) {
       if (gate.provider !== null && !providers.has(gate.provider)) continue;
       rows.push({
-        scope: gate.scope, provider: gate.provider, connectionId: null,
-        inFlight: this.book.inFlight(key), queued: this.book.waitingOnGate(key), pausedUntil: null, pausedMs: 0,
-        maxConcurrent: gate.cap, maxQueueDepth: 0, protected: false, shared: false,
+        scope: gate.scope,
+        provider: gate.provider,
+        connectionId: null,
+        inFlight: this.book.inFlight(key),
+        queued: this.book.waitingOnGate(key),
+        pausedUntil: null,
+        pausedMs: 0,
+        maxConcurrent: gate.cap,
+        maxQueueDepth: 0,
+        protected: false,
+        shared: false,
       });
     }
     return rows.sort(rowOrder);

@@ -113,9 +113,12 @@ export function createSharedLimits(url: string, onState?: (state: SharedLimitsSt
       // The job holds its shared permit until the request releases it; a job that starts after its
       // request gave up frees the permit at once.
       limiter
-        .schedule(() => new Promise<void>((done) => {
-          if (!settle({ ok: true, release: () => done() })) done();
-        }))
+        .schedule(
+          () =>
+            new Promise<void>((done) => {
+              if (!settle({ ok: true, release: () => done() })) done();
+            }),
+        )
         .catch(() => settle({ ok: true, release: NO_SLOT }));
       if (signal.aborted) onAbort();
     });

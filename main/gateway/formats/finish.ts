@@ -74,15 +74,7 @@ export function finishToAnthropic(reason: HubFinish): string {
   }
 }
 
-const GEMINI_FILTERED = new Set([
-  "SAFETY",
-  "RECITATION",
-  "BLOCKLIST",
-  "PROHIBITED_CONTENT",
-  "SPII",
-  "IMAGE_SAFETY",
-  "IMAGE_PROHIBITED_CONTENT",
-]);
+const GEMINI_FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT"]);
 
 /** Gemini says STOP even when the turn ends in function calls; the caller knows which. */
 export function finishFromGemini(reason: unknown, sawToolCall: boolean): HubFinish | null {

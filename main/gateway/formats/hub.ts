@@ -7,10 +7,7 @@ export type ReasoningOrigin = "anthropic" | "openai" | "gemini" | "openai-respon
 
 export type HubImage = { kind: "base64"; mediaType: string; data: string } | { kind: "url"; url: string };
 
-export type HubUserPart =
-  | { type: "text"; text: string }
-  | { type: "image"; image: HubImage }
-  | { type: "file"; mediaType: string; data: string; filename?: string };
+export type HubUserPart = { type: "text"; text: string } | { type: "image"; image: HubImage } | { type: "file"; mediaType: string; data: string; filename?: string };
 
 export type HubAssistantPart =
   | { type: "text"; text: string }
@@ -52,11 +49,7 @@ export interface HubTool {
   custom?: { format?: Record<string, unknown> };
 }
 
-export type HubToolChoice =
-  | { type: "auto" }
-  | { type: "required" }
-  | { type: "none" }
-  | { type: "function"; name: string };
+export type HubToolChoice = { type: "auto" } | { type: "required" } | { type: "none" } | { type: "function"; name: string };
 
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 
@@ -66,9 +59,7 @@ export interface HubReasoning {
   effort?: ReasoningEffort;
 }
 
-export type HubResponseFormat =
-  | { type: "json_object" }
-  | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean };
+export type HubResponseFormat = { type: "json_object" } | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean };
 
 export interface HubRequest {
   messages: HubMessage[];
@@ -90,14 +81,7 @@ export interface HubRequest {
 }
 
 /** Finer than OpenAI's finish_reason so Anthropic's stop reasons survive a round trip. */
-export type HubFinish =
-  | "stop"
-  | "length"
-  | "tool_calls"
-  | "content_filter"
-  | "stop_sequence"
-  | "pause_turn"
-  | "context_window";
+export type HubFinish = "stop" | "length" | "tool_calls" | "content_filter" | "stop_sequence" | "pause_turn" | "context_window";
 
 export interface HubUsage {
   /** All prompt tokens, cache reads and writes included (OpenAI semantics). */

@@ -24,12 +24,7 @@ export { estimateInputTokens } from "./tokens.js";
  * unchanged except `model` set to upstreamModel (Gemini bodies carry no model). `dropped`
  * lists unmappable fields (for X-Switchyard-Dropped-Fields).
  */
-export function translateRequest(
-  from: WireFormat,
-  to: WireFormat,
-  body: Record<string, unknown>,
-  upstreamModel: string,
-): { body: Record<string, unknown>; dropped: string[] } {
+export function translateRequest(from: WireFormat, to: WireFormat, body: Record<string, unknown>, upstreamModel: string): { body: Record<string, unknown>; dropped: string[] } {
   if (from === to) return { body: sameFormatHalf(to).withUpstreamModel(body, upstreamModel), dropped: [] };
   const dropped = new DroppedFields();
   const hub = clientHalf(from).toHub(body, dropped);

@@ -4,7 +4,18 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Connection, WireFormat } from "../../../shared/types.js";
 import type { TransportFailure } from "../../engine/failure.js";
 import type { Clock } from "../../engine/ports.js";
-import { clientHalf, createStreamTranslator, extractUsage, isStreamRequest, requestTextWithModel, responseTextWithModel, translateRequest, translateResponse, upstreamFormatOf, upstreamPath } from "../formats/index.js";
+import {
+  clientHalf,
+  createStreamTranslator,
+  extractUsage,
+  isStreamRequest,
+  requestTextWithModel,
+  responseTextWithModel,
+  translateRequest,
+  translateResponse,
+  upstreamFormatOf,
+  upstreamPath,
+} from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
 import { ClientBoundTarget } from "./admit.js";
@@ -37,15 +48,16 @@ type UsageSummary = ReturnType<typeof extractUsage>;
  */
 type FirstByte = { firstByteAt?: number };
 
-export type AttemptOutcome = FirstByte & (
-  | { kind: "transport_failure"; failure: TransportFailure }
-  | { kind: "upstream_error"; status: number; headers: UpstreamResponse["headers"]; bodyText: string; upstreamFormat: WireFormat }
-  /** D2: a 2xx (`status`) whose body is not JSON. */
-  | { kind: "invalid_json"; status: number; headers: UpstreamResponse["headers"] }
-  /** `body` is the answer for the client, or its JSON text when that is ready (a same-format pass-through). */
-  | { kind: "json"; status: number; body: Record<string, unknown> | string; usage: UsageSummary; headers?: UpstreamResponse["headers"] }
-  | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] })
-);
+export type AttemptOutcome = FirstByte &
+  (
+    | { kind: "transport_failure"; failure: TransportFailure }
+    | { kind: "upstream_error"; status: number; headers: UpstreamResponse["headers"]; bodyText: string; upstreamFormat: WireFormat }
+    /** D2: a 2xx (`status`) whose body is not JSON. */
+    | { kind: "invalid_json"; status: number; headers: UpstreamResponse["headers"] }
+    /** `body` is the answer for the client, or its JSON text when that is ready (a same-format pass-through). */
+    | { kind: "json"; status: number; body: Record<string, unknown> | string; usage: UsageSummary; headers?: UpstreamResponse["headers"] }
+    | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] })
+  );
 
 export interface AttemptDeps {
   callUpstream: CallUpstream;
@@ -87,8 +99,17 @@ export async function runAttempt(
     const wallTarget = new ClientBoundTarget(provider, connection, model, client);
     call = await callThroughUsageWall(deps.usageWall, wallTarget, (extraHeaders) =>
       deps.callUpstream({
-        provider, upstreamFormat, clientFormat: request.format, secret, clientHeaders: request.headers,
-        path: upstreamPath(upstreamFormat, model, stream), body, signal: cancel, localAddress: egressIpOf(connection), extraHeaders, execution,
+        provider,
+        upstreamFormat,
+        clientFormat: request.format,
+        secret,
+        clientHeaders: request.headers,
+        path: upstreamPath(upstreamFormat, model, stream),
+        body,
+        signal: cancel,
+        localAddress: egressIpOf(connection),
+        extraHeaders,
+        execution,
       }),
     );
   } catch (err) {

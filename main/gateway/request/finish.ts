@@ -93,7 +93,14 @@ export interface Unanswered {
  */
 export function terminalError(deps: UnansweredDeps, unanswered: Unanswered, targetCount: number, isCombo: boolean): FinalError {
   const { lastVerdict, failures, selection } = unanswered;
-  if (isCombo && onlySkipped(failures.map((f) => f.reason), selection.exclusions)) return allTargetsSkipped();
+  if (
+    isCombo &&
+    onlySkipped(
+      failures.map((f) => f.reason),
+      selection.exclusions,
+    )
+  )
+    return allTargetsSkipped();
   if (lastVerdict) return errorFromVerdict(lastVerdict, earliestRecoveryMs(deps, selection.triedProviders));
   return errorFromExclusions(selection.exclusions, targetCount, isCombo, selection.connectionCounts);
 }

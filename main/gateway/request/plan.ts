@@ -81,7 +81,8 @@ export function planRequest(model: string, catalog: CatalogPort, routing?: PlanR
   const resolution = resolveFromCatalog(model, catalog);
   if (!resolution) return null;
   // A plan of its own: later stages narrow plan.targets, the memoised resolution stays as it is.
-  if (resolution.combo === null) return { targets: pinnedTargetFirst(resolution.targets, routing?.pin), combo: null, connectionChoice: routing?.router.connectionChoice(undefined, routing.random) };
+  if (resolution.combo === null)
+    return { targets: pinnedTargetFirst(resolution.targets, routing?.pin), combo: null, connectionChoice: routing?.router.connectionChoice(undefined, routing.random) };
   const comboDef = catalog.combo(resolution.combo);
   if (!comboDef) return { targets: resolution.targets, combo: resolution.combo };
   if (!routing) return { targets: resolution.targets, combo: resolution.combo, comboDef };

@@ -52,7 +52,9 @@ export function* lowOnQuotaLast(ordered: Iterable<Connection>, target: Target, p
     }
     held.push(connection);
     ctx.passedOver.push({
-      provider: target.provider.id, target: `${target.provider.id}/${target.model}`, connectionId: connection.id,
+      provider: target.provider.id,
+      target: `${target.provider.id}/${target.model}`,
+      connectionId: connection.id,
       remainingMs: own?.resetAt == null ? null : Math.max(0, own.resetAt - ctx.now),
     });
   }

@@ -10,9 +10,9 @@ import type { ClientResponse } from "../response/clientResponse.js";
 import type { StreamFailureCode } from "../streaming/relay.js";
 import type { AttemptOutcome } from "./attempt.js";
 
-export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral">
+export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral"> &
   /** Reads what a failure left on the connection, for the request log (absent: not noted). */
-  & Partial<Pick<ResilienceEngine, "exclusionCheck">>;
+  Partial<Pick<ResilienceEngine, "exclusionCheck">>;
 
 export type AttemptResult =
   | { kind: "success" }
@@ -75,12 +75,23 @@ export interface RecordExtras {
 }
 
 export function recordAttempt(
-  engine: RecordingEngine, clock: Clock, ctx: AttemptContext, client: ClientResponse, outcome: AttemptOutcome, startedAt: number, extras: RecordExtras = {},
+  engine: RecordingEngine,
+  clock: Clock,
+  ctx: AttemptContext,
+  client: ClientResponse,
+  outcome: AttemptOutcome,
+  startedAt: number,
+  extras: RecordExtras = {},
 ): AttemptResult {
   const egressIp = egressIpOf(ctx.connection);
   const line = (status: number | null, verdict: string | null) =>
     client.record.attempted({
-      provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status, verdict, latencyMs: clock.now() - startedAt,
+      provider: ctx.provider.id,
+      connectionId: ctx.connection.id,
+      model: ctx.model,
+      status,
+      verdict,
+      latencyMs: clock.now() - startedAt,
       ...(egressIp === null ? {} : { egressIp }),
     });
   const streamed = outcome.kind === "completed" || outcome.kind === "client_gone";

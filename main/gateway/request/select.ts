@@ -100,10 +100,15 @@ export function* candidatesFor(
   const excludedBy = deps.engine.exclusionCheck(provider, target.model);
   const tryOrder = inTryOrder(all, deps.engine.connectionOrder(all, target.model, choice), session?.pinnedConnectionId() ?? null);
   const cutoff = cutoffPercentFor(deps.quotaCutoff, target, all.length);
-  const ordered = cutoff === null ? tryOrder : lowOnQuotaLast(tryOrder, target, cutoff, {
-    port: deps.quotaCutoff!, now: deps.clock.now(), passedOver: log.quotaCutoff,
-    servable: (c) => !excludedBy(c) && (deps.budgets?.connectionOverBudgetMs(c) ?? null) === null && (!session || session.isFree(c)),
-  });
+  const ordered =
+    cutoff === null
+      ? tryOrder
+      : lowOnQuotaLast(tryOrder, target, cutoff, {
+          port: deps.quotaCutoff!,
+          now: deps.clock.now(),
+          passedOver: log.quotaCutoff,
+          servable: (c) => !excludedBy(c) && (deps.budgets?.connectionOverBudgetMs(c) ?? null) === null && (!session || session.isFree(c)),
+        });
   for (const connection of ordered) {
     const exclusion = excludedBy(connection);
     if (exclusion) {
@@ -113,7 +118,8 @@ export function* candidatesFor(
     // R18.4: over its budget, a connection waits for its period to end like a cooldown.
     const budgetMs = deps.budgets?.connectionOverBudgetMs(connection) ?? null;
     if (budgetMs !== null) {
-      if (!target.connectionId || target.connectionId === connection.id) log.exclusions.push({ target: name, reason: "budget", remainingMs: budgetMs, provider: provider.id, connectionId: connection.id });
+      if (!target.connectionId || target.connectionId === connection.id)
+        log.exclusions.push({ target: name, reason: "budget", remainingMs: budgetMs, provider: provider.id, connectionId: connection.id });
       continue;
     }
     if (target.connectionId && connection.id !== target.connectionId) continue;

@@ -29,7 +29,10 @@ export class TargetDeadline extends Cancellation {
   private readonly timer: NodeJS.Timeout;
   private readonly offClient: () => void;
 
-  constructor(private readonly client: AttemptClient, readonly ms: number) {
+  constructor(
+    private readonly client: AttemptClient,
+    readonly ms: number,
+  ) {
     super();
     this.offClient = client.departure.subscribe(() => this.abort());
     this.timer = setTimeout(() => this.fire(), ms);
@@ -58,7 +61,14 @@ export function targetDeadlineFor(combo: Combo | undefined, client: AttemptClien
 /** What the final answer says when every target ran out of its deadline: an upstream timeout. */
 export function targetTimeoutVerdict(target: Target, ms: number): Verdict {
   return {
-    reason: "timeout", scope: "request", status: 504, retryHintMs: null, breakerEligible: false, failover: true, terminal: null, cooldownMs: null,
+    reason: "timeout",
+    scope: "request",
+    status: 504,
+    retryHintMs: null,
+    breakerEligible: false,
+    failover: true,
+    terminal: null,
+    cooldownMs: null,
     message: `${target.provider.id}/${target.model} did not begin to answer within the combo's config.targetTimeoutMs (${ms} ms)`,
   };
 }
@@ -88,7 +98,14 @@ export function abandonTimedOutTarget(
   const { ctx, target, combo, startedAt, deadline } = attempt;
   const now = deps.clock.now();
   deps.engine.recordNeutral(ctx);
-  run.client.record.attempted({ provider: ctx.provider.id, connectionId: ctx.connection.id, model: ctx.model, status: null, verdict: "target_timeout", latencyMs: now - startedAt });
+  run.client.record.attempted({
+    provider: ctx.provider.id,
+    connectionId: ctx.connection.id,
+    model: ctx.model,
+    status: null,
+    verdict: "target_timeout",
+    latencyMs: now - startedAt,
+  });
   run.lastVerdict = targetTimeoutVerdict(target, deadline.ms);
   // Like an upstream timeout: not a short transient wait (R11.4), not an auth or quota skip (R11.5).
   run.failures.push({ reason: "timeout", remainingMs: null, hintMs: null });

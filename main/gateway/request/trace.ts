@@ -7,7 +7,7 @@ import type { SelectionLog } from "./select.js";
 
 function header(headers: IncomingHttpHeaders, name: string): string {
   const value = headers[name];
-  return (Array.isArray(value) ? value.join(" ") : value ?? "").toLowerCase();
+  return (Array.isArray(value) ? value.join(" ") : (value ?? "")).toLowerCase();
 }
 
 /**

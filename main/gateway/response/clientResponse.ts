@@ -85,7 +85,10 @@ export class ClientResponse {
   /** Set by a route that answers in another shape than the turn it ran (Responses compaction). */
   reshape: ((answer: Record<string, unknown>) => Record<string, unknown>) | null = null;
 
-  constructor(private readonly res: ServerResponse, private readonly opts: ClientResponseOptions) {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly opts: ClientResponseOptions,
+  ) {
     this.startedAt = opts.clock.now();
     this.record = new RequestRecord(opts.requestId, opts.format, opts.model, opts.stream, this.startedAt);
     this.array = opts.framing === "json-array" ? new JsonArrayStream() : null;

@@ -62,7 +62,9 @@ export function ownCompactionsExpanded(input: unknown): unknown[] | null {
   if (!Array.isArray(input) || !input.some(isOwnCompaction)) return null;
   return input.map((item) =>
     isOwnCompaction(item)
-      ? userMessage(`Summary of the earlier conversation, written for this handoff:\n${Buffer.from(item["encrypted_content"].slice(OWN_COMPACTION.length), "base64url").toString("utf8")}`)
+      ? userMessage(
+          `Summary of the earlier conversation, written for this handoff:\n${Buffer.from(item["encrypted_content"].slice(OWN_COMPACTION.length), "base64url").toString("utf8")}`,
+        )
       : item,
   );
 }

@@ -18,8 +18,14 @@ export function compactHandler(pipeline: Pipeline, turn: TurnHook | undefined): 
     if (prepared && "code" in prepared) return clientError(res, "openai-responses", prepared.status, prepared.code, prepared.message);
     const body = prepared ? prepared.body : received;
     await pipeline.handle({
-      format: "openai-responses", body: compactionTurn(body), headers: req.headers, res, requestId: edge.requestId,
-      allowedConnections: edge.allowedConnections, apiKeyId: clientKeyIdOf(edge), reshape: (answer) => compactionAnswer(answer, body["input"]),
+      format: "openai-responses",
+      body: compactionTurn(body),
+      headers: req.headers,
+      res,
+      requestId: edge.requestId,
+      allowedConnections: edge.allowedConnections,
+      apiKeyId: clientKeyIdOf(edge),
+      reshape: (answer) => compactionAnswer(answer, body["input"]),
     });
   };
 }

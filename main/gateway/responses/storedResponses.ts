@@ -100,7 +100,13 @@ export function recordServedResponse(
   if (clientBody["store"] === false || retentionHours <= 0 || typeof id !== "string" || id === "") return false;
   const model = typeof responseObject["model"] === "string" ? responseObject["model"] : typeof clientBody["model"] === "string" ? clientBody["model"] : "";
   port.save({
-    id, createdAt: now, expiresAt: now + retentionHours * HOUR_MS, model, connectionId, inputItems: expandedInput, response: responseObject,
+    id,
+    createdAt: now,
+    expiresAt: now + retentionHours * HOUR_MS,
+    model,
+    connectionId,
+    inputItems: expandedInput,
+    response: responseObject,
   });
   return true;
 }

@@ -33,7 +33,12 @@ export function refuseUpgrade(acceptsHost: (host: string | undefined) => boolean
     }
     const path = (req.url ?? "").split("?")[0]?.replace(/\/$/, "").toLowerCase();
     if (path === "/v1/responses") {
-      return answer(socket, 426, "Upgrade Required", errorBody("openai-responses", 426, "websocket_not_supported", "Switchyard serves the Responses API over SSE: POST /v1/responses"));
+      return answer(
+        socket,
+        426,
+        "Upgrade Required",
+        errorBody("openai-responses", 426, "websocket_not_supported", "Switchyard serves the Responses API over SSE: POST /v1/responses"),
+      );
     }
     answer(socket, 404, "Not Found", errorBody("openai", 404, "not_found", `No WebSocket route ${req.url ?? ""}`));
   };

@@ -33,7 +33,6 @@ interface ComboMemory {
 /** Sessions remembered per router for context-relay and cache-optimized; the oldest go first. */
 const MAX_REMEMBERED_SESSIONS = 10_000;
 
-
 function sessionSlot(combo: string, sessionKey: string): string {
   return `${combo}\u0000${sessionKey}`;
 }

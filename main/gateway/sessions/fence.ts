@@ -17,16 +17,16 @@ export interface LeaseFenceDeps extends LeaseEligibilityDeps {
 export function fencesLease(format: WireFormat, deps: LeaseFenceDeps, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): boolean {
   const context = leaseContextOf(req.headers);
   if (context.kind === "none") return true;
-  if (context.kind === "required") return clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", context.message), false;
-  if (context.kind === "invalid") return clientError(res, format, 400, "LEASE_CONTEXT_INVALID", context.message), false;
+  if (context.kind === "required") return (clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", context.message), false);
+  if (context.kind === "invalid") return (clientError(res, format, 400, "LEASE_CONTEXT_INVALID", context.message), false);
   if (context.generation === null) {
-    return clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", "A leased request needs its exact generation (x-omniroute-lease-generation)"), false;
+    return (clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", "A leased request needs its exact generation (x-omniroute-lease-generation)"), false);
   }
   const presented = presentedKey(req);
   const key = edge.clientKey ?? (presented ? deps.verifyClientKey(presented) : null);
   const fenced = key ? deps.leases.fence(context.ownerHash, key.id, context.generation) : null;
   if (!key || !fenced) {
-    return clientError(res, format, 409, "LEASE_FENCE_STALE", "The lease is not active for this owner, key and generation; acquire or renew it"), false;
+    return (clientError(res, format, 409, "LEASE_FENCE_STALE", "The lease is not active for this owner, key and generation; acquire or renew it"), false);
   }
   const lease = leaseInService(deps, fenced, key.allowedConnections);
   narrowToLease(edge, context.ownerHash, lease.connectionId);

@@ -10,10 +10,7 @@ const OWNER_TOKEN = /^vlo_[A-Za-z0-9_-]{43}$/;
 const GENERATION = /^[1-9][0-9]{0,14}$/;
 
 export type LeaseContext =
-  | { kind: "none" }
-  | { kind: "required"; message: string }
-  | { kind: "invalid"; message: string }
-  | { kind: "present"; ownerHash: string; generation: number | null };
+  { kind: "none" } | { kind: "required"; message: string } | { kind: "invalid"; message: string } | { kind: "present"; ownerHash: string; generation: number | null };
 
 export function hashOwnerToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");

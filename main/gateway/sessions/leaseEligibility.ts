@@ -37,7 +37,10 @@ export function eligibleOf(deps: LeaseEligibilityDeps, allowed: readonly string[
 export function leaseInService(deps: LeaseEligibilityDeps, lease: Lease, allowed: readonly string[]): Lease {
   const current = deps.connectionById(lease.connectionId);
   if (current && eligibleOf(deps, [current.id]).length === 1) return lease;
-  const candidates = eligibleOf(deps, allowed.filter((id) => id !== lease.connectionId));
+  const candidates = eligibleOf(
+    deps,
+    allowed.filter((id) => id !== lease.connectionId),
+  );
   const sameProvider = (id: string) => current !== null && deps.connectionById(id)?.provider === current.provider;
   for (const id of [...candidates.filter(sameProvider), ...candidates.filter((id) => !sameProvider(id))]) {
     const moved = deps.leases.move(lease.ownerHash, id);

@@ -53,11 +53,11 @@ function acquire(deps: LeaseRouteDeps, ownerHash: string, key: ApiKeyInfo, res: 
 function authorised(deps: LeaseRouteDeps, req: Request, res: Response): ApiKeyInfo | null {
   const presented = presentedKey(req);
   const key = presented ? deps.verifyClientKey(presented) : null;
-  if (!key) return refuse(res, 401, "unauthorized", "A Switchyard client key is required (Authorization: Bearer sk-sy-… or x-api-key)"), null;
+  if (!key) return (refuse(res, 401, "unauthorized", "A Switchyard client key is required (Authorization: Bearer sk-sy-… or x-api-key)"), null);
   if (!key.scopes.includes(LEASE_SCOPE) || key.allowedConnections.length === 0) {
-    return refuse(res, 403, "forbidden", `The key needs scope ${LEASE_SCOPE} and a non-empty allowedConnections list`), null;
+    return (refuse(res, 403, "forbidden", `The key needs scope ${LEASE_SCOPE} and a non-empty allowedConnections list`), null);
   }
-  if (!req.is("application/json")) return refuse(res, 415, "unsupported_media_type", "The body must be JSON (Content-Type: application/json)"), null;
+  if (!req.is("application/json")) return (refuse(res, 415, "unsupported_media_type", "The body must be JSON (Content-Type: application/json)"), null);
   return key;
 }
 

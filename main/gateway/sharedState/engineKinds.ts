@@ -21,9 +21,25 @@ type RuntimeEntry = Omit<SharedEntry<ConnectionRuntime>, "origin">;
 
 /** What a clear (a success, an operator's reset, new credentials) leaves: successPatch's fields. */
 const CLEARED: ConnectionRuntime = {
-  testStatus: "active", rateLimitedUntil: null, backoffLevel: 0, lastError: null, lastErrorType: null, errorCode: null, lastErrorAt: null, authFailureCount: 0,
+  testStatus: "active",
+  rateLimitedUntil: null,
+  backoffLevel: 0,
+  lastError: null,
+  lastErrorType: null,
+  errorCode: null,
+  lastErrorAt: null,
+  authFailureCount: 0,
 };
-const RUNTIME_FIELDS: ReadonlyArray<keyof ConnectionRuntime> = ["testStatus", "rateLimitedUntil", "backoffLevel", "lastError", "lastErrorType", "errorCode", "lastErrorAt", "authFailureCount"];
+const RUNTIME_FIELDS: ReadonlyArray<keyof ConnectionRuntime> = [
+  "testStatus",
+  "rateLimitedUntil",
+  "backoffLevel",
+  "lastError",
+  "lastErrorType",
+  "errorCode",
+  "lastErrorAt",
+  "authFailureCount",
+];
 
 /** Only the runtime fields of a row (the group has no use for its configuration). */
 function runtimeOf(c: ConnectionRuntime): ConnectionRuntime {
@@ -37,7 +53,13 @@ const isClean = (c: ConnectionRuntime) => c.testStatus === "active" && c.rateLim
  * The group's entry for one runtime write, or null when it is none of the shared states (an error
  * recorded without a cooldown). A cooldown carries the level it raised from (anti-herd, R19.2).
  */
-export function runtimeEntry(before: ConnectionRuntime | null, after: ConnectionRuntime, patch: Partial<ConnectionRuntime>, cause: RuntimeWriteCause | undefined, at: number): RuntimeEntry | null {
+export function runtimeEntry(
+  before: ConnectionRuntime | null,
+  after: ConnectionRuntime,
+  patch: Partial<ConnectionRuntime>,
+  cause: RuntimeWriteCause | undefined,
+  at: number,
+): RuntimeEntry | null {
   const force = cause === "operator" ? { force: true } : {};
   if (patch.testStatus !== undefined && isTerminal(patch.testStatus)) return { value: runtimeOf(after), at, until: null, terminal: true, ...force };
   if (typeof patch.rateLimitedUntil === "number") {
@@ -60,7 +82,7 @@ function announceRuntime(emit: EventSink, c: Connection, entry: SharedEntry<Conn
     return;
   }
   const terminal = isTerminal(entry.value.testStatus);
-  const reason = terminal ? entry.value.testStatus : entry.value.lastErrorType ?? "rate_limit";
+  const reason = terminal ? entry.value.testStatus : (entry.value.lastErrorType ?? "rate_limit");
   emit({ type: "cooldown.set", connectionId: c.id, provider: c.provider, until: terminal ? null : entry.value.rateLimitedUntil, reason, at });
 }
 

@@ -217,7 +217,13 @@ class RedisSharedState implements SharedState {
     let stored: string;
     try {
       [changed, stored] = await this.command.switchyardMerge(
-        stateHashKey(write.kind), write.key, JSON.stringify(write.entry), write.rule, String(this.now()), STATE_CHANNEL, write.kind,
+        stateHashKey(write.kind),
+        write.key,
+        JSON.stringify(write.entry),
+        write.rule,
+        String(this.now()),
+        STATE_CHANNEL,
+        write.kind,
       );
     } finally {
       this.heardDuringReadBack.delete(heard);

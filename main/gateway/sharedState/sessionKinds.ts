@@ -239,7 +239,11 @@ async function acquireInGroup(
     if (result.kind !== "capacity") return result;
   }
   // Every candidate is held, here or elsewhere: the book's refusal, with the earliest expiry it knows.
-  return leases.acquire(ownerHash, keyId, candidates.filter((id) => leases.holderOf(id) !== null));
+  return leases.acquire(
+    ownerHash,
+    keyId,
+    candidates.filter((id) => leases.holderOf(id) !== null),
+  );
 }
 
 /** R11.7 learned tool limits (rule until: the later expiry wins; the book keeps the lower limit). */
@@ -295,12 +299,7 @@ export function shareQuota(shared: SharedState, quota: RemainingQuota, keys: Con
  * R9.4 learned queue pauses (rule until: the later end wins). A lift (the connection's cooldown was
  * cleared) is a reset, a force write: it wins over the pause however long it was.
  */
-export function shareQueuePauses(
-  shared: SharedState,
-  control: Pick<AdmissionControl, "onLocalPause" | "applySharedPause">,
-  keys: ConnectionKeys,
-  clock: Clock,
-): void {
+export function shareQueuePauses(shared: SharedState, control: Pick<AdmissionControl, "onLocalPause" | "applySharedPause">, keys: ConnectionKeys, clock: Clock): void {
   const pause = channel<true>(shared, "queuePause", "until", clock);
   control.onLocalPause((connectionId, model, until) => {
     const connection = keys.keyOf(connectionId);

@@ -206,7 +206,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     if (fired) throw new Error(fired);
   } catch (err) {
     if (client.gone) return { kind: "client_gone" };
-    const code: StreamFailureCode = refused ? "stream_continuation_refused" : call.timedOut() ? "stream_attempt_deadline" : watchdogs.fired() ?? "stream_transport_error";
+    const code: StreamFailureCode = refused ? "stream_continuation_refused" : call.timedOut() ? "stream_attempt_deadline" : (watchdogs.fired() ?? "stream_transport_error");
     const detail = code === "stream_transport_error" ? String((isRecord(err) ? err["message"] : undefined) ?? err) : code;
     if (!gate.committed()) return { kind: "failed_before_output", code, detail };
     // Frames gathered from the chunk that held the bad frame still go out before the error event.

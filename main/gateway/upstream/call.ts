@@ -92,7 +92,11 @@ export class UpstreamCallError extends Error {
   /** The raw errno or undici code, for the logs and the connection test. */
   readonly code: string;
 
-  constructor(readonly failure: TransportFailure, readonly timedOut: boolean, options?: { cause?: unknown }) {
+  constructor(
+    readonly failure: TransportFailure,
+    readonly timedOut: boolean,
+    options?: { cause?: unknown },
+  ) {
     super(`upstream call failed (${failure.code})`, options);
     this.name = "UpstreamCallError";
     this.code = failure.code;
@@ -143,7 +147,9 @@ function executionLimitMs(execution: ExecutionDeadline | undefined, deadlineMs: 
  * timer and the listener go.
  */
 function composeCancellation(
-  caller: AbortSignal | Cancellation | undefined, deadlineMs: number, execution?: ExecutionDeadline,
+  caller: AbortSignal | Cancellation | undefined,
+  deadlineMs: number,
+  execution?: ExecutionDeadline,
 ): { signal: Cancellation; timedOut(): boolean; release(): void } {
   const executionMs = executionLimitMs(execution, deadlineMs);
   const attemptFirst = deadlineMs > 0 && (executionMs === NO_LIMIT_MS || deadlineMs <= executionMs);
@@ -188,7 +194,10 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     let response: UpstreamResponse;
     try {
       response = await deps.upstream.send({
-        url, headers, body: typeof req.body === "string" ? req.body : JSON.stringify(req.body), signal,
+        url,
+        headers,
+        body: typeof req.body === "string" ? req.body : JSON.stringify(req.body),
+        signal,
         // R13.7: before the headers as between body chunks. Off (0), only the deadline bounds the call.
         idleTimeoutMs: timeouts.idleTimeoutMs || deadlineMs || SILENCE_CEILING_MS,
         localAddress: req.localAddress,

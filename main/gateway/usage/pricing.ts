@@ -37,7 +37,10 @@ const NO_PRICE: Price = { costUsd: null, costSource: null };
 
 /** The catalogue's provider for a provider format, when its base URL names none. */
 const CATALOG_PROVIDER_OF_FORMAT: Record<string, string> = {
-  anthropic: "anthropic", openai: "openai", "openai-responses": "openai", gemini: "google",
+  anthropic: "anthropic",
+  openai: "openai",
+  "openai-responses": "openai",
+  gemini: "google",
 };
 
 function flat(value: number | undefined): Rate | null {
@@ -54,8 +57,11 @@ function fromModelInfo(provider: Provider, model: string): Rates | null {
   const info = provider.modelInfo?.[model];
   if (!info || (info.inputPricePerMTok === undefined && info.outputPricePerMTok === undefined)) return null;
   return {
-    input: flat(info.inputPricePerMTok), output: flat(info.outputPricePerMTok),
-    cacheRead: flat(info.cacheReadPricePerMTok), cacheWrite: flat(info.cacheWritePricePerMTok), source: "modelInfo",
+    input: flat(info.inputPricePerMTok),
+    output: flat(info.outputPricePerMTok),
+    cacheRead: flat(info.cacheReadPricePerMTok),
+    cacheWrite: flat(info.cacheWritePricePerMTok),
+    source: "modelInfo",
   };
 }
 
@@ -74,13 +80,16 @@ function fromCatalog(provider: Provider, model: string): Rates | null {
   const probe = { input_tokens: 1_000, output_tokens: 1_000 };
   const apiUrl = publicApiUrl(provider.baseUrl);
   const providerId = CATALOG_PROVIDER_OF_FORMAT[provider.format];
-  const found =
-    (apiUrl ? calcPrice(probe, model, { providerApiUrl: apiUrl }) : null) ??
-    (providerId ? calcPrice(probe, model, { providerId }) : null) ??
-    calcPrice(probe, model);
+  const found = (apiUrl ? calcPrice(probe, model, { providerApiUrl: apiUrl }) : null) ?? (providerId ? calcPrice(probe, model, { providerId }) : null) ?? calcPrice(probe, model);
   if (!found) return null;
   const p = found.model_price;
-  return { input: rateOf(p["input_mtok"]), output: rateOf(p["output_mtok"]), cacheRead: rateOf(p["cache_read_mtok"]), cacheWrite: rateOf(p["cache_write_mtok"]), source: "catalog" };
+  return {
+    input: rateOf(p["input_mtok"]),
+    output: rateOf(p["output_mtok"]),
+    cacheRead: rateOf(p["cache_read_mtok"]),
+    cacheWrite: rateOf(p["cache_write_mtok"]),
+    source: "catalog",
+  };
 }
 
 function priceAt(rate: Rate, promptTokens: number): number {

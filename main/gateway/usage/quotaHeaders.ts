@@ -38,7 +38,10 @@ const CODEX_FIELD = /^(?:(.+)-)?(primary|secondary)-(used-percent|window-minutes
 const NOT_UNIFIED_WINDOWS = new Set(["slow"]);
 /** `representative-claim` values, as the window names the per-window headers use. */
 const CLAIM_WINDOWS: Readonly<Record<string, string>> = {
-  five_hour: "5h", seven_day: "7d", seven_day_opus: "7d_opus", seven_day_sonnet: "7d_sonnet",
+  five_hour: "5h",
+  seven_day: "7d",
+  seven_day_opus: "7d_opus",
+  seven_day_sonnet: "7d_sonnet",
 };
 
 /** `name` starts with the lower-case `prefix` (letters and dashes), whatever its case; allocates nothing. */
@@ -189,9 +192,12 @@ function codexReadings(found: Map<string, string>, now: number): QuotaReading[] 
     const name = s.minutes !== null && s.minutes > 0 ? windowNameOfMinutes(s.minutes) : s.slot;
     readings.push({
       window: s.limit === undefined ? name : `${s.limit}-${name}`,
-      usedPercent: round4(s.used), remaining: null, limit: null,
+      usedPercent: round4(s.used),
+      remaining: null,
+      limit: null,
       resetAt: s.resetAt ?? (s.resetAfterS === null ? null : now + s.resetAfterS * 1_000),
-      source: "codex", status: null,
+      source: "codex",
+      status: null,
     });
   }
   return readings;

@@ -37,10 +37,7 @@ function promptUsage(ctx: ReplyContext): Record<string, number> {
 export const anthropicWriter: WireWriter = {
   json(ctx) {
     const reply = ctx.answer.reply;
-    const content =
-      reply.kind === "tool"
-        ? [{ type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: reply.input }]
-        : [{ type: "text", text: reply.text }];
+    const content = reply.kind === "tool" ? [{ type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: reply.input }] : [{ type: "text", text: reply.text }];
     return {
       id: ctx.id,
       type: "message",
@@ -69,10 +66,7 @@ export const anthropicWriter: WireWriter = {
         usage: { ...promptUsage(ctx), output_tokens: 1 },
       },
     });
-    const block =
-      reply.kind === "tool"
-        ? { type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: {} }
-        : { type: "text", text: "" };
+    const block = reply.kind === "tool" ? { type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: {} } : { type: "text", text: "" };
     const content =
       reply.kind === "tool"
         ? reply.argChunks.map((piece) => blockDelta(index, { type: "input_json_delta", partial_json: piece }))
@@ -83,10 +77,7 @@ export const anthropicWriter: WireWriter = {
         ? {
             start: [event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } })],
             frame: blockDelta(0, { type: "thinking_delta", thinking: THINKING_TEXT }),
-            end: [
-              blockDelta(0, { type: "signature_delta", signature: SIM_SIGNATURE }),
-              event("content_block_stop", { type: "content_block_stop", index: 0 }),
-            ],
+            end: [blockDelta(0, { type: "signature_delta", signature: SIM_SIGNATURE }), event("content_block_stop", { type: "content_block_stop", index: 0 })],
           }
         : null,
       open: [event("content_block_start", { type: "content_block_start", index, content_block: block }), PING],

@@ -14,7 +14,9 @@ const ID_MAC_HEX = 32;
 const BLOB_PREVIEW = 4;
 
 function mac(key: string | null, data: string | Buffer): Buffer {
-  return createHmac("sha256", `switchyard-simulator:${key ?? ""}`).update(data).digest();
+  return createHmac("sha256", `switchyard-simulator:${key ?? ""}`)
+    .update(data)
+    .digest();
 }
 
 /** An id with the real API's look (prefix and hex, 48 digits unless told) and nothing to verify. */
@@ -83,10 +85,7 @@ export function artifactRefusal(body: unknown, key: string | null): ArtifactRefu
       return { status: 400, body: { error: { message, type: "invalid_request_error", param: null, code: "invalid_encrypted_content" } } };
     }
     if (item.type === "reasoning" && id && !isBoundTo(key, id)) {
-      const hint =
-        body.store === false
-          ? " Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."
-          : "";
+      const hint = body.store === false ? " Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input." : "";
       return { status: 404, body: { error: { message: `Item with id '${id}' not found.${hint}`, type: "invalid_request_error", param: "input", code: null } } };
     }
   }

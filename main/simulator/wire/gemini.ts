@@ -36,9 +36,7 @@ function candidateChunk(ctx: ReplyContext, parts: unknown[], finish?: string): R
 export function geminiChunks(ctx: ReplyContext): { content: Record<string, unknown>[]; final: Record<string, unknown> } {
   const reply = ctx.answer.reply;
   const content =
-    reply.kind === "tool"
-      ? [candidateChunk(ctx, [{ functionCall: { name: reply.name, args: reply.input } }])]
-      : reply.chunks.map((text) => candidateChunk(ctx, [{ text }]));
+    reply.kind === "tool" ? [candidateChunk(ctx, [{ functionCall: { name: reply.name, args: reply.input } }])] : reply.chunks.map((text) => candidateChunk(ctx, [{ text }]));
   return { content, final: candidateChunk(ctx, [{ text: "" }], "STOP") };
 }
 
@@ -58,9 +56,7 @@ export const geminiWriter: WireWriter = {
     const { content, final } = geminiChunks(ctx);
     return {
       head: [],
-      thinking: withThinking
-        ? { start: [], frame: geminiFrame(candidateChunk(ctx, [{ text: THINKING_TEXT, thought: true }])), end: [] }
-        : null,
+      thinking: withThinking ? { start: [], frame: geminiFrame(candidateChunk(ctx, [{ text: THINKING_TEXT, thought: true }])), end: [] } : null,
       open: [],
       content: content.map(geminiFrame),
       tail: [geminiFrame(final)],

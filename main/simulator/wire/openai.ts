@@ -63,22 +63,14 @@ export const openaiWriter: WireWriter = {
     const reply = ctx.answer.reply;
     const content: string[] = [];
     if (reply.kind === "tool") {
-      content.push(
-        chunk(
-          ctx,
-          { tool_calls: [{ index: 0, id: OPENAI_TOOL_CALL_ID, type: "function", function: { name: reply.name, arguments: "" } }] },
-          null,
-        ),
-      );
+      content.push(chunk(ctx, { tool_calls: [{ index: 0, id: OPENAI_TOOL_CALL_ID, type: "function", function: { name: reply.name, arguments: "" } }] }, null));
       for (const piece of reply.argChunks) content.push(chunk(ctx, { tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
     } else {
       for (const piece of reply.chunks) content.push(chunk(ctx, { content: piece }, null));
     }
     const tail = [chunk(ctx, {}, finishReason(ctx))];
     if (ctx.includeUsage) {
-      tail.push(
-        dataFrame({ id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, choices: [], usage: usageOf(ctx) }),
-      );
+      tail.push(dataFrame({ id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, choices: [], usage: usageOf(ctx) }));
     }
     tail.push(DONE);
     return {

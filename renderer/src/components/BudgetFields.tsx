@@ -15,9 +15,32 @@ export function BudgetFields(props: { legend: string; draft: BudgetDraft; onChan
   return (
     <fieldset className="form-grid">
       <legend>{props.legend}</legend>
-      <SelectField label="Budget period" value={draft.period} onChange={(period) => onChange({ ...draft, period })} options={PERIODS} hint={props.hint} error={errors["budget.period"] ?? errors.budget} />
-      <TextField label="Max cost (USD)" inputMode="decimal" value={draft.maxCostUsd} disabled={off} onChange={(maxCostUsd) => onChange({ ...draft, maxCostUsd })} hint="empty: no cost cap" error={errors["budget.maxCostUsd"]} />
-      <TextField label="Max tokens" inputMode="numeric" value={draft.maxTokens} disabled={off} onChange={(maxTokens) => onChange({ ...draft, maxTokens })} hint="prompt + output; empty: no token cap" error={errors["budget.maxTokens"]} />
+      <SelectField
+        label="Budget period"
+        value={draft.period}
+        onChange={(period) => onChange({ ...draft, period })}
+        options={PERIODS}
+        hint={props.hint}
+        error={errors["budget.period"] ?? errors.budget}
+      />
+      <TextField
+        label="Max cost (USD)"
+        inputMode="decimal"
+        value={draft.maxCostUsd}
+        disabled={off}
+        onChange={(maxCostUsd) => onChange({ ...draft, maxCostUsd })}
+        hint="empty: no cost cap"
+        error={errors["budget.maxCostUsd"]}
+      />
+      <TextField
+        label="Max tokens"
+        inputMode="numeric"
+        value={draft.maxTokens}
+        disabled={off}
+        onChange={(maxTokens) => onChange({ ...draft, maxTokens })}
+        hint="prompt + output; empty: no token cap"
+        error={errors["budget.maxTokens"]}
+      />
     </fieldset>
   );
 }

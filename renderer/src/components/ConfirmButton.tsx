@@ -32,12 +32,7 @@ export function ConfirmButton(props: {
   }
   return (
     <span className="nowrap" role="group" aria-label={props.confirmLabel}>
-      <button
-        type="button"
-        className="danger small"
-        disabled={busy}
-        onClick={() => void confirm()}
-      >
+      <button type="button" className="danger small" disabled={busy} onClick={() => void confirm()}>
         {props.confirmLabel}
       </button>{" "}
       <button type="button" className="secondary small" onClick={() => setAsking(false)}>

@@ -3,7 +3,14 @@
 import { CUSTOM_MINUTES, DURATION_PRESETS, type DurationDraft } from "../durations.js";
 import { Field } from "./Field.js";
 
-export function DurationChoice(props: { label: string; value: DurationDraft; onChange(value: DurationDraft): void; error?: string | null; allowDefault: boolean; defaultHint?: string }) {
+export function DurationChoice(props: {
+  label: string;
+  value: DurationDraft;
+  onChange(value: DurationDraft): void;
+  error?: string | null;
+  allowDefault: boolean;
+  defaultHint?: string;
+}) {
   const { value, onChange } = props;
   const options = [...(props.allowDefault ? [{ value: "default", label: "Default" }] : []), ...DURATION_PRESETS, { value: "custom", label: "Custom…" }];
   return (

@@ -53,9 +53,7 @@ export function Field({ label, hint, error, check, children }: FieldProps) {
 
 type InputRest = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "value" | "onChange" | "type">;
 
-export function TextField(
-  props: { label: ReactNode; value: string; onChange(value: string): void; hint?: ReactNode; error?: string | null; type?: string } & InputRest,
-) {
+export function TextField(props: { label: ReactNode; value: string; onChange(value: string): void; hint?: ReactNode; error?: string | null; type?: string } & InputRest) {
   const { label, value, onChange, hint, error, type = "text", ...rest } = props;
   return (
     <Field label={label} hint={hint} error={error}>

@@ -10,7 +10,11 @@ export function FormFooter({ submitLabel, saving, onCancel, error }: { submitLab
           Cancel
         </button>
       </div>
-      {error && <p role="alert" className="field-error">{error}</p>}
+      {error && (
+        <p role="alert" className="field-error">
+          {error}
+        </p>
+      )}
     </>
   );
 }

@@ -56,7 +56,17 @@ export function SeriesChart(props: SeriesChartProps) {
           />
           {/* A gap (null) breaks the line rather than claiming zero. */}
           {series.map((s, i) => (
-            <Line key={s.key} dataKey={(row: SeriesRow) => row[s.key] ?? null} name={s.name} type="linear" stroke={seriesColor(i)} strokeWidth={2} dot={dotsFor(rows.length, seriesColor(i))} connectNulls={false} isAnimationActive={false} />
+            <Line
+              key={s.key}
+              dataKey={(row: SeriesRow) => row[s.key] ?? null}
+              name={s.name}
+              type="linear"
+              stroke={seriesColor(i)}
+              strokeWidth={2}
+              dot={dotsFor(rows.length, seriesColor(i))}
+              connectNulls={false}
+              isAnimationActive={false}
+            />
           ))}
         </LineChart>
       </div>

@@ -5,8 +5,17 @@ import { useState, type SubmitEvent } from "react";
 import { formErrorsFrom, NO_ERRORS, type FormErrors } from "../apiErrors.js";
 import { inactiveReason } from "../inactiveSettings.js";
 import {
-  adjustments, buildPatch, describeValue, getAt, parseDraft, rangeHint, toDraft, valueSource,
-  type Adjustment, type DraftValue, type SettingField,
+  adjustments,
+  buildPatch,
+  describeValue,
+  getAt,
+  parseDraft,
+  rangeHint,
+  toDraft,
+  valueSource,
+  type Adjustment,
+  type DraftValue,
+  type SettingField,
 } from "../settingsForm.js";
 import { resilienceSettings, resilienceSources } from "../stores/resources.js";
 import { call } from "../transport.js";
@@ -50,7 +59,14 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
       resilienceSettings.use.setState({ data: after, loadedAt: Date.now() });
       setEdits({});
       setErrors(NO_ERRORS);
-      setResult({ adjusted: adjustments(patchValues, before, after, fields.map((f) => f.path)) });
+      setResult({
+        adjusted: adjustments(
+          patchValues,
+          before,
+          after,
+          fields.map((f) => f.path),
+        ),
+      });
     } catch (err) {
       setErrors(formErrorsFrom(err));
     } finally {
@@ -84,7 +100,13 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
     return (
       <section className="card" aria-labelledby={headingId}>
         <Heading id={headingId}>{title}</Heading>
-        {loadError ? <p role="alert" className="error-banner">Could not load settings: {loadError}</p> : <p aria-live="polite">Loading…</p>}
+        {loadError ? (
+          <p role="alert" className="error-banner">
+            Could not load settings: {loadError}
+          </p>
+        ) : (
+          <p aria-live="polite">Loading…</p>
+        )}
       </section>
     );
   }
@@ -124,7 +146,13 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
                 {source === "saved" && (
                   <>
                     {" "}
-                    <button type="button" className="secondary small" aria-label={`Reset ${field.label} to default`} disabled={saving} onClick={() => void save({ [field.path]: null })}>
+                    <button
+                      type="button"
+                      className="secondary small"
+                      aria-label={`Reset ${field.label} to default`}
+                      disabled={saving}
+                      onClick={() => void save({ [field.path]: null })}
+                    >
                       Reset
                     </button>
                   </>
@@ -160,10 +188,14 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
             {saving ? "Saving…" : `Save ${title.toLowerCase()}`}
           </button>
           {Object.keys(edits).length > 0 && (
-            <button type="button" className="secondary" onClick={() => {
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
                 setEdits({});
                 setErrors(NO_ERRORS);
-              }}>
+              }}
+            >
               Discard changes
             </button>
           )}

@@ -10,8 +10,7 @@ export function TokenNotice({ reason }: { reason: "missing-token" | "unauthorize
         <p>This page needs the Switchyard admin token, and none was given.</p>
       )}
       <p>
-        Open the <strong>Dashboard</strong> URL printed by <code>switchyard serve</code> (or <code>npm start</code>) in the terminal. It
-        looks like:
+        Open the <strong>Dashboard</strong> URL printed by <code>switchyard serve</code> (or <code>npm start</code>) in the terminal. It looks like:
       </p>
       <pre>
         <code>Dashboard: http://127.0.0.1:8642/#token=…</code>

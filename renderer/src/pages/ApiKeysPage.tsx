@@ -92,10 +92,14 @@ export function ApiKeysPage() {
             <button type="button" onClick={() => void copyKey(created.key)}>
               Copy key
             </button>
-            <button type="button" className="secondary" onClick={() => {
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
                 setCreated(null);
                 setCopy(null);
-              }}>
+              }}
+            >
               I have saved it
             </button>
           </div>
@@ -108,17 +112,35 @@ export function ApiKeysPage() {
         <form noValidate onSubmit={(e) => void create(e)} aria-labelledby="create-key-title">
           <div className="form-grid">
             <TextField label="Key name" value={name} onChange={setName} hint="who or what uses it, e.g. laptop aider" error={errors.fields.name} />
-            <TextField label="Scopes" value={scopes} onChange={setScopes} hint={<>optional, comma-separated; known: &quot;lease:exclusive&quot; (exclusive session leases)</>} error={errors.fields.scopes ?? errors.fields["scopes.0"]} />
+            <TextField
+              label="Scopes"
+              value={scopes}
+              onChange={setScopes}
+              hint={<>optional, comma-separated; known: &quot;lease:exclusive&quot; (exclusive session leases)</>}
+              error={errors.fields.scopes ?? errors.fields["scopes.0"]}
+            />
           </div>
           <div className="form-actions">
             <button type="submit">Create key</button>
           </div>
-          {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+          {errors.general && (
+            <p role="alert" className="field-error">
+              {errors.general}
+            </p>
+          )}
         </form>
       </section>
 
-      {error && <p role="alert" className="error-banner">Could not load keys: {error}</p>}
-      {failure && <p role="alert" className="error-banner">{failure}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load keys: {error}
+        </p>
+      )}
+      {failure && (
+        <p role="alert" className="error-banner">
+          {failure}
+        </p>
+      )}
       <section className="card" aria-labelledby="keys-title">
         <h2 id="keys-title">Keys</h2>
         {data && list.length === 0 ? (
@@ -126,20 +148,33 @@ export function ApiKeysPage() {
         ) : (
           <DataTable caption="Client API keys" columns={["Name", "Starts with", "Scopes", "Created", "Last used", "Budget", "Action"]}>
             {list.map((key) => (
-              <KeyRow key={key.id} apiKey={key} onBudget={() => {
+              <KeyRow
+                key={key.id}
+                apiKey={key}
+                onBudget={() => {
                   setSaved(null);
                   setBudgetOf(key.id);
-                }} onRemove={() => remove(key.id, key.name)} />
+                }}
+                onRemove={() => remove(key.id, key.name)}
+              />
             ))}
           </DataTable>
         )}
-        {saved && <p role="status" className="notice-ok">{saved}</p>}
+        {saved && (
+          <p role="status" className="notice-ok">
+            {saved}
+          </p>
+        )}
         {editing && (
-          <KeyBudgetForm key={editing.id} apiKey={editing} onDone={(message) => {
+          <KeyBudgetForm
+            key={editing.id}
+            apiKey={editing}
+            onDone={(message) => {
               setBudgetOf(null);
               setSaved(message);
               if (message) void reload();
-            }} />
+            }}
+          />
         )}
       </section>
     </div>

@@ -58,14 +58,18 @@ export function CombosPage() {
         ))}
       </datalist>
       <ActionMessage outcome={notice} />
-      {error && <p role="alert" className="error-banner">Could not load combos: {error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load combos: {error}
+        </p>
+      )}
       {editing === "new" && <ComboForm combo={null} connections={connections} onDone={done("created")} />}
       {data && list.length === 0 && editing !== "new" && (
         <section className="empty" aria-labelledby="no-combos">
           <h2 id="no-combos">No combos yet</h2>
           <p>
-            Create one to give clients a single model name — say <code>fast</code> — that fails over between providers: list its targets
-            (<code>provider/model</code>) in the order to try them.
+            Create one to give clients a single model name — say <code>fast</code> — that fails over between providers: list its targets (<code>provider/model</code>) in the order
+            to try them.
           </p>
           <button type="button" onClick={() => setEditing("new")}>
             Create your first combo

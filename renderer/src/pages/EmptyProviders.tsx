@@ -15,7 +15,10 @@ export function EmptyProviders({ origin, onAdd }: { origin: string; onAdd(): voi
     setOutcome({ ok: true, text: "Starting two simulated providers and the combo “demo”…" });
     try {
       const result = await call("startDemo");
-      setOutcome({ ok: true, text: `Demo ready: providers ${result.providers.join(" and ")}, model “${result.combo}”. Send a request from Connect your tools and watch it fail over.` });
+      setOutcome({
+        ok: true,
+        text: `Demo ready: providers ${result.providers.join(" and ")}, model “${result.combo}”. Send a request from Connect your tools and watch it fail over.`,
+      });
     } catch (err) {
       setOutcome({ ok: false, text: `Could not start the demo: ${errorText(err)}` });
     }
@@ -35,19 +38,17 @@ export function EmptyProviders({ origin, onAdd }: { origin: string; onAdd(): voi
         </button>
       </div>
       <p className="muted">
-        The demo needs no key: two simulated providers and a combo, with a rate limit on the first call so you see failover live. Then
-        open <a href="#/connect">Connect your tools</a> for the lines that point your tools here.
+        The demo needs no key: two simulated providers and a combo, with a rate limit on the first call so you see failover live. Then open{" "}
+        <a href="#/connect">Connect your tools</a> for the lines that point your tools here.
       </p>
       <ActionMessage outcome={outcome} />
       <p>
-        A <strong>provider</strong> is an upstream service (OpenAI, Anthropic, Gemini, a local server, or the built-in simulator). A{" "}
-        <strong>connection</strong> is one account or API key of it. Add both here, or with the API or a config file; this page updates
-        by itself.
+        A <strong>provider</strong> is an upstream service (OpenAI, Anthropic, Gemini, a local server, or the built-in simulator). A <strong>connection</strong> is one account or
+        API key of it. Add both here, or with the API or a config file; this page updates by itself.
       </p>
       <h3>With the management API</h3>
       <p>
-        Use the admin token (the part after <code>#token=</code> of the Dashboard URL, also in the <code>admin-token</code> file of the
-        data directory):
+        Use the admin token (the part after <code>#token=</code> of the Dashboard URL, also in the <code>admin-token</code> file of the data directory):
       </p>
       <pre>
         <code>{`curl -X POST ${api}/providers \\
@@ -60,8 +61,7 @@ curl -X POST ${api}/connections \\
       </pre>
       <h3>With a config file</h3>
       <p>
-        Start Switchyard with <code>--config switchyard.yaml</code>. Secrets may be written as <code>env:NAME</code> to read them from the
-        environment:
+        Start Switchyard with <code>--config switchyard.yaml</code>. Secrets may be written as <code>env:NAME</code> to read them from the environment:
       </p>
       <pre>
         <code>{`providers:

@@ -31,14 +31,21 @@ export function ModelCooldownsPage() {
   const enabled = resilienceSettings.use((s) => s.data?.modelLockout.enabled);
   const connectionNames = useProviderLists().connections;
   const rows = data ?? [];
-  const now = useCountdowns(rows.map((r) => r.remainingMs), loadedAt, reload);
+  const now = useCountdowns(
+    rows.map((r) => r.remainingMs),
+    loadedAt,
+    reload,
+  );
   const [message, setMessage] = useState<ActionOutcome | null>(null);
   const nameOf = (id: string) => connectionNames.find((c) => c.id === id)?.name ?? id;
 
   async function reenable(body: ContractRequest<"clearModelCooldowns">, what: string) {
     try {
       const result = await call("clearModelCooldowns", body);
-      setMessage({ ok: true, text: "clearedAll" in result ? "Every model is back in routing." : `${what} re-enabled (${result.removed} lockout${result.removed === 1 ? "" : "s"} removed).` });
+      setMessage({
+        ok: true,
+        text: "clearedAll" in result ? "Every model is back in routing." : `${what} re-enabled (${result.removed} lockout${result.removed === 1 ? "" : "s"} removed).`,
+      });
     } catch (err) {
       setMessage({ ok: false, text: `Re-enabling ${what} failed: ${errorText(err)}` });
     } finally {
@@ -68,8 +75,8 @@ export function ModelCooldownsPage() {
           <h2 id="no-lockouts">No model is locked out</h2>
           {enabled === false ? (
             <p>
-              Model lockout is <strong>off</strong>: a failing model is retried on every request. Turn it on in the settings below to rest a
-              model that keeps answering 404, 429 or 5xx on one connection while the others keep serving.
+              Model lockout is <strong>off</strong>: a failing model is retried on every request. Turn it on in the settings below to rest a model that keeps answering 404, 429 or
+              5xx on one connection while the others keep serving.
             </p>
           ) : (
             <p>Model lockout is on. When a model keeps failing on a connection, it rests here for a while; nothing is failing right now.</p>
@@ -79,14 +86,27 @@ export function ModelCooldownsPage() {
       {rows.length > 0 && (
         <section className="card" aria-labelledby="lockouts-title">
           <h2 id="lockouts-title">Active lockouts</h2>
-          <DataTable caption="Active model lockouts, longest first" columns={["Model", "Provider", "Connection", "Reason", "Time left", { label: "Failures", numeric: true }, "Action"]}>
+          <DataTable
+            caption="Active model lockouts, longest first"
+            columns={["Model", "Provider", "Connection", "Reason", "Time left", { label: "Failures", numeric: true }, "Action"]}
+          >
             {rows.map((row) => (
-              <LockoutRow key={`${row.provider}/${row.connectionId}/${row.model}`} row={row} connection={nameOf(row.connectionId)} left={remainingAt(row.remainingMs, loadedAt, now)} onReenable={() => void reenable({ provider: row.provider, model: row.model, connection: row.connectionId }, `${row.model} on ${nameOf(row.connectionId)}`)} />
+              <LockoutRow
+                key={`${row.provider}/${row.connectionId}/${row.model}`}
+                row={row}
+                connection={nameOf(row.connectionId)}
+                left={remainingAt(row.remainingMs, loadedAt, now)}
+                onReenable={() => void reenable({ provider: row.provider, model: row.model, connection: row.connectionId }, `${row.model} on ${nameOf(row.connectionId)}`)}
+              />
             ))}
           </DataTable>
         </section>
       )}
-      <SettingsCard title="Model lockout settings" description="Which upstream errors lock a model, and for how long: base × 2^(failures − 1), capped at the max (R5.1, D5)." fields={LOCKOUT_FIELDS} />
+      <SettingsCard
+        title="Model lockout settings"
+        description="Which upstream errors lock a model, and for how long: base × 2^(failures − 1), capped at the max (R5.1, D5)."
+        fields={LOCKOUT_FIELDS}
+      />
     </div>
   );
 }

@@ -19,7 +19,6 @@ import { ProviderForm } from "./providers/ProviderForm.js";
 
 const BREAKER_TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED: "warn", HALF_OPEN: "warn", OPEN: "bad" };
 
-
 export function ProvidersPage() {
   useEffect(() => providerLists.watch(), []);
   const { providers, connections, breakers } = useProviderLists();
@@ -77,7 +76,14 @@ export function ProvidersPage() {
       {status === "ready" && providers.length === 0 && !adding && <EmptyProviders origin={window.location.origin} onAdd={() => setAdding(true)} />}
 
       {providers.map((provider) => (
-        <ProviderSection key={provider.id} provider={provider} breaker={breakers[provider.id] ?? null} connections={byProvider.get(provider.id) ?? []} coolingLeft={coolingLeft} onNotice={setNotice} />
+        <ProviderSection
+          key={provider.id}
+          provider={provider}
+          breaker={breakers[provider.id] ?? null}
+          connections={byProvider.get(provider.id) ?? []}
+          coolingLeft={coolingLeft}
+          onNotice={setNotice}
+        />
       ))}
     </div>
   );
@@ -144,8 +150,8 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
       {connections.length === 0 ? (
         mode !== "add-connection" && (
           <p className="muted">
-            No connections yet: use <strong>Add connection to {provider.id}</strong> with the account's API key. Requests to{" "}
-            <code>{provider.id}/&lt;model&gt;</code> need at least one.
+            No connections yet: use <strong>Add connection to {provider.id}</strong> with the account's API key. Requests to <code>{provider.id}/&lt;model&gt;</code> need at least
+            one.
           </p>
         )
       ) : (

@@ -34,8 +34,11 @@ export function RequestLogPage() {
   const [openId, setOpenId] = useState<string | null>(null);
   const models = useMemo(() => [...new Set(entries.map((e) => e.model))].sort(), [entries]);
   const filtered = isFiltered(filters);
-  const connectionName = (id: string | null) => (id ? connections.find((c) => c.id === id)?.name ?? id : null);
-  const set = <K extends keyof LogFilters>(key: K) => (value: LogFilters[K]) => setDraft((d) => ({ ...d, [key]: value }));
+  const connectionName = (id: string | null) => (id ? (connections.find((c) => c.id === id)?.name ?? id) : null);
+  const set =
+    <K extends keyof LogFilters>(key: K) =>
+    (value: LogFilters[K]) =>
+      setDraft((d) => ({ ...d, [key]: value }));
 
   function apply(event: SubmitEvent) {
     event.preventDefault();
@@ -47,15 +50,27 @@ export function RequestLogPage() {
       <header className="page-header">
         <div>
           <h1>Request log</h1>
-          <p className="muted">Every client request with the connection that served it, its status, latency and attempts. New requests appear live; open one to see why it went where it went.</p>
+          <p className="muted">
+            Every client request with the connection that served it, its status, latency and attempts. New requests appear live; open one to see why it went where it went.
+          </p>
         </div>
       </header>
       <form className="card" noValidate onSubmit={apply} aria-label="Filter the request log">
         <div className="form-grid">
           <TextField label="Status" inputMode="numeric" value={draft.status} onChange={set("status")} hint="e.g. 200, 429, 503" />
-          <SelectField label="Provider" value={draft.provider} onChange={set("provider")} options={[{ value: "", label: "All providers" }, ...providers.map((p) => ({ value: p.id, label: p.id }))]} />
+          <SelectField
+            label="Provider"
+            value={draft.provider}
+            onChange={set("provider")}
+            options={[{ value: "", label: "All providers" }, ...providers.map((p) => ({ value: p.id, label: p.id }))]}
+          />
           <TextField label="Model" list="log-models" value={draft.model} onChange={set("model")} hint="exact name as requested" />
-          <SelectField label="Combo" value={draft.combo} onChange={set("combo")} options={[{ value: "", label: "Any or none" }, ...comboList.map((c) => ({ value: c.name, label: c.name }))]} />
+          <SelectField
+            label="Combo"
+            value={draft.combo}
+            onChange={set("combo")}
+            options={[{ value: "", label: "Any or none" }, ...comboList.map((c) => ({ value: c.name, label: c.name }))]}
+          />
           <SelectField label="Client" value={draft.client} onChange={set("client")} options={CLIENT_OPTIONS} />
           <SelectField label="Time" value={draft.window} onChange={set("window")} options={WINDOW_OPTIONS} />
         </div>
@@ -66,16 +81,25 @@ export function RequestLogPage() {
         </datalist>
         <div className="form-actions">
           <button type="submit">Apply filters</button>
-          <button type="button" className="secondary" disabled={!filtered} onClick={() => {
+          <button
+            type="button"
+            className="secondary"
+            disabled={!filtered}
+            onClick={() => {
               setDraft(NO_FILTERS);
               void setFilters(NO_FILTERS);
-            }}>
+            }}
+          >
             Clear filters
           </button>
         </div>
       </form>
       {openId && <RequestTimeline id={openId} name={connectionName} onClose={() => setOpenId(null)} />}
-      {error && <p role="alert" className="error-banner">Could not load the log: {error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load the log: {error}
+        </p>
+      )}
       {status === "ready" && entries.length === 0 && (
         <section className="empty" aria-labelledby="no-requests">
           <h2 id="no-requests">{filtered ? "No request matches these filters" : "No requests yet"}</h2>
@@ -83,14 +107,18 @@ export function RequestLogPage() {
             <p>Clear or change the filters; matching requests will appear here as they arrive.</p>
           ) : (
             <p>
-              Point a client at <code>{window.location.origin}/v1</code> (OpenAI) or <code>{window.location.origin}</code> (Anthropic) and send
-              a request; it appears here as soon as it finishes. The Connect your tools page has the lines for each tool.
+              Point a client at <code>{window.location.origin}/v1</code> (OpenAI) or <code>{window.location.origin}</code> (Anthropic) and send a request; it appears here as soon
+              as it finishes. The Connect your tools page has the lines for each tool.
             </p>
           )}
         </section>
       )}
       {entries.length > 0 && (
-        <DataTable className="card" caption="Requests, newest first" columns={["Time", "Model", "Served by", "Status", { label: "Latency (first byte)", numeric: true }, "Attempts", "Client"]}>
+        <DataTable
+          className="card"
+          caption="Requests, newest first"
+          columns={["Time", "Model", "Served by", "Status", { label: "Latency (first byte)", numeric: true }, "Attempts", "Client"]}
+        >
           {entries.map((entry) => (
             <LogRow key={entry.id} entry={entry} connection={connectionName(entry.connectionId)} onOpen={() => setOpenId(entry.id)} />
           ))}

@@ -90,8 +90,8 @@ export function ResiliencePage() {
         <div>
           <h1>Resilience settings</h1>
           <p className="muted">
-            Changes apply to the next request. Out-of-range values are clamped by the server, and the card says so. “custom” marks a value that
-            differs from the built-in default; Reset returns it to the default (or to its environment variable, when one is set).
+            Changes apply to the next request. Out-of-range values are clamped by the server, and the card says so. “custom” marks a value that differs from the built-in default;
+            Reset returns it to the default (or to its environment variable, when one is set).
           </p>
         </div>
       </header>

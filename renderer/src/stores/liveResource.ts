@@ -42,11 +42,7 @@ export interface LiveResourceOptions {
   minReloadIntervalMs?: number;
 }
 
-export function createLiveResource<T>(
-  load: () => Promise<T>,
-  affects: (event: SwitchyardEvent) => boolean,
-  options: LiveResourceOptions = {},
-): LiveResource<T> {
+export function createLiveResource<T>(load: () => Promise<T>, affects: (event: SwitchyardEvent) => boolean, options: LiveResourceOptions = {}): LiveResource<T> {
   let inFlight: Promise<void> | null = null;
   let again = false;
   const minReloadIntervalMs = options.minReloadIntervalMs ?? 0;

@@ -13,11 +13,7 @@ export interface ProviderLists {
 }
 
 export const providerLists = createLiveResource(async (): Promise<ProviderLists> => {
-  const [providers, connections, breakers] = await Promise.all([
-    call("listProviders"),
-    call("listConnections"),
-    readBreakers(),
-  ]);
+  const [providers, connections, breakers] = await Promise.all([call("listProviders"), call("listConnections"), readBreakers()]);
   return { providers, connections, breakers };
 }, affectsProviders);
 

@@ -33,10 +33,17 @@ export const appSettings = createLiveResource(
   (e) => e.type === "settings" && e.scope === "settings",
 );
 
-export const combos = createLiveResource(() => call("listCombos"), (e) => isConfig(e, "combo"));
+export const combos = createLiveResource(
+  () => call("listCombos"),
+  (e) => isConfig(e, "combo"),
+);
 
 /** Each request may move a key's last use and its budget's use (R18.4): reloads at most once per 2 s. */
-export const apiKeys = createLiveResource(() => call("listKeys"), (e) => isConfig(e, "key") || e.type === "request" || e.type === "budget", { minReloadIntervalMs: 2_000 });
+export const apiKeys = createLiveResource(
+  () => call("listKeys"),
+  (e) => isConfig(e, "key") || e.type === "request" || e.type === "budget",
+  { minReloadIntervalMs: 2_000 },
+);
 
 export const health = createLiveResource(
   () => call("monitoringHealth"),

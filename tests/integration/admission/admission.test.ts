@@ -109,9 +109,11 @@ describe("request queue and gates", () => {
     }
   });
 
-  it("R9.4 a 429 with retryDelay \"2s\" paces the queue, and the queued calls then succeed", async () => {
+  it('R9.4 a 429 with retryDelay "2s" paces the queue, and the queued calls then succeed', async () => {
     await connectionWith("paced", "paced-key", { maxConcurrent: 1 });
-    const body = JSON.stringify({ error: { code: 429, message: "Resource exhausted", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "2s" }] } });
+    const body = JSON.stringify({
+      error: { code: 429, message: "Resource exhausted", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "2s" }] },
+    });
     sim.addFault("paced-key", { status: 429, body, latencyMs: 100, times: 1 });
     const first = gw.post("/v1/chat/completions", chat("paced/m1"));
     await new Promise((r) => setTimeout(r, 30));
@@ -130,7 +132,10 @@ describe("request queue and gates", () => {
 
   it("R8.2 quotaShareConcurrencyLimit off: a quota-share combo queues like any combo (served in turn; a spent budget ends it as any other); on: it goes on without a slot", async () => {
     const combos = async (id: string) => {
-      for (const [name, quotaShare] of [[`${id}-share`, true], [`${id}-plain`, false]] as const) {
+      for (const [name, quotaShare] of [
+        [`${id}-share`, true],
+        [`${id}-plain`, false],
+      ] as const) {
         expect((await gw.api("POST", "/api/combos", { name, strategy: "priority", targets: [{ model: `${id}/m1` }], config: { quotaShare } })).status).toBe(201);
       }
     };
@@ -167,12 +172,19 @@ describe("request queue and gates", () => {
     await connectionWith("streams", "streams-key", { maxConcurrent: 200 });
     sim.addFault("streams-key", { stallAfterChunks: 1, times: 100 });
     const aborts = Array.from({ length: 100 }, () => new AbortController());
-    const readers = await Promise.all(aborts.map(async (ac) => {
-      const res = await fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat("streams/m1", true)), signal: ac.signal });
-      const reader = res.body!.getReader();
-      await reader.read();
-      return reader;
-    }));
+    const readers = await Promise.all(
+      aborts.map(async (ac) => {
+        const res = await fetch(`${gw.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(chat("streams/m1", true)),
+          signal: ac.signal,
+        });
+        const reader = res.body!.getReader();
+        await reader.read();
+        return reader;
+      }),
+    );
     expect((await queueOf("streams-c1")).inFlight).toBe(100);
     for (const ac of aborts) ac.abort();
     await Promise.all(readers.map((r) => r.cancel().catch(() => undefined)));

@@ -13,7 +13,14 @@ const startsOf = (key: string) => sim.requests.filter((r) => r.key === key).map(
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const health = async () => (await gw.api("GET", "/api/monitoring/health")).body;
 
-interface Row { scope: string; provider: string | null; connectionId: string | null; inFlight: number; queued: number; maxConcurrent: number | null }
+interface Row {
+  scope: string;
+  provider: string | null;
+  connectionId: string | null;
+  inFlight: number;
+  queued: number;
+  maxConcurrent: number | null;
+}
 
 /** A local provider (no queue protection) with one connection per key: `<id>-c1`, `<id>-c2`… */
 async function providerWith(id: string, keys: string[], fields: Record<string, unknown> = {}): Promise<void> {
@@ -62,7 +69,14 @@ describe("R8.1 provider and global gates", () => {
     expect((await gw.api("GET", "/api/settings")).body.maxConcurrent).toBeNull();
     await providerWith("slow", ["slow-k1"]);
     await providerWith("other", ["other-k1"]);
-    const budgeted = await gw.api("POST", "/api/connections", { id: "other-c2", provider: "other", name: "budget", apiKey: "other-k2", priority: 5, rateLimitOverrides: { maxWaitMs: 300 } });
+    const budgeted = await gw.api("POST", "/api/connections", {
+      id: "other-c2",
+      provider: "other",
+      name: "budget",
+      apiKey: "other-k2",
+      priority: 5,
+      rateLimitOverrides: { maxWaitMs: 300 },
+    });
     expect(budgeted.status).toBe(201);
     expect((await gw.api("POST", "/api/combos", { name: "budgeted", strategy: "priority", targets: [{ model: "other/m1", connectionId: "other-c2" }] })).status).toBe(201);
     const patched = await gw.api("PATCH", "/api/settings", { maxConcurrent: 1 });

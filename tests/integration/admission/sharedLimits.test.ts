@@ -11,7 +11,10 @@ const gateways: SwitchyardProcess[] = [];
 
 const chat = { model: "shared/m1", messages: [{ role: "user", content: "hi" }] };
 const send = (gw: SwitchyardProcess) =>
-  fetch(`${gw.base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat) }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  fetch(`${gw.base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat) }).then(async (r) => ({
+    status: r.status,
+    text: await r.text(),
+  }));
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
@@ -47,7 +50,10 @@ describe("shared limits through Redis (R9.6)", () => {
     const before = sim.requests.length;
     const results = await Promise.all([...gateways, ...gateways, ...gateways].map(send));
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
-    const starts = sim.requests.slice(before).map((r) => r.at).sort((a, b) => a - b);
+    const starts = sim.requests
+      .slice(before)
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
     expect(starts).toHaveLength(6);
     // Each upstream call lasts at least 300 ms: a start closer than that to the previous one overlaps it.
     for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(290);
@@ -65,7 +71,10 @@ describe("shared limits through Redis (R9.6)", () => {
     expect(health.queues.find((q: { connectionId: string }) => q.connectionId === "shared-c1")).toMatchObject({ inFlight: 0, shared: false });
     // Each process now limits only itself (local cap 1): the two processes overlap upstream, which
     // is what the shared cap prevented above, yet neither runs two at a time.
-    const starts = sim.requests.slice(before).map((r) => r.at).sort((a, b) => a - b);
+    const starts = sim.requests
+      .slice(before)
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
     expect(starts).toHaveLength(4);
     expect(starts[1] - starts[0]).toBeLessThan(390);
     expect(starts[2] - starts[0]).toBeGreaterThanOrEqual(390);

@@ -12,18 +12,33 @@ import type { ConnectionTestResult } from "../../../shared/apiTypes.js";
 import type { ContractHandlers } from "../../../shared/contract.js";
 import type { SwitchyardEvent } from "../../../shared/types.js";
 import { createEventBus } from "../../../main/app/eventBus.js";
-import {
-  type ManagementHandlers, createApiRouter, createHostGuard, createManagementHandlers, sseEventsHandler,
-  unavailableHandlers,
-} from "../../../main/api/index.js";
+import { type ManagementHandlers, createApiRouter, createHostGuard, createManagementHandlers, sseEventsHandler, unavailableHandlers } from "../../../main/api/index.js";
 import { createFileKeyCipher, createStore } from "../../../main/store/index.js";
 import type { Store } from "../../../main/store/types.js";
 
 const ENGINE_METHODS = [
-  "getResilience", "patchResilience", "getResilienceSources", "resetBreakers", "listCooldowns", "clearCooldowns",
-  "listModelCooldowns", "clearModelCooldowns", "monitoringHealth", "requestStats", "setRateLimitProtection",
-  "getClock", "advanceClock", "listSessionPins", "unpinSession", "listSessionLeases", "releaseSessionLease", "startDemo", "getInstance",
-  "getUsage", "getUsageCsv", "listQuotas",
+  "getResilience",
+  "patchResilience",
+  "getResilienceSources",
+  "resetBreakers",
+  "listCooldowns",
+  "clearCooldowns",
+  "listModelCooldowns",
+  "clearModelCooldowns",
+  "monitoringHealth",
+  "requestStats",
+  "setRateLimitProtection",
+  "getClock",
+  "advanceClock",
+  "listSessionPins",
+  "unpinSession",
+  "listSessionLeases",
+  "releaseSessionLease",
+  "startDemo",
+  "getInstance",
+  "getUsage",
+  "getUsageCsv",
+  "listQuotas",
 ] as const;
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -77,9 +92,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   // The engine's methods (resilience, monitoring, rate limits, debug clock) are wired by main/app;
   // here they are explicitly not served, so their routes answer 404 like any unknown path.
   const served: ContractHandlers = { ...handlers, ...unavailableHandlers(ENGINE_METHODS) };
-  app.use(
-    createApiRouter({ handlers: served, adminToken: ADMIN_TOKEN, bodyLimitBytes: opts.bodyLimitBytes, events: sseEventsHandler(bus) }),
-  );
+  app.use(createApiRouter({ handlers: served, adminToken: ADMIN_TOKEN, bodyLimitBytes: opts.bodyLimitBytes, events: sseEventsHandler(bus) }));
   app.get("/health", (_req, res) => {
     res.json({ ok: true });
   });

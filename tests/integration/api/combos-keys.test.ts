@@ -21,14 +21,20 @@ describe("combos API", () => {
     const res = await api.call("POST", "/api/combos", {
       name: "fast",
       strategy: "round-robin",
-      targets: [{ model: "sim/m1", weight: 2 }, { model: "alt/m9", connectionId: "alt-1" }],
+      targets: [
+        { model: "sim/m1", weight: 2 },
+        { model: "alt/m9", connectionId: "alt-1" },
+      ],
       config: { comboCooldownWaitEnabled: false, targetTimeoutMs: 5000, quotaShare: true },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       name: "fast",
       strategy: "round-robin",
-      targets: [{ model: "sim/m1", weight: 2 }, { model: "alt/m9", connectionId: "alt-1" }],
+      targets: [
+        { model: "sim/m1", weight: 2 },
+        { model: "alt/m9", connectionId: "alt-1" },
+      ],
       config: { comboCooldownWaitEnabled: false, targetTimeoutMs: 5000, quotaShare: true },
     });
     const list = await api.call("GET", "/api/combos");
@@ -56,7 +62,12 @@ describe("combos API", () => {
       expect(res.status, path).toBe(400);
       expect(res.body.error, path).toMatchObject({ code, path });
     }
-    expect(api.store.combos.list().map((c) => c.name).sort()).toEqual(["fast", "plain"]);
+    expect(
+      api.store.combos
+        .list()
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(["fast", "plain"]);
   });
 
   it("R1.3 a combo name may not clash with a combo, a provider id or an alias: 409", async () => {

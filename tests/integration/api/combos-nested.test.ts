@@ -10,7 +10,11 @@ describe("nested combos (D11)", () => {
   beforeAll(async () => {
     api = await startApiServer();
     expect((await api.call("POST", "/api/providers", SIM_PROVIDER)).status).toBe(201);
-    for (const [name, model] of [["c3", "sim/m1"], ["c2", "c3"], ["c1", "c2"]]) {
+    for (const [name, model] of [
+      ["c3", "sim/m1"],
+      ["c2", "c3"],
+      ["c1", "c2"],
+    ]) {
       expect((await api.call("POST", "/api/combos", { name, targets: [{ model }] })).status, name).toBe(201);
     }
   });
@@ -62,12 +66,18 @@ describe("nested combos (D11)", () => {
 
   it("D11 config import checks nesting over the whole document, in any order, with the combo's path", async () => {
     const ok = await api.call("POST", "/api/config/import", {
-      combos: [{ name: "i1", targets: [{ model: "i2" }] }, { name: "i2", targets: [{ model: "sim/m1" }] }],
+      combos: [
+        { name: "i1", targets: [{ model: "i2" }] },
+        { name: "i2", targets: [{ model: "sim/m1" }] },
+      ],
     });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(api.store.combos.get("i1")?.targets).toEqual([{ model: "i2" }]);
     const cyclic = await api.call("POST", "/api/config/import", {
-      combos: [{ name: "j1", targets: [{ model: "j2" }] }, { name: "j2", targets: [{ model: "j1" }] }],
+      combos: [
+        { name: "j1", targets: [{ model: "j2" }] },
+        { name: "j2", targets: [{ model: "j1" }] },
+      ],
     });
     expect(cyclic.status).toBe(400);
     expect(cyclic.body.error).toMatchObject({ code: "invalid_request", path: "combos.0.targets.0.model" });

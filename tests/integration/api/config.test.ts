@@ -49,13 +49,21 @@ describe("config export and import", () => {
     const c1 = doc.connections.find((c: { id: string }) => c.id === "c1");
     const c2 = doc.connections.find((c: { id: string }) => c.id === "c2");
     expect(c1).toEqual({
-      id: "c1", provider: "sim", name: "keyed", priority: 1, weight: 1, active: true, maxConcurrent: null,
-      rateLimitOverrides: {}, providerSpecificData: {}, disableCooling: false, rateLimitProtection: true, apiKey: "<redacted>",
+      id: "c1",
+      provider: "sim",
+      name: "keyed",
+      priority: 1,
+      weight: 1,
+      active: true,
+      maxConcurrent: null,
+      rateLimitOverrides: {},
+      providerSpecificData: {},
+      disableCooling: false,
+      rateLimitProtection: true,
+      apiKey: "<redacted>",
     });
     expect(c2).not.toHaveProperty("apiKey");
-    expect(doc.combos).toEqual([
-      { name: "duo", strategy: "weighted", targets: [{ model: "sim/m1" }, { model: "anth/c-1", connectionId: "c2" }], config: {} },
-    ]);
+    expect(doc.combos).toEqual([{ name: "duo", strategy: "weighted", targets: [{ model: "sim/m1" }, { model: "anth/c-1", connectionId: "c2" }], config: {} }]);
     expect(doc.settings).toMatchObject({ requireClientKey: true, aliases: { quick: "duo" }, maxBodyMb: 50 });
     expect(doc.resilience).toEqual({ comboCooldownWait: { enabled: false } });
     expect(res.text).not.toContain(SECRET_A);
@@ -105,7 +113,7 @@ describe("config export and import", () => {
     expect(target.events).toContainEqual(expect.objectContaining({ entity: "provider", id: "sim", action: "updated" }));
   });
 
-  it("R0.4 POST /api/config/import accepts {format: \"yaml\", text}", async () => {
+  it('R0.4 POST /api/config/import accepts {format: "yaml", text}', async () => {
     const text = YAML.stringify({
       providers: [{ id: "yml", format: "simulator" }],
       connections: [{ provider: "yml", name: "first", apiKey: "sk-literal-yaml-3333" }],
@@ -130,17 +138,39 @@ describe("config export and import", () => {
     const before = (await target.call("GET", "/api/config/export")).text;
     const eventsBefore = target.events.length;
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ providers: [{ id: "new-p", format: "openai", baseUrl: "http://127.0.0.1:9/v1" }],
-        connections: [{ id: "ok", provider: "new-p" }, { id: "bad", provider: "ghost" }] }, "connections.1.provider"],
-      [{ providers: [{ id: "new-p", format: "openai", baseUrl: "http://127.0.0.1:9/v1" }],
-        connections: [{ id: "envless", provider: "new-p", apiKey: "env:SY_TEST_NOT_SET_ANYWHERE" }] }, "connections.0.apiKey"],
-      [{ providers: [{ id: "new-p", format: "openai", baseUrl: "http://127.0.0.1:9/v1" }],
-        combos: [{ name: "c", targets: [{ model: "new-p/m" }, { model: "ghost/m" }] }] }, "combos.0.targets.1.model"],
+      [
+        {
+          providers: [{ id: "new-p", format: "openai", baseUrl: "http://127.0.0.1:9/v1" }],
+          connections: [
+            { id: "ok", provider: "new-p" },
+            { id: "bad", provider: "ghost" },
+          ],
+        },
+        "connections.1.provider",
+      ],
+      [
+        {
+          providers: [{ id: "new-p", format: "openai", baseUrl: "http://127.0.0.1:9/v1" }],
+          connections: [{ id: "envless", provider: "new-p", apiKey: "env:SY_TEST_NOT_SET_ANYWHERE" }],
+        },
+        "connections.0.apiKey",
+      ],
+      [
+        { providers: [{ id: "new-p", format: "openai", baseUrl: "http://127.0.0.1:9/v1" }], combos: [{ name: "c", targets: [{ model: "new-p/m" }, { model: "ghost/m" }] }] },
+        "combos.0.targets.1.model",
+      ],
       [{ providers: [{ id: "new-p", format: "openai" }] }, "providers.0.baseUrl"],
-      [{ providers: [{ id: "new-p", format: "openai", baseUrl: "http://x" }, { id: "new-p", format: "simulator" }] }, "providers.1.id"],
+      [
+        {
+          providers: [
+            { id: "new-p", format: "openai", baseUrl: "http://x" },
+            { id: "new-p", format: "simulator" },
+          ],
+        },
+        "providers.1.id",
+      ],
       [{ providers: [{ id: "new-p", format: "openai", baseUrl: "http://x" }], settings: { maxBodyMb: "huge" } }, "settings.maxBodyMb"],
-      [{ providers: [{ id: "new-p", format: "openai", baseUrl: "http://x" }],
-        apiKeys: [{ name: "k", allowedConnections: ["nobody"] }] }, "apiKeys.0.allowedConnections.0"],
+      [{ providers: [{ id: "new-p", format: "openai", baseUrl: "http://x" }], apiKeys: [{ name: "k", allowedConnections: ["nobody"] }] }, "apiKeys.0.allowedConnections.0"],
       [{ version: 2 }, "version"],
       [{ provider: [] }, "provider"],
     ];

@@ -39,9 +39,22 @@ describe("connections API", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      id: "c1", provider: "sim", name: "main key", priority: 2, weight: 3, active: true, hasSecret: true,
-      testStatus: "active", rateLimitedUntil: null, backoffLevel: 0, lastError: null, lastErrorType: null,
-      errorCode: null, maxConcurrent: 4, rateLimitProtection: null, disableCooling: true,
+      id: "c1",
+      provider: "sim",
+      name: "main key",
+      priority: 2,
+      weight: 3,
+      active: true,
+      hasSecret: true,
+      testStatus: "active",
+      rateLimitedUntil: null,
+      backoffLevel: 0,
+      lastError: null,
+      lastErrorType: null,
+      errorCode: null,
+      maxConcurrent: 4,
+      rateLimitProtection: null,
+      disableCooling: true,
       rateLimitOverrides: { maxConcurrent: 2, modelConcurrency: { m1: 1 }, maxWaitMs: 1000, executionMaxWaitMs: 2000 },
       providerSpecificData: { rotationOverrides: { rateLimitResetSeconds: 30 }, lowPriorityMode: true, organizationUUID: "org-1" },
     });
@@ -137,8 +150,17 @@ describe("connections API", () => {
     const res = await api.call("PUT", "/api/connections/c1", { provider: "sim", name: "replaced", weight: 5 });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      id: "c1", name: "replaced", weight: 5, priority: 0, active: true, maxConcurrent: null, disableCooling: false,
-      rateLimitOverrides: {}, providerSpecificData: {}, hasSecret: true, rateLimitProtection: true,
+      id: "c1",
+      name: "replaced",
+      weight: 5,
+      priority: 0,
+      active: true,
+      maxConcurrent: null,
+      disableCooling: false,
+      rateLimitOverrides: {},
+      providerSpecificData: {},
+      hasSecret: true,
+      rateLimitProtection: true,
     });
     expect(api.store.connections.getSecret("c1")).toBe(SECRET);
 

@@ -44,7 +44,12 @@ describe("events stream", () => {
 
     const frame = text.split("\n\n").find((f) => f.startsWith("event: config\n"));
     expect(frame).toBeDefined();
-    const data = JSON.parse(frame!.split("\n").find((l) => l.startsWith("data: "))!.slice("data: ".length));
+    const data = JSON.parse(
+      frame!
+        .split("\n")
+        .find((l) => l.startsWith("data: "))!
+        .slice("data: ".length),
+    );
     expect(data).toMatchObject({ type: "config", entity: "provider", id: "sim", action: "created" });
     expect(typeof data.at).toBe("number");
   });

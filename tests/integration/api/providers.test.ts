@@ -68,7 +68,12 @@ describe("providers API", () => {
       expect(res.body.error).toMatchObject({ code: "invalid_request", path });
       expect(res.body.error.message).toContain(path);
     }
-    expect(api.store.providers.list().map((p) => p.id).sort()).toEqual(["anth", "local-sim"]);
+    expect(
+      api.store.providers
+        .list()
+        .map((p) => p.id)
+        .sort(),
+    ).toEqual(["anth", "local-sim"]);
   });
 
   it("API.md a duplicate provider id answers 409 conflict", async () => {
@@ -82,7 +87,11 @@ describe("providers API", () => {
     const patched = await api.call("PATCH", "/api/providers/anth", { models: ["claude-a", "claude-b"], passthroughModels: true });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
-      id: "anth", format: "anthropic", models: ["claude-a", "claude-b"], passthroughModels: true, rateLimitCooldownSeconds: 60,
+      id: "anth",
+      format: "anthropic",
+      models: ["claude-a", "claude-b"],
+      passthroughModels: true,
+      rateLimitCooldownSeconds: 60,
     });
 
     const badPatch = await api.call("PATCH", "/api/providers/anth", { format: "openai", baseUrl: "" });
@@ -93,7 +102,12 @@ describe("providers API", () => {
     const replaced = await api.call("PUT", "/api/providers/anth", { format: "openai", baseUrl: "https://api.openai.com/v1" });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({
-      id: "anth", format: "openai", category: "apikey", models: [], quotaFamilies: {}, passthroughModels: false,
+      id: "anth",
+      format: "openai",
+      category: "apikey",
+      models: [],
+      quotaFamilies: {},
+      passthroughModels: false,
       rateLimitCooldownSeconds: null,
     });
 

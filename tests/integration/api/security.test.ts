@@ -56,8 +56,18 @@ describe("management API transport guards", () => {
     for (const ok of ["localhost", "localhost:8642", "127.0.0.1:1", "127.9.8.7", "[::1]:8642", "a.b.localhost", "LOCALHOST"]) {
       expect(isLoopbackHost(ok), ok).toBe(true);
     }
-    for (const bad of [undefined, "", "evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "10.0.0.1", "[::2]",
-      "127.0.0.1@evil.example", "evil.example#127.0.0.1", "0.0.0.0"]) {
+    for (const bad of [
+      undefined,
+      "",
+      "evil.example",
+      "localhost.evil.example",
+      "127.0.0.1.nip.io",
+      "10.0.0.1",
+      "[::2]",
+      "127.0.0.1@evil.example",
+      "evil.example#127.0.0.1",
+      "0.0.0.0",
+    ]) {
       expect(isLoopbackHost(bad), String(bad)).toBe(false);
     }
   });

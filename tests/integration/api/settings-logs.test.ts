@@ -82,8 +82,15 @@ describe("settings API", () => {
     const tooMany = Array.from({ length: 51 }, (_, i) => ({ provider: "sim", status: 400 + (i % 100) }));
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ providerErrorRules: [{ provider: "sim", scope: "model" }] }, "providerErrorRules.0.status"],
-      [{ providerErrorRules: [{ provider: "sim", status: 429 }, { provider: "sim", match: "x", cooldownMs: 30 * DAY + 1 }] },
-        "providerErrorRules.1.cooldownMs"],
+      [
+        {
+          providerErrorRules: [
+            { provider: "sim", status: 429 },
+            { provider: "sim", match: "x", cooldownMs: 30 * DAY + 1 },
+          ],
+        },
+        "providerErrorRules.1.cooldownMs",
+      ],
       [{ providerErrorRules: [{ provider: "sim", match: { source: "x.*" } }] }, "providerErrorRules.0.match"],
       [{ providerErrorRules: [{ provider: "sim", status: 429, scope: "global" }] }, "providerErrorRules.0.scope"],
       [{ providerErrorRules: tooMany }, "providerErrorRules"],
@@ -122,8 +129,13 @@ describe("settings API", () => {
       sessionAffinityTtlMs: DEFAULT_APP_SETTINGS.sessionAffinityTtlMs,
     });
     expect(adjusted.sort()).toEqual([
-      "aliases.b", "maxBodyMb", "providerErrorDefaults.bad", "providerErrorRules.1", "providerErrorRules.2",
-      "requestLogRetention", "requireClientKey",
+      "aliases.b",
+      "maxBodyMb",
+      "providerErrorDefaults.bad",
+      "providerErrorRules.1",
+      "providerErrorRules.2",
+      "requestLogRetention",
+      "requireClientKey",
     ]);
   });
 });
@@ -133,9 +145,21 @@ describe("request log API", () => {
 
   function entry(i: number, provider: string): RequestLogEntry {
     return {
-      id: `req-${i}`, time: 1_700_000_000_000 + i * 1000, clientFormat: "openai", model: `${provider}/m1`, combo: null,
-      provider, connectionId: null, status: i % 2 ? 200 : 429, errorCode: null, latencyMs: 10 + i, ttfbMs: 5,
-      stream: false, inputTokens: 1, outputTokens: 2, attempts: [],
+      id: `req-${i}`,
+      time: 1_700_000_000_000 + i * 1000,
+      clientFormat: "openai",
+      model: `${provider}/m1`,
+      combo: null,
+      provider,
+      connectionId: null,
+      status: i % 2 ? 200 : 429,
+      errorCode: null,
+      latencyMs: 10 + i,
+      ttfbMs: 5,
+      stream: false,
+      inputTokens: 1,
+      outputTokens: 2,
+      attempts: [],
     };
   }
 

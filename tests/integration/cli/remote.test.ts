@@ -86,7 +86,11 @@ describe("switchyard status | reset | export | import (issue 14)", () => {
 
   it("status prints breakers, cooldowns, lockouts and queues as tables, with the cooling key and its wait", async () => {
     sim.addFault("sk-remote-cli-secret-1", { status: 429, retryAfter: 90, times: 1 });
-    const r = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "oai/m1", messages: [{ role: "user", content: "hi" }] }) });
+    const r = await fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "oai/m1", messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(r.status).toBe(200);
     const out = await run(["status", "--home", home], { SWITCHYARD_ADMIN_TOKEN: TOKEN });
     expect(out.code).toBe(0);
@@ -145,7 +149,10 @@ describe("switchyard status | reset | export | import (issue 14)", () => {
 
   it("R0.4 a bad file is refused with the field path, and nothing changes", async () => {
     const bad = path.join(home, "bad.json");
-    writeFileSync(bad, JSON.stringify({ connections: [{ id: "k2", provider: "oai", name: "again" }], combos: [{ name: "c", strategy: "priority", targets: [{ model: "ghost/m" }] }] }));
+    writeFileSync(
+      bad,
+      JSON.stringify({ connections: [{ id: "k2", provider: "oai", name: "again" }], combos: [{ name: "c", strategy: "priority", targets: [{ model: "ghost/m" }] }] }),
+    );
     const out = await run(["import", bad, "--home", home], { SWITCHYARD_ADMIN_TOKEN: TOKEN });
     expect(out.code).toBe(1);
     expect(out.stderr).toContain("combos.0.targets.0.model");
@@ -156,13 +163,18 @@ describe("switchyard status | reset | export | import (issue 14)", () => {
 describe("progress (issue 14)", () => {
   it("R0.5 serve --demo says what it is doing, step by step, before its listening line", async () => {
     const h = mkdtempSync(path.join(tmpdir(), "switchyard-cli-demo-"));
-    const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--home", h, "--demo"], { env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--home", h, "--demo"], {
+      env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: TOKEN },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       let out = "";
-      await new Promise<void>((resolve) => child.stdout.on("data", (b: Buffer) => {
-        out += b.toString();
-        if (out.includes("Dashboard:")) resolve();
-      }));
+      await new Promise<void>((resolve) =>
+        child.stdout.on("data", (b: Buffer) => {
+          out += b.toString();
+          if (out.includes("Dashboard:")) resolve();
+        }),
+      );
       const lines = out.split("\n");
       const at = (text: string) => lines.findIndex((l) => l.startsWith(text));
       expect(at("Demo: starting simulated provider A")).toBeGreaterThanOrEqual(0);
@@ -210,7 +222,10 @@ describe("switchyard CLI with no running instance (issue 14)", () => {
 
   it("SIGTERM removes the instance file, so a later command knows nothing runs", async () => {
     const h = mkdtempSync(path.join(tmpdir(), "switchyard-cli-stop-"));
-    const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--home", h], { env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, "serve", "--port", "0", "--home", h], {
+      env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: TOKEN },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       await new Promise<void>((resolve) => child.stdout.on("data", (b: Buffer) => b.toString().includes("Dashboard:") && resolve()));
       expect(existsSync(path.join(h, "instance.json"))).toBe(true);

@@ -62,7 +62,7 @@ describe("switchyard serve", () => {
     expect((await fetch(url + "/api/providers", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     const page = await fetch(url + "/");
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("<div id=\"root\"");
+    expect(await page.text()).toContain('<div id="root"');
     child.kill("SIGTERM");
     expect(await exitOf(child)).toBe(0);
   });
@@ -71,7 +71,11 @@ describe("switchyard serve", () => {
     const { child, url } = await serve(["--port", "0", "--home", tempHome(), "--demo"], { SWITCHYARD_ADMIN_TOKEN: "demo-token" });
     const providers = await fetch(url + "/api/providers", { headers: { authorization: "Bearer demo-token" } }).then((r) => r.json());
     expect(providers.map((p: { id: string }) => p.id).sort()).toEqual(["sim-a", "sim-b"]);
-    const r = await fetch(url + "/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }) });
+    const r = await fetch(url + "/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo", messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("x-switchyard-attempts")).toBe("2");
     child.kill("SIGTERM");
@@ -81,20 +85,23 @@ describe("switchyard serve", () => {
   it("R0.4 --config seeds providers and connections from YAML with env:NAME secrets, and the token from SWITCHYARD_ADMIN_TOKEN", async () => {
     const home = tempHome();
     const file = path.join(home, "switchyard.yaml");
-    writeFileSync(file, [
-      "providers:",
-      "  - id: cfg",
-      "    format: openai",
-      "    baseUrl: http://127.0.0.1:9/v1",
-      "    category: apikey",
-      "    models: [m-a]",
-      "connections:",
-      "  - id: cfg-1",
-      "    provider: cfg",
-      "    name: From config",
-      "    apiKey: env:CFG_KEY",
-      "",
-    ].join("\n"));
+    writeFileSync(
+      file,
+      [
+        "providers:",
+        "  - id: cfg",
+        "    format: openai",
+        "    baseUrl: http://127.0.0.1:9/v1",
+        "    category: apikey",
+        "    models: [m-a]",
+        "connections:",
+        "  - id: cfg-1",
+        "    provider: cfg",
+        "    name: From config",
+        "    apiKey: env:CFG_KEY",
+        "",
+      ].join("\n"),
+    );
     const { child, url } = await serve(["--port", "0", "--home", home, "--config", file], { SWITCHYARD_ADMIN_TOKEN: "cfg-token", CFG_KEY: "secret-from-env" });
     const conns = await fetch(url + "/api/connections", { headers: { authorization: "Bearer cfg-token" } });
     const text = await conns.text();

@@ -66,11 +66,7 @@ function runGlobRoundTrip(model: string): Promise<ClaudeRun> {
   // offering only Glob makes that `Glob {pattern: "sim"}`, which finds the file below.
   const cwd = tempDir("switchyard-cc-cwd-");
   writeFileSync(path.join(cwd, "sim"), "a file for the simulated model to find\n");
-  return runClaude(
-    ["-p", "Please use tool Glob to look around", "--output-format", "json", "--tools", "Glob", "--allowedTools", "Glob", "--max-turns", "3"],
-    model,
-    cwd,
-  );
+  return runClaude(["-p", "Please use tool Glob to look around", "--output-format", "json", "--tools", "Glob", "--allowedTools", "Glob", "--max-turns", "3"], model, cwd);
 }
 
 function parseResult(run: ClaudeRun): Json {
@@ -202,30 +198,34 @@ describe("Claude Code through Switchyard to an OpenAI-format upstream", () => {
     expect(response.response.output).toMatch(/^sim\b/);
   });
 
-  it("R16.6 the same tool round trip against a Responses-only upstream: the call comes back as tool_use and the result goes up as function_call_output", { timeout: RUN_TIMEOUT_MS + 30_000 }, async () => {
-    const run = await runGlobRoundTrip(CLAUDE_NAME_ON_RESPONSES);
-    const result = parseResult(run);
-    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 2 });
-    expect(result.result).toMatch(/^Tool result received: sim/);
+  it(
+    "R16.6 the same tool round trip against a Responses-only upstream: the call comes back as tool_use and the result goes up as function_call_output",
+    { timeout: RUN_TIMEOUT_MS + 30_000 },
+    async () => {
+      const run = await runGlobRoundTrip(CLAUDE_NAME_ON_RESPONSES);
+      const result = parseResult(run);
+      expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, num_turns: 2 });
+      expect(result.result).toMatch(/^Tool result received: sim/);
 
-    const bodies = expectCleanTraffic(proxy.exchanges);
-    expect(bodies).toHaveLength(2);
-    const blocks = (bodies[1].messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
-    const toolUse = blocks.find((b: Json) => b.type === "tool_use");
-    expect(toolUse).toMatchObject({ name: "Glob", input: { pattern: "sim" } });
-    expect(blocks.find((b: Json) => b.type === "tool_result").tool_use_id).toBe(toolUse.id);
+      const bodies = expectCleanTraffic(proxy.exchanges);
+      expect(bodies).toHaveLength(2);
+      const blocks = (bodies[1].messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+      const toolUse = blocks.find((b: Json) => b.type === "tool_use");
+      expect(toolUse).toMatchObject({ name: "Glob", input: { pattern: "sim" } });
+      expect(blocks.find((b: Json) => b.type === "tool_result").tool_use_id).toBe(toolUse.id);
 
-    // The upstream spoke only the Responses API: /v1/responses, streamed, with the tool as a function.
-    const upstream = sim.requests.filter((r) => r.path === "/v1/responses").map((r) => r.body as Json);
-    expect(upstream).toHaveLength(2);
-    expect(upstream[0].model).toBe("codex-sim");
-    expect(upstream[0].stream).toBe(true);
-    expect(upstream[0].tools.map((t: Json) => [t.type, t.name])).toEqual([["function", "Glob"]]);
-    const items = upstream[1].input as Json[];
-    const call = items.find((i) => i.type === "function_call");
-    const output = items.find((i) => i.type === "function_call_output")!;
-    expect(call).toMatchObject({ call_id: toolUse.id, name: "Glob", arguments: JSON.stringify({ pattern: "sim" }) });
-    expect(output.call_id).toBe(toolUse.id);
-    expect(String(output.output)).toMatch(/^sim\b/);
-  });
+      // The upstream spoke only the Responses API: /v1/responses, streamed, with the tool as a function.
+      const upstream = sim.requests.filter((r) => r.path === "/v1/responses").map((r) => r.body as Json);
+      expect(upstream).toHaveLength(2);
+      expect(upstream[0].model).toBe("codex-sim");
+      expect(upstream[0].stream).toBe(true);
+      expect(upstream[0].tools.map((t: Json) => [t.type, t.name])).toEqual([["function", "Glob"]]);
+      const items = upstream[1].input as Json[];
+      const call = items.find((i) => i.type === "function_call");
+      const output = items.find((i) => i.type === "function_call_output")!;
+      expect(call).toMatchObject({ call_id: toolUse.id, name: "Glob", arguments: JSON.stringify({ pattern: "sim" }) });
+      expect(output.call_id).toBe(toolUse.id);
+      expect(String(output.output)).toMatch(/^sim\b/);
+    },
+  );
 });

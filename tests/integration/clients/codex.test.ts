@@ -21,9 +21,24 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 import {
-  CODEX_KEY, CODEX_VERSION, codexCatalog, codexConfigToml, describeRun, inputTexts, makeTempDir, responsesPosts, runCodex,
-  singleStringField, startCodexProxy, startScriptedAnthropic, turnMetadata, writeCodexHome,
-  type CodexProxy, type CodexRun, type Json, type ScriptedAnthropic,
+  CODEX_KEY,
+  CODEX_VERSION,
+  codexCatalog,
+  codexConfigToml,
+  describeRun,
+  inputTexts,
+  makeTempDir,
+  responsesPosts,
+  runCodex,
+  singleStringField,
+  startCodexProxy,
+  startScriptedAnthropic,
+  turnMetadata,
+  writeCodexHome,
+  type CodexProxy,
+  type CodexRun,
+  type Json,
+  type ScriptedAnthropic,
 } from "./codexHarness.js";
 
 const RUN_TIMEOUT_MS = 90_000;
@@ -118,12 +133,16 @@ beforeAll(async () => {
     await addResponsesProvider("cx-b", "cx-b-key");
     await created(gw.api("POST", "/api/combos", { name: COMBO, targets: [{ model: "cx-a/gpt-sim" }, { model: "cx-b/gpt-sim" }] }), `combo ${COMBO}`);
   });
-  await step("chat", () =>
-    addProvider(gw, "cx-chat", sim, "openai", ["cx-chat-key"], { models: ["gpt-sim"], modelInfo: { "gpt-sim": { contextWindow: CHAT_CONTEXT_WINDOW } } }),
-  );
+  await step("chat", () => addProvider(gw, "cx-chat", sim, "openai", ["cx-chat-key"], { models: ["gpt-sim"], modelInfo: { "gpt-sim": { contextWindow: CHAT_CONTEXT_WINDOW } } }));
   await step("anthropic", async () => {
-    await created(gw.api("POST", "/api/providers", { id: "cx-anthropic", format: "anthropic", baseUrl: anthropic.url, category: "apikey", models: ["claude-sim"] }), "provider cx-anthropic");
-    await created(gw.api("POST", "/api/connections", { id: "cx-anthropic-c1", provider: "cx-anthropic", name: "scripted", apiKey: "cx-anthropic-key", priority: 0 }), "connection cx-anthropic");
+    await created(
+      gw.api("POST", "/api/providers", { id: "cx-anthropic", format: "anthropic", baseUrl: anthropic.url, category: "apikey", models: ["claude-sim"] }),
+      "provider cx-anthropic",
+    );
+    await created(
+      gw.api("POST", "/api/connections", { id: "cx-anthropic-c1", provider: "cx-anthropic", name: "scripted", apiKey: "cx-anthropic-key", priority: 0 }),
+      "connection cx-anthropic",
+    );
   });
   await step("alias", async () => {
     const r = await gw.api("PATCH", "/api/settings", { aliases: { [BUNDLED_MODEL]: CHAT_MODEL } });
@@ -148,78 +167,87 @@ afterAll(async () => {
 });
 
 describe("Codex CLI through Switchyard's Responses API", () => {
-  it("R16.3 Codex: a prompt through a combo whose first connection answers 429 is one client request, two upstream attempts, and the answer is printed", { timeout: TEST_TIMEOUT_MS }, async () => {
-    needs("combo");
-    sim.addFault("cx-a-key", { status: 429, retryAfter: 1, times: 1 });
-    const run = await runCodex(["Say hello through the combo"], { home: codexHome(COMBO), cwd: makeTempDir("switchyard-codex-cwd-", scratch), timeoutMs: RUN_TIMEOUT_MS });
-    expectSuccess(run);
-    expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key cx-b-key)`);
-    // Failover before content is invisible: Codex saw no error and did not retry.
-    expect(run.stderr).not.toMatch(/Reconnecting|ERROR/);
+  it(
+    "R16.3 Codex: a prompt through a combo whose first connection answers 429 is one client request, two upstream attempts, and the answer is printed",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      needs("combo");
+      sim.addFault("cx-a-key", { status: 429, retryAfter: 1, times: 1 });
+      const run = await runCodex(["Say hello through the combo"], { home: codexHome(COMBO), cwd: makeTempDir("switchyard-codex-cwd-", scratch), timeoutMs: RUN_TIMEOUT_MS });
+      expectSuccess(run);
+      expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key cx-b-key)`);
+      // Failover before content is invisible: Codex saw no error and did not retry.
+      expect(run.stderr).not.toMatch(/Reconnecting|ERROR/);
 
-    expectCleanTraffic();
-    expect(proxy.exchanges.filter((x) => x.upgrade)).toEqual([]);
-    const posts = responsesPosts(proxy.exchanges);
-    expect(posts).toHaveLength(1);
-    expect(posts[0].status).toBe(200);
-    expect(String(posts[0].headers["content-type"])).toBe("application/json");
-    expectCodexShape(posts[0], COMBO);
+      expectCleanTraffic();
+      expect(proxy.exchanges.filter((x) => x.upgrade)).toEqual([]);
+      const posts = responsesPosts(proxy.exchanges);
+      expect(posts).toHaveLength(1);
+      expect(posts[0].status).toBe(200);
+      expect(String(posts[0].headers["content-type"])).toBe("application/json");
+      expectCodexShape(posts[0], COMBO);
 
-    const upstream = sim.requests.filter((r) => r.format === "openai-responses");
-    expect(upstream.map((r) => r.key)).toEqual(["cx-a-key", "cx-b-key"]);
-    for (const r of upstream) expect(r.body).toMatchObject({ model: "gpt-sim", stream: true });
-    // Pass-through: only the model is replaced.
-    const sent = upstream[1].body as Json;
-    expect(sent.input).toEqual(posts[0].json.input);
-    expect(sent.tools).toEqual(posts[0].json.tools);
-  });
+      const upstream = sim.requests.filter((r) => r.format === "openai-responses");
+      expect(upstream.map((r) => r.key)).toEqual(["cx-a-key", "cx-b-key"]);
+      for (const r of upstream) expect(r.body).toMatchObject({ model: "gpt-sim", stream: true });
+      // Pass-through: only the model is replaced.
+      const sent = upstream[1].body as Json;
+      expect(sent.input).toEqual(posts[0].json.input);
+      expect(sent.tools).toEqual(posts[0].json.tools);
+    },
+  );
 
-  it("R16.6 Codex edits a file in a git repository through an Anthropic-format upstream: apply_patch crosses as a one-string tool and comes back as custom_tool_call", { timeout: TEST_TIMEOUT_MS }, async () => {
-    needs("anthropic");
-    const repo = makeTempDir("switchyard-codex-repo-", scratch);
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Switchyard Test", "-c", "user.email=test@switchyard.invalid", ...args], { cwd: repo, stdio: "pipe" });
-    git("init", "-q");
-    writeFileSync(path.join(repo, "hello.txt"), "hello world\n");
-    git("add", "hello.txt");
-    git("commit", "-qm", "start");
-    // The catalog tells Codex the model takes the freeform apply_patch (else it offers none).
-    const home = codexHome(ANTHROPIC_MODEL, {
-      topLines: (h) => [`model_catalog_json = ${JSON.stringify(catalogFile(h))}`],
-      files: { "catalog.json": JSON.stringify(codexCatalog(ANTHROPIC_MODEL)) },
-    });
-    const run = await runCodex(["-s", "workspace-write", "Change hello world to hello switchyard in hello.txt"], { home, cwd: repo, timeoutMs: RUN_TIMEOUT_MS });
-    expectSuccess(run);
-    expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hello switchyard\n");
-    expect(run.stdout.trim()).toBe(FINAL_TEXT);
-    expect(run.stderr).not.toContain("Model metadata for");
+  it(
+    "R16.6 Codex edits a file in a git repository through an Anthropic-format upstream: apply_patch crosses as a one-string tool and comes back as custom_tool_call",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      needs("anthropic");
+      const repo = makeTempDir("switchyard-codex-repo-", scratch);
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=Switchyard Test", "-c", "user.email=test@switchyard.invalid", ...args], { cwd: repo, stdio: "pipe" });
+      git("init", "-q");
+      writeFileSync(path.join(repo, "hello.txt"), "hello world\n");
+      git("add", "hello.txt");
+      git("commit", "-qm", "start");
+      // The catalog tells Codex the model takes the freeform apply_patch (else it offers none).
+      const home = codexHome(ANTHROPIC_MODEL, {
+        topLines: (h) => [`model_catalog_json = ${JSON.stringify(catalogFile(h))}`],
+        files: { "catalog.json": JSON.stringify(codexCatalog(ANTHROPIC_MODEL)) },
+      });
+      const run = await runCodex(["-s", "workspace-write", "Change hello world to hello switchyard in hello.txt"], { home, cwd: repo, timeoutMs: RUN_TIMEOUT_MS });
+      expectSuccess(run);
+      expect(readFileSync(path.join(repo, "hello.txt"), "utf8")).toBe("hello switchyard\n");
+      expect(run.stdout.trim()).toBe(FINAL_TEXT);
+      expect(run.stderr).not.toContain("Model metadata for");
 
-    expectCleanTraffic();
-    const posts = responsesPosts(proxy.exchanges);
-    expect(posts).toHaveLength(2);
-    expectCodexShape(posts[0], ANTHROPIC_MODEL);
-    const offered = (posts[0].json.tools as Json[]).find((t) => t.name === "apply_patch");
-    expect(offered).toMatchObject({ type: "custom", format: { type: "grammar", syntax: "lark" } });
-    // Codex got a custom_tool_call with the patch text, applied it, and sent the result back.
-    const back = posts[1].json.input as Json[];
-    const call = back.find((i) => i.type === "custom_tool_call");
-    const output = back.find((i) => i.type === "custom_tool_call_output");
-    expect(call).toMatchObject({ name: "apply_patch", input: PATCH });
-    expect(output).toMatchObject({ call_id: call!.call_id });
-    expect(String(output!.output)).toContain("Success. Updated the following files");
+      expectCleanTraffic();
+      const posts = responsesPosts(proxy.exchanges);
+      expect(posts).toHaveLength(2);
+      expectCodexShape(posts[0], ANTHROPIC_MODEL);
+      const offered = (posts[0].json.tools as Json[]).find((t) => t.name === "apply_patch");
+      expect(offered).toMatchObject({ type: "custom", format: { type: "grammar", syntax: "lark" } });
+      // Codex got a custom_tool_call with the patch text, applied it, and sent the result back.
+      const back = posts[1].json.input as Json[];
+      const call = back.find((i) => i.type === "custom_tool_call");
+      const output = back.find((i) => i.type === "custom_tool_call_output");
+      expect(call).toMatchObject({ name: "apply_patch", input: PATCH });
+      expect(output).toMatchObject({ call_id: call!.call_id });
+      expect(String(output!.output)).toContain("Success. Updated the following files");
 
-    // Upstream side: a function tool with one string field, a tool_use answered by a tool_result.
-    const upstream = anthropic.requests.filter((r) => r.path.split("?")[0] === "/v1/messages");
-    expect(upstream).toHaveLength(2);
-    const bridged = (upstream[0].body.tools as Json[]).find((t) => t.name === "apply_patch");
-    expect(bridged, JSON.stringify(upstream[0].body.tools?.map((t: Json) => t.name))).toBeDefined();
-    const field = singleStringField(bridged!);
-    expect(field, JSON.stringify(bridged)).toBeDefined();
-    const blocks = (upstream[1].body.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
-    expect(blocks.find((b: Json) => b.type === "tool_use")).toMatchObject({ id: TOOL_USE_ID, name: "apply_patch", input: { [field!]: PATCH } });
-    const result = blocks.find((b: Json) => b.type === "tool_result");
-    expect(result).toMatchObject({ tool_use_id: TOOL_USE_ID });
-    expect(JSON.stringify(result.content)).toContain("Success. Updated the following files");
-  });
+      // Upstream side: a function tool with one string field, a tool_use answered by a tool_result.
+      const upstream = anthropic.requests.filter((r) => r.path.split("?")[0] === "/v1/messages");
+      expect(upstream).toHaveLength(2);
+      const bridged = (upstream[0].body.tools as Json[]).find((t) => t.name === "apply_patch");
+      expect(bridged, JSON.stringify(upstream[0].body.tools?.map((t: Json) => t.name))).toBeDefined();
+      const field = singleStringField(bridged!);
+      expect(field, JSON.stringify(bridged)).toBeDefined();
+      const blocks = (upstream[1].body.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+      expect(blocks.find((b: Json) => b.type === "tool_use")).toMatchObject({ id: TOOL_USE_ID, name: "apply_patch", input: { [field!]: PATCH } });
+      const result = blocks.find((b: Json) => b.type === "tool_result");
+      expect(result).toMatchObject({ tool_use_id: TOOL_USE_ID });
+      expect(JSON.stringify(result.content)).toContain("Success. Updated the following files");
+    },
+  );
 
   it("R16.5 Codex compacts a long session through Switchyard and the session goes on", { timeout: TEST_TIMEOUT_MS }, async () => {
     needs("chat");
@@ -283,7 +311,12 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     // `supports_websockets: true` and gpt-5.5's bundled metadata prefers websockets.
     const home = makeTempDir("switchyard-codex-home-", scratch);
     writeCodexHome(home, [`model = ${JSON.stringify(BUNDLED_MODEL)}`, `openai_base_url = ${JSON.stringify(`${proxy.url}/v1`)}`, ""].join("\n"));
-    const run = await runCodex(["Say hello to the built-in provider"], { home, cwd: makeTempDir("switchyard-codex-cwd-", scratch), timeoutMs: RUN_TIMEOUT_MS, env: { OPENAI_API_KEY: CODEX_KEY } });
+    const run = await runCodex(["Say hello to the built-in provider"], {
+      home,
+      cwd: makeTempDir("switchyard-codex-cwd-", scratch),
+      timeoutMs: RUN_TIMEOUT_MS,
+      env: { OPENAI_API_KEY: CODEX_KEY },
+    });
     expectSuccess(run);
     expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key cx-chat-key)`);
     expect(run.stderr).not.toMatch(/Reconnecting|Falling back from WebSockets/);
@@ -317,25 +350,29 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expect(sim.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
   });
 
-  it("R16.5 Codex reads the model's context window from Switchyard's /v1/models in its own shape, so it no longer says \"Model metadata … not found\"", { timeout: TEST_TIMEOUT_MS }, async () => {
-    needs("chat");
-    const home = codexHome(CHAT_MODEL, { providerLines: [`model_catalog_url = ${JSON.stringify(`${proxy.url}/v1/models`)}`] });
-    const run = await runCodex(["Say hello with metadata"], { home, cwd: makeTempDir("switchyard-codex-cwd-", scratch), timeoutMs: RUN_TIMEOUT_MS });
-    expectSuccess(run);
-    expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key cx-chat-key)`);
-    const models = proxy.exchanges.filter((x) => x.method === "GET" && x.url.startsWith("/v1/models"));
-    const answered = models.map((x) => `${x.status} ${x.response}`).join("\n");
-    expect(run.stderr, `Switchyard answered /v1/models with:\n${answered}`).not.toContain("failed to decode models response");
-    expect(run.stderr, `Switchyard answered /v1/models with:\n${answered}`).not.toContain("Model metadata for");
+  it(
+    "R16.5 Codex reads the model's context window from Switchyard's /v1/models in its own shape, so it no longer says \"Model metadata … not found\"",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      needs("chat");
+      const home = codexHome(CHAT_MODEL, { providerLines: [`model_catalog_url = ${JSON.stringify(`${proxy.url}/v1/models`)}`] });
+      const run = await runCodex(["Say hello with metadata"], { home, cwd: makeTempDir("switchyard-codex-cwd-", scratch), timeoutMs: RUN_TIMEOUT_MS });
+      expectSuccess(run);
+      expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key cx-chat-key)`);
+      const models = proxy.exchanges.filter((x) => x.method === "GET" && x.url.startsWith("/v1/models"));
+      const answered = models.map((x) => `${x.status} ${x.response}`).join("\n");
+      expect(run.stderr, `Switchyard answered /v1/models with:\n${answered}`).not.toContain("failed to decode models response");
+      expect(run.stderr, `Switchyard answered /v1/models with:\n${answered}`).not.toContain("Model metadata for");
 
-    expectCleanTraffic();
-    expect(models.length).toBeGreaterThanOrEqual(1);
-    expect(models[0].url).toBe(`/v1/models?client_version=${CODEX_VERSION}`);
-    expect(models[0].headers.authorization).toBe(`Bearer ${CODEX_KEY}`);
-    expect(models[0].status).toBe(200);
-    const catalog = JSON.parse(models[0].response) as Json;
-    const entry = (catalog.models as Json[]).find((m) => m.slug === CHAT_MODEL);
-    expect(entry, models[0].response.slice(0, 500)).toMatchObject({ context_window: CHAT_CONTEXT_WINDOW });
-    expect(responsesPosts(proxy.exchanges)).toHaveLength(1);
-  });
+      expectCleanTraffic();
+      expect(models.length).toBeGreaterThanOrEqual(1);
+      expect(models[0].url).toBe(`/v1/models?client_version=${CODEX_VERSION}`);
+      expect(models[0].headers.authorization).toBe(`Bearer ${CODEX_KEY}`);
+      expect(models[0].status).toBe(200);
+      const catalog = JSON.parse(models[0].response) as Json;
+      const entry = (catalog.models as Json[]).find((m) => m.slug === CHAT_MODEL);
+      expect(entry, models[0].response.slice(0, 500)).toMatchObject({ context_window: CHAT_CONTEXT_WINDOW });
+      expect(responsesPosts(proxy.exchanges)).toHaveLength(1);
+    },
+  );
 });

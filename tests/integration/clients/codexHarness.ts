@@ -113,21 +113,27 @@ export async function startCodexProxy(target: string): Promise<CodexProxy> {
   const exchanges: CodexExchange[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
-    const exchange: CodexExchange = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: "", status: null, response: "", upgrade: false, at: Date.now() };
+    const exchange: CodexExchange = {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      headers: req.headers,
+      body: "",
+      status: null,
+      response: "",
+      upgrade: false,
+      at: Date.now(),
+    };
     exchanges.push(exchange);
     const chunks: Buffer[] = [];
-    const out = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
-      (up) => {
-        exchange.status = up.statusCode ?? null;
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.on("data", (chunk: Buffer) => {
-          if (exchange.response.length < RESPONSE_KEEP) exchange.response += chunk.toString("utf8");
-        });
-        // Piped, not buffered: streamed answers reach Codex as they are produced.
-        up.pipe(res);
-      },
-    );
+    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (up) => {
+      exchange.status = up.statusCode ?? null;
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.on("data", (chunk: Buffer) => {
+        if (exchange.response.length < RESPONSE_KEEP) exchange.response += chunk.toString("utf8");
+      });
+      // Piped, not buffered: streamed answers reach Codex as they are produced.
+      up.pipe(res);
+    });
     out.on("error", () => res.destroy());
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => (exchange.body = Buffer.concat(chunks).toString("utf8")));
@@ -183,9 +189,7 @@ export async function startCodexProxy(target: string): Promise<CodexProxy> {
 
 /** The `POST /v1/responses` exchanges (not /compact or /input_tokens), with their parsed bodies. */
 export function responsesPosts(exchanges: CodexExchange[]): Array<CodexExchange & { json: Json }> {
-  return exchanges
-    .filter((x) => x.method === "POST" && x.url.split("?")[0] === "/v1/responses")
-    .map((x) => ({ ...x, json: JSON.parse(x.body) as Json }));
+  return exchanges.filter((x) => x.method === "POST" && x.url.split("?")[0] === "/v1/responses").map((x) => ({ ...x, json: JSON.parse(x.body) as Json }));
 }
 
 /** Codex's per-request metadata header (`request_kind` is "turn" or "compaction"). */

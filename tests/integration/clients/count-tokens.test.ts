@@ -102,7 +102,10 @@ describe("R1.2 count_tokens", () => {
       expect(response.headers.get("x-switchyard-token-count")).toBe("estimate");
       expect(data).toEqual(estimateInputTokens({ ...COUNT_BODY, model }));
       // Documented heuristic: about four characters per token of everything the model reads.
-      const chars = JSON.stringify(COUNT_BODY.tools[0].input_schema).length + "lookupLook a word up".length + COUNT_BODY.system.length +
+      const chars =
+        JSON.stringify(COUNT_BODY.tools[0].input_schema).length +
+        "lookupLook a word up".length +
+        COUNT_BODY.system.length +
         COUNT_BODY.messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : m.content.reduce((k, b) => k + b.text.length, 0)), 0);
       expect(data.input_tokens).toBe(Math.ceil(chars / 4));
       expect(sim.requests.filter((r) => r.path === "/v1/messages/count_tokens").length).toBe(upstreamCountsBefore);

@@ -5,8 +5,16 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  anthropicTurn, ANTHROPIC_TOOL, FORMATS, lastUpstreamRequest, OPENAI_TOOL, useCrossFormatRig, TOOL_NAME, UPSTREAMS,
-  type Json, type UpstreamFormat,
+  anthropicTurn,
+  ANTHROPIC_TOOL,
+  FORMATS,
+  lastUpstreamRequest,
+  OPENAI_TOOL,
+  useCrossFormatRig,
+  TOOL_NAME,
+  UPSTREAMS,
+  type Json,
+  type UpstreamFormat,
 } from "../../fixtures/clients/crossFormat.js";
 import { addProvider, parseSse } from "../harness.js";
 
@@ -128,9 +136,26 @@ describe("R1.4 unmappable fields are dropped with a warning header, never a 500"
         tools: [{ type: "bash_20250124", name: "bash" }, { name: "no_schema" }, ANTHROPIC_TOOL],
         tool_choice: { type: "mystery" },
         messages: [
-          { role: "user", content: [{ type: "hologram", data: 1 }, { type: "document", source: { type: "file", file_id: "f1" } }, { type: "text", text: "hi" }] },
-          { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "not-a-real-signature" }, { type: "server_tool_use", id: "s1", name: "web_search", input: {} }, { type: "text", text: "ok" }] },
-          { role: "user", content: [{ type: "tool_result", tool_use_id: "never-issued", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] }] },
+          {
+            role: "user",
+            content: [
+              { type: "hologram", data: 1 },
+              { type: "document", source: { type: "file", file_id: "f1" } },
+              { type: "text", text: "hi" },
+            ],
+          },
+          {
+            role: "assistant",
+            content: [
+              { type: "thinking", thinking: "hm", signature: "not-a-real-signature" },
+              { type: "server_tool_use", id: "s1", name: "web_search", input: {} },
+              { type: "text", text: "ok" },
+            ],
+          },
+          {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "never-issued", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] }],
+          },
           { role: "narrator", content: "??" },
           { role: "user", content: "" },
         ],
@@ -142,7 +167,13 @@ describe("R1.4 unmappable fields are dropped with a warning header, never a 500"
       body: {
         messages: [
           { role: "developer", content: [{ type: "text", text: "be brief" }] },
-          { role: "user", content: [{ type: "input_audio", input_audio: { data: "AAAA", format: "wav" } }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }] },
+          {
+            role: "user",
+            content: [
+              { type: "input_audio", input_audio: { data: "AAAA", format: "wav" } },
+              { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+            ],
+          },
           { role: "tool", tool_call_id: "orphan", content: "result without a call" },
           { role: "function", name: "legacy", content: "x" },
           { role: "assistant", content: null, tool_calls: [{ id: "functions.read:0", type: "function", function: { name: "read", arguments: "{not json" } }] },

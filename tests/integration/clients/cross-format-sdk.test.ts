@@ -4,8 +4,19 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import {
-  anthropicTurn, FORMATS, lastUpstreamRequest, OPENAI_TOOL, ANTHROPIC_TOOL, PROMPT, useCrossFormatRig, TOOL_NAME, TOOL_OUTPUT, UPSTREAMS,
-  type Json, type Upstream, type UpstreamFormat,
+  anthropicTurn,
+  FORMATS,
+  lastUpstreamRequest,
+  OPENAI_TOOL,
+  ANTHROPIC_TOOL,
+  PROMPT,
+  useCrossFormatRig,
+  TOOL_NAME,
+  TOOL_OUTPUT,
+  UPSTREAMS,
+  type Json,
+  type Upstream,
+  type UpstreamFormat,
 } from "../../fixtures/clients/crossFormat.js";
 import { parseSse } from "../harness.js";
 
@@ -80,7 +91,8 @@ function expectToolOffered(up: Upstream): void {
 
 async function anthropicRoundTrip(up: Upstream, stream: boolean): Promise<void> {
   const model = up.alias;
-  const first = await anthropicTurn(rig.anthropic, 
+  const first = await anthropicTurn(
+    rig.anthropic,
     { model, max_tokens: 256, system: "You are a weather bot.", tools: [ANTHROPIC_TOOL], messages: [{ role: "user", content: PROMPT }] },
     stream,
   );
@@ -94,7 +106,8 @@ async function anthropicRoundTrip(up: Upstream, stream: boolean): Promise<void> 
   expect(use!.input).toEqual({ city: "sim" });
   expectToolOffered(up);
 
-  const second = await anthropicTurn(rig.anthropic, 
+  const second = await anthropicTurn(
+    rig.anthropic,
     {
       model,
       max_tokens: 256,

@@ -154,77 +154,85 @@ afterAll(async () => {
 });
 
 describe.each(UPSTREAMS)("Gemini CLI through Switchyard to an $format-format upstream", (u) => {
-  it(`R17.3 a prompt through a combo whose first target fails (${u.format === "openai" ? "429" : "503"}) prints the second target's answer: one client request, two attempts`, { timeout: TEST_TIMEOUT_MS }, async () => {
-    sim.addFault(keyOf(u.a), u.format === "openai" ? { status: 429, retryAfter: 1, times: 1 } : { status: 503, times: 1 });
-    const run = await runGemini(u.combo, "Say hello through the combo");
-    expectSuccess(run);
-    expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key ${keyOf(u.b)})`);
+  it(
+    `R17.3 a prompt through a combo whose first target fails (${u.format === "openai" ? "429" : "503"}) prints the second target's answer: one client request, two attempts`,
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      sim.addFault(keyOf(u.a), u.format === "openai" ? { status: 429, retryAfter: 1, times: 1 } : { status: 503, times: 1 });
+      const run = await runGemini(u.combo, "Say hello through the combo");
+      expectSuccess(run);
+      expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key ${keyOf(u.b)})`);
 
-    const posts = generationPosts(u.combo);
-    expect(posts).toHaveLength(1);
-    expect(posts[0].status).toBe(200);
-    expect(String(posts[0].responseHeaders["content-type"])).toMatch(/^text\/event-stream/);
-    expect(posts[0].responseHeaders["x-switchyard-attempts"]).toBe("2");
-    // The model is in the path, not the body.
-    expect(posts[0].json).not.toHaveProperty("model");
-    expect(declaredTools(posts[0].json)).toEqual(DEFAULT_TOOLS);
-    const last = (posts[0].json.contents as Json[]).at(-1)!;
-    expect(last.role).toBe("user");
-    expect(last.parts.at(-1)).toEqual({ text: "Say hello through the combo" });
+      const posts = generationPosts(u.combo);
+      expect(posts).toHaveLength(1);
+      expect(posts[0].status).toBe(200);
+      expect(String(posts[0].responseHeaders["content-type"])).toMatch(/^text\/event-stream/);
+      expect(posts[0].responseHeaders["x-switchyard-attempts"]).toBe("2");
+      // The model is in the path, not the body.
+      expect(posts[0].json).not.toHaveProperty("model");
+      expect(declaredTools(posts[0].json)).toEqual(DEFAULT_TOOLS);
+      const last = (posts[0].json.contents as Json[]).at(-1)!;
+      expect(last.role).toBe("user");
+      expect(last.parts.at(-1)).toEqual({ text: "Say hello through the combo" });
 
-    const upstream = sim.requests.filter((r) => r.path === u.route);
-    expect(upstream.map((r) => r.key)).toEqual([keyOf(u.a), keyOf(u.b)]);
-    for (const r of upstream) expect(r.body).toMatchObject({ model: u.model, stream: true });
-    const sent = upstream[1].body as Json;
-    const tools = (sent.tools as Json[]).map((t) => (u.format === "openai" ? t.function.name : t.name));
-    expect(tools).toEqual(DEFAULT_TOOLS);
-    // The CLI's systemInstruction went up as the upstream's system prompt.
-    if (u.format === "openai") expect(upstreamMessages(sent)[0].role).toBe("system");
-    else expect(JSON.stringify(sent.system)).toContain("Gemini CLI");
-  });
+      const upstream = sim.requests.filter((r) => r.path === u.route);
+      expect(upstream.map((r) => r.key)).toEqual([keyOf(u.a), keyOf(u.b)]);
+      for (const r of upstream) expect(r.body).toMatchObject({ model: u.model, stream: true });
+      const sent = upstream[1].body as Json;
+      const tools = (sent.tools as Json[]).map((t) => (u.format === "openai" ? t.function.name : t.name));
+      expect(tools).toEqual(DEFAULT_TOOLS);
+      // The CLI's systemInstruction went up as the upstream's system prompt.
+      if (u.format === "openai") expect(upstreamMessages(sent)[0].role).toBe("system");
+      else expect(JSON.stringify(sent.system)).toContain("Gemini CLI");
+    },
+  );
 
-  it(`R17.1 a tool round trip: the CLI's read_file runs on the upstream's call, its result reaches the ${u.format} upstream, and the answer is printed (model by alias)`, { timeout: TEST_TIMEOUT_MS }, async () => {
-    const cwd = tempDir("switchyard-gemini-cwd-");
-    writeFileSync(path.join(cwd, "sim"), "a file for the simulated model to read\n");
-    const run = await runGemini(u.alias, "Please use tool read_file on the file", { cwd, settings: { tools: { core: ["read_file"] } } });
-    expectSuccess(run);
-    expect(run.stdout.trim()).toBe("Tool result received: a file for the simulated model to read");
+  it(
+    `R17.1 a tool round trip: the CLI's read_file runs on the upstream's call, its result reaches the ${u.format} upstream, and the answer is printed (model by alias)`,
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const cwd = tempDir("switchyard-gemini-cwd-");
+      writeFileSync(path.join(cwd, "sim"), "a file for the simulated model to read\n");
+      const run = await runGemini(u.alias, "Please use tool read_file on the file", { cwd, settings: { tools: { core: ["read_file"] } } });
+      expectSuccess(run);
+      expect(run.stdout.trim()).toBe("Tool result received: a file for the simulated model to read");
 
-    const posts = generationPosts(u.alias);
-    expect(posts).toHaveLength(2);
-    for (const p of posts) {
-      expect(p.status).toBe(200);
-      expect(declaredTools(p.json)).toEqual(["read_file"]);
-    }
-    // The first answer carried the call as a Gemini functionCall …
-    expect(posts[0].response).toContain('"functionCall"');
-    // … and the CLI sent it back with its functionResponse.
-    const parts: Json[] = (posts[1].json.contents as Json[]).flatMap((c) => c.parts as Json[]);
-    const call = parts.find((p) => p.functionCall)!.functionCall;
-    const response = parts.find((p) => p.functionResponse)!.functionResponse;
-    expect(call).toMatchObject({ name: "read_file", args: { file_path: "sim" } });
-    expect(response).toMatchObject({ name: "read_file", response: { output: "a file for the simulated model to read\n" } });
-    if (call.id !== undefined) expect(response.id).toBe(call.id);
+      const posts = generationPosts(u.alias);
+      expect(posts).toHaveLength(2);
+      for (const p of posts) {
+        expect(p.status).toBe(200);
+        expect(declaredTools(p.json)).toEqual(["read_file"]);
+      }
+      // The first answer carried the call as a Gemini functionCall …
+      expect(posts[0].response).toContain('"functionCall"');
+      // … and the CLI sent it back with its functionResponse.
+      const parts: Json[] = (posts[1].json.contents as Json[]).flatMap((c) => c.parts as Json[]);
+      const call = parts.find((p) => p.functionCall)!.functionCall;
+      const response = parts.find((p) => p.functionResponse)!.functionResponse;
+      expect(call).toMatchObject({ name: "read_file", args: { file_path: "sim" } });
+      expect(response).toMatchObject({ name: "read_file", response: { output: "a file for the simulated model to read\n" } });
+      if (call.id !== undefined) expect(response.id).toBe(call.id);
 
-    const upstream = sim.requests.filter((r) => r.path === u.route).map((r) => r.body as Json);
-    expect(upstream).toHaveLength(2);
-    expect(upstream.every((b) => b.model === u.model)).toBe(true);
-    const messages = upstreamMessages(upstream[1]);
-    if (u.format === "openai") {
-      const assistant = messages.find((m) => m.role === "assistant")!;
-      const tool = messages.find((m) => m.role === "tool")!;
-      expect(assistant.tool_calls[0]).toMatchObject({ function: { name: "read_file", arguments: JSON.stringify({ file_path: "sim" }) } });
-      expect(tool.tool_call_id).toBe(assistant.tool_calls[0].id);
-      expect(tool.content).toContain("a file for the simulated model to read");
-    } else {
-      const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []));
-      const toolUse = blocks.find((b) => b.type === "tool_use")!;
-      const toolResult = blocks.find((b) => b.type === "tool_result")!;
-      expect(toolUse).toMatchObject({ name: "read_file", input: { file_path: "sim" } });
-      expect(toolResult.tool_use_id).toBe(toolUse.id);
-      expect(JSON.stringify(toolResult.content)).toContain("a file for the simulated model to read");
-    }
-  });
+      const upstream = sim.requests.filter((r) => r.path === u.route).map((r) => r.body as Json);
+      expect(upstream).toHaveLength(2);
+      expect(upstream.every((b) => b.model === u.model)).toBe(true);
+      const messages = upstreamMessages(upstream[1]);
+      if (u.format === "openai") {
+        const assistant = messages.find((m) => m.role === "assistant")!;
+        const tool = messages.find((m) => m.role === "tool")!;
+        expect(assistant.tool_calls[0]).toMatchObject({ function: { name: "read_file", arguments: JSON.stringify({ file_path: "sim" }) } });
+        expect(tool.tool_call_id).toBe(assistant.tool_calls[0].id);
+        expect(tool.content).toContain("a file for the simulated model to read");
+      } else {
+        const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []));
+        const toolUse = blocks.find((b) => b.type === "tool_use")!;
+        const toolResult = blocks.find((b) => b.type === "tool_result")!;
+        expect(toolUse).toMatchObject({ name: "read_file", input: { file_path: "sim" } });
+        expect(toolResult.tool_use_id).toBe(toolUse.id);
+        expect(JSON.stringify(toolResult.content)).toContain("a file for the simulated model to read");
+      }
+    },
+  );
 });
 
 describe("Gemini CLI and Switchyard: names, detection, back-off", () => {
@@ -248,28 +256,32 @@ describe("Gemini CLI and Switchyard: names, detection, back-off", () => {
     expect(logs.body[0]).toMatchObject({ clientFormat: "gemini", model: UPSTREAMS[0].alias, status: 200, clientKind: "gemini-cli" });
   });
 
-  it("R17.3 when the only target answers 429 the CLI gets Google's error with RetryInfo, waits that long and tries again, then prints the answer", { timeout: TEST_TIMEOUT_MS }, async () => {
-    // One target (no combo, so no combo cooldown wait inside Switchyard): the 429 is final for
-    // the first request and reaches the client.
-    const model = "gc-oa-b/gpt-sim";
-    // The CLI waits max(its own 5 s first back-off, RetryInfo) plus up to 20 % jitter: a delay
-    // above 5 s shows that the RetryInfo, not its default, set the wait.
-    sim.addFault(keyOf("gc-oa-b"), { status: 429, retryAfter: 7, times: 1 });
-    const run = await runGemini(model, "Say hello after the rate limit");
-    expectSuccess(run);
-    expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key ${keyOf("gc-oa-b")})`);
+  it(
+    "R17.3 when the only target answers 429 the CLI gets Google's error with RetryInfo, waits that long and tries again, then prints the answer",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      // One target (no combo, so no combo cooldown wait inside Switchyard): the 429 is final for
+      // the first request and reaches the client.
+      const model = "gc-oa-b/gpt-sim";
+      // The CLI waits max(its own 5 s first back-off, RetryInfo) plus up to 20 % jitter: a delay
+      // above 5 s shows that the RetryInfo, not its default, set the wait.
+      sim.addFault(keyOf("gc-oa-b"), { status: 429, retryAfter: 7, times: 1 });
+      const run = await runGemini(model, "Say hello after the rate limit");
+      expectSuccess(run);
+      expect(run.stdout.trim()).toBe(`Hello from ${LABEL} (key ${keyOf("gc-oa-b")})`);
 
-    const posts = generationPosts(model);
-    expect(posts.map((p) => p.status)).toEqual([429, 200]);
-    const error = JSON.parse(posts[0].response) as Json;
-    expect(error.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
-    const retry = (error.error.details as Json[]).find((d) => d["@type"] === "type.googleapis.com/google.rpc.RetryInfo");
-    expect(retry).toBeDefined();
-    expect(retry!.retryDelay).toBe("7s");
-    const delay = 7;
-    expect((error.error.details as Json[]).find((d) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")?.reason).toEqual(expect.any(String));
-    // The CLI followed the RetryInfo: its second request came no sooner than the delay.
-    expect(posts[1].at - posts[0].at).toBeGreaterThanOrEqual(delay * 1000 - 100);
-    expect(posts[1].responseHeaders["x-switchyard-attempts"]).toBe("1");
-  });
+      const posts = generationPosts(model);
+      expect(posts.map((p) => p.status)).toEqual([429, 200]);
+      const error = JSON.parse(posts[0].response) as Json;
+      expect(error.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+      const retry = (error.error.details as Json[]).find((d) => d["@type"] === "type.googleapis.com/google.rpc.RetryInfo");
+      expect(retry).toBeDefined();
+      expect(retry!.retryDelay).toBe("7s");
+      const delay = 7;
+      expect((error.error.details as Json[]).find((d) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")?.reason).toEqual(expect.any(String));
+      // The CLI followed the RetryInfo: its second request came no sooner than the delay.
+      expect(posts[1].at - posts[0].at).toBeGreaterThanOrEqual(delay * 1000 - 100);
+      expect(posts[1].responseHeaders["x-switchyard-attempts"]).toBe("1");
+    },
+  );
 });

@@ -115,7 +115,11 @@ describe("issue 26 item 12: the client edge", () => {
       fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": `application/json; charset=${charset}` }, body: new Uint8Array(bytes) });
     expect((await asCharset("utf-16le", Buffer.from(JSON.stringify(chatBody), "utf16le"))).status).toBe(200);
     expect((await asCharset("latin1", Buffer.from(JSON.stringify(chatBody), "latin1"))).status).toBe(400);
-    const corrupt = await fetch(`${gw.url}/v1/messages/count_tokens`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: "not gzip" });
+    const corrupt = await fetch(`${gw.url}/v1/messages/count_tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: "not gzip",
+    });
     expect(corrupt.status).toBe(400);
 
     await gw.api("PATCH", "/api/settings", { maxBodyMb: 1 });

@@ -73,10 +73,12 @@ describe("combo strategies over HTTP (R11.1)", () => {
   });
 
   it("R11.1 cost-optimized picks the cheaper target by the providers' modelInfo", async () => {
-    const c = await comboOf("co", "cost-optimized", [{}, {}], [
-      { modelInfo: { m1: { inputPricePerMTok: 10, outputPricePerMTok: 30 } } },
-      { modelInfo: { m1: { inputPricePerMTok: 0.5, outputPricePerMTok: 1.5 } } },
-    ]);
+    const c = await comboOf(
+      "co",
+      "cost-optimized",
+      [{}, {}],
+      [{ modelInfo: { m1: { inputPricePerMTok: 10, outputPricePerMTok: 30 } } }, { modelInfo: { m1: { inputPricePerMTok: 0.5, outputPricePerMTok: 1.5 } } }],
+    );
     expect(await sequence(c.name, 5)).toEqual(Array(5).fill(c.b));
     const provider = await gw.api("GET", "/api/providers/coa");
     expect(provider.body.modelInfo).toEqual({ m1: { inputPricePerMTok: 10, outputPricePerMTok: 30 } });

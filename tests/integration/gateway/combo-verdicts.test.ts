@@ -30,9 +30,7 @@ const FORMATS: ClientFormat[] = ["openai", "anthropic"];
 
 function ask(format: ClientFormat, model: string): Promise<ApiResult> {
   const messages = [{ role: "user", content: "hello" }];
-  return format === "openai"
-    ? gw.post("/v1/chat/completions", { model, messages })
-    : gw.post("/v1/messages", { model, max_tokens: 32, messages });
+  return format === "openai" ? gw.post("/v1/chat/completions", { model, messages }) : gw.post("/v1/messages", { model, max_tokens: 32, messages });
 }
 
 /** The error object and its `code`, whichever the client's format. */
@@ -140,7 +138,10 @@ describe("combo terminal verdicts (R11.5)", () => {
     expect(error.retry_after).toBeUndefined();
     const row = await logRow(r);
     expect(row).toMatchObject({ status: 503, errorCode: "ALL_TARGETS_SKIPPED" });
-    expect(row.attempts.map((a: { status: number; verdict: string }) => [a.status, a.verdict])).toEqual([[401, "auth_error"], [404, "not_found"]]);
+    expect(row.attempts.map((a: { status: number; verdict: string }) => [a.status, a.verdict])).toEqual([
+      [401, "auth_error"],
+      [404, "not_found"],
+    ]);
   });
 
   const SKIP_FAULTS: Array<[string, string, FaultSpec, FaultSpec]> = [
@@ -190,7 +191,7 @@ describe("combo terminal verdicts (R11.5)", () => {
 });
 
 describe("a direct request's terminal verdicts (D4)", () => {
-  it.each(FORMATS)("D4 %s: every connection of the provider terminal → 401 \"All 2 connection(s) for provider p are unavailable …\"", async (format) => {
+  it.each(FORMATS)('D4 %s: every connection of the provider terminal → 401 "All 2 connection(s) for provider p are unavailable …"', async (format) => {
     const id = `dt${format[0]}`;
     await addProvider(gw, id, sim, "openai", [`${id}-1`, `${id}-2`]);
     for (const key of [`${id}-1`, `${id}-2`]) sim.addFault(key, { status: 402, times: 1 });
@@ -205,7 +206,7 @@ describe("a direct request's terminal verdicts (D4)", () => {
     expect(error.message).toBe(`All 2 connection(s) for provider ${id} are unavailable (expired, banned or out of credits)`);
   });
 
-  it.each(FORMATS)("D4 %s: no active connection at all → 404 \"No active credentials for provider: p\"", async (format) => {
+  it.each(FORMATS)('D4 %s: no active connection at all → 404 "No active credentials for provider: p"', async (format) => {
     const id = `di${format[0]}`;
     await addProvider(gw, id, sim, "openai", [`${id}-1`, `${id}-2`]);
     for (const c of [`${id}-c1`, `${id}-c2`]) expect((await gw.api("PATCH", `/api/connections/${c}`, { active: false })).status).toBe(200);

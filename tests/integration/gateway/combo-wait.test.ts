@@ -76,7 +76,10 @@ describe("combo cooldown wait (R11.4)", () => {
     for (const key of ["wda-key", "wdb-key"]) sim.addFault(key, { status: 429, retryAfter: 2, times: 1 });
     const controller = new AbortController();
     const pending = fetch(gw.url + "/v1/chat/completions", {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat(combo)), signal: controller.signal,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat(combo)),
+      signal: controller.signal,
     }).catch((err: unknown) => err);
     await new Promise((resolve) => setTimeout(resolve, 600));
     const callsBeforeLeaving = upstreamCalls("wd");

@@ -57,7 +57,10 @@ const setActive = async (id: string, active: boolean) => expect((await gw.api("P
 
 describe("connection weight (issue 26 item 7, R11.2)", () => {
   it("R11.2 weights 1:3 at one priority split 200 direct requests about 25 % / 75 %", async () => {
-    const [light, heavy] = await providerWith("wt", [{ name: "light", weight: 1 }, { name: "heavy", weight: 3 }]);
+    const [light, heavy] = await providerWith("wt", [
+      { name: "light", weight: 1 },
+      { name: "heavy", weight: 3 },
+    ]);
     const served = await sequence("wt/m1", 200);
     expect(served.every((id) => id === light || id === heavy)).toBe(true);
     const share = served.filter((id) => id === light).length / served.length;
@@ -66,7 +69,10 @@ describe("connection weight (issue 26 item 7, R11.2)", () => {
   });
 
   it("R11.2 a weight-0 connection is a standby: a positive weight of a higher priority value serves first, the standby only when nothing else is eligible", async () => {
-    const [standby, other] = await providerWith("sb", [{ name: "standby", priority: 0, weight: 0 }, { name: "other", priority: 1, weight: 1 }]);
+    const [standby, other] = await providerWith("sb", [
+      { name: "standby", priority: 0, weight: 0 },
+      { name: "other", priority: 1, weight: 1 },
+    ]);
     expect(await sequence("sb/m1", 5)).toEqual(Array(5).fill(other));
     await setActive(other, false);
     expect(await servedBy("sb/m1")).toBe(standby);

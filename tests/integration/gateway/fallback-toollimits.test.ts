@@ -37,7 +37,14 @@ describe("R11.6 emergency fallback", () => {
     expect(r.headers.get("x-switchyard-attempts")).toBe("2");
     expect(r.body.choices[0].message.content).toContain("spare-key");
     const logs = await gw.api("GET", "/api/logs?limit=1");
-    expect(logs.body[0]).toMatchObject({ status: 200, provider: "spare", attempts: [{ provider: "down1", status: 503 }, { provider: "spare", status: 200 }] });
+    expect(logs.body[0]).toMatchObject({
+      status: 200,
+      provider: "spare",
+      attempts: [
+        { provider: "down1", status: 503 },
+        { provider: "spare", status: 200 },
+      ],
+    });
   });
 
   it("R11.6 a streaming request is served by the fallback too, with the header on its 200 stream", async () => {

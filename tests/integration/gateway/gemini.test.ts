@@ -36,8 +36,16 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const textOf = (chunks: Json[]) => chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).filter((p: Json) => !p.thought).map((p: Json) => p.text ?? "").join("");
-const sseChunks = (text: string) => parseSse(text).filter((e) => e.data.startsWith("{")).map((e) => JSON.parse(e.data) as Json);
+const textOf = (chunks: Json[]) =>
+  chunks
+    .flatMap((c) => c.candidates?.[0]?.content?.parts ?? [])
+    .filter((p: Json) => !p.thought)
+    .map((p: Json) => p.text ?? "")
+    .join("");
+const sseChunks = (text: string) =>
+  parseSse(text)
+    .filter((e) => e.data.startsWith("{"))
+    .map((e) => JSON.parse(e.data) as Json);
 
 describe("routes and model names (R17.1)", () => {
   it("R17.1 generateContent reaches every upstream format, the model named as provider/model with %2F or a literal slash, an alias, or models/ first", async () => {

@@ -84,7 +84,16 @@ describe("guards", () => {
     sim.addFault(SECRET, { status: 401, body: `{"error":{"message":"Incorrect API key provided: ${SECRET}"}}`, times: 1 });
     const client = await gw.post("/v1/chat/completions", { model: "oai/m1", messages: [{ role: "user", content: "hi" }] });
     const bodies = [client.text];
-    for (const route of ["/api/connections", "/api/connections/oai-c1", "/api/providers", "/api/config/export", "/api/config/export?format=yaml", "/api/logs", "/api/resilience/cooldowns", "/api/monitoring/health"]) {
+    for (const route of [
+      "/api/connections",
+      "/api/connections/oai-c1",
+      "/api/providers",
+      "/api/config/export",
+      "/api/config/export?format=yaml",
+      "/api/logs",
+      "/api/resilience/cooldowns",
+      "/api/monitoring/health",
+    ]) {
       const r = await gw.api("GET", route);
       expect(r.status, route).toBe(200);
       bodies.push(r.text);

@@ -96,7 +96,10 @@ describe("GET /api/monitoring/stats", () => {
     for (const [query, path] of cases) {
       const res = await gw.api("GET", `/api/monitoring/stats?${query}`);
       expect({ query, status: res.status, code: res.body.error?.code, path: res.body.error?.path }).toEqual({
-        query, status: 400, code: "invalid_request", path,
+        query,
+        status: 400,
+        code: "invalid_request",
+        path,
       });
     }
   });

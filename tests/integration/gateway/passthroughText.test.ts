@@ -18,7 +18,14 @@ beforeAll(async () => {
     req.on("data", (c: string) => (text += c));
     req.on("end", () => {
       received.push(text);
-      const answer = JSON.stringify({ id: "x", object: "chat.completion", created: 1, model: "m1", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+      const answer = JSON.stringify({
+        id: "x",
+        object: "chat.completion",
+        created: 1,
+        model: "m1",
+        choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
       res.writeHead(200, { "content-type": "application/json" });
       res.end(answer);
     });
@@ -35,8 +42,7 @@ afterAll(async () => {
   await new Promise<void>((r) => upstream.close(() => r()));
 });
 
-const send = (text: string) =>
-  fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer x" }, body: text });
+const send = (text: string) => fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer x" }, body: text });
 
 describe("same-format pass-through (issue 12)", () => {
   // Spacing, key order and a number JSON.stringify would print as 1: only a pass-through keeps them.
@@ -51,7 +57,9 @@ describe("same-format pass-through (issue 12)", () => {
 
   it("R1.1 a body the generic parser decoded (gzip) is serialised, still with the upstream's model", async () => {
     const r = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip", authorization: "Bearer x" }, body: gzipSync(client),
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip", authorization: "Bearer x" },
+      body: gzipSync(client),
     });
     expect(r.status).toBe(200);
     expect(received.at(-1)).toBe('{"messages":[{"role":"user","content":"hi"}],"temperature":1,"model":"m1"}');

@@ -40,7 +40,10 @@ describe("provider priority (R1.3, issue 26 item 6)", () => {
     expect((await gw.api("GET", "/api/providers/pa")).body.priority).toBe(4);
     expect((await gw.api("GET", "/api/providers/pb")).body.priority).toBe(0);
     const listed = (await gw.api("GET", "/api/providers")).body as Array<{ id: string; priority: number }>;
-    expect(listed.filter((p) => p.id === "pa" || p.id === "pb").map((p) => [p.id, p.priority])).toEqual([["pa", 4], ["pb", 0]]);
+    expect(listed.filter((p) => p.id === "pa" || p.id === "pb").map((p) => [p.id, p.priority])).toEqual([
+      ["pa", 4],
+      ["pb", 0],
+    ]);
     const patched = await gw.api("PATCH", "/api/providers/pa", { priority: -1 });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.priority).toBe(-1);

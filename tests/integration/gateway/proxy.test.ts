@@ -41,7 +41,10 @@ describe("client routes", () => {
     expect(r.headers.get("content-type")).toContain("text/event-stream");
     const events = parseSse(r.text);
     expect(events.at(-1)?.data).toBe("[DONE]");
-    const text = events.filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices?.[0]?.delta?.content ?? "").join("");
+    const text = events
+      .filter((e) => e.data !== "[DONE]")
+      .map((e) => JSON.parse(e.data).choices?.[0]?.delta?.content ?? "")
+      .join("");
     expect(text).toContain("oai-k1");
     expect(events.length).toBeGreaterThan(3);
   });
@@ -52,7 +55,9 @@ describe("client routes", () => {
     expect(j.body.type).toBe("message");
     expect(j.body.content[0].text).toContain("ant-k1");
     const s = await gw.post("/v1/messages", msg("ant/m1", { stream: true }));
-    const names = parseSse(s.text).map((e) => e.event).filter((n) => n !== "ping");
+    const names = parseSse(s.text)
+      .map((e) => e.event)
+      .filter((n) => n !== "ping");
     expect(names[0]).toBe("message_start");
     expect(names).toContain("content_block_delta");
     expect(names.slice(-2)).toEqual(["message_delta", "message_stop"]);

@@ -70,7 +70,10 @@ describe("R10.2 quotaPreflightCutoff", () => {
     // qp-c1 still holds its 3 % window from the answers above; refresh it anyway.
     const first = await ask();
     expect(first.connection).toBe("qp-c1");
-    expect(first.log.attempts.map((a) => [a.connectionId, a.status])).toEqual([["qp-c2", 429], ["qp-c1", 200]]);
+    expect(first.log.attempts.map((a) => [a.connectionId, a.status])).toEqual([
+      ["qp-c2", 429],
+      ["qp-c1", 200],
+    ]);
     expect(first.log.skipped).toContainEqual(expect.objectContaining({ connectionId: "qp-c1", reason: "quota_cutoff" }));
     // qp-c2 now cools down: it is no sibling that could serve, so qp-c1 is not passed over.
     const alone = await ask();

@@ -51,7 +51,12 @@ describe("the WebSocket transport (R16.3)", () => {
     const port = new URL(gw.url).port;
     const started = Date.now();
     return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: "127.0.0.1", port, path, headers: { host, connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" } });
+      const req = httpRequest({
+        host: "127.0.0.1",
+        port,
+        path,
+        headers: { host, connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" },
+      });
       req.on("upgrade", () => reject(new Error("the upgrade was accepted")));
       req.on("response", (res) => {
         let text = "";
@@ -100,7 +105,15 @@ describe("reasoning artifacts stay with their account (R16.7)", () => {
     const first = await gw.post("/v1/responses", reasoningTurn);
     expect(first.headers.get("x-omniroute-selected-connection-id")).toBe("resp-c1");
     const reasoning = (first.body.output as Json[]).find((i) => i.type === "reasoning")!;
-    const next = { model: "resp/m1", store: false, input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "think first" }] }, reasoning, { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] }] };
+    const next = {
+      model: "resp/m1",
+      store: false,
+      input: [
+        { type: "message", role: "user", content: [{ type: "input_text", text: "think first" }] },
+        reasoning,
+        { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] },
+      ],
+    };
     sim.requests.length = 0;
     sim.addFault("k1", { status: 429, retryAfter: 30, times: 1 });
     const second = await gw.post("/v1/responses", next);
@@ -120,7 +133,11 @@ describe("reasoning artifacts stay with their account (R16.7)", () => {
     const reasoning = (completed.response.output as Json[]).find((i) => i.type === "reasoning");
     expect(reasoning?.encrypted_content).toEqual(expect.any(String));
     sim.requests.length = 0;
-    const next = await gw.post("/v1/responses", { model: "solo/m1", store: false, input: [reasoning, { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] }] });
+    const next = await gw.post("/v1/responses", {
+      model: "solo/m1",
+      store: false,
+      input: [reasoning, { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] }],
+    });
     expect(next.status, next.text).toBe(200);
     expect((upstreamCalls("k3")[0].body as Json).input.map((i: Json) => i.type)).toEqual(["message"]);
   });
@@ -151,7 +168,10 @@ describe("background, compaction, counting and the catalogue (R1.8, R16.5)", () 
     const asked = sim.requests.find((q) => q.key === "kc")!.body as Json;
     expect(asked.messages.at(-1).content).toMatch(/summary/i);
     sim.requests.length = 0;
-    const next = await gw.post("/v1/responses", { model: "ant/m1", input: [...(r.body.output as Json[]), { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] }] });
+    const next = await gw.post("/v1/responses", {
+      model: "ant/m1",
+      input: [...(r.body.output as Json[]), { type: "message", role: "user", content: [{ type: "input_text", text: "go on" }] }],
+    });
     expect(next.status, next.text).toBe(200);
     const upstream = sim.requests.find((q) => q.key === "ka")!.body as Json;
     const texts = JSON.stringify(upstream.messages);
@@ -176,7 +196,8 @@ describe("background, compaction, counting and the catalogue (R1.8, R16.5)", () 
     const catalogue = (await codex.json()) as Json;
     const m1 = (catalogue.models as Json[]).find((m) => m.slug === "resp/m1")!;
     expect(m1).toMatchObject({ context_window: 64_000, visibility: "list", supported_in_api: true, apply_patch_tool_type: "freeform" });
-    for (const field of ["display_name", "priority", "shell_type", "support_verbosity", "supported_reasoning_levels", "truncation_policy", "experimental_supported_tools"]) expect(m1).toHaveProperty(field);
+    for (const field of ["display_name", "priority", "shell_type", "support_verbosity", "supported_reasoning_levels", "truncation_policy", "experimental_supported_tools"])
+      expect(m1).toHaveProperty(field);
     expect(m1.model_messages.instructions_template).toEqual(expect.any(String));
     expect((catalogue.models as Json[]).map((m) => m.slug)).toContain("rsp-combo");
     const plain = (await (await fetch(`${gw.url}/v1/models`)).json()) as Json;

@@ -56,7 +56,10 @@ describe("throughput watchdog warm-up (D13)", () => {
     await watchdog(warmupMs);
     const { events, elapsedMs } = await trickle();
     expect(events.at(-1)?.data).toBe("[DONE]");
-    const text = events.slice(0, -1).map((e) => JSON.parse(e.data).choices?.[0]?.delta?.content ?? "").join("");
+    const text = events
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.data).choices?.[0]?.delta?.content ?? "")
+      .join("");
     expect(text).toBe("Hello from throughput (key tp-1)");
     // Longer than a window, all of it inside the warm-up: without the guard it would be judged at 1 s.
     expect(elapsedMs).toBeGreaterThan(WINDOW_MS + 500);

@@ -38,7 +38,10 @@ describe("early recovery (R13.2)", () => {
     expect(r.status).toBe(200);
     const events = parseSse(r.text);
     expect(events.at(-1)?.data).toBe("[DONE]");
-    const text = events.filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).choices?.[0]?.delta?.content ?? "").join("");
+    const text = events
+      .filter((e) => e.data !== "[DONE]")
+      .map((e) => JSON.parse(e.data).choices?.[0]?.delta?.content ?? "")
+      .join("");
     expect(text).toContain("s-2");
     // Exactly one role chunk: the stalled attempt's lifecycle frames were held back, never sent.
     expect(events.filter((e) => e.data.includes('"role":"assistant"')).length).toBe(1);
@@ -47,7 +50,9 @@ describe("early recovery (R13.2)", () => {
   it("D13 a stream of only keep-alive pings past the content budget is aborted and fails over", async () => {
     sim.addFault("a-1", { pingEveryMs: 200, times: 1 });
     const r = await gw.post("/v1/messages", msg("ant/m1"));
-    const names = parseSse(r.text).map((e) => e.event).filter((n) => n !== "ping");
+    const names = parseSse(r.text)
+      .map((e) => e.event)
+      .filter((n) => n !== "ping");
     expect(names.filter((n) => n === "message_start")).toHaveLength(1);
     expect(names.at(-1)).toBe("message_stop");
     expect(r.text).toContain("a-2");
@@ -158,7 +163,12 @@ describe("heartbeats and disconnects", () => {
   it("R13.1 a client disconnect aborts the upstream and is logged 499 without blaming the connection", async () => {
     sim.addFault("s-1", { trickleMs: 300, times: 1 });
     const controller = new AbortController();
-    const res = await fetch(gw.url + "/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chat("oai/m1")), signal: controller.signal });
+    const res = await fetch(gw.url + "/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat("oai/m1")),
+      signal: controller.signal,
+    });
     const reader = res.body!.getReader();
     await reader.read();
     controller.abort();

@@ -47,7 +47,10 @@ describe("combo config.targetTimeoutMs", () => {
     expect(res.headers.get("x-omniroute-selected-connection-id")).toBe("fast-c1");
     expect(hits("slow-k2")).toBe(0);
     const log = await logOf(res.headers.get("x-switchyard-request-id"));
-    expect(log.attempts.map((a) => [a.connectionId, a.verdict])).toEqual([["slow-c1", "target_timeout"], ["fast-c1", null]]);
+    expect(log.attempts.map((a) => [a.connectionId, a.verdict])).toEqual([
+      ["slow-c1", "target_timeout"],
+      ["fast-c1", null],
+    ]);
     const health = (await gw.api("GET", "/api/monitoring/health")).body;
     expect(health.providerBreakers.find((b: { provider: string }) => b.provider === "slow")?.failureCount ?? 0).toBe(0);
     const conn = (await gw.api("GET", "/api/connections/slow-c1")).body;

@@ -56,7 +56,11 @@ describe("egress-bucketed lock (R12.5)", () => {
     const egress = ["127.0.0.2", "127.0.0.2", "127.0.0.3"];
     for (const [i, ip] of egress.entries()) {
       const c = await gw.api("POST", "/api/connections", {
-        id: `oc-${i + 1}`, provider: "opencode", apiKey: `oc-key-${i + 1}`, priority: i, providerSpecificData: { egressIp: ip },
+        id: `oc-${i + 1}`,
+        provider: "opencode",
+        apiKey: `oc-key-${i + 1}`,
+        priority: i,
+        providerSpecificData: { egressIp: ip },
       });
       expect(c.status).toBe(201);
     }
@@ -68,7 +72,11 @@ describe("egress-bucketed lock (R12.5)", () => {
     }
     for (const id of ["oc-1", "oc-2", "oc-3"]) await gw.api("PATCH", `/api/connections/${id}`, { active: true });
     const seen = sim.requests.filter((q) => q.key?.startsWith("oc-key-")).map((q) => [q.key, q.remoteAddress]);
-    expect(seen).toEqual([["oc-key-1", "127.0.0.2"], ["oc-key-2", "127.0.0.2"], ["oc-key-3", "127.0.0.3"]]);
+    expect(seen).toEqual([
+      ["oc-key-1", "127.0.0.2"],
+      ["oc-key-2", "127.0.0.2"],
+      ["oc-key-3", "127.0.0.3"],
+    ]);
 
     sim.addFault("oc-key-1", { status: 429, retryAfter: 600, times: 1 });
     const r = await gw.post("/v1/chat/completions", chat("opencode/m1"));
@@ -111,8 +119,7 @@ describe("model lockout scopes (R5.2)", () => {
 });
 
 describe("breaker growth by failure kind (R2.4)", () => {
-  const health = async (provider: string) =>
-    (await gw.api("GET", "/api/monitoring/health")).body.providerBreakers.find((b: { provider: string }) => b.provider === provider);
+  const health = async (provider: string) => (await gw.api("GET", "/api/monitoring/health")).body.providerBreakers.find((b: { provider: string }) => b.provider === provider);
 
   it("R2.4 timeouts and 5xx keep their own escalation: a first timeout probe opens for the base after three 5xx escalated", async () => {
     await addProvider(gw, "bk", sim, "openai", ["bk-key"], { category: "local" });

@@ -73,7 +73,9 @@ function declaredTools(r: SimulatedRequest): Array<{ name: string; type?: string
   if (r.format === "openai") return (body.tools ?? []).map((t: any) => ({ name: t.function?.name, type: t.type, schema: t.function?.parameters }));
   if (r.format === "anthropic") return (body.tools ?? []).map((t: any) => ({ name: t.name, type: t.type, schema: t.input_schema }));
   if (r.format === "gemini") {
-    return (body.tools ?? []).flatMap((t: any) => (t.functionDeclarations ?? []).map((d: any) => ({ name: d.name, type: "function", schema: d.parameters ?? d.parametersJsonSchema })));
+    return (body.tools ?? []).flatMap((t: any) =>
+      (t.functionDeclarations ?? []).map((d: any) => ({ name: d.name, type: "function", schema: d.parameters ?? d.parametersJsonSchema })),
+    );
   }
   return (body.tools ?? []).map((t: any) => ({ name: t.name, type: t.type, schema: t.parameters }));
 }
@@ -122,9 +124,7 @@ describe("R16 openai SDK: responses.create, retrieve, input items, previous_resp
       expect(items.data.some((item) => item.type === "message" && (item as any).role === "user")).toBe(true);
 
       // A second turn on previous_response_id: the upstream sees the first turn as history.
-      const { value: second, upstream } = await recording(() =>
-        client.responses.create({ model, previous_response_id: first.id, input: "And the second turn?" }),
-      );
+      const { value: second, upstream } = await recording(() => client.responses.create({ model, previous_response_id: first.id, input: "And the second turn?" }));
       expect(second.id).not.toBe(first.id);
       expect(second.output_text).toBe(hello(u.key));
       const sent = JSON.stringify(lastUpstream(upstream, u.key).body);
@@ -208,9 +208,7 @@ describe("R16.1 function tools with the openai SDK", () => {
   for (const u of UPSTREAMS) {
     const model = `${u.provider}/m1`;
     it(`R16.1 R16.2 openai SDK function tool round trip (function_call → function_call_output), via ${u.format} (${model})`, async () => {
-      const { value: first, upstream } = await recording(() =>
-        client.responses.create({ model, input: "Please use tool to get the weather", tools: [WEATHER_TOOL] }),
-      );
+      const { value: first, upstream } = await recording(() => client.responses.create({ model, input: "Please use tool to get the weather", tools: [WEATHER_TOOL] }));
       const declared = declaredTools(lastUpstream(upstream, u.key));
       expect(declared.map((t) => t.name)).toEqual(["get_weather"]);
       const call = first.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === "function_call");

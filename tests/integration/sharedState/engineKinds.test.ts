@@ -49,7 +49,10 @@ beforeAll(async () => {
   for (const gw of [A, B]) {
     expect((await gw.api("PATCH", "/api/resilience", { modelLockout: { enabled: true } })).status).toBe(200);
   }
-  await within(async () => [(await A.api("GET", "/api/monitoring/health")).body.sharedState, (await B.api("GET", "/api/monitoring/health")).body.sharedState], (s) => s.every((x) => x.status === "ok" && x.instances === 2));
+  await within(
+    async () => [(await A.api("GET", "/api/monitoring/health")).body.sharedState, (await B.api("GET", "/api/monitoring/health")).body.sharedState],
+    (s) => s.every((x) => x.status === "ok" && x.instances === 2),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -63,7 +66,10 @@ describe("engine state shared by two instances (R19.1)", () => {
     await provider("lk", ["lk-key-1"]);
     sim.addFault("lk-key-1", { status: 404, times: 1 });
     expect((await A.post("/v1/chat/completions", chat("lk/m1"))).status).toBe(404);
-    const took = await within(() => lockouts(B), (items) => items.some((i) => i.connectionId === "lk-b1" && i.model === "m1"));
+    const took = await within(
+      () => lockouts(B),
+      (items) => items.some((i) => i.connectionId === "lk-b1" && i.model === "m1"),
+    );
     expect(took).toBeLessThan(BOUND_MS);
     const before = sim.requests.length;
     const refused = await B.post("/v1/chat/completions", chat("lk/m1"));
@@ -73,7 +79,12 @@ describe("engine state shared by two instances (R19.1)", () => {
     expect((await B.post("/v1/chat/completions", chat("lk/m2"))).status).toBe(200);
     const cleared = await B.api("DELETE", "/api/resilience/model-cooldowns", { provider: "lk", model: "m1", connection: "lk-b1" });
     expect(cleared.body).toMatchObject({ ok: true, removed: 1 });
-    expect(await within(() => lockouts(A), (items) => !items.some((i) => i.connectionId === "lk-a1"))).toBeLessThan(BOUND_MS);
+    expect(
+      await within(
+        () => lockouts(A),
+        (items) => !items.some((i) => i.connectionId === "lk-a1"),
+      ),
+    ).toBeLessThan(BOUND_MS);
     expect((await A.post("/v1/chat/completions", chat("lk/m1"))).status).toBe(200);
   });
 
@@ -82,13 +93,23 @@ describe("engine state shared by two instances (R19.1)", () => {
     sim.addFault("tm-key-1", { status: 402, times: 1 });
     expect((await A.post("/v1/chat/completions", chat("tm/m1"))).status).toBe(200);
     expect((await connection(A, "tm-a1")).testStatus).toBe("credits_exhausted");
-    expect(await within(() => connection(B, "tm-b1"), (c) => c.testStatus === "credits_exhausted")).toBeLessThan(BOUND_MS);
+    expect(
+      await within(
+        () => connection(B, "tm-b1"),
+        (c) => c.testStatus === "credits_exhausted",
+      ),
+    ).toBeLessThan(BOUND_MS);
     const answered = await B.post("/v1/chat/completions", chat("tm/m1"));
     expect(answered.headers.get("x-omniroute-selected-connection-id")).toBe("tm-b2");
     expect(sim.requests.filter((r) => r.key === "tm-key-1")).toHaveLength(1);
     const renewed = await B.api("PATCH", "/api/connections/tm-b1", { apiKey: "tm-key-1" });
     expect(renewed.status).toBe(200);
-    expect(await within(() => connection(A, "tm-a1"), (c) => c.testStatus === "active" && c.rateLimitedUntil === null)).toBeLessThan(BOUND_MS);
+    expect(
+      await within(
+        () => connection(A, "tm-a1"),
+        (c) => c.testStatus === "active" && c.rateLimitedUntil === null,
+      ),
+    ).toBeLessThan(BOUND_MS);
     const back = await A.post("/v1/chat/completions", chat("tm/m1"));
     expect(back.headers.get("x-omniroute-selected-connection-id")).toBe("tm-a1");
   });
@@ -109,11 +130,19 @@ describe("engine state shared by two instances (R19.1)", () => {
     await A.api("POST", "/api/resilience/cooldowns", { all: true });
     const answer = async (gw: TestGateway) => (await gw.post("/v1/chat/completions", chat("pc/m1"))).body;
     const before = sim.requests.length;
-    const took = await within(() => answer(B), (body) => body.error?.diagnostics?.excluded?.some((e: { reason: string }) => e.reason === "provider_cooldown") === true);
+    const took = await within(
+      () => answer(B),
+      (body) => body.error?.diagnostics?.excluded?.some((e: { reason: string }) => e.reason === "provider_cooldown") === true,
+    );
     expect(took).toBeLessThan(BOUND_MS);
     expect(sim.requests.length).toBe(before);
     expect((await B.api("POST", "/api/resilience/reset", { provider: "pc" })).status).toBe(200);
-    expect(await within(() => A.post("/v1/chat/completions", chat("pc/m1")), (r) => r.status === 200)).toBeLessThan(BOUND_MS);
+    expect(
+      await within(
+        () => A.post("/v1/chat/completions", chat("pc/m1")),
+        (r) => r.status === 200,
+      ),
+    ).toBeLessThan(BOUND_MS);
     for (const gw of [A, B]) await gw.api("PATCH", "/api/resilience", { providerCooldown: { enabled: false } });
   });
 });

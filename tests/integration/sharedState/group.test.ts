@@ -189,11 +189,21 @@ describe("two Switchyards sharing one Redis (R19)", () => {
   it("R19.2 R11.5 while A holds the group's HALF_OPEN probe, a combo through B passes that target over like an open breaker and its next target answers", async () => {
     sim.addFault("kq1", { status: 503, times: 1 });
     expect((await chat(A.base, "pq/m1")).status).not.toBe(200);
-    await until(() => both((gw) => breakerOf(gw, "pq")), (s) => s.every((x) => x === "HALF_OPEN"), "HALF_OPEN on both", 5_000);
+    await until(
+      () => both((gw) => breakerOf(gw, "pq")),
+      (s) => s.every((x) => x === "HALF_OPEN"),
+      "HALF_OPEN on both",
+      5_000,
+    );
     sim.addFault("kq1", { latencyMs: 1_500, times: 1 });
     const from = mark();
     const probe = chat(A.base, "pq/m1");
-    await until(async () => reached(from).kq1 ?? 0, (n) => n === 1, "A's probe to reach the upstream", 1_000);
+    await until(
+      async () => reached(from).kq1 ?? 0,
+      (n) => n === 1,
+      "A's probe to reach the upstream",
+      1_000,
+    );
     const viaB = await chat(B.base, "qcombo");
     expect(viaB.status).toBe(200);
     expect(viaB.connection).toBe("pr-1");

@@ -189,7 +189,7 @@ describe("Redis loss and return (R19.3)", () => {
         });
         expect(seen.get("p/shared")?.level).toBe(1);
       }
-      expect((await a.claim("lease", "s", a.instanceId, 1_000))).toBe("held");
+      expect(await a.claim("lease", "s", a.instanceId, 1_000)).toBe("held");
     } finally {
       await back.stop();
     }

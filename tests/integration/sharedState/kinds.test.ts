@@ -30,7 +30,13 @@ async function propagated(what: string, since: number, check: () => Promise<bool
 }
 
 /** A provider on the simulator with connections `<id>-<side><n>` named `<id> key <n>`, keys `<id>-key-<n>`. */
-async function provider(gw: TestGateway, side: "a" | "b", id: string, n: number, extra: { provider?: Record<string, unknown>; connection?: (i: number) => Record<string, unknown> } = {}): Promise<string[]> {
+async function provider(
+  gw: TestGateway,
+  side: "a" | "b",
+  id: string,
+  n: number,
+  extra: { provider?: Record<string, unknown>; connection?: (i: number) => Record<string, unknown> } = {},
+): Promise<string[]> {
   const format = extra.provider?.format ?? "openai";
   const baseUrl = format === "openai" ? `${sim.url}/v1` : sim.url;
   const p = await gw.api("POST", "/api/providers", { id, format, baseUrl, category: "apikey", models: ["m1", "m2"], ...extra.provider });
@@ -98,7 +104,11 @@ describe("session pins (R7.1) across the group", () => {
     // An operator's unpin on B reaches A too.
     expect((await b.api("DELETE", "/api/sessions/pins/shared-session-1")).body.removed).toBe(true);
     const unpinned = performance.now();
-    await propagated("unpin", unpinned, async () => !((await a.api("GET", "/api/sessions/pins")).body.items as Array<{ sessionKey: string }>).some((p) => p.sessionKey === "shared-session-1"));
+    await propagated(
+      "unpin",
+      unpinned,
+      async () => !((await a.api("GET", "/api/sessions/pins")).body.items as Array<{ sessionKey: string }>).some((p) => p.sessionKey === "shared-session-1"),
+    );
   });
 
   it("R19.1 propagation of 50 pins from A to B: median and max, every one within 250 ms", async () => {
@@ -186,7 +196,10 @@ describe("learned tool limits (R11.7) across the group", () => {
     // a 40-tool request skipping it on B is the limit A learned, not one B learned itself.
     await provider(a, "a", "small", 1, { provider: { format: "simulator", options: { fault: { maxTools: 32 } } } });
     await provider(b, "b", "small", 1, { provider: { format: "simulator" } });
-    for (const [gw, side] of [[a, "a"], [b, "b"]] as const) {
+    for (const [gw, side] of [
+      [a, "a"],
+      [b, "b"],
+    ] as const) {
       await provider(gw, side, "big", 1);
       expect((await gw.api("POST", "/api/combos", { name: "toolbox", targets: [{ model: "small/m1" }, { model: "big/m1" }] })).status).toBe(201);
     }
@@ -231,7 +244,8 @@ describe("learned remaining quota (R10.2, R18.3) across the group", () => {
 });
 
 describe("learned queue pauses (R9.4) across the group", () => {
-  const rowOf = async (gw: TestGateway, id: string) => ((await health(gw)).queues as Array<{ connectionId: string; pausedUntil: number | null }>).find((q) => q.connectionId === id);
+  const rowOf = async (gw: TestGateway, id: string) =>
+    ((await health(gw)).queues as Array<{ connectionId: string; pausedUntil: number | null }>).find((q) => q.connectionId === id);
 
   beforeAll(async () => {
     await provider(a, "a", "paced", 1, { connection: () => ({ maxConcurrent: 1 }) });
@@ -242,7 +256,9 @@ describe("learned queue pauses (R9.4) across the group", () => {
   });
 
   it("R19.1 R9.4 a pause learned on A from a 429's retry delay holds on B within 250 ms, to the same instant; its lift on A lifts it on B", async () => {
-    const body = JSON.stringify({ error: { code: 429, message: "Resource exhausted", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "3s" }] } });
+    const body = JSON.stringify({
+      error: { code: 429, message: "Resource exhausted", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "3s" }] },
+    });
     sim.addFault("paced-key-1", { status: 429, body, times: 1 });
     expect((await chat(a, "paced/m1")).status).toBe(429);
     const since = performance.now();
@@ -263,7 +279,11 @@ describe("learned queue pauses (R9.4) across the group", () => {
 describe("model concurrency caps (R19.1) across the group", () => {
   beforeAll(async () => {
     // No connection cap: only the model cap (1 for m1) limits these requests.
-    for (const [gw, side] of [[a, "a"], [b, "b"]] as const) await provider(gw, side, "capped", 1, { connection: () => ({ rateLimitOverrides: { modelConcurrency: { m1: 1 } } }) });
+    for (const [gw, side] of [
+      [a, "a"],
+      [b, "b"],
+    ] as const)
+      await provider(gw, side, "capped", 1, { connection: () => ({ rateLimitOverrides: { modelConcurrency: { m1: 1 } } }) });
   });
 
   it("R19.1 two gateways with a model cap of 1 never run two requests of that model upstream at once", async () => {
@@ -271,7 +291,11 @@ describe("model concurrency caps (R19.1) across the group", () => {
     const before = sim.requests.length;
     const results = await Promise.all([a, b, a, b, a, b].map((gw) => chat(gw, "capped/m1")));
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
-    const starts = sim.requests.slice(before).filter((r) => r.key === "capped-key-1").map((r) => r.at).sort((x, y) => x - y);
+    const starts = sim.requests
+      .slice(before)
+      .filter((r) => r.key === "capped-key-1")
+      .map((r) => r.at)
+      .sort((x, y) => x - y);
     expect(starts).toHaveLength(6);
     // Each call lasts at least 300 ms: a start closer than that to the previous one would overlap it.
     for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(290);
@@ -280,7 +304,11 @@ describe("model concurrency caps (R19.1) across the group", () => {
 
 describe("connection concurrency caps split into slices (R19.1) across the group", () => {
   beforeAll(async () => {
-    for (const [gw, side] of [[a, "a"], [b, "b"]] as const) await provider(gw, side, "sliced", 1, { connection: () => ({ maxConcurrent: 4 }) });
+    for (const [gw, side] of [
+      [a, "a"],
+      [b, "b"],
+    ] as const)
+      await provider(gw, side, "sliced", 1, { connection: () => ({ maxConcurrent: 4 }) });
     // Slices follow the roster of live instances: both must be in it.
     for (let i = 0; i < 200 && !((await health(a)).sharedState.instances === 2 && (await health(b)).sharedState.instances === 2); i++) await sleep(25);
   });
@@ -293,13 +321,19 @@ describe("connection concurrency caps split into slices (R19.1) across the group
     let before = sim.requests.length;
     const alone = await Promise.all(Array.from({ length: 6 }, () => chat(a, "sliced/m1")));
     expect(alone.map((r) => r.status)).toEqual(Array(6).fill(200));
-    const aloneStarts = sim.requests.slice(before).filter((r) => r.key === "sliced-key-1").map((r) => r.at);
+    const aloneStarts = sim.requests
+      .slice(before)
+      .filter((r) => r.key === "sliced-key-1")
+      .map((r) => r.at);
     expect(aloneStarts).toHaveLength(6);
     expect(mostAtOnce(aloneStarts)).toBe(2);
     before = sim.requests.length;
     const both = await Promise.all([a, b, a, b, a, b, a, b].map((gw) => chat(gw, "sliced/m1")));
     expect(both.map((r) => r.status)).toEqual(Array(8).fill(200));
-    const bothStarts = sim.requests.slice(before).filter((r) => r.key === "sliced-key-1").map((r) => r.at);
+    const bothStarts = sim.requests
+      .slice(before)
+      .filter((r) => r.key === "sliced-key-1")
+      .map((r) => r.at);
     expect(bothStarts).toHaveLength(8);
     expect(mostAtOnce(bothStarts)).toBe(4);
   }, 30_000);
@@ -318,7 +352,8 @@ describe("Redis loss (R19.3) for these kinds", () => {
   it("R19.3 with Redis down a lease is decided locally and a pin still made; when Redis returns both reach B", async () => {
     const [onA] = await provider(a, "a", "apart", 1);
     const [onB] = await provider(b, "b", "apart", 1);
-    const keyFor = async (gw: TestGateway, id: string) => (await gw.api("POST", "/api/keys", { name: "apart", scopes: ["lease:exclusive"], allowedConnections: [id] })).body.key as string;
+    const keyFor = async (gw: TestGateway, id: string) =>
+      (await gw.api("POST", "/api/keys", { name: "apart", scopes: ["lease:exclusive"], allowedConnections: [id] })).body.key as string;
     const [keyA, keyB] = [await keyFor(a, onA), await keyFor(b, onB)];
     const port = Number(new URL(redis.url).port);
     await redis.stop();
@@ -332,7 +367,9 @@ describe("Redis loss (R19.3) for these kinds", () => {
     redis = await startRedis(port);
     await waitFor("ok on both", async () => (await sharedStatus(a)) === "ok" && (await sharedStatus(b)) === "ok");
     await waitFor("the pin on B", async () =>
-      ((await b.api("GET", "/api/sessions/pins")).body.items as Array<{ sessionKey: string; connectionId: string }>).some((p) => p.sessionKey === "made-while-apart" && p.connectionId === "pin-b3"),
+      ((await b.api("GET", "/api/sessions/pins")).body.items as Array<{ sessionKey: string; connectionId: string }>).some(
+        (p) => p.sessionKey === "made-while-apart" && p.connectionId === "pin-b3",
+      ),
     );
     await waitFor("the lease on B", async () => ((await b.api("GET", "/api/sessions/leases")).body.items as Array<{ connectionId: string }>).some((l) => l.connectionId === onB));
     const refused = await b.post("/api/v1/session-leases", { action: "acquire", owner: `vlo_${randomBytes(32).toString("base64url")}` }, { authorization: `Bearer ${keyB}` });
@@ -343,7 +380,8 @@ describe("Redis loss (R19.3) for these kinds", () => {
   it("R19.3 R19.2 two owners who took the one connection on A and on B while Redis was down: on its return the first taken keeps it in both, the other is revoked", async () => {
     const [onA] = await provider(a, "a", "split", 1);
     const [onB] = await provider(b, "b", "split", 1);
-    const keyFor = async (gw: TestGateway, id: string) => (await gw.api("POST", "/api/keys", { name: "split", scopes: ["lease:exclusive"], allowedConnections: [id] })).body.key as string;
+    const keyFor = async (gw: TestGateway, id: string) =>
+      (await gw.api("POST", "/api/keys", { name: "split", scopes: ["lease:exclusive"], allowedConnections: [id] })).body.key as string;
     const [keyA, keyB] = [await keyFor(a, onA), await keyFor(b, onB)];
     const port = Number(new URL(redis.url).port);
     await redis.stop();
@@ -357,7 +395,9 @@ describe("Redis loss (R19.3) for these kinds", () => {
     redis = await startRedis(port);
     await waitFor("ok on both", async () => (await sharedStatus(a)) === "ok" && (await sharedStatus(b)) === "ok");
     const generationsOn = async (gw: TestGateway, id: string) =>
-      ((await gw.api("GET", "/api/sessions/leases")).body.items as Array<{ connectionId: string; generation: number }>).filter((l) => l.connectionId === id).map((l) => l.generation);
+      ((await gw.api("GET", "/api/sessions/leases")).body.items as Array<{ connectionId: string; generation: number }>)
+        .filter((l) => l.connectionId === id)
+        .map((l) => l.generation);
     await waitFor("one lease, A's, in both", async () => {
       const [seenA, seenB] = [await generationsOn(a, onA), await generationsOn(b, onB)];
       return seenA.length === 1 && seenB.length === 1 && seenA[0] === takenOnA.body.generation && seenB[0] === takenOnA.body.generation;

@@ -63,7 +63,13 @@ export async function clientPost(base: string, route: string, body: unknown, hea
   } catch {
     // SSE bodies stay text
   }
-  return { status: res.status, text, body: parsed, attempts: Number(res.headers.get("x-switchyard-attempts") ?? 0), connection: res.headers.get("x-omniroute-selected-connection-id") };
+  return {
+    status: res.status,
+    text,
+    body: parsed,
+    attempts: Number(res.headers.get("x-switchyard-attempts") ?? 0),
+    connection: res.headers.get("x-omniroute-selected-connection-id"),
+  };
 }
 
 export const chat = (base: string, model: string) => clientPost(base, "/v1/chat/completions", { model, messages: [{ role: "user", content: "hi" }] });

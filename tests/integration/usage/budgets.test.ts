@@ -14,8 +14,7 @@ let sim: Simulator;
 const events: Array<Extract<SwitchyardEvent, { type: "budget" }>> = [];
 const PRICES = { m1: { inputPricePerMTok: 1_000, outputPricePerMTok: 1_000 } };
 
-const chat = (model: string, headers: Record<string, string> = {}) =>
-  gw.post("/v1/chat/completions", { model, messages: [{ role: "user", content: "hello there" }] }, headers);
+const chat = (model: string, headers: Record<string, string> = {}) => gw.post("/v1/chat/completions", { model, messages: [{ role: "user", content: "hello there" }] }, headers);
 const now = async () => (await gw.api<{ now: number }>("GET", "/api/debug/clock")).body.now;
 const nextUtcMidnight = (t: number) => Math.floor(t / 86_400_000) * 86_400_000 + 86_400_000;
 

@@ -14,6 +14,8 @@ export function parseExposition(text: string): Map<string, number> {
 }
 
 export function sampleKey(name: string, labels: Record<string, string> = {}): string {
-  const sorted = Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`);
+  const sorted = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`);
   return `${name}{${sorted.join(",")}}`;
 }

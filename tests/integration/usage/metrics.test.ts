@@ -32,7 +32,12 @@ beforeAll(async () => {
     { id: "brk", format: "simulator", category: "local", models: ["sim-model"] },
   ];
   for (const p of providers) expect((await gw.api("POST", "/api/providers", p)).status).toBe(201);
-  for (const [id, provider, priority] of [["ok-1", "ok", 0], ["cool-1", "cool", 0], ["brk-1", "brk", 0], ["brk-2", "brk", 1]] as const) {
+  for (const [id, provider, priority] of [
+    ["ok-1", "ok", 0],
+    ["cool-1", "cool", 0],
+    ["brk-1", "brk", 0],
+    ["brk-2", "brk", 1],
+  ] as const) {
     expect((await gw.api("POST", "/api/connections", { id, provider, name: id, priority })).status).toBe(201);
   }
 });
@@ -53,8 +58,16 @@ describe("GET /metrics (R18.5)", () => {
     expect(ok.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(ok.headers.get("cache-control")).toBe("no-store");
     const text = await ok.text();
-    for (const name of ["switchyard_requests_total", "switchyard_attempts_total", "switchyard_request_duration_seconds", "switchyard_tokens_total",
-      "switchyard_cost_usd_total", "switchyard_breaker_state", "switchyard_connection_cooling", "switchyard_queue_depth"]) {
+    for (const name of [
+      "switchyard_requests_total",
+      "switchyard_attempts_total",
+      "switchyard_request_duration_seconds",
+      "switchyard_tokens_total",
+      "switchyard_cost_usd_total",
+      "switchyard_breaker_state",
+      "switchyard_connection_cooling",
+      "switchyard_queue_depth",
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
   });

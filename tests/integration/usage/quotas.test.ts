@@ -55,7 +55,10 @@ beforeAll(async () => {
   tokens.oai += json.body.usage.prompt_tokens + json.body.usage.completion_tokens;
   const streamed = await gw.post("/v1/chat/completions", chat("oai/m1", { stream: true, stream_options: { include_usage: true } }));
   expect(streamed.status).toBe(200);
-  const usage = parseSse(streamed.text).filter((e) => e.data !== "[DONE]").map((e) => JSON.parse(e.data).usage).find(Boolean);
+  const usage = parseSse(streamed.text)
+    .filter((e) => e.data !== "[DONE]")
+    .map((e) => JSON.parse(e.data).usage)
+    .find(Boolean);
   tokens.oai += usage.prompt_tokens + usage.completion_tokens;
   const rsp = await gw.post("/v1/responses", { model: "rsp/m1", input: "hello quotas" });
   expect(rsp.status).toBe(200);
@@ -131,7 +134,8 @@ describe("GET /api/usage/quotas (R18.3)", () => {
   it("R18.3 a 429 from the upstream updates the windows its headers name", async () => {
     const resetAt = Date.now() + 2 * HOUR;
     sim.addFault("ant-key", {
-      status: 429, times: 1,
+      status: 429,
+      times: 1,
       headers: {
         "anthropic-ratelimit-unified-status": "rejected",
         "anthropic-ratelimit-unified-representative-claim": "five_hour",

@@ -75,19 +75,33 @@ describe("tokens and cost per request (R18.1)", () => {
   });
 
   it("R18.1 a streamed OpenAI chat (include_usage) and a streamed Responses turn with reasoning are priced from the catalogue", async () => {
-    const chat = await gw.post("/v1/chat/completions", { model: "oai/gpt-5", stream: true, stream_options: { include_usage: true }, messages: [{ role: "system", content: SYSTEM }, { role: "user", content: "hi" }] });
+    const chat = await gw.post("/v1/chat/completions", {
+      model: "oai/gpt-5",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: "system", content: SYSTEM },
+        { role: "user", content: "hi" },
+      ],
+    });
     expect(chat.status).toBe(200);
     const chatRow = await logOf(chat);
     expect(chatRow.stream).toBe(true);
     expect(chatRow.inputTokens).toBeGreaterThan(1_000);
-    const expected = calcPrice({ input_tokens: chatRow.inputTokens!, output_tokens: chatRow.outputTokens!, cache_read_tokens: chatRow.cacheReadTokens ?? 0 }, "gpt-5", { providerId: "openai" });
+    const expected = calcPrice({ input_tokens: chatRow.inputTokens!, output_tokens: chatRow.outputTokens!, cache_read_tokens: chatRow.cacheReadTokens ?? 0 }, "gpt-5", {
+      providerId: "openai",
+    });
     expect(chatRow.costSource).toBe("catalog");
     expect(chatRow.costUsd).toBeCloseTo(expected!.total_price, 12);
 
     const resp = await gw.post("/v1/responses", { model: "resp/gpt-5", stream: true, reasoning: { effort: "medium", summary: "auto" }, input: "think first" });
     expect(resp.status).toBe(200);
     const respRow = await logOf(resp);
-    const completed = resp.text.split("\n").filter((l) => l.startsWith("data:")).map((l) => JSON.parse(l.slice(5))).find((e) => e.type === "response.completed");
+    const completed = resp.text
+      .split("\n")
+      .filter((l) => l.startsWith("data:"))
+      .map((l) => JSON.parse(l.slice(5)))
+      .find((e) => e.type === "response.completed");
     expect(respRow.reasoningTokens).toBe(completed.response.usage.output_tokens_details.reasoning_tokens);
     expect(respRow.reasoningTokens).toBeGreaterThan(0);
     expect(respRow.costSource).toBe("catalog");
@@ -132,7 +146,10 @@ describe("GET /api/usage from rollups (R18.2)", () => {
     expect(report.body.totals.cacheReadTokens).toBe(sum((r) => r.cacheReadTokens));
     expect(report.body.totals.cacheWriteTokens).toBe(sum((r) => r.cacheWriteTokens));
     expect(report.body.totals.reasoningTokens).toBe(sum((r) => r.reasoningTokens));
-    expect(report.body.totals.costUsd).toBeCloseTo(sum((r) => r.costUsd), 12);
+    expect(report.body.totals.costUsd).toBeCloseTo(
+      sum((r) => r.costUsd),
+      12,
+    );
     expect(report.body.series.map((s) => s.key).sort()).toEqual(["(none)", "anth", "gem", "oai", "resp"]);
     const anth = report.body.series.find((s) => s.key === "anth")!;
     expect(anth.points.reduce((n, p) => n + p.requests, 0)).toBe(rows.filter((r) => r.provider === "anth").length);
@@ -181,7 +198,12 @@ describe("GET /api/usage from rollups (R18.2)", () => {
   });
 
   it("R18.2 bad queries are refused naming the field", async () => {
-    for (const [query, field] of [["groupBy=team", "groupBy"], ["bucket=week", "bucket"], ["from=2026-12-02&to=2026-12-01", "from"], ["from=yesterday", "from"]] as const) {
+    for (const [query, field] of [
+      ["groupBy=team", "groupBy"],
+      ["bucket=week", "bucket"],
+      ["from=2026-12-02&to=2026-12-01", "from"],
+      ["from=yesterday", "from"],
+    ] as const) {
       const res = await usage(query);
       expect(res.status, query).toBe(400);
       expect((res.body as unknown as { error: { path: string } }).error.path, query).toBe(field);

@@ -29,7 +29,9 @@ describe("admit stage", () => {
     const c: Connection = connection({ maxConcurrent: 1 });
     const first = admitted(await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() }));
     const order: number[] = [];
-    const waiters = Array.from({ length: 20 }, (_, i) => Promise.resolve(ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() })).then((a) => (order.push(i), a)));
+    const waiters = Array.from({ length: 20 }, (_, i) =>
+      Promise.resolve(ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() })).then((a) => (order.push(i), a)),
+    );
     const full = await ctl.admit({ provider: oauth, connection: c, model: "m", signal: signal() });
     expect(full.admitted ? null : full.refusal).toMatchObject({ code: "SEMAPHORE_QUEUE_FULL", status: 503 });
     first.release();
@@ -48,7 +50,15 @@ describe("admit stage", () => {
     const ctl = control({ maxWaitMs: 1_000 });
     const c: Connection = connection({ maxConcurrent: 1 });
     let signalRead = 0;
-    const request = () => ({ provider: oauth, connection: c, model: "m", get signal() { signalRead++; return signal(); } });
+    const request = () => ({
+      provider: oauth,
+      connection: c,
+      model: "m",
+      get signal() {
+        signalRead++;
+        return signal();
+      },
+    });
     const first = ctl.admit(request());
     expect(first).not.toBeInstanceOf(Promise);
     expect(signalRead).toBe(0);
@@ -96,7 +106,18 @@ describe("admit stage", () => {
     const ctl = control({ maxWaitMs: 5_000 });
     const c = connection();
     const first = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
-    const verdict: Verdict = { reason: "rate_limit", scope: "connection", status: 429, retryHintMs: 1_500, retryHintSource: "retry-after", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
+    const verdict: Verdict = {
+      reason: "rate_limit",
+      scope: "connection",
+      status: 429,
+      retryHintMs: 1_500,
+      retryHintSource: "retry-after",
+      breakerEligible: false,
+      failover: true,
+      terminal: null,
+      cooldownMs: null,
+      message: "429",
+    };
     first.release({ headers: null, verdict });
     expect(ctl.queues()[0].pausedUntil).toBeGreaterThan(Date.now());
     const started = Date.now();
@@ -135,7 +156,18 @@ describe("admit stage", () => {
     const ctl = createAdmissionControl({ clock: realClock, settings: () => settings, lockModel: (input) => void locked.push(input) });
     const gemini = provider({ category: "apikey", format: "gemini" });
     const a = admitted(await ctl.admit({ provider: gemini, connection: connection(), model: "gemini-pro", signal: signal() }));
-    const verdict: Verdict = { reason: "rate_limit", scope: "model", status: 429, retryHintMs: 90_000, retryHintSource: "google_rpc_retry_info", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
+    const verdict: Verdict = {
+      reason: "rate_limit",
+      scope: "model",
+      status: 429,
+      retryHintMs: 90_000,
+      retryHintSource: "google_rpc_retry_info",
+      breakerEligible: false,
+      failover: true,
+      terminal: null,
+      cooldownMs: null,
+      message: "429",
+    };
     a.release({ headers: null, verdict });
     expect(locked).toMatchObject([{ connectionId: "c1", model: "gemini-pro", durationMs: 90_000 }]);
     expect(ctl.queues()[0].pausedUntil).toBeNull();
@@ -163,7 +195,18 @@ describe("admit stage", () => {
     const ctl = control({ maxWaitMs: 30_000 });
     const c = connection();
     const a = admitted(await ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() }));
-    const verdict: Verdict = { reason: "rate_limit", scope: "connection", status: 429, retryHintMs: 20_000, retryHintSource: "retry-after", breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429" };
+    const verdict: Verdict = {
+      reason: "rate_limit",
+      scope: "connection",
+      status: 429,
+      retryHintMs: 20_000,
+      retryHintSource: "retry-after",
+      breakerEligible: false,
+      failover: true,
+      terminal: null,
+      cooldownMs: null,
+      message: "429",
+    };
     a.release({ headers: null, verdict });
     const waiting = ctl.admit({ provider: apikey, connection: c, model: "m", signal: signal() });
     expect(ctl.queues()[0].queued).toBe(1);

@@ -107,7 +107,7 @@ describe("admission limits (R9.2, R9.5, D9)", () => {
     expect(resolveAdmissionLimits(queue, provider, { ...connection, maxConcurrent: 2 }, "m1").connectionCap).toBe(2);
     expect(resolveAdmissionLimits(queue, provider, { ...connection, maxConcurrent: 2, rateLimitOverrides: { maxConcurrent: 1 } }, "m1").connectionCap).toBe(1);
     expect(resolveAdmissionLimits(queue, provider, { ...connection, maxConcurrent: 0 }, "m1").connectionCap).toBeNull();
-    const models = { ...connection, rateLimitOverrides: { modelConcurrency: { "m1": 3 } } };
+    const models = { ...connection, rateLimitOverrides: { modelConcurrency: { m1: 3 } } };
     expect(resolveAdmissionLimits(queue, provider, models, "m1").modelCap).toBe(3);
     expect(resolveAdmissionLimits(queue, provider, models, "m1-mini").modelCap).toBeNull();
   });
@@ -124,8 +124,16 @@ describe("admission limits (R9.2, R9.5, D9)", () => {
 
 describe("learned pacing (R9.4)", () => {
   const verdict = (retryHintMs: number | null, source: string | null = "retry-after"): Verdict => ({
-    reason: "rate_limit", scope: "connection", status: 429, retryHintMs, retryHintSource: source,
-    breakerEligible: false, failover: true, terminal: null, cooldownMs: null, message: "429",
+    reason: "rate_limit",
+    scope: "connection",
+    status: 429,
+    retryHintMs,
+    retryHintSource: source,
+    breakerEligible: false,
+    failover: true,
+    terminal: null,
+    cooldownMs: null,
+    message: "429",
   });
 
   it("R9.4 an exhausted request window pauses until its reset (OpenAI duration, Anthropic instant)", () => {

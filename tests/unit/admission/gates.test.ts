@@ -22,7 +22,11 @@ function admitted(a: Admission): Extract<Admission, { admitted: true }> {
 }
 
 const request = (p: Provider, connectionId: string, extra: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
-  provider: p, connection: connection({ id: connectionId, provider: p.id }), model: "m", signal: signal(), ...extra,
+  provider: p,
+  connection: connection({ id: connectionId, provider: p.id }),
+  model: "m",
+  signal: signal(),
+  ...extra,
 });
 
 /** Admission decided within a turn of the event loop (at once, or a promise already settled). */

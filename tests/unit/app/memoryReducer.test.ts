@@ -16,8 +16,12 @@ describe("memory reducer", () => {
   function watch(quietIntervals: number, busy: number) {
     const p = { busy, heap: { total: 40 * MB, used: 20 * MB }, collected: 0 };
     reducer = startMemoryReducer({
-      everyMs: 60_000, quietBelow: 0.25, quietIntervals, growthBytes: 24 * MB,
-      heapBytes: () => p.heap, utilisation: () => p.busy,
+      everyMs: 60_000,
+      quietBelow: 0.25,
+      quietIntervals,
+      growthBytes: 24 * MB,
+      heapBytes: () => p.heap,
+      utilisation: () => p.busy,
       collect: () => {
         p.collected++;
         p.heap = { total: 50 * MB, used: 22 * MB };

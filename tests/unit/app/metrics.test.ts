@@ -8,8 +8,20 @@ import { parseExposition, sampleKey } from "../../integration/usage/exposition.j
 
 function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
   return {
-    id: `req-${Math.random()}`, time: 0, clientFormat: "anthropic", model: "alias-best", combo: null, provider: "claude", connectionId: "claude-a",
-    status: 200, errorCode: null, latencyMs: 1_500, ttfbMs: 100, stream: true, inputTokens: 1_000, outputTokens: 200,
+    id: `req-${Math.random()}`,
+    time: 0,
+    clientFormat: "anthropic",
+    model: "alias-best",
+    combo: null,
+    provider: "claude",
+    connectionId: "claude-a",
+    status: 200,
+    errorCode: null,
+    latencyMs: 1_500,
+    ttfbMs: 100,
+    stream: true,
+    inputTokens: 1_000,
+    outputTokens: 200,
     attempts: [{ provider: "claude", connectionId: "claude-a", model: "opus", status: 200, verdict: null, latencyMs: 1_400 }],
     ...overrides,
   };
@@ -43,13 +55,20 @@ describe("gateway metrics (R18.5)", () => {
 
   it("R18.5 a request no upstream answered adds its status and attempts but no token or cost series", async () => {
     const { send, scrape } = fixture();
-    send(entry({
-      status: 503, provider: null, connectionId: null, inputTokens: null, outputTokens: null, costUsd: null,
-      attempts: [
-        { provider: "claude", connectionId: "claude-a", model: "opus", status: 529, verdict: "server_error", latencyMs: 10 },
-        { provider: "claude", connectionId: null, model: "opus", status: null, verdict: "queue_full", latencyMs: 0 },
-      ],
-    }));
+    send(
+      entry({
+        status: 503,
+        provider: null,
+        connectionId: null,
+        inputTokens: null,
+        outputTokens: null,
+        costUsd: null,
+        attempts: [
+          { provider: "claude", connectionId: "claude-a", model: "opus", status: 529, verdict: "server_error", latencyMs: 10 },
+          { provider: "claude", connectionId: null, model: "opus", status: null, verdict: "queue_full", latencyMs: 0 },
+        ],
+      }),
+    );
     send(entry({ inputTokens: -5, outputTokens: Number.NaN, costUsd: null }));
     const m = await scrape();
     expect(m.get(sampleKey("switchyard_requests_total", { format: "anthropic", status: "503" }))).toBe(1);
@@ -61,12 +80,18 @@ describe("gateway metrics (R18.5)", () => {
 
   it("R18.5 gauges are read at scrape time: breaker codes 0–3, cooling 0/1, queue depth; a removed entity drops out", async () => {
     let breakers: Array<{ provider: string; state: BreakerState }> = [
-      { provider: "a", state: "CLOSED" }, { provider: "b", state: "DEGRADED" }, { provider: "c", state: "HALF_OPEN" }, { provider: "d", state: "OPEN" },
+      { provider: "a", state: "CLOSED" },
+      { provider: "b", state: "DEGRADED" },
+      { provider: "c", state: "HALF_OPEN" },
+      { provider: "d", state: "OPEN" },
     ];
     let cooling = true;
     const { scrape } = fixture({
       breakers: () => breakers,
-      connections: () => [{ provider: "a", connectionId: "a-1", cooling }, { provider: "a", connectionId: "a-2", cooling: false }],
+      connections: () => [
+        { provider: "a", connectionId: "a-1", cooling },
+        { provider: "a", connectionId: "a-2", cooling: false },
+      ],
       queues: () => [{ connectionId: "a-1", queued: 4 }],
     });
     let m = await scrape();

@@ -10,8 +10,18 @@ import { fakeHandlers } from "../desktop/fakeHandlers.js";
 
 function provider(id: string): Provider {
   return {
-    id, format: "openai", baseUrl: "http://127.0.0.1:9/v1", category: "apikey", models: ["m1"], quotaFamilies: {},
-    passthroughModels: false, rateLimitCooldownSeconds: null, priority: 0, options: {}, createdAt: 1, updatedAt: 1,
+    id,
+    format: "openai",
+    baseUrl: "http://127.0.0.1:9/v1",
+    category: "apikey",
+    models: ["m1"],
+    quotaFamilies: {},
+    passthroughModels: false,
+    rateLimitCooldownSeconds: null,
+    priority: 0,
+    options: {},
+    createdAt: 1,
+    updatedAt: 1,
   };
 }
 

@@ -20,7 +20,7 @@ type Statuses = Record<string, number | null>;
 function mirrorTable(): Record<string, ErrorCodeEntry> {
   const text = readFileSync(NOTES, "utf8");
   const start = text.indexOf("\n## Error codes\n");
-  expect(start, "docs/api-notes.md has a section \"## Error codes\"").toBeGreaterThan(-1);
+  expect(start, 'docs/api-notes.md has a section "## Error codes"').toBeGreaterThan(-1);
   const section = text.slice(start + 1).split(/\n## /)[0];
   const rows: Record<string, ErrorCodeEntry> = {};
   for (const line of section.split("\n")) {
@@ -57,7 +57,11 @@ function contractCodes(apiMd: string): Statuses {
 }
 
 const contractOf = (entries: Record<string, ErrorCodeEntry>): Statuses =>
-  Object.fromEntries(Object.entries(entries).filter(([, e]) => e.contract).map(([code, e]) => [code, e.status]));
+  Object.fromEntries(
+    Object.entries(entries)
+      .filter(([, e]) => e.contract)
+      .map(([code, e]) => [code, e.status]),
+  );
 
 describe("error code catalogue (issue 26 item 11)", () => {
   it("R1.5 docs/api-notes.md lists exactly the catalogue's codes, each with its status, API.md mark and meaning", () => {

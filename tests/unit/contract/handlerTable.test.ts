@@ -25,11 +25,11 @@ const PROBES = {
   complete: "export const table: ContractHandlers = { ...complete };",
   missingMethod: "const { getClock: _gone, ...rest } = complete;\nexport const table: ContractHandlers = rest;",
   wrongOutput: "export const table: ContractHandlers = { ...complete, getClock: () => ({ time: 1 }) };",
-  typedCall: "export async function f() { const c = await call(\"advanceClock\", { advanceMs: 5 }); const n: number = c.now; return n; }",
-  wrongInput: "export const p = call(\"advanceClock\", { advanceMs: \"soon\" });",
-  wrongRead: "export async function f() { const c = await call(\"getClock\"); return c.elapsed; }",
-  rightSchema: "export const s: ContractSchema<\"getProvider\"> = byIdSchema;",
-  wrongSchema: "export const s: ContractSchema<\"getProvider\"> = noInputSchema;",
+  typedCall: 'export async function f() { const c = await call("advanceClock", { advanceMs: 5 }); const n: number = c.now; return n; }',
+  wrongInput: 'export const p = call("advanceClock", { advanceMs: "soon" });',
+  wrongRead: 'export async function f() { const c = await call("getClock"); return c.elapsed; }',
+  rightSchema: 'export const s: ContractSchema<"getProvider"> = byIdSchema;',
+  wrongSchema: 'export const s: ContractSchema<"getProvider"> = noInputSchema;',
 };
 
 function compileProbes(): Record<keyof typeof PROBES, string> {

@@ -13,7 +13,12 @@ const APP = "http://127.0.0.1:8642";
 
 function event() {
   let prevented = false;
-  return { preventDefault: () => void (prevented = true), get prevented() { return prevented; } };
+  return {
+    preventDefault: () => void (prevented = true),
+    get prevented() {
+      return prevented;
+    },
+  };
 }
 
 describe("Electron window hardening", () => {

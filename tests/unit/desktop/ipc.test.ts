@@ -24,8 +24,7 @@ function setup(handlers: Record<string, FakeHandler> = {}) {
   const mainFrame = frame();
   const listProviders = vi.fn((input: Record<string, unknown>) => [{ id: "sim", input }]);
   const dispose = registerIpc(ipcMain, fakeHandlers({ listProviders, ...handlers }), createSenderPolicy({ appOrigin: APP_ORIGIN, mainFrame: () => mainFrame }));
-  const send = (senderFrame: SenderFrame | null, method: unknown, input?: unknown) =>
-    registered.get(IPC_INVOKE_CHANNEL)!({ senderFrame }, method, input) as Promise<IpcReply>;
+  const send = (senderFrame: SenderFrame | null, method: unknown, input?: unknown) => registered.get(IPC_INVOKE_CHANNEL)!({ senderFrame }, method, input) as Promise<IpcReply>;
   return { ipcMain, registered, mainFrame, listProviders, dispose, send };
 }
 
@@ -100,7 +99,10 @@ describe("registerIpc", () => {
         throw conflict;
       },
     });
-    expect(await s.send(s.mainFrame, "createCombo", { name: "x", targets: [{ model: "sim/m1" }] })).toEqual({ ok: false, error: { code: "invalid_request", message: "targets.0.model: unknown model", path: "targets.0.model" } });
+    expect(await s.send(s.mainFrame, "createCombo", { name: "x", targets: [{ model: "sim/m1" }] })).toEqual({
+      ok: false,
+      error: { code: "invalid_request", message: "targets.0.model: unknown model", path: "targets.0.model" },
+    });
     expect(await s.send(s.mainFrame, "createProvider", { id: "sim", format: "simulator" })).toEqual({ ok: false, error: { code: "conflict", message: "provider sim exists" } });
   });
 
@@ -109,7 +111,15 @@ describe("registerIpc", () => {
     const ipcMain = { handle: (c: string, l: (event: InvokeEvent, ...args: unknown[]) => Promise<unknown>) => void registered.set(c, l), removeHandler: () => undefined };
     const onInternalError = vi.fn();
     const secretish = Object.assign(new Error("SQLITE_CORRUPT at /home/me/.switchyard/switchyard.db"), { code: "SQLITE_CORRUPT" });
-    registerIpc(ipcMain, fakeHandlers({ deleteProvider: () => { throw secretish; } }), { ...createSenderPolicy({ appOrigin: APP_ORIGIN, mainFrame: () => frame() }), onInternalError });
+    registerIpc(
+      ipcMain,
+      fakeHandlers({
+        deleteProvider: () => {
+          throw secretish;
+        },
+      }),
+      { ...createSenderPolicy({ appOrigin: APP_ORIGIN, mainFrame: () => frame() }), onInternalError },
+    );
     const reply = await registered.get(IPC_INVOKE_CHANNEL)!({ senderFrame: frame() }, "deleteProvider", { id: "sim" });
     expect(reply).toEqual({ ok: false, error: { code: "internal_error", message: "internal error" } });
     expect(onInternalError).toHaveBeenCalledWith(secretish, "deleteProvider");

@@ -31,7 +31,10 @@ describe("electron boundaries", () => {
   });
 
   it("R0.2 no module outside the preload and the Electron entry imports electron", () => {
-    const importers = files.filter((f) => importsElectron.test(readFileSync(f, "utf8"))).map(rel).sort();
+    const importers = files
+      .filter((f) => importsElectron.test(readFileSync(f, "utf8")))
+      .map(rel)
+      .sort();
     expect(importers).toEqual(["main/desktop/electron-main.ts", "preload/index.cts"]);
   });
 });

@@ -23,7 +23,17 @@ describe("parseDesktopArgs", () => {
   });
 
   it("R0.5 reads --demo, --config, --test-clock and --hidden among Chromium switches and the script path", () => {
-    const argv = ["--inspect=0", "--remote-debugging-port=0", "/app/dist/main/desktop/electron-main.js", "--demo", "--config", "cfg.yaml", "--test-clock", "--hidden", "--no-sandbox"];
+    const argv = [
+      "--inspect=0",
+      "--remote-debugging-port=0",
+      "/app/dist/main/desktop/electron-main.js",
+      "--demo",
+      "--config",
+      "cfg.yaml",
+      "--test-clock",
+      "--hidden",
+      "--no-sandbox",
+    ];
     expect(parseDesktopArgs(argv, {})).toEqual({ port: DEFAULT_PORT, home: undefined, config: "cfg.yaml", demo: true, testClock: true, hidden: true });
     expect(parseDesktopArgs([], { SWITCHYARD_TEST_CLOCK: "1" }).testClock).toBe(true);
   });

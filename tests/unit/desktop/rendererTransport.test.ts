@@ -57,7 +57,7 @@ describe("HTTP transport", () => {
 
   it("R10.1 turns an API error body into a ContractCallError with code, status and path", async () => {
     const body = JSON.stringify({ error: { code: "invalid_request", message: "models must be an array", path: "models" } });
-    const transport = createHttpTransport({ token: "t", fetch: (async () => new Response(body, { status: 400 })) });
+    const transport = createHttpTransport({ token: "t", fetch: async () => new Response(body, { status: 400 }) });
     const err = await transport.call("createProvider", { id: "x", format: "openai" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContractCallError);
     expect(err).toMatchObject({ code: "invalid_request", status: 400, path: "models", message: "models must be an array" });
@@ -65,7 +65,7 @@ describe("HTTP transport", () => {
 
   it("API.md a refused token is reported to the session", async () => {
     const onUnauthorized = vi.fn();
-    const transport = createHttpTransport({ token: "old", onUnauthorized, fetch: (async () => new Response('{"error":{"code":"unauthorized","message":"no"}}', { status: 401 })) });
+    const transport = createHttpTransport({ token: "old", onUnauthorized, fetch: async () => new Response('{"error":{"code":"unauthorized","message":"no"}}', { status: 401 }) });
     await expect(transport.call("listProviders")).rejects.toMatchObject({ status: 401, code: "unauthorized" });
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
   });
@@ -77,7 +77,10 @@ describe("HTTP transport", () => {
       requests.push({ url, headers: init?.headers });
       opened += 1;
       // The first stream splits an event across chunks and carries junk; the second one stays open.
-      if (opened === 1) return new Response(sseBody([": hello\n\n", `data: ${JSON.stringify(EVENT_A).slice(0, 10)}`, `${JSON.stringify(EVENT_A).slice(10)}\n\n`, "data: not json\n\n"]), { status: 200 });
+      if (opened === 1)
+        return new Response(sseBody([": hello\n\n", `data: ${JSON.stringify(EVENT_A).slice(0, 10)}`, `${JSON.stringify(EVENT_A).slice(10)}\n\n`, "data: not json\n\n"]), {
+          status: 200,
+        });
       return new Response(
         new ReadableStream({
           start(controller) {
@@ -90,7 +93,10 @@ describe("HTTP transport", () => {
     const events: SwitchyardEvent[] = [];
     const states: EventStreamState[] = [];
     const transport = createHttpTransport({ token: "tok", baseUrl: "http://h", fetch: fetchMock, reconnectDelays: [0] });
-    const stop = transport.subscribe((e) => events.push(e), (s) => states.push(s));
+    const stop = transport.subscribe(
+      (e) => events.push(e),
+      (s) => states.push(s),
+    );
     await vi.waitFor(() => expect(events).toHaveLength(2));
     expect(events).toEqual([EVENT_A, EVENT_B]);
     expect(requests[0]).toEqual({ url: `http://h${EVENTS_PATH}`, headers: { Authorization: "Bearer tok", Accept: "text/event-stream" } });
@@ -103,7 +109,10 @@ describe("HTTP transport", () => {
     const onUnauthorized = vi.fn();
     const fetchMock = vi.fn(async () => new Response("", { status: 401 }));
     const states: EventStreamState[] = [];
-    createHttpTransport({ token: "t", fetch: fetchMock, onUnauthorized, reconnectDelays: [0] }).subscribe(() => undefined, (s) => states.push(s));
+    createHttpTransport({ token: "t", fetch: fetchMock, onUnauthorized, reconnectDelays: [0] }).subscribe(
+      () => undefined,
+      (s) => states.push(s),
+    );
     await vi.waitFor(() => expect(states.at(-1)).toBe("closed"));
     expect(fetchMock).toHaveBeenCalledTimes(1);
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
@@ -146,7 +155,10 @@ describe("IPC transport", () => {
     });
     const events: SwitchyardEvent[] = [];
     const states: EventStreamState[] = [];
-    const stop = transport.subscribe((e) => events.push(e), (s) => states.push(s));
+    const stop = transport.subscribe(
+      (e) => events.push(e),
+      (s) => states.push(s),
+    );
     push!(EVENT_A);
     stop();
     expect(events).toEqual([EVENT_A]);

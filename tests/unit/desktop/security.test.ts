@@ -31,7 +31,16 @@ describe("desktop security rules", () => {
     const origin = "http://127.0.0.1:8642";
     expect(isAppUrl("http://127.0.0.1:8642/#/providers", origin)).toBe(true);
     expect(isAppUrl("http://127.0.0.1:8642/other?x=1", origin)).toBe(true);
-    for (const url of ["http://127.0.0.1:8643/", "https://127.0.0.1:8642/", "http://localhost:8642/", "https://example.com/", "file:///etc/hosts", "javascript:alert(1)", "data:text/html,hi", "garbage"]) {
+    for (const url of [
+      "http://127.0.0.1:8643/",
+      "https://127.0.0.1:8642/",
+      "http://localhost:8642/",
+      "https://example.com/",
+      "file:///etc/hosts",
+      "javascript:alert(1)",
+      "data:text/html,hi",
+      "garbage",
+    ]) {
       expect(isAppUrl(url, origin)).toBe(false);
     }
   });

@@ -123,7 +123,10 @@ describe("tray controller", () => {
     await t.controller.start();
     await t.controller.run("reset-cooldowns");
     expect(t.calls).toContainEqual(["clearCooldowns", { all: true }]);
-    expect(t.effects.notify).toHaveBeenLastCalledWith("Cooldowns reset", "2 connection(s) back in routing, 3 model lockout(s) cleared; 1 banned/expired/out-of-credit left as they are.");
+    expect(t.effects.notify).toHaveBeenLastCalledWith(
+      "Cooldowns reset",
+      "2 connection(s) back in routing, 3 model lockout(s) cleared; 1 banned/expired/out-of-credit left as they are.",
+    );
     await t.controller.run("reset-breakers");
     expect(t.calls).toContainEqual(["resetBreakers", {}]);
     expect(t.last().health).toBe("healthy");
@@ -170,7 +173,14 @@ describe("tray controller", () => {
       const usage = { tokens: 1_000 };
       const resetAt = Date.now() + 3_600_000;
       const t = setup({
-        getUsage: () => ({ from: 0, to: 1, bucket: "hour", groupBy: "provider", series: [], totals: { requests: 3, inputTokens: usage.tokens, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: 0.25 } }),
+        getUsage: () => ({
+          from: 0,
+          to: 1,
+          bucket: "hour",
+          groupBy: "provider",
+          series: [],
+          totals: { requests: 3, inputTokens: usage.tokens, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: 0.25 },
+        }),
         listQuotas: () => ({
           items: [
             { connectionId: "c1", provider: "claude", window: "7d", usedPercent: 40, remaining: null, limit: null, resetAt: null, source: "anthropic-unified", seenAt: 0 },

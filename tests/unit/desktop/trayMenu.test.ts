@@ -1,7 +1,14 @@
 // R14.1: the tray icon follows provider health and the menu is built from pure state.
 import { describe, expect, it, vi } from "vitest";
 import {
-  breakersFromHealth, buildTrayMenuTemplate, toNativeMenu, TRAY_ICON_FILES, trayStateFromBreakers, trayStatusLine, trayTooltip, trayUsageLines,
+  breakersFromHealth,
+  buildTrayMenuTemplate,
+  toNativeMenu,
+  TRAY_ICON_FILES,
+  trayStateFromBreakers,
+  trayStatusLine,
+  trayTooltip,
+  trayUsageLines,
 } from "../../../main/desktop/trayMenu.js";
 
 describe("tray state", () => {
@@ -62,7 +69,10 @@ describe("buildTrayMenuTemplate", () => {
 
   it("R14.1 a toggle whose state is not known yet is shown disabled, never guessed", () => {
     const template = buildTrayMenuTemplate(trayStateFromBreakers({}), { ...SWITCHES, proxyEnabled: null, modelLockoutEnabled: null });
-    expect(template.filter((i) => i.type === "checkbox")).toMatchObject([{ enabled: false, checked: false }, { enabled: false, checked: false }]);
+    expect(template.filter((i) => i.type === "checkbox")).toMatchObject([
+      { enabled: false, checked: false },
+      { enabled: false, checked: false },
+    ]);
   });
 
   it("R14.1 the tooltip says when the proxy is off", () => {
@@ -86,13 +96,7 @@ describe("breakersFromHealth", () => {
   it("R2.6 reads provider breaker states from monitoringHealth and ignores malformed entries", () => {
     const health = {
       ok: true,
-      providerBreakers: [
-        { provider: "a", state: "OPEN", failureCount: 2 },
-        { provider: "b", state: "DEGRADED" },
-        { provider: "c", state: "EXPLODED" },
-        { state: "OPEN" },
-        null,
-      ],
+      providerBreakers: [{ provider: "a", state: "OPEN", failureCount: 2 }, { provider: "b", state: "DEGRADED" }, { provider: "c", state: "EXPLODED" }, { state: "OPEN" }, null],
     };
     expect(breakersFromHealth(health)).toEqual({ a: "OPEN", b: "DEGRADED" });
     expect(breakersFromHealth(null)).toEqual({});
@@ -126,6 +130,8 @@ describe("tray usage lines", () => {
     const run = vi.fn();
     for (const item of toNativeMenu(template, run)) item.click?.();
     expect(run.mock.calls.map(([id]) => id)).not.toContain("usage-today");
-    expect(trayTooltip(trayStateFromBreakers({}), SWITCHES, lines)).toBe("Switchyard — All providers healthy\nToday: 12.3k tokens · $0.42\nQuota: Work key 5h 82 % · resets in 1 h 20 min");
+    expect(trayTooltip(trayStateFromBreakers({}), SWITCHES, lines)).toBe(
+      "Switchyard — All providers healthy\nToday: 12.3k tokens · $0.42\nQuota: Work key 5h 82 % · resets in 1 h 20 min",
+    );
   });
 });

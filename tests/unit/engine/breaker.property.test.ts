@@ -1,14 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  admitBreaker,
-  closedBreaker,
-  recordBreakerFailure,
-  recordBreakerSuccess,
-  refreshBreaker,
-  releaseProbe,
-  resolveBreakerProfile,
-} from "../../../main/engine/breaker.js";
+import { admitBreaker, closedBreaker, recordBreakerFailure, recordBreakerSuccess, refreshBreaker, releaseProbe, resolveBreakerProfile } from "../../../main/engine/breaker.js";
 import type { BreakerSnapshot } from "../../../main/engine/ports.js";
 import { T0 } from "./fixtures.js";
 

@@ -13,19 +13,55 @@ type Expect = Partial<Pick<Verdict, "reason" | "scope" | "status" | "breakerElig
 
 describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
   it.each<[string, FailureFields, Expect]>([
-    ["D4 generic 400 is returned at once, no failover", { status: 400, bodyText: '{"error":{"message":"messages: field required"}}' }, { reason: "bad_request", failover: false, scope: "request", status: 400, breakerEligible: false }],
-    ["D4 400 model does not exist fails over as 404", { status: 400, bodyText: "The model `gpt-9` does not exist or you do not have access to it." }, { reason: "model_not_found", failover: true, status: 404 }],
+    [
+      "D4 generic 400 is returned at once, no failover",
+      { status: 400, bodyText: '{"error":{"message":"messages: field required"}}' },
+      { reason: "bad_request", failover: false, scope: "request", status: 400, breakerEligible: false },
+    ],
+    [
+      "D4 400 model does not exist fails over as 404",
+      { status: 400, bodyText: "The model `gpt-9` does not exist or you do not have access to it." },
+      { reason: "model_not_found", failover: true, status: 404 },
+    ],
     ["D4 400 model not available fails over", { status: 400, bodyText: "model foo is not available on this account" }, { reason: "model_not_found", failover: true }],
-    ["D4 400 with code model_not_found fails over", { status: 400, bodyText: '{"error":{"code":"model_not_found","message":"nope"}}' }, { reason: "model_not_found", failover: true }],
-    ["D4 400 context overflow is returned at once", { status: 400, bodyText: "This model's maximum context length is 128000 tokens" }, { reason: "context_overflow", failover: false }],
-    ["D4 400 prompt is too long is context overflow", { status: 400, bodyText: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}' }, { reason: "context_overflow", failover: false }],
-    ["R4.6 first 401 is auth_error, not yet terminal", { status: 401, bodyText: "invalid token" }, { reason: "auth_error", terminal: null, failover: true, breakerEligible: false }],
+    [
+      "D4 400 with code model_not_found fails over",
+      { status: 400, bodyText: '{"error":{"code":"model_not_found","message":"nope"}}' },
+      { reason: "model_not_found", failover: true },
+    ],
+    [
+      "D4 400 context overflow is returned at once",
+      { status: 400, bodyText: "This model's maximum context length is 128000 tokens" },
+      { reason: "context_overflow", failover: false },
+    ],
+    [
+      "D4 400 prompt is too long is context overflow",
+      { status: 400, bodyText: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}' },
+      { reason: "context_overflow", failover: false },
+    ],
+    [
+      "R4.6 first 401 is auth_error, not yet terminal",
+      { status: 401, bodyText: "invalid token" },
+      { reason: "auth_error", terminal: null, failover: true, breakerEligible: false },
+    ],
     ["D4 402 is credits_exhausted, terminal", { status: 402, bodyText: "Payment Required" }, { reason: "credits_exhausted", terminal: "credits_exhausted" }],
-    ["D4 credit_balance_too_low text is terminal on a 400", { status: 400, bodyText: '{"error":{"type":"invalid_request_error","message":"credit_balance_too_low"}}' }, { reason: "credits_exhausted", terminal: "credits_exhausted" }],
-    ["D4 insufficient_quota on a non-429 is credits", { status: 403, bodyText: '{"error":{"code":"insufficient_quota"}}' }, { reason: "credits_exhausted", terminal: "credits_exhausted" }],
+    [
+      "D4 credit_balance_too_low text is terminal on a 400",
+      { status: 400, bodyText: '{"error":{"type":"invalid_request_error","message":"credit_balance_too_low"}}' },
+      { reason: "credits_exhausted", terminal: "credits_exhausted" },
+    ],
+    [
+      "D4 insufficient_quota on a non-429 is credits",
+      { status: 403, bodyText: '{"error":{"code":"insufficient_quota"}}' },
+      { reason: "credits_exhausted", terminal: "credits_exhausted" },
+    ],
     ["D4 account has been deactivated is banned", { status: 401, bodyText: "Your account has been deactivated" }, { reason: "banned", terminal: "banned" }],
     ["D4 suspended account is banned", { status: 403, bodyText: "This organization has been suspended." }, { reason: "banned", terminal: "banned" }],
-    ["R4.7 OAuth 403 Request not allowed is request_rejected, never banned", { status: 403, bodyText: "Request not allowed" }, { reason: "request_rejected", scope: "model", terminal: null }],
+    [
+      "R4.7 OAuth 403 Request not allowed is request_rejected, never banned",
+      { status: 403, bodyText: "Request not allowed" },
+      { reason: "request_rejected", scope: "model", terminal: null },
+    ],
     ["R2.3 generic 403 is recoverable auth_error, never breaker", { status: 403, bodyText: "forbidden" }, { reason: "auth_error", terminal: null, breakerEligible: false }],
     ["R5.2 403 about model access is model-scoped", { status: 403, bodyText: "You do not have access to the model gpt-x" }, { reason: "auth_error", scope: "model" }],
     ["R5.2 404 is not_found scoped to the model", { status: 404, bodyText: "not found" }, { reason: "not_found", scope: "model", failover: true, breakerEligible: false }],
@@ -36,10 +72,22 @@ describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
     ["R2.3 504 trips the breaker", { status: 504 }, { reason: "server_error", breakerEligible: true }],
     ["R2.3 529 overloaded fails over without tripping", { status: 529 }, { reason: "server_error", breakerEligible: false, failover: true }],
     ["R2.3 429 never trips the breaker", { status: 429, bodyText: "slow down" }, { reason: "rate_limit", breakerEligible: false, failover: true }],
-    ["R2.3 ECONNREFUSED is transport, breaker-eligible", { failure: { kind: "transport", cause: "refused", code: "ECONNREFUSED" } }, { reason: "transport", breakerEligible: true, status: 502 }],
+    [
+      "R2.3 ECONNREFUSED is transport, breaker-eligible",
+      { failure: { kind: "transport", cause: "refused", code: "ECONNREFUSED" } },
+      { reason: "transport", breakerEligible: true, status: 502 },
+    ],
     ["R2.3 ECONNRESET is transport", { failure: { kind: "transport", cause: "reset", code: "ECONNRESET" } }, { reason: "transport", breakerEligible: true }],
-    ["R2.3 UND_ERR_HEADERS_TIMEOUT is a timeout", { failure: { kind: "transport", cause: "timeout", code: "UND_ERR_HEADERS_TIMEOUT" } }, { reason: "timeout", breakerEligible: true, status: 504 }],
-    ["R4.8 stream stall is request-scoped, no breaker", { failure: { kind: "stream", cause: "idle_stall", detail: "" } }, { reason: "stream_stall", breakerEligible: false, failover: true }],
+    [
+      "R2.3 UND_ERR_HEADERS_TIMEOUT is a timeout",
+      { failure: { kind: "transport", cause: "timeout", code: "UND_ERR_HEADERS_TIMEOUT" } },
+      { reason: "timeout", breakerEligible: true, status: 504 },
+    ],
+    [
+      "R4.8 stream stall is request-scoped, no breaker",
+      { failure: { kind: "stream", cause: "idle_stall", detail: "" } },
+      { reason: "stream_stall", breakerEligible: false, failover: true },
+    ],
     ["D13 early EOF fails over", { failure: { kind: "stream", cause: "early_eof", detail: "" } }, { reason: "stream_early_eof", breakerEligible: false, failover: true }],
     ["D13 throughput watchdog abort", { failure: { kind: "stream", cause: "throughput", detail: "" } }, { reason: "stream_throughput", breakerEligible: false }],
     ["422 is a request error", { status: 422, bodyText: "bad" }, { reason: "bad_request", failover: false }],
@@ -55,16 +103,36 @@ describe("429 bodies (R4.5, D4)", () => {
     ["D4 resource has been exhausted", "Resource has been exhausted (e.g. check quota).", {}, { reason: "quota_exhausted" }],
     ["D4 monthly limit", "monthly limit reached", {}, { reason: "quota_exhausted" }],
     ["D4 usage limit reached on oauth -> 1 h", "usage limit reached", { provider: provider({ category: "oauth" }) }, { reason: "quota_exhausted", cooldownMs: HOUR }],
-    ["D4 usage limit reached on oauth -> the hint when given", "usage limit reached. try again in 20m", { provider: provider({ category: "oauth" }) }, { reason: "quota_exhausted", cooldownMs: 1_200_000 }],
+    [
+      "D4 usage limit reached on oauth -> the hint when given",
+      "usage limit reached. try again in 20m",
+      { provider: provider({ category: "oauth" }) },
+      { reason: "quota_exhausted", cooldownMs: 1_200_000 },
+    ],
     ["D4 weekly usage limit -> 24 h", "You have hit your weekly usage limit", {}, { reason: "quota_exhausted", cooldownMs: 24 * HOUR }],
     ["D4 session usage limit -> 5 h", "session usage limit reached", {}, { reason: "quota_exhausted", cooldownMs: 5 * HOUR }],
-    ["R4.5 too many concurrent requests", "Too many concurrent requests for this account", {}, { reason: "concurrency_limited", cooldownMs: 1_000, breakerEligible: false, failover: true }],
+    [
+      "R4.5 too many concurrent requests",
+      "Too many concurrent requests for this account",
+      {},
+      { reason: "concurrency_limited", cooldownMs: 1_000, breakerEligible: false, failover: true },
+    ],
     ["R4.5 concurrency limit", "concurrency limit exceeded", {}, { reason: "concurrency_limited" }],
     ["R4.5 parallel request limit", "parallel request limit reached", {}, { reason: "concurrency_limited" }],
     ["R4.5 GLM 并发数过高", '{"error":{"message":"并发数过高，请降低并发"}}', {}, { reason: "concurrency_limited" }],
-    ["R4.5 concurrency with upstream hint uses the hint", "too many concurrent requests", { headers: { "retry-after": "3" } }, { reason: "concurrency_limited", cooldownMs: 3_000 }],
+    [
+      "R4.5 concurrency with upstream hint uses the hint",
+      "too many concurrent requests",
+      { headers: { "retry-after": "3" } },
+      { reason: "concurrency_limited", cooldownMs: 3_000 },
+    ],
     ["R4.5 a body that also matches quota stays quota", "quota exceeded: too many concurrent requests", {}, { reason: "quota_exhausted" }],
-    ["D4 plain 429 is rate_limit with the Retry-After hint", "Rate limit reached", { headers: { "Retry-After": "120" } }, { reason: "rate_limit", retryHintMs: 120_000, cooldownMs: null }],
+    [
+      "D4 plain 429 is rate_limit with the Retry-After hint",
+      "Rate limit reached",
+      { headers: { "Retry-After": "120" } },
+      { reason: "rate_limit", retryHintMs: 120_000, cooldownMs: null },
+    ],
   ])("%s", (_name, body, input, expected) => {
     expect(classify({ status: 429, bodyText: body, ...input })).toMatchObject(expected);
   });
@@ -78,7 +146,9 @@ describe("429 bodies (R4.5, D4)", () => {
   });
 
   it("D4 a daily quota with a hint uses the hint", () => {
-    expect(classify({ status: 429, bodyText: "Quota exceeded for quota metric 'GenerateRequestsPerDayPerProjectPerModel'", headers: { "retry-after": "600" } }).cooldownMs).toBe(600_000);
+    expect(classify({ status: 429, bodyText: "Quota exceeded for quota metric 'GenerateRequestsPerDayPerProjectPerModel'", headers: { "retry-after": "600" } }).cooldownMs).toBe(
+      600_000,
+    );
   });
 });
 
@@ -132,7 +202,11 @@ describe("status restatement and provider rules (R12.2–R12.4)", () => {
         { provider: "p", match: "maintenance", scope: "connection", cooldownMs: 5_000 },
       ],
     });
-    expect(classify({ status: 503, bodyText: "down for maintenance" }, appSettings)).toMatchObject({ scope: "provider", cooldownMs: 600_000, rule: { source: "operator", id: "operator-0" } });
+    expect(classify({ status: 503, bodyText: "down for maintenance" }, appSettings)).toMatchObject({
+      scope: "provider",
+      cooldownMs: 600_000,
+      rule: { source: "operator", id: "operator-0" },
+    });
     expect(classify({ status: 500, bodyText: "Maintenance window" }, appSettings)).toMatchObject({ scope: "connection", cooldownMs: 5_000, rule: { id: "operator-1" } });
     expect(classify({ status: 500, bodyText: "boom" }, appSettings).rule).toBeNull();
   });
@@ -200,7 +274,11 @@ describe("typed upstream failures (issue 26 item 11)", () => {
     ["R13.7 an idle stream", "idle_stall", { reason: "stream_stall", status: 504, errorCode: "STREAM_STALL", failover: true }],
     ["D13 an early EOF", "early_eof", { reason: "stream_early_eof", status: 502, errorCode: "STREAM_EARLY_EOF", scope: "connection" }],
     ["R13.5 a throughput abort", "throughput", { reason: "stream_throughput", status: 504, errorCode: "STREAM_THROUGHPUT_TOO_LOW" }],
-    ["R13.3 a refused continuation blames nobody", "continuation_refused", { reason: "bad_request", status: 502, errorCode: "STREAM_CONTINUATION_REFUSED", failover: false, cooldownMs: null }],
+    [
+      "R13.3 a refused continuation blames nobody",
+      "continuation_refused",
+      { reason: "bad_request", status: 502, errorCode: "STREAM_CONTINUATION_REFUSED", failover: false, cooldownMs: null },
+    ],
   ])("R12.1 %s keeps its verdict and code, never the breaker", (_name, cause, expected) => {
     expect(classify(stream(cause))).toMatchObject({ ...expected, breakerEligible: false });
   });

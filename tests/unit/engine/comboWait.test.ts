@@ -25,7 +25,14 @@ describe("decideComboWait (R11.4, D11)", () => {
   });
 
   it("D11 a larger upstream hint wins over the earliest expiry", () => {
-    const d = decideComboWait(input({ blockers: [{ reason: "rate_limit", remainingMs: 500, hintMs: 2_000 }, { reason: "model_lockout", remainingMs: 4_000 }] }));
+    const d = decideComboWait(
+      input({
+        blockers: [
+          { reason: "rate_limit", remainingMs: 500, hintMs: 2_000 },
+          { reason: "model_lockout", remainingMs: 4_000 },
+        ],
+      }),
+    );
     expect(d).toEqual({ wait: true, delayMs: 2_050 });
   });
 
@@ -37,7 +44,14 @@ describe("decideComboWait (R11.4, D11)", () => {
 
   it("R11.4 never waits when one target is held by quota_exhausted, auth, not-found, a terminal state or is inactive", () => {
     for (const reason of ["quota_exhausted", "auth_error", "not_found", "model_not_found", "terminal", "inactive", "credits_exhausted"]) {
-      const d = decideComboWait(input({ blockers: [{ reason: "rate_limit", remainingMs: 500 }, { reason, remainingMs: 500 }] }));
+      const d = decideComboWait(
+        input({
+          blockers: [
+            { reason: "rate_limit", remainingMs: 500 },
+            { reason, remainingMs: 500 },
+          ],
+        }),
+      );
       expect(d, reason).toEqual({ wait: false, why: "not_transient" });
     }
   });

@@ -180,7 +180,10 @@ describe("special reasons (R4.5–R4.9)", () => {
     const h = harness();
     const stale = h.store.row("c1");
     fail(h, { status: 402 });
-    h.engine.recordFailure({ provider: provider(), connection: stale, model: "m", probe: false }, h.engine.classify(failureInput({ status: 429, headers: { "retry-after": "60" } })));
+    h.engine.recordFailure(
+      { provider: provider(), connection: stale, model: "m", probe: false },
+      h.engine.classify(failureInput({ status: 429, headers: { "retry-after": "60" } })),
+    );
     expect(h.store.row("c1")).toMatchObject({ testStatus: "credits_exhausted", rateLimitedUntil: null });
   });
 
@@ -217,7 +220,15 @@ describe("special reasons (R4.5–R4.9)", () => {
     h.clock.advance(3_000);
     expect(h.engine.selectConnections(provider(), "m", [h.store.row("c1")]).eligible.map((c) => c.id)).toEqual(["c1"]);
     succeed(h);
-    expect(h.store.row("c1")).toMatchObject({ testStatus: "active", rateLimitedUntil: null, backoffLevel: 0, lastError: null, lastErrorType: null, errorCode: null, lastErrorAt: null });
+    expect(h.store.row("c1")).toMatchObject({
+      testStatus: "active",
+      rateLimitedUntil: null,
+      backoffLevel: 0,
+      lastError: null,
+      lastErrorType: null,
+      errorCode: null,
+      lastErrorAt: null,
+    });
     expect(h.events.at(-1)).toMatchObject({ type: "cooldown.cleared", connectionId: "c1" });
   });
 

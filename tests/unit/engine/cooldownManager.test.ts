@@ -50,7 +50,11 @@ describe("GET /api/resilience/cooldowns (R6.1, D6)", () => {
       lockouts: [],
       slowLaneUntil: null,
     });
-    expect(items.find((i) => i.connectionId === "locked")).toMatchObject({ status: "model_locked", remainingMs: 119_000, lockouts: [{ model: "m1", reason: "not_found", remainingMs: 119_000 }] });
+    expect(items.find((i) => i.connectionId === "locked")).toMatchObject({
+      status: "model_locked",
+      remainingMs: 119_000,
+      lockouts: [{ model: "m1", reason: "not_found", remainingMs: 119_000 }],
+    });
     expect(items.find((i) => i.connectionId === "dead")).toMatchObject({ status: "terminal", remainingMs: null, testStatus: "banned" });
     expect(JSON.stringify(items)).not.toMatch(/secret|apiKey|hasSecret/i);
     expect(items.every((i) => i.provider === "p")).toBe(true);

@@ -54,7 +54,10 @@ describe("egress-bucketed lock (R12.5)", () => {
   });
 
   it("R12.5 an egress-bucketed 429 cools the connection even with model lockout on, then its IP siblings until the same instant", () => {
-    const h = harness({ connections: [connection({ id: "c1" }), connection({ id: "c2" }), connection({ id: "c3", testStatus: "banned" })], settings: { modelLockout: { enabled: true } } });
+    const h = harness({
+      connections: [connection({ id: "c1" }), connection({ id: "c2" }), connection({ id: "c3", testStatus: "banned" })],
+      settings: { modelLockout: { enabled: true } },
+    });
     const verdict = fail(h, { provider: opencode, status: 429, bodyText: "slow down", headers: { "retry-after": "600" } });
     expect(h.engine.listModelCooldowns().items).toEqual([]);
     const until = h.store.row("c1").rateLimitedUntil;

@@ -90,7 +90,12 @@ describe("provider admission through the facade (R2)", () => {
     h.clock.advance(15_000);
     h.engine.admitProvider(local);
     succeed(h, { provider: local, probe: true });
-    expect(h.events.filter((e) => e.type === "breaker").map((e) => e.type === "breaker" && `${e.from}>${e.to}`)).toEqual(["CLOSED>DEGRADED", "DEGRADED>OPEN", "OPEN>HALF_OPEN", "HALF_OPEN>CLOSED"]);
+    expect(h.events.filter((e) => e.type === "breaker").map((e) => e.type === "breaker" && `${e.from}>${e.to}`)).toEqual([
+      "CLOSED>DEGRADED",
+      "DEGRADED>OPEN",
+      "OPEN>HALF_OPEN",
+      "HALF_OPEN>CLOSED",
+    ]);
   });
 });
 
@@ -135,12 +140,7 @@ describe("monitoring and reset (R2.6, D2)", () => {
 
 describe("connection selection (R11.2, R4.9)", () => {
   it("R11.2 input already in priority order (as the store lists it) keeps its order, ties included", () => {
-    const listed = [
-      connection({ id: "z", priority: 0 }),
-      connection({ id: "y", priority: 0 }),
-      connection({ id: "x", priority: 3 }),
-      connection({ id: "w", priority: 3 }),
-    ];
+    const listed = [connection({ id: "z", priority: 0 }), connection({ id: "y", priority: 0 }), connection({ id: "x", priority: 3 }), connection({ id: "w", priority: 3 })];
     const h = harness({ connections: listed });
     expect(h.engine.selectConnections(provider(), "m", listed).eligible.map((c) => c.id)).toEqual(["z", "y", "x", "w"]);
     const shuffled = [listed[2], listed[0], listed[3], listed[1]];
@@ -215,7 +215,10 @@ describe("opt-in provider cooldown window gate (R3)", () => {
   });
 
   it("R3.2 connection-level entries back off from minRetryCooldownMs to maxRetryCooldownMs", () => {
-    const h = harness({ settings: { providerCooldown: { enabled: true, minRetryCooldownMs: 1_000, maxRetryCooldownMs: 3_000 } }, connections: [connection({ disableCooling: true })] });
+    const h = harness({
+      settings: { providerCooldown: { enabled: true, minRetryCooldownMs: 1_000, maxRetryCooldownMs: 3_000 } },
+      connections: [connection({ disableCooling: true })],
+    });
     const remaining: number[] = [];
     for (let i = 0; i < 3; i++) {
       fail(h, { status: 503 });

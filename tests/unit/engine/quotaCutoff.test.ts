@@ -21,7 +21,12 @@ describe("quotaPreflightCutoff rule", () => {
     expect(passedOverForQuota(low, 5, [{ remainingPercent: 40, resetAt: null }])).toBe(true);
     expect(passedOverForQuota(low, 5, [null])).toBe(true);
     expect(passedOverForQuota(low, 4.9, [{ remainingPercent: 40, resetAt: null }])).toBe(false);
-    expect(passedOverForQuota(low, 5, [{ remainingPercent: 5, resetAt: null }, { remainingPercent: 2, resetAt: null }])).toBe(false);
+    expect(
+      passedOverForQuota(low, 5, [
+        { remainingPercent: 5, resetAt: null },
+        { remainingPercent: 2, resetAt: null },
+      ]),
+    ).toBe(false);
     expect(passedOverForQuota(low, 5, [])).toBe(false);
     expect(passedOverForQuota(null, 5, [{ remainingPercent: 90, resetAt: null }])).toBe(false);
   });

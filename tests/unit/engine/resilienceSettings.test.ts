@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  applyResiliencePatch,
-  DEFAULT_RESILIENCE_SETTINGS,
-  RESILIENCE_RANGES,
-} from "../../../shared/resilienceSettings.js";
+import { applyResiliencePatch, DEFAULT_RESILIENCE_SETTINGS, RESILIENCE_RANGES } from "../../../shared/resilienceSettings.js";
 import { normalizeResilienceSettings } from "../../../shared/schemas/resilienceDocument.js";
-import {
-  clearCooldownsBodySchema,
-  clearModelCooldownsBodySchema,
-  resetBreakersBodySchema,
-  resiliencePatchSchema,
-} from "../../../shared/schemas/resilience.js";
+import { clearCooldownsBodySchema, clearModelCooldownsBodySchema, resetBreakersBodySchema, resiliencePatchSchema } from "../../../shared/schemas/resilience.js";
 
 const firstIssue = (result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) =>
   result.error?.issues[0] ? { path: result.error.issues[0].path.join("."), message: result.error.issues[0].message } : null;
@@ -33,7 +24,14 @@ describe("resilience settings defaults", () => {
     expect(s.providerCooldown.local).toEqual({ failureThreshold: 2, failureWindowMs: 300_000, cooldownMs: 60_000 });
     expect(s.connectionCooldown.oauth).toEqual({ baseCooldownMs: 5_000, maxBackoffSteps: 8, useUpstreamRetryHints: false });
     expect(s.connectionCooldown.apikey).toEqual({ baseCooldownMs: 3_000, maxBackoffSteps: 5, useUpstreamRetryHints: true });
-    expect(s.modelLockout).toEqual({ enabled: false, errorCodes: [403, 404, 429, 502, 503, 504], baseCooldownMs: 120_000, maxCooldownMs: 1_800_000, maxBackoffSteps: 10, useExponentialBackoff: true });
+    expect(s.modelLockout).toEqual({
+      enabled: false,
+      errorCodes: [403, 404, 429, 502, 503, 504],
+      baseCooldownMs: 120_000,
+      maxCooldownMs: 1_800_000,
+      maxBackoffSteps: 10,
+      useExponentialBackoff: true,
+    });
     expect(s.streamStallCooldown.enabled).toBe(false);
     expect(s.requestQueue).toEqual({ maxWaitMs: 30_000, executionMaxWaitMs: 600_000, maxQueueDepth: 0, autoEnableApiKeyProviders: true });
     expect(s.comboCooldownWait).toEqual({ enabled: true, maxWaitMs: 90_000, maxAttempts: 5, budgetMs: 300_000 });
@@ -69,7 +67,13 @@ describe("normaliser clamps and reports (R10.1)", () => {
     ["settings: requestQueue.maxQueueDepth above 100 000 is clamped to the D9 range", { requestQueue: { maxQueueDepth: 1e9 } }, "requestQueue.maxQueueDepth", 1e9, 100_000],
     ["settings: requestQueue.executionMaxWaitMs below 1 ms is clamped to the D9 range", { requestQueue: { executionMaxWaitMs: 0 } }, "requestQueue.executionMaxWaitMs", 0, 1],
     ["settings: requestQueue.maxWaitMs above 24 h is clamped to the D9 range", { requestQueue: { maxWaitMs: 90_000_000 } }, "requestQueue.maxWaitMs", 90_000_000, 86_400_000],
-    ["settings: comboCooldownWait.maxWaitMs above 300 000 is clamped to the D11 range", { comboCooldownWait: { maxWaitMs: 400_000, budgetMs: 500_000 } }, "comboCooldownWait.maxWaitMs", 400_000, 300_000],
+    [
+      "settings: comboCooldownWait.maxWaitMs above 300 000 is clamped to the D11 range",
+      { comboCooldownWait: { maxWaitMs: 400_000, budgetMs: 500_000 } },
+      "comboCooldownWait.maxWaitMs",
+      400_000,
+      300_000,
+    ],
     ["settings: p2cLatency.weight above 20 is clamped to the R4.10 range", { p2cLatency: { weight: 35 } }, "p2cLatency.weight", 35, 20],
     ["R13.7 content stall 500 ms raised to 1 000", { streamRecovery: { contentStallTimeoutMs: 500 } }, "streamRecovery.contentStallTimeoutMs", 500, 1_000],
     ["R4.2 apikey backoff steps negative", { connectionCooldown: { apikey: { maxBackoffSteps: -3 } } }, "connectionCooldown.apikey.maxBackoffSteps", -3, 0],
@@ -188,7 +192,11 @@ describe("env precedence (R10.2)", () => {
   it("R3.3 OMNIROUTE_PROVIDER_BREAKER_* seed the window gate profiles", () => {
     const s = normalizeResilienceSettings(
       {},
-      { OMNIROUTE_PROVIDER_BREAKER_OAUTH_FAILURE_THRESHOLD: "3", OMNIROUTE_PROVIDER_BREAKER_API_KEY_FAILURE_WINDOW_MS: "60000", OMNIROUTE_PROVIDER_BREAKER_API_KEY_COOLDOWN_MS: "120000" },
+      {
+        OMNIROUTE_PROVIDER_BREAKER_OAUTH_FAILURE_THRESHOLD: "3",
+        OMNIROUTE_PROVIDER_BREAKER_API_KEY_FAILURE_WINDOW_MS: "60000",
+        OMNIROUTE_PROVIDER_BREAKER_API_KEY_COOLDOWN_MS: "120000",
+      },
     ).settings;
     expect(s.providerCooldown.oauth.failureThreshold).toBe(3);
     expect(s.providerCooldown.apikey).toMatchObject({ failureWindowMs: 60_000, cooldownMs: 120_000 });

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  headerValue,
-  markLowerCaseNames,
-  parseBodyResetText,
-  parseDurationText,
-  parseRetryAfter,
-  parseRetryHint,
-} from "../../../main/engine/retryHints.js";
+import { headerValue, markLowerCaseNames, parseBodyResetText, parseDurationText, parseRetryAfter, parseRetryHint } from "../../../main/engine/retryHints.js";
 import { T0 } from "./fixtures.js";
 
 const DAY = 86_400_000;

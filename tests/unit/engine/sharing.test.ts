@@ -15,8 +15,13 @@ function sharingEngine() {
   const store = new MemoryConnections([connection({ id: "c1", provider: "ollama" }), connection({ id: "c2", provider: "ollama" })]);
   const settings = settingsWith({ modelLockout: { enabled: true } });
   const engine = createResilienceEngine({
-    clock, breakers: new MemoryBreakers(), connections: store, getSettings: () => settings,
-    getAppSettings: () => ({ providerErrorRules: [], providerErrorDefaults: {} }), emit: (e) => events.push(e), share: (c) => shared.push(c),
+    clock,
+    breakers: new MemoryBreakers(),
+    connections: store,
+    getSettings: () => settings,
+    getAppSettings: () => ({ providerErrorRules: [], providerErrorDefaults: {} }),
+    emit: (e) => events.push(e),
+    share: (c) => shared.push(c),
   });
   const failWith = (status: number, connectionId = "c1", probe = false) =>
     engine.recordFailure({ provider: local, connection: store.row(connectionId), model: "m", probe }, engine.classify(failureInput({ provider: local, status, model: "m" })));

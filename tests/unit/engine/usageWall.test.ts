@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { jitteredWaitMs, parseResetAt, readWallAnswer, UsageWallBook, USAGE_WALL, waitBudgetMs } from "../../../main/engine/usageWall.js";
 import { T0 } from "./fixtures.js";
 
-const wall = { "anthropic-ratelimit-unified-status": "rejected", "anthropic-ratelimit-unified-slow-offer": "treatment", "anthropic-ratelimit-unified-reset": String(T0 / 1000 + 3_600) };
+const wall = {
+  "anthropic-ratelimit-unified-status": "rejected",
+  "anthropic-ratelimit-unified-slow-offer": "treatment",
+  "anthropic-ratelimit-unified-reset": String(T0 / 1000 + 3_600),
+};
 
 describe("usage wall answers (R12.6)", () => {
   it("R12.6 a 429 with unified-status rejected is the wall; the offer and the announced reset are read", () => {
@@ -14,15 +18,26 @@ describe("usage wall answers (R12.6)", () => {
 
   it("R12.6 slot_busy and 529 wait the slow retry-after (default 20 s, 5–600 s) bounded by max-wait (default 20 min, 1 min–6 h)", () => {
     expect(readWallAnswer(429, { "anthropic-ratelimit-unified-slow-status": "slot_busy" })).toEqual({ kind: "slot_busy", retryAfterMs: 20_000, maxWaitMs: 1_200_000 });
-    expect(readWallAnswer(529, { "anthropic-ratelimit-unified-slow-retry-after": "1", "anthropic-ratelimit-unified-slow-max-wait": "30" })).toEqual({ kind: "slot_busy", retryAfterMs: 5_000, maxWaitMs: 60_000 });
-    expect(readWallAnswer(529, { "anthropic-ratelimit-unified-slow-retry-after": "9999", "anthropic-ratelimit-unified-slow-max-wait": "99999" })).toEqual({ kind: "slot_busy", retryAfterMs: 600_000, maxWaitMs: 21_600_000 });
+    expect(readWallAnswer(529, { "anthropic-ratelimit-unified-slow-retry-after": "1", "anthropic-ratelimit-unified-slow-max-wait": "30" })).toEqual({
+      kind: "slot_busy",
+      retryAfterMs: 5_000,
+      maxWaitMs: 60_000,
+    });
+    expect(readWallAnswer(529, { "anthropic-ratelimit-unified-slow-retry-after": "9999", "anthropic-ratelimit-unified-slow-max-wait": "99999" })).toEqual({
+      kind: "slot_busy",
+      retryAfterMs: 600_000,
+      maxWaitMs: 21_600_000,
+    });
   });
 
   it("R12.6 weekly_limit, budget_exhausted, off, ineligible and paid overage end the lane", () => {
     for (const status of ["weekly_limit", "budget_exhausted", "off", "ineligible"]) {
       expect(readWallAnswer(429, { "anthropic-ratelimit-unified-slow-status": status })).toEqual({ kind: "lane_end", reason: status });
     }
-    expect(readWallAnswer(200, { "anthropic-ratelimit-unified-slow-status": "ineligible", "anthropic-ratelimit-unified-overage-in-use": "true" })).toEqual({ kind: "lane_end", reason: "extra_usage" });
+    expect(readWallAnswer(200, { "anthropic-ratelimit-unified-slow-status": "ineligible", "anthropic-ratelimit-unified-overage-in-use": "true" })).toEqual({
+      kind: "lane_end",
+      reason: "extra_usage",
+    });
   });
 
   it("R12.6 the jitter stays within ±30 % and the wait budget is min(max-wait, request timeout − 5 s) minus what was waited", () => {

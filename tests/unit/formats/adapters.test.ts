@@ -264,7 +264,14 @@ describe("same-format stream closing per adapter (R13.3)", () => {
     const anthropic = createStreamTranslator("anthropic", "anthropic", ctx);
     anthropic.push({ event: "message_start", data: JSON.stringify({ type: "message_start", message: { model: "up", usage: { input_tokens: 2, output_tokens: 1 } } }) });
     anthropic.push({ event: "content_block_start", data: JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }) });
-    expect(parseSse(anthropic.end().map((f) => f.text).join(""))).toEqual([
+    expect(
+      parseSse(
+        anthropic
+          .end()
+          .map((f) => f.text)
+          .join(""),
+      ),
+    ).toEqual([
       { event: "content_block_stop", data: '{"type":"content_block_stop","index":0}' },
       { event: "message_delta", data: '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}' },
       { event: "message_stop", data: '{"type":"message_stop"}' },

@@ -7,7 +7,9 @@ describe("errors in the client's format (R1.5)", () => {
     expect(errorBody("openai", 503, "all_targets_cooling_down", "All targets cooling down", { retryAfter: 30 })).toEqual({
       error: { message: "All targets cooling down", type: "server_error", code: "all_targets_cooling_down", retryAfter: 30 },
     });
-    const types = [400, 401, 403, 404, 409, 413, 429, 500, 503, 504].map((status) => (errorBody("openai", status, "upstream_error", "m")["error"] as Record<string, unknown>)["type"]);
+    const types = [400, 401, 403, 404, 409, 413, 429, 500, 503, 504].map(
+      (status) => (errorBody("openai", status, "upstream_error", "m")["error"] as Record<string, unknown>)["type"],
+    );
     expect(types).toEqual([
       "invalid_request_error",
       "authentication_error",

@@ -38,12 +38,23 @@ describe("Gemini clients: goldens for the pairs not covered elsewhere (R17.2, R1
     const { text, translator } = runStream("openai-responses", "gemini", ctx, responsesSse());
     expectGolden("streams/responses-reasoning-tools.to-gemini.sse", text);
     // Every frame is a bare `data:` line with a GenerateContentResponse, blank-line separated.
-    expect(text.split("\n\n").filter(Boolean).every((frame) => frame.startsWith("data: {"))).toBe(true);
+    expect(
+      text
+        .split("\n\n")
+        .filter(Boolean)
+        .every((frame) => frame.startsWith("data: {")),
+    ).toBe(true);
     const chunks = geminiChunks(text);
     const parts = partsOf(chunks);
-    const thought = parts.filter((p) => p.thought === true).map((p) => p.text).join("");
+    const thought = parts
+      .filter((p) => p.thought === true)
+      .map((p) => p.text)
+      .join("");
     expect(thought).toBe("**Reading the file**\n\nCheck the greeting, then patch it.");
-    const answer = parts.filter((p) => typeof p.text === "string" && p.thought !== true).map((p) => p.text).join("");
+    const answer = parts
+      .filter((p) => typeof p.text === "string" && p.thought !== true)
+      .map((p) => p.text)
+      .join("");
     expect(answer).toBe("Reading hello.txt first.");
     const calls = parts.filter((p) => p.functionCall).map((p) => p.functionCall);
     expect(calls.map((c) => c.name)).toEqual(["exec_command", "apply_patch"]);
@@ -63,7 +74,12 @@ describe("Gemini clients: goldens for the pairs not covered elsewhere (R17.2, R1
     const candidate = out.candidates[0] as Json;
     expect(candidate.content.role).toBe("model");
     const parts = candidate.content.parts as Json[];
-    expect(parts.filter((p) => p.thought === true).map((p) => p.text).join("\n")).toContain("**Reading the file**");
+    expect(
+      parts
+        .filter((p) => p.thought === true)
+        .map((p) => p.text)
+        .join("\n"),
+    ).toContain("**Reading the file**");
     expect(parts.find((p) => typeof p.text === "string" && p.thought !== true)?.text).toBe("Reading hello.txt first.");
     expect(parts.filter((p) => p.functionCall).map((p) => p.functionCall.name)).toEqual(["exec_command", "apply_patch"]);
     expect(candidate.finishReason).toBe("STOP");

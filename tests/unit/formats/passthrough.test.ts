@@ -38,7 +38,8 @@ describe("same-format stream pass-through (R1.4)", () => {
 
   it("R1.4 keeps the model rewrite exact when the model name needs escaping or sits after other keys", () => {
     const translator = createStreamTranslator("openai", "openai", { clientModel: 'we"ird\\name', requestId: "r" });
-    const data = '{"id":"c","object":"chat.completion.chunk","created":1,"model" : "gpt-\\"x\\"","choices":[{"index":0,"delta":{"content":"\\"model\\":\\"keep\\""},"finish_reason":null}]}';
+    const data =
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model" : "gpt-\\"x\\"","choices":[{"index":0,"delta":{"content":"\\"model\\":\\"keep\\""},"finish_reason":null}]}';
     const [frame] = translator.push({ data });
     const parsed = JSON.parse(frame.text.slice("data: ".length)) as Record<string, any>;
     expect(parsed["model"]).toBe('we"ird\\name');
@@ -111,7 +112,12 @@ describe("same-format stream pass-through (R1.4)", () => {
     expect(classifyEvent("anthropic", block({ type: "text_delta", text: "a" }))).toBe("content");
     expect(classifyEvent("anthropic", block({ type: "input_json_delta", partial_json: "" }))).toBe("tool");
     expect(classifyEvent("anthropic", { event: "ping", data: '{"type":"ping"}' })).toBe("lifecycle");
-    expect(classifyEvent("anthropic", { event: "content_block_start", data: JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "redacted_thinking", data: "x" } }) })).toBe("reasoning");
+    expect(
+      classifyEvent("anthropic", {
+        event: "content_block_start",
+        data: JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "redacted_thinking", data: "x" } }),
+      }),
+    ).toBe("reasoning");
     expect(classifyEvent("anthropic", { event: "error", data: JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "o" } }) })).toBe("error");
     const gemini = (parts: unknown[], extra: Record<string, unknown> = {}) => ({ data: JSON.stringify({ candidates: [{ content: { role: "model", parts } }], ...extra }) });
     expect(classifyEvent("gemini", gemini([{ text: "a" }]))).toBe("content");

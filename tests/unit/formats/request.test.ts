@@ -60,7 +60,16 @@ describe("request translation (R1.4)", () => {
     const fromOpenai = translateRequest(
       "openai",
       "anthropic",
-      { model: "x", messages: [{ role: "system", content: "A" }, { role: "user", content: "hi" }, { role: "assistant", content: "yo" }, { role: "system", content: "B" }, { role: "user", content: "again" }] },
+      {
+        model: "x",
+        messages: [
+          { role: "system", content: "A" },
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "yo" },
+          { role: "system", content: "B" },
+          { role: "user", content: "again" },
+        ],
+      },
       "claude",
     ).body;
     expect(fromOpenai["system"]).toBe("A");
@@ -124,7 +133,16 @@ describe("request translation (R1.4)", () => {
         { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Screenshot", input: {} }] },
         {
           role: "user",
-          content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "done" }, { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }] }],
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: [
+                { type: "text", text: "done" },
+                { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } },
+              ],
+            },
+          ],
         },
       ],
     };
@@ -140,14 +158,23 @@ describe("request translation (R1.4)", () => {
     const cases: [unknown, unknown, unknown][] = [
       [{ type: "auto" }, "auto", { mode: "AUTO" }],
       [{ type: "any" }, "required", { mode: "ANY" }],
-      [{ type: "tool", name: "Read" }, { type: "function", function: { name: "Read" } }, { mode: "ANY", allowedFunctionNames: ["Read"] }],
+      [
+        { type: "tool", name: "Read" },
+        { type: "function", function: { name: "Read" } },
+        { mode: "ANY", allowedFunctionNames: ["Read"] },
+      ],
       [{ type: "none" }, "none", { mode: "NONE" }],
     ];
     for (const [anthropic, openai, gemini] of cases) {
       const body = { ...claudeCode(), tool_choice: anthropic };
       expect(translateRequest("anthropic", "openai", body, "m").body["tool_choice"]).toEqual(openai);
       expect(translateRequest("anthropic", "gemini", body, "m").body["toolConfig"]).toEqual({ functionCallingConfig: gemini });
-      const back = translateRequest("openai", "anthropic", { model: "m", messages: [], tools: [{ type: "function", function: { name: "Read", parameters: {} } }], tool_choice: openai }, "c").body;
+      const back = translateRequest(
+        "openai",
+        "anthropic",
+        { model: "m", messages: [], tools: [{ type: "function", function: { name: "Read", parameters: {} } }], tool_choice: openai },
+        "c",
+      ).body;
       expect(back["tool_choice"]).toEqual(anthropic);
     }
   });
@@ -217,7 +244,14 @@ describe("request translation (R1.4)", () => {
             { type: "text", text: "a" },
           ],
         },
-        { role: "assistant", content: [{ type: "thinking", thinking: "from claude", signature: "sig-claude" }, { type: "redacted_thinking", data: "opaque" }, { type: "text", text: "b" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "from claude", signature: "sig-claude" },
+            { type: "redacted_thinking", data: "opaque" },
+            { type: "text", text: "b" },
+          ],
+        },
         { role: "user", content: "next" },
       ],
     };

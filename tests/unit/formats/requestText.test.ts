@@ -11,7 +11,7 @@ describe("same-format request text", () => {
   });
 
   it.each([
-    ["a second \"model\" key (nested)", '{"model":"a/b","metadata":{"model":"a/b"}}'],
+    ['a second "model" key (nested)', '{"model":"a/b","metadata":{"model":"a/b"}}'],
     ["spacing after the colon", '{"model": "a/b"}'],
     ["a value other than the parsed model", '{"model":"a\\/b"}'],
   ])("R1.4 falls back to serialising on %s", (_case, raw) => {

@@ -32,7 +32,11 @@ describe("JSON response translation (R1.4)", () => {
   });
 
   it("R1.4 reports the client's model, never the upstream id, in every direction", () => {
-    for (const [from, body] of [["anthropic", anthropicTool()], ["openai", openaiReasoning()], ["gemini", geminiThought()]] as const) {
+    for (const [from, body] of [
+      ["anthropic", anthropicTool()],
+      ["openai", openaiReasoning()],
+      ["gemini", geminiThought()],
+    ] as const) {
       for (const to of ["openai", "anthropic"] as const) {
         const out = translateResponse(from, to, body, ctx);
         expect(out["model"]).toBe("my-alias");
@@ -51,7 +55,11 @@ describe("JSON response translation (R1.4)", () => {
   it("R1.4 Anthropic tool_use round-trips to OpenAI tool_calls with ids preserved", () => {
     const openai = translateResponse("anthropic", "openai", anthropicTool(), ctx);
     const call = (openai["choices"] as any[])[0].message.tool_calls[0];
-    expect(call).toEqual({ id: "toolu_01A09q90qw90lq917835lq9", type: "function", function: { name: "get_weather", arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } });
+    expect(call).toEqual({
+      id: "toolu_01A09q90qw90lq917835lq9",
+      type: "function",
+      function: { name: "get_weather", arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+    });
     const back = translateResponse("openai", "anthropic", openai, ctx);
     expect((back["content"] as any[]).find((b) => b.type === "tool_use")).toEqual({
       type: "tool_use",
@@ -114,7 +122,11 @@ describe("JSON response translation (R1.4)", () => {
 
   it("R1.4 thinking from another upstream reaches Anthropic clients with a marker signature", () => {
     const anthropic = translateResponse("openai", "anthropic", openaiReasoning(), ctx);
-    expect((anthropic["content"] as any[])[0]).toEqual({ type: "thinking", thinking: "The user asks for Paris weather; call get_weather.", signature: "switchyard.reasoning.openai" });
+    expect((anthropic["content"] as any[])[0]).toEqual({
+      type: "thinking",
+      thinking: "The user asks for Paris weather; call get_weather.",
+      signature: "switchyard.reasoning.openai",
+    });
     const openai = translateResponse("anthropic", "openai", anthropicTool(), ctx);
     expect((openai["choices"] as any[])[0].message.reasoning_content).toBe("The user wants the weather; I'll call the tool.");
   });

@@ -45,7 +45,10 @@ describe("Responses requests in (R16.1)", () => {
     });
     expect(hub.messages[4]).toEqual({ role: "tool", toolCallId: "call_A1", name: "exec_command", parts: [{ type: "text", text: "hello\n" }], isError: false });
     const patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+hello, world\n*** End Patch\n";
-    expect(hub.messages[5]).toEqual({ role: "assistant", parts: [{ type: "tool_call", id: "call_B2", name: "apply_patch", arguments: JSON.stringify({ input: patch }), custom: true }] });
+    expect(hub.messages[5]).toEqual({
+      role: "assistant",
+      parts: [{ type: "tool_call", id: "call_B2", name: "apply_patch", arguments: JSON.stringify({ input: patch }), custom: true }],
+    });
     expect(hub.messages[7]).toEqual({ role: "user", parts: [{ type: "text", text: "Thanks. Now run the tests." }] });
     expect(hub.maxTokens).toBe(8000);
     expect(hub.parallelToolCalls).toBe(false);
@@ -156,8 +159,17 @@ describe("Responses requests out (R16.6)", () => {
       "custom_tool_call_output",
       "message:user",
     ]);
-    expect(input[1]).toEqual({ type: "reasoning", summary: [{ type: "summary_text", text: "**Inspecting**\n\nLook at the file first." }], encrypted_content: "gAAAAABo-enc-blob-0" });
-    expect(input[5]).toEqual({ type: "custom_tool_call", call_id: "call_B2", name: "apply_patch", input: "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+hello, world\n*** End Patch\n" });
+    expect(input[1]).toEqual({
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "**Inspecting**\n\nLook at the file first." }],
+      encrypted_content: "gAAAAABo-enc-blob-0",
+    });
+    expect(input[5]).toEqual({
+      type: "custom_tool_call",
+      call_id: "call_B2",
+      name: "apply_patch",
+      input: "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+hello, world\n*** End Patch\n",
+    });
     expect(input[6]).toEqual({ type: "custom_tool_call_output", call_id: "call_B2", output: "Success. Updated the following files:\nM hello.txt\n" });
     const tools = body["tools"] as Record<string, unknown>[];
     const { type, name, description, format } = (codex()["tools"] as Record<string, unknown>[])[1];
@@ -186,7 +198,14 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
   it("R16.2 answers a Codex request from an Anthropic upstream: reasoning, message and function_call items, usage, the echoed request (golden)", () => {
     const out = translateResponse("anthropic", "openai-responses", fixtureJson("responses/anthropic-tool-use.json"), ctx());
     expectGolden("responses/anthropic-tool-use.to-openai-responses.json", out);
-    expect(out).toMatchObject({ id: "resp_req-42", object: "response", status: "completed", model: "codex-alias", store: false, prompt_cache_key: "01a2334c-ad6b-7670-9998-ff61bd8e1bde" });
+    expect(out).toMatchObject({
+      id: "resp_req-42",
+      object: "response",
+      status: "completed",
+      model: "codex-alias",
+      store: false,
+      prompt_cache_key: "01a2334c-ad6b-7670-9998-ff61bd8e1bde",
+    });
     expect(out["output_text"]).toBeUndefined();
     expect(Object.keys(out["usage"] as object)).toEqual(["input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"]);
   });
@@ -196,12 +215,30 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
       id: "c1",
       object: "chat.completion",
       model: "deepseek-chat",
-      choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "apply_patch", arguments: '{"input":"*** Begin Patch\\n*** End Patch\\n"}' } }] } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: "tool_calls",
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "call_9", type: "function", function: { name: "apply_patch", arguments: '{"input":"*** Begin Patch\\n*** End Patch\\n"}' } }],
+          },
+        },
+      ],
       usage: { prompt_tokens: 900, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 512 }, completion_tokens_details: { reasoning_tokens: 12 } },
     };
     const out = translateResponse("openai", "openai-responses", chat, ctx());
-    expect(out["output"]).toEqual([{ id: "ctc_req-42_0", type: "custom_tool_call", status: "completed", call_id: "call_9", name: "apply_patch", input: "*** Begin Patch\n*** End Patch\n" }]);
-    expect(out["usage"]).toEqual({ input_tokens: 900, input_tokens_details: { cached_tokens: 512 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 12 }, total_tokens: 940 });
+    expect(out["output"]).toEqual([
+      { id: "ctc_req-42_0", type: "custom_tool_call", status: "completed", call_id: "call_9", name: "apply_patch", input: "*** Begin Patch\n*** End Patch\n" },
+    ]);
+    expect(out["usage"]).toEqual({
+      input_tokens: 900,
+      input_tokens_details: { cached_tokens: 512 },
+      output_tokens: 40,
+      output_tokens_details: { reasoning_tokens: 12 },
+      total_tokens: 940,
+    });
   });
 
   it("R16.2 an answer cut by the token limit is incomplete with reason max_output_tokens", () => {
@@ -239,7 +276,11 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
     expect(String(reasoning["encrypted_content"])).toMatch(/^switchyard\.anthropic\.signature:/);
     const next = {
       model: "m",
-      input: [{ role: "user", content: "go" }, ...output, ...output.filter((item) => item["type"] === "function_call").map((item) => ({ type: "function_call_output", call_id: item["call_id"], output: "ok" }))],
+      input: [
+        { role: "user", content: "go" },
+        ...output,
+        ...output.filter((item) => item["type"] === "function_call").map((item) => ({ type: "function_call_output", call_id: item["call_id"], output: "ok" })),
+      ],
       reasoning: { effort: "medium" },
     };
     const { body } = translateRequest("openai-responses", "anthropic", next, "claude-sonnet-4-5");
@@ -260,7 +301,11 @@ describe("Responses JSON answers (R16.2, R16.6)", () => {
     const frame = client.errorFrame("all_targets_cooling_down", "all cooling");
     expect(frame.startsWith("event: response.failed\ndata: ")).toBe(true);
     const payload = JSON.parse(frame.split("data: ")[1]) as Record<string, any>;
-    expect(payload).toMatchObject({ type: "response.failed", sequence_number: 0, response: { status: "failed", error: { code: "all_targets_cooling_down", message: "all cooling", type: "server_error" } } });
+    expect(payload).toMatchObject({
+      type: "response.failed",
+      sequence_number: 0,
+      response: { status: "failed", error: { code: "all_targets_cooling_down", message: "all cooling", type: "server_error" } },
+    });
     expect(client.heartbeatFrame).toBe(": keep-alive\n\n");
     expect(client.continuation).toBeNull();
   });

@@ -36,7 +36,10 @@ function chatPatchCall(): string {
     chatChunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, cut) } }] }),
     chatChunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(cut) } }] }),
     chatChunk({}, "tool_calls"),
-    chatChunk({}, null, { prompt_tokens: 300, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 200 }, completion_tokens_details: { reasoning_tokens: 20 } }).replace('"choices":[{"index":0,"delta":{},"finish_reason":null}]', '"choices":[]'),
+    chatChunk({}, null, { prompt_tokens: 300, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 200 }, completion_tokens_details: { reasoning_tokens: 20 } }).replace(
+      '"choices":[{"index":0,"delta":{},"finish_reason":null}]',
+      '"choices":[]',
+    ),
     "data: [DONE]\n\n",
   ].join("");
 }
@@ -95,7 +98,13 @@ describe("Responses streams (R16.2, R16.6)", () => {
     ]);
     expect(out.text).toBe("I'll check the weather.");
     expect(out.response).toMatchObject({ id: "resp_req-7", status: "completed", model: "codex-alias", tools: clientBody.tools, reasoning: { effort: "medium", summary: "auto" } });
-    expect(out.response["usage"]).toEqual({ input_tokens: 2572, input_tokens_details: { cached_tokens: 2000 }, output_tokens: 89, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2661 });
+    expect(out.response["usage"]).toEqual({
+      input_tokens: 2572,
+      input_tokens_details: { cached_tokens: 2000 },
+      output_tokens: 89,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 2661,
+    });
   });
 
   it("R16.6 reasoning ⇄ thinking: Anthropic thinking becomes a reasoning item whose encrypted_content carries the signature", () => {
@@ -108,7 +117,11 @@ describe("Responses streams (R16.2, R16.6)", () => {
       encrypted_content: "switchyard.anthropic.signature:EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
     });
     const message = assembleAnthropicStream(runStream("openai-responses", "anthropic", plainCtx, responsesSse()).text);
-    expect(message.content[0]).toEqual({ type: "thinking", thinking: "**Reading the file**\n\nCheck the greeting, then patch it.", signature: "switchyard.reasoning.openai-responses" });
+    expect(message.content[0]).toEqual({
+      type: "thinking",
+      thinking: "**Reading the file**\n\nCheck the greeting, then patch it.",
+      signature: "switchyard.reasoning.openai-responses",
+    });
   });
 
   it("R16.6 a custom tool round trip: the chat upstream's call to the bridged function reaches the client as custom_tool_call with the raw input", () => {
@@ -117,7 +130,13 @@ describe("Responses streams (R16.2, R16.6)", () => {
     expect(out.customInputs).toEqual([PATCH]);
     expect(out.types).toContain("response.custom_tool_call_input.delta");
     expect(out.types).not.toContain("response.function_call_arguments.delta");
-    expect(out.response["usage"]).toEqual({ input_tokens: 300, input_tokens_details: { cached_tokens: 200 }, output_tokens: 50, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 350 });
+    expect(out.response["usage"]).toEqual({
+      input_tokens: 300,
+      input_tokens_details: { cached_tokens: 200 },
+      output_tokens: 50,
+      output_tokens_details: { reasoning_tokens: 20 },
+      total_tokens: 350,
+    });
   });
 
   it("R16.6 a Responses upstream's custom_tool_call reaches chat and Anthropic clients as the bridged function with JSON arguments", () => {
@@ -129,7 +148,13 @@ describe("Responses streams (R16.2, R16.6)", () => {
     expect(chat.reasoning).toBe("**Reading the file**\n\nCheck the greeting, then patch it.");
     expect(chat.content).toBe("Reading hello.txt first.");
     expect(chat.finishReason).toBe("tool_calls");
-    expect(chat.usage).toEqual({ prompt_tokens: 5120, completion_tokens: 210, total_tokens: 5330, prompt_tokens_details: { cached_tokens: 4096 }, completion_tokens_details: { reasoning_tokens: 128 } });
+    expect(chat.usage).toEqual({
+      prompt_tokens: 5120,
+      completion_tokens: 210,
+      total_tokens: 5330,
+      prompt_tokens_details: { cached_tokens: 4096 },
+      completion_tokens_details: { reasoning_tokens: 128 },
+    });
     const message = assembleAnthropicStream(runStream("openai-responses", "anthropic", plainCtx, responsesSse()).text);
     expect(message.content[3]).toEqual({ type: "tool_use", id: "call_Pz92", name: "apply_patch", input: { input: PATCH } });
     expect(message.stopReason).toBe("tool_use");
@@ -138,7 +163,13 @@ describe("Responses streams (R16.2, R16.6)", () => {
 
   it("R16.2 usage from Gemini keeps cached and reasoning tokens; tool ids stay the synthesised ones", () => {
     const out = assembleResponsesStream(runStream("gemini", "openai-responses", ctx, geminiSse()).text);
-    expect(out.response["usage"]).toEqual({ input_tokens: 300, input_tokens_details: { cached_tokens: 256 }, output_tokens: 160, output_tokens_details: { reasoning_tokens: 120 }, total_tokens: 460 });
+    expect(out.response["usage"]).toEqual({
+      input_tokens: 300,
+      input_tokens_details: { cached_tokens: 256 },
+      output_tokens: 160,
+      output_tokens_details: { reasoning_tokens: 120 },
+      total_tokens: 460,
+    });
     expect(out.items.map((item) => item["type"])).toEqual(["reasoning", "message", "function_call"]);
     expect(out.items[2]).toMatchObject({ call_id: "call_req-7_0", name: "set_light_values", arguments: '{"brightness":25,"color_temp":"warm"}' });
     expect(out.items[0]?.["encrypted_content"]).toBe("switchyard.reasoning.gemini");
@@ -182,7 +213,11 @@ describe("Responses streams (R16.2, R16.6)", () => {
   });
 
   it("R16.2 the same input gives the same bytes, and end() on an empty stream gives nothing", () => {
-    for (const [from, sse] of [["anthropic", anthropicSse()], ["openai", chatPatchCall()], ["gemini", geminiSse()]] as const) {
+    for (const [from, sse] of [
+      ["anthropic", anthropicSse()],
+      ["openai", chatPatchCall()],
+      ["gemini", geminiSse()],
+    ] as const) {
       expect(runStream(from, "openai-responses", ctx, sse).text).toBe(runStream(from, "openai-responses", ctx, sse).text);
     }
     expect(createStreamTranslator("openai", "openai-responses", ctx).end()).toEqual([]);
@@ -228,7 +263,9 @@ describe("Responses pass-through (R16.6)", () => {
     expect(others.some((evt) => same.isPlainContentChunk?.(evt.data))).toBe(false);
     expect(same.isPlainContentChunk?.('{"type":"response.output_text.delta","sequence_number":1,"item_id":"m","output_index":0,"content_index":0,"delta":""}')).toBe(false);
     const translator = createStreamTranslator("openai-responses", "openai-responses", ctx);
-    parseSse(responsesSse()).slice(0, 12).forEach((evt) => translator.push(evt));
+    parseSse(responsesSse())
+      .slice(0, 12)
+      .forEach((evt) => translator.push(evt));
     expect(translator.end()).toEqual([]);
     expect(translator.finished()).toBe(false);
   });

@@ -6,7 +6,32 @@ const formats: WireFormat[] = ["openai", "anthropic", "gemini"];
 const pairs = formats.flatMap((from) => formats.map((to) => [from, to] as const));
 
 /** JSON values biased towards the keys the translators look at. */
-const keys = fc.constantFrom("model", "messages", "role", "content", "type", "text", "tools", "tool_calls", "tool_choice", "system", "parts", "contents", "function", "arguments", "input", "source", "thinking", "choices", "delta", "candidates", "usage", "index", "id", "name");
+const keys = fc.constantFrom(
+  "model",
+  "messages",
+  "role",
+  "content",
+  "type",
+  "text",
+  "tools",
+  "tool_calls",
+  "tool_choice",
+  "system",
+  "parts",
+  "contents",
+  "function",
+  "arguments",
+  "input",
+  "source",
+  "thinking",
+  "choices",
+  "delta",
+  "candidates",
+  "usage",
+  "index",
+  "id",
+  "name",
+);
 const json = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: "small" },

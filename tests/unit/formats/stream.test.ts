@@ -96,9 +96,15 @@ describe("streaming translation (R1.4, R1.2, R13)", () => {
   it("R13.4 empty Anthropic thinking deltas still count as reasoning progress after translation", () => {
     const translator = createStreamTranslator("anthropic", "openai", ctx);
     translator.push({ event: "message_start", data: JSON.stringify({ type: "message_start", message: { id: "m", model: "c", usage: { input_tokens: 5, output_tokens: 0 } } }) });
-    translator.push({ event: "content_block_start", data: JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }) });
+    translator.push({
+      event: "content_block_start",
+      data: JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }),
+    });
     expect(translator.hasContent()).toBe(false);
-    const frames = translator.push({ event: "content_block_delta", data: JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "" } }) });
+    const frames = translator.push({
+      event: "content_block_delta",
+      data: JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "" } }),
+    });
     expect(frames.map((frame) => frame.kind)).toEqual(["reasoning"]);
     expect(translator.hasContent()).toBe(true);
   });
@@ -120,12 +126,21 @@ describe("streaming translation (R1.4, R1.2, R13)", () => {
 
   it("R13.6 usage stays consistent when message_delta repeats input_tokens without the cache counts", () => {
     const translator = createStreamTranslator("anthropic", "openai", ctx);
-    translator.push({ event: "message_start", data: JSON.stringify({ type: "message_start", message: { id: "m", model: "c", usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 1 } } }) });
+    translator.push({
+      event: "message_start",
+      data: JSON.stringify({ type: "message_start", message: { id: "m", model: "c", usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 1 } } }),
+    });
     translator.push({ event: "message_delta", data: JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { input_tokens: 10, output_tokens: 7 } }) });
     expect(translator.usage()).toEqual({ inputTokens: 100, outputTokens: 7, cacheReadTokens: 90 });
     const passthrough = createStreamTranslator("anthropic", "anthropic", ctx);
-    passthrough.push({ event: "message_start", data: JSON.stringify({ type: "message_start", message: { id: "m", model: "c", usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 1 } } }) });
-    passthrough.push({ event: "message_delta", data: JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { input_tokens: 10, cache_read_input_tokens: null, output_tokens: 7 } }) });
+    passthrough.push({
+      event: "message_start",
+      data: JSON.stringify({ type: "message_start", message: { id: "m", model: "c", usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 1 } } }),
+    });
+    passthrough.push({
+      event: "message_delta",
+      data: JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { input_tokens: 10, cache_read_input_tokens: null, output_tokens: 7 } }),
+    });
     expect(passthrough.usage()).toEqual({ inputTokens: 100, outputTokens: 7, cacheReadTokens: 90 });
   });
 
@@ -142,14 +157,21 @@ describe("streaming translation (R1.4, R1.2, R13)", () => {
 
   it("R1.1 end() adds the finish chunk and [DONE] when a Gemini stream simply stops", () => {
     const translator = createStreamTranslator("gemini", "openai", { ...ctx, includeUsage: false });
-    const frames = parseSse(geminiSse()).slice(0, 2).flatMap((evt) => translator.push(evt));
+    const frames = parseSse(geminiSse())
+      .slice(0, 2)
+      .flatMap((evt) => translator.push(evt));
     const closing = translator.end();
     expect(closing.map((frame) => frame.kind)).toEqual(["lifecycle", "done"]);
     expect(assembleOpenaiStream([...frames, ...closing].map((frame) => frame.text).join("")).finishReason).toBe("stop");
   });
 
   it("R13.2 end() on a stream that produced nothing returns no frames, so the gateway can fail over", () => {
-    for (const [from, to] of [["openai", "anthropic"], ["anthropic", "openai"], ["gemini", "anthropic"], ["openai", "gemini"]] as const) {
+    for (const [from, to] of [
+      ["openai", "anthropic"],
+      ["anthropic", "openai"],
+      ["gemini", "anthropic"],
+      ["openai", "gemini"],
+    ] as const) {
       expect(createStreamTranslator(from, to, ctx).end()).toEqual([]);
     }
   });

@@ -22,7 +22,10 @@ afterAll(async () => sim.close());
 const oai = () => provider({ id: "oai", format: "openai", baseUrl: `${sim.url}/v1`, models: ["m1"] });
 const ant = () => provider({ id: "ant", format: "anthropic", baseUrl: sim.url, models: ["m1"] });
 const chat = (extra: Record<string, unknown> = {}): ClientRequest => ({
-  format: "openai", model: "x/m1", headers: {}, body: { model: "x/m1", messages: [{ role: "user", content: "hi" }], ...extra },
+  format: "openai",
+  model: "x/m1",
+  headers: {},
+  body: { model: "x/m1", messages: [{ role: "user", content: "hi" }], ...extra },
 });
 
 describe("attempt", () => {

@@ -39,19 +39,36 @@ describe("client route errors", () => {
     const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
     const app = createGatewayApp({
       logger: { error: (fields, message) => void lines.push({ fields, message }) },
-      ...p, engine: p.h.engine, clock: p.h.clock, callUpstream: upstreamCaller().callUpstream, pipeline: broken,
-      appSettings: () => normaliseAppSettings({}), verifyClientKey: () => null, version: "test", requestLog: p.log,
-      hostGuard: (_req, _res, next) => next(), apiRouter: express.Router(), dashboardDir: null,
+      ...p,
+      engine: p.h.engine,
+      clock: p.h.clock,
+      callUpstream: upstreamCaller().callUpstream,
+      pipeline: broken,
+      appSettings: () => normaliseAppSettings({}),
+      verifyClientKey: () => null,
+      version: "test",
+      requestLog: p.log,
+      hostGuard: (_req, _res, next) => next(),
+      apiRouter: express.Router(),
+      dashboardDir: null,
       sessions: {
-        pins: new SessionPins(new MemoryPinStore(), p.h.clock, () => 0), leases: new LeaseBook(new MemoryLeaseStore(), p.h.clock, 60_000),
-        clock: p.h.clock, engine: p.h.engine, connectionById: () => null, providerById: () => null,
+        pins: new SessionPins(new MemoryPinStore(), p.h.clock, () => 0),
+        leases: new LeaseBook(new MemoryLeaseStore(), p.h.clock, 60_000),
+        clock: p.h.clock,
+        engine: p.h.engine,
+        connectionById: () => null,
+        providerById: () => null,
       },
     });
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/messages`;
-      const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "x/y", max_tokens: 4, messages: [{ role: "user", content: "hi" }] }) });
+      const r = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "x/y", max_tokens: 4, messages: [{ role: "user", content: "hi" }] }),
+      });
       expect(r.status).toBe(500);
       expect(r.headers.get("x-switchyard-request-id")).toMatch(/^[0-9a-f-]{36}$/);
       expect(r.headers.get("x-switchyard-attempts")).toBe("0");

@@ -31,7 +31,9 @@ export function ports(opts: { providers?: Provider[]; connections?: Connection[]
     h,
     secrets,
     catalog: {
-      list, combos_: combos, aliases_: aliases,
+      list,
+      combos_: combos,
+      aliases_: aliases,
       providers: () => list,
       combo: (name) => combos.find((c) => c.name === name) ?? null,
       combos: () => combos,
@@ -83,8 +85,13 @@ export async function clientSide(p: Ports, opts: { format?: WireFormat; stream?:
   const srv = await listen((_req, res) =>
     resolveClient(
       new ClientResponse(res, {
-        format: opts.format ?? "openai", requestId: opts.requestId ?? "req-1", model: opts.model ?? "p/m", stream: opts.stream ?? false,
-        clock: p.h.clock, log: p.log, emit: (e) => p.events.push(e),
+        format: opts.format ?? "openai",
+        requestId: opts.requestId ?? "req-1",
+        model: opts.model ?? "p/m",
+        stream: opts.stream ?? false,
+        clock: p.h.clock,
+        log: p.log,
+        emit: (e) => p.events.push(e),
       }),
     ),
   );
@@ -100,7 +107,9 @@ export function upstreamCaller(timeouts: Partial<UpstreamTimeouts> = {}, upstrea
   return {
     upstream,
     callUpstream: createUpstreamCaller({
-      upstream, userAgent: "switchyard-test", baseUrlFor: async (provider) => provider.baseUrl,
+      upstream,
+      userAgent: "switchyard-test",
+      baseUrlFor: async (provider) => provider.baseUrl,
       timeouts: () => ({ attemptDeadlineMs: 600_000, idleTimeoutMs: 300_000, ...timeouts }),
     }),
   };

@@ -36,7 +36,10 @@ describe("mid-stream stitching (R13.3)", () => {
   it("R13.3 whitespace the prefill could not carry is not sent twice", () => {
     const t = broken(["The", " quick "]);
     expect(t.continuationBody({ messages: [{ role: "user", content: "hi" }], thinking: { type: "enabled" } })).toEqual({
-      messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "The quick" }],
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "The quick" },
+      ],
     });
     expect(textOf(t.stitch().filter([delta(" brown")]))).toBe("brown");
   });
@@ -45,7 +48,11 @@ describe("mid-stream stitching (R13.3)", () => {
     const t = StreamTranscript.for("anthropic", true)!;
     t.record([delta("Let me look"), { kind: "tool", text: "event: content_block_start\ndata: {}\n\n" }]);
     expect(t.breakAfterOutput()).toBe(false);
-    expect(broken(["Hi"]).stitch().filter([{ kind: "tool", text: "data: {}\n\n" }])).toBeNull();
+    expect(
+      broken(["Hi"])
+        .stitch()
+        .filter([{ kind: "tool", text: "data: {}\n\n" }]),
+    ).toBeNull();
     // R17.4: Gemini clients are continued too; Responses streams (numbered, one final object) are not.
     expect(StreamTranscript.for("gemini", true)).not.toBeNull();
     expect(StreamTranscript.for("openai-responses", true)).toBeNull();

@@ -22,9 +22,21 @@ function rig(admission: AdmissionStage = createAdmission()): { p: Ports; deps: P
   });
   for (const id of ["o1", "o2", "a1"]) p.secrets.set(id, `loop-${id}`);
   const deps: PipelineDeps = {
-    catalog: p.catalog, connections: p.connections, requestLog: p.log, engine: p.h.engine, admission,
-    callUpstream: upstreamCaller({ attemptDeadlineMs: 5_000 }).callUpstream, clock: p.h.clock, emit: (e) => p.events.push(e),
-    streamBudgets: () => ({ contentStallTimeoutMs: 0, idleTimeoutMs: 0, throughput: { enabled: false, warmupMs: 0, windowMs: 0, minBytesPerSec: 0, minBytes: 0 }, recoveryEnabled: true, heartbeatMs: 15_000 }),
+    catalog: p.catalog,
+    connections: p.connections,
+    requestLog: p.log,
+    engine: p.h.engine,
+    admission,
+    callUpstream: upstreamCaller({ attemptDeadlineMs: 5_000 }).callUpstream,
+    clock: p.h.clock,
+    emit: (e) => p.events.push(e),
+    streamBudgets: () => ({
+      contentStallTimeoutMs: 0,
+      idleTimeoutMs: 0,
+      throughput: { enabled: false, warmupMs: 0, windowMs: 0, minBytesPerSec: 0, minBytes: 0 },
+      recoveryEnabled: true,
+      heartbeatMs: 15_000,
+    }),
   };
   return { p, deps };
 }
@@ -52,7 +64,15 @@ describe("the request loop", () => {
     expect(r.headers.get("x-omniroute-selected-connection-id")).toBe("o2");
     expect(r.body.choices[0].message.content).toContain("loop-o2");
     expect(p.log.entries).toHaveLength(1);
-    expect(p.log.entries[0]).toMatchObject({ id: "loop-req", status: 200, connectionId: "o2", attempts: [{ connectionId: "o1", status: 500 }, { connectionId: "o2", status: 200 }] });
+    expect(p.log.entries[0]).toMatchObject({
+      id: "loop-req",
+      status: 200,
+      connectionId: "o2",
+      attempts: [
+        { connectionId: "o1", status: 500 },
+        { connectionId: "o2", status: 200 },
+      ],
+    });
     expect(p.events.filter((e) => e.type === "request")).toHaveLength(1);
   });
 
@@ -79,7 +99,12 @@ describe("the request loop", () => {
     const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
     const broken: PipelineDeps = {
       ...deps,
-      catalog: { ...deps.catalog, providers: () => { throw new Error("catalog broke: secret internals"); } },
+      catalog: {
+        ...deps.catalog,
+        providers: () => {
+          throw new Error("catalog broke: secret internals");
+        },
+      },
       logger: { error: (fields, message) => void lines.push({ fields, message }) },
     };
     const r = await send(broken, chat("oai/m1"));
@@ -126,7 +151,12 @@ describe("the request loop", () => {
 
   it("issue 12: a ClientBoundTarget reads the client's signal only when a stage asks for it", () => {
     let made = 0;
-    const client = { get signal() { made++; return new AbortController().signal; } };
+    const client = {
+      get signal() {
+        made++;
+        return new AbortController().signal;
+      },
+    };
     const target = new ClientBoundTarget(provider(), connection(), "m", client, true);
     expect(made).toBe(0);
     expect(target.signal).toBeInstanceOf(AbortSignal);

@@ -42,7 +42,11 @@ describe("pricing (R18.1)", () => {
     const pricer = createPricer();
     const p = provider({ id: "ds", format: "openai", baseUrl: "https://api.deepseek.com/v1" });
     const use = uses[1];
-    const expected = calcPrice({ input_tokens: use.inputTokens, output_tokens: use.outputTokens, cache_read_tokens: use.cacheReadTokens, cache_write_tokens: use.cacheWriteTokens }, "deepseek-chat", { providerApiUrl: "https://api.deepseek.com/v1" });
+    const expected = calcPrice(
+      { input_tokens: use.inputTokens, output_tokens: use.outputTokens, cache_read_tokens: use.cacheReadTokens, cache_write_tokens: use.cacheWriteTokens },
+      "deepseek-chat",
+      { providerApiUrl: "https://api.deepseek.com/v1" },
+    );
     expect(expected?.provider.id).toBe("deepseek");
     expect(pricer.price(p, "deepseek-chat", use).costUsd).toBeCloseTo(expected!.total_price, 10);
   });
@@ -60,6 +64,9 @@ describe("pricing (R18.1)", () => {
     const p = provider({ id: "sim", format: "openai", baseUrl: "http://127.0.0.1:9/v1" });
     expect(pricer.price(p, "sim-model-x", uses[0])).toEqual({ costUsd: null, costSource: null });
     const edited = { ...p, updatedAt: 1, modelInfo: { "sim-model-x": { inputPricePerMTok: 10, outputPricePerMTok: 10 } } };
-    expect(pricer.price(edited, "sim-model-x", { inputTokens: 100_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })).toEqual({ costUsd: 1, costSource: "modelInfo" });
+    expect(pricer.price(edited, "sim-model-x", { inputTokens: 100_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })).toEqual({
+      costUsd: 1,
+      costSource: "modelInfo",
+    });
   });
 });

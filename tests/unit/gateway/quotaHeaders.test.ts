@@ -25,8 +25,24 @@ describe("quota headers (R18.3)", () => {
       "anthropic-ratelimit-unified-5h-surpassed-threshold": "0.4",
     });
     expect(Object.keys(w)).toEqual(["5h", "7d"]);
-    expect(w["5h"]).toEqual({ window: "5h", usedPercent: 42, remaining: null, limit: null, resetAt: Math.floor(reset5h / 1000) * 1000, source: "anthropic-unified", status: "allowed" });
-    expect(w["7d"]).toEqual({ window: "7d", usedPercent: 90, remaining: null, limit: null, resetAt: Math.floor(reset7d / 1000) * 1000, source: "anthropic-unified", status: "allowed_warning" });
+    expect(w["5h"]).toEqual({
+      window: "5h",
+      usedPercent: 42,
+      remaining: null,
+      limit: null,
+      resetAt: Math.floor(reset5h / 1000) * 1000,
+      source: "anthropic-unified",
+      status: "allowed",
+    });
+    expect(w["7d"]).toEqual({
+      window: "7d",
+      usedPercent: 90,
+      remaining: null,
+      limit: null,
+      resetAt: Math.floor(reset7d / 1000) * 1000,
+      source: "anthropic-unified",
+      status: "allowed_warning",
+    });
   });
 
   it("R18.3 the overall unified status and reset belong to the claimed window, which may be a model's weekly one", () => {
@@ -46,15 +62,20 @@ describe("quota headers (R18.3)", () => {
     expect(w["overage"]).toMatchObject({ usedPercent: null, status: "rejected" });
   });
 
-  it("R18.3 a unified verdict alone is kept as the \"unified\" window; the slow lane's headers are no window", () => {
+  it('R18.3 a unified verdict alone is kept as the "unified" window; the slow lane\'s headers are no window', () => {
     const reset = NOW + 3_600_000;
-    const readings = readQuotaHeaders({
-      "anthropic-ratelimit-unified-status": "rejected",
-      "anthropic-ratelimit-unified-reset": sec(reset),
-      "anthropic-ratelimit-unified-slow-status": "slot_busy",
-      "anthropic-ratelimit-unified-slow-retry-after": "20",
-    }, NOW);
-    expect(readings).toEqual([{ window: "unified", usedPercent: null, remaining: null, limit: null, resetAt: Math.floor(reset / 1000) * 1000, source: "anthropic-unified", status: "rejected" }]);
+    const readings = readQuotaHeaders(
+      {
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-reset": sec(reset),
+        "anthropic-ratelimit-unified-slow-status": "slot_busy",
+        "anthropic-ratelimit-unified-slow-retry-after": "20",
+      },
+      NOW,
+    );
+    expect(readings).toEqual([
+      { window: "unified", usedPercent: null, remaining: null, limit: null, resetAt: Math.floor(reset / 1000) * 1000, source: "anthropic-unified", status: "rejected" },
+    ]);
   });
 
   it("R18.3 reads Anthropic's requests, tokens, input-tokens and output-tokens windows with RFC 3339 resets", () => {
@@ -139,7 +160,11 @@ describe("quota headers (R18.3)", () => {
   });
 
   it("R11.1 learned quotas read the requests window through the same family parsers", () => {
-    expect(quotaFromHeaders({ "x-ratelimit-remaining-requests": "3", "x-ratelimit-limit-requests": "10", "x-ratelimit-reset-requests": "1s" }, NOW)).toEqual({ remaining: 3, limit: 10, resetAt: NOW + 1_000 });
+    expect(quotaFromHeaders({ "x-ratelimit-remaining-requests": "3", "x-ratelimit-limit-requests": "10", "x-ratelimit-reset-requests": "1s" }, NOW)).toEqual({
+      remaining: 3,
+      limit: 10,
+      resetAt: NOW + 1_000,
+    });
     expect(quotaFromHeaders({ "anthropic-ratelimit-requests-remaining": "80", "anthropic-ratelimit-requests-limit": "100" }, NOW)).toEqual({ remaining: 80, limit: 100 });
     expect(quotaFromHeaders({ "x-ratelimit-remaining-requests": "-1" }, NOW)).toBeNull();
   });

@@ -28,11 +28,21 @@ describe("classify and record", () => {
     const result = recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, outcome, startedAt, { fresh });
     expect(result).toMatchObject({ kind: "failure", verdict: { reason: "rate_limit", failover: true } });
     expect(p.h.store.row("c1").rateLimitedUntil).toBe(p.h.clock.now() + 10_000);
-    expect(side.client.record.attempts).toEqual([{
-      provider: "oai", connectionId: "c1", model: "m1", status: 429, verdict: "rate_limit", latencyMs: 120,
-      // The request timeline: the error body's size, the hint and the cooldown it left.
-      bytes: 28, retryHintMs: 10_000, retryHintSource: "retry-after", after: { state: "cooling_down", remainingMs: 10_000 },
-    }]);
+    expect(side.client.record.attempts).toEqual([
+      {
+        provider: "oai",
+        connectionId: "c1",
+        model: "m1",
+        status: 429,
+        verdict: "rate_limit",
+        latencyMs: 120,
+        // The request timeline: the error body's size, the hint and the cooldown it left.
+        bytes: 28,
+        retryHintMs: 10_000,
+        retryHintSource: "retry-after",
+        after: { state: "cooling_down", remainingMs: 10_000 },
+      },
+    ]);
     side.client.clientClosed();
     await side.close();
   });
@@ -96,12 +106,20 @@ describe("next target or finish", () => {
     const log = new SelectionLog();
     log.exclusions.push({ target: "oai/m1", reason: "unavailable", remainingMs: 4_000, provider: "oai" });
     expect(terminalError(deps, { lastVerdict: null, failures: [], selection: log }, 1, false)).toEqual(errorFromExclusions(log.exclusions, 1, false, log.connectionCounts));
-    expect(terminalError(deps, { lastVerdict: null, failures: [], selection: log }, 1, false)).toMatchObject({ status: 503, code: "all_targets_cooling_down", retryAfterMs: 4_000 });
+    expect(terminalError(deps, { lastVerdict: null, failures: [], selection: log }, 1, false)).toMatchObject({
+      status: 503,
+      code: "all_targets_cooling_down",
+      retryAfterMs: 4_000,
+    });
     log.claim("c1", { provider: oai, model: "m1" });
     p.h.store.updateRuntime("c2", { rateLimitedUntil: p.h.clock.now() + 9_000 });
     const rateLimited = { ...verdictOf(p, 429), clientRetryAfterMs: null };
     expect(terminalError(deps, { lastVerdict: rateLimited, failures: [{ reason: rateLimited.reason }], selection: log }, 1, false)).toEqual(errorFromVerdict(rateLimited, 9_000));
-    expect(terminalError(deps, { lastVerdict: rateLimited, failures: [{ reason: rateLimited.reason }], selection: log }, 1, false)).toMatchObject({ status: 429, code: "rate_limit_error", retryAfterMs: 9_000 });
+    expect(terminalError(deps, { lastVerdict: rateLimited, failures: [{ reason: rateLimited.reason }], selection: log }, 1, false)).toMatchObject({
+      status: 429,
+      code: "rate_limit_error",
+      retryAfterMs: 9_000,
+    });
   });
 
   it("R11.5 a combo whose attempts failed only on auth, quota or not-found is ALL_TARGETS_SKIPPED; a direct request keeps the last verdict", () => {
@@ -111,7 +129,13 @@ describe("next target or finish", () => {
     selection.exclusions.push({ target: "oai/m1", reason: "terminal", remainingMs: null, provider: "oai", connectionId: "c2" });
     const [auth, notFound, server] = [verdictOf(p, 401), verdictOf(p, 404), verdictOf(p, 500)];
     const skipped = { lastVerdict: notFound, failures: [auth, notFound], selection };
-    expect(terminalError(deps, skipped, 2, true)).toEqual({ status: 503, code: "ALL_TARGETS_SKIPPED", message: "Every target was skipped (auth, quota or not found)", retryAfterMs: null, noRetry: true });
+    expect(terminalError(deps, skipped, 2, true)).toEqual({
+      status: 503,
+      code: "ALL_TARGETS_SKIPPED",
+      message: "Every target was skipped (auth, quota or not found)",
+      retryAfterMs: null,
+      noRetry: true,
+    });
     expect(terminalError(deps, skipped, 2, false)).toEqual(errorFromVerdict(notFound, null));
     // One failure that is neither auth, quota nor not-found, and the last verdict decides again.
     expect(terminalError(deps, { lastVerdict: server, failures: [auth, server], selection }, 2, true)).toMatchObject({ status: 500, code: "upstream_error" });

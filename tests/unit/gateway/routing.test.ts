@@ -22,7 +22,14 @@ const served = (targets: Array<{ provider: { id: string } }> | undefined) => tar
 
 describe("combo routing in the plan stage (R11.1)", () => {
   const router = () => new ComboRouter(new LearnedQuotas(), () => 0);
-  const routing = (r: ComboRouter, random = () => 0.5, sessionKey: string | null = null) => ({ router: r, format: "openai" as const, body: { messages: [] }, now: T0, random, sessionKey });
+  const routing = (r: ComboRouter, random = () => 0.5, sessionKey: string | null = null) => ({
+    router: r,
+    format: "openai" as const,
+    body: { messages: [] },
+    now: T0,
+    random,
+    sessionKey,
+  });
 
   it("R11.1 the combo's strategy orders the targets: cost-optimized reads modelInfo prices", () => {
     const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cost-optimized")] });
@@ -38,7 +45,12 @@ describe("combo routing in the plan stage (R11.1)", () => {
     const c = withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cache-optimized");
     const p = ports({ providers: [alpha, beta], combos: [c] });
     const r = router();
-    const lead = (session: string | null) => planRequest("c", p.catalog, routing(r, () => 0.5, session))?.targets[0];
+    const lead = (session: string | null) =>
+      planRequest(
+        "c",
+        p.catalog,
+        routing(r, () => 0.5, session),
+      )?.targets[0];
     const first = lead("s1");
     expect(first?.provider.id).toBe("alpha");
     r.settled("c", planRequest("c", p.catalog, routing(r))!.targets[1], "conn-b", { ok: true, ttfbMs: 10 }, T0, "s1");
@@ -52,10 +64,26 @@ describe("combo routing in the plan stage (R11.1)", () => {
   it("R11.1 only a strategy that reads the session's previous target remembers it: a combo switched from p2c to cache-optimized starts afresh", () => {
     const r = router();
     const asP2c = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "p2c")] });
-    planRequest("c", asP2c.catalog, routing(r, () => 0.5, "s1"));
-    r.settled("c", planRequest("c", asP2c.catalog, routing(r))!.targets.find((t) => t.provider.id === "beta")!, "conn-b", { ok: true, ttfbMs: 10 }, T0, "s1");
+    planRequest(
+      "c",
+      asP2c.catalog,
+      routing(r, () => 0.5, "s1"),
+    );
+    r.settled(
+      "c",
+      planRequest("c", asP2c.catalog, routing(r))!.targets.find((t) => t.provider.id === "beta")!,
+      "conn-b",
+      { ok: true, ttfbMs: 10 },
+      T0,
+      "s1",
+    );
     const asCache = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "cache-optimized")] });
-    const lead = () => planRequest("c", asCache.catalog, routing(r, () => 0.5, "s1"))?.targets[0];
+    const lead = () =>
+      planRequest(
+        "c",
+        asCache.catalog,
+        routing(r, () => 0.5, "s1"),
+      )?.targets[0];
     expect(lead()?.provider.id).toBe("alpha");
     r.settled("c", planRequest("c", asCache.catalog, routing(r))!.targets[1], "conn-b", { ok: true, ttfbMs: 10 }, T0, "s1");
     expect(lead()?.provider.id).toBe("beta");
@@ -69,7 +97,16 @@ describe("combo routing in the plan stage (R11.1)", () => {
   it("R11.1 weighted reads the target's weight: weight 0 never leads while another is positive", () => {
     const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["alpha/m1", "beta/m1"]), "weighted", [0, 5])] });
     const r = router();
-    for (const x of [0, 0.3, 0.99]) expect(served(planRequest("c", p.catalog, routing(r, () => x))?.targets)?.[0]).toBe("beta");
+    for (const x of [0, 0.3, 0.99])
+      expect(
+        served(
+          planRequest(
+            "c",
+            p.catalog,
+            routing(r, () => x),
+          )?.targets,
+        )?.[0],
+      ).toBe("beta");
   });
 
   it("R11.1 round-robin state lives per combo in memory: two combos keep separate cursors", () => {
@@ -104,7 +141,15 @@ describe("combo routing in the plan stage (R11.1)", () => {
 describe("a pinned session in the plan stage (R7.1)", () => {
   const gamma = provider({ id: "gamma", models: ["m1", "m2"] });
   const router = () => new ComboRouter(new LearnedQuotas(), () => 0);
-  const routing = (r: ComboRouter, pin: PinnedTarget | null, body: Record<string, unknown> = { messages: [] }) => ({ router: r, format: "openai" as const, body, now: T0, random: () => 0.5, sessionKey: "s1", pin });
+  const routing = (r: ComboRouter, pin: PinnedTarget | null, body: Record<string, unknown> = { messages: [] }) => ({
+    router: r,
+    format: "openai" as const,
+    body,
+    now: T0,
+    random: () => 0.5,
+    sessionKey: "s1",
+    pin,
+  });
   const lead = (name: string, p: ReturnType<typeof ports>, r: ComboRouter, pin: PinnedTarget | null, body?: Record<string, unknown>) => {
     const t = planRequest(name, p.catalog, routing(r, pin, body))?.targets[0];
     return t && `${t.provider.id}/${t.model}`;
@@ -113,7 +158,11 @@ describe("a pinned session in the plan stage (R7.1)", () => {
   it("R7.1 the pinned target leads whatever the strategy; the pin's model chooses among one provider's targets; a bare model name keeps the pinned provider", () => {
     const p = ports({
       providers: [alpha, beta, gamma],
-      combos: [withStrategy(combo("rr", ["alpha/m1", "beta/m1"]), "round-robin"), withStrategy(combo("prio", ["alpha/m1", "beta/m1"]), "priority"), withStrategy(combo("models", ["gamma/m1", "gamma/m2"]), "round-robin")],
+      combos: [
+        withStrategy(combo("rr", ["alpha/m1", "beta/m1"]), "round-robin"),
+        withStrategy(combo("prio", ["alpha/m1", "beta/m1"]), "priority"),
+        withStrategy(combo("models", ["gamma/m1", "gamma/m2"]), "round-robin"),
+      ],
     });
     const r = router();
     const onBeta = { provider: "beta", connectionId: "b1", model: "m1" };
@@ -129,7 +178,10 @@ describe("a pinned session in the plan stage (R7.1)", () => {
 
   it("R7.1 a target that names another connection is not the pinned one; context-relay still moves a conversation its target cannot hold", () => {
     const pinnedElsewhere = { ...combo("named", ["alpha/m1", "beta/m1"]), strategy: "round-robin", targets: [{ model: "alpha/m1" }, { model: "beta/m1", connectionId: "b2" }] };
-    const p = ports({ providers: [alpha, beta], combos: [pinnedElsewhere, withStrategy(combo("relay", ["alpha/m1", "beta/m1"]), "context-relay"), withStrategy(combo("cache", ["alpha/m1", "beta/m1"]), "cache-optimized")] });
+    const p = ports({
+      providers: [alpha, beta],
+      combos: [pinnedElsewhere, withStrategy(combo("relay", ["alpha/m1", "beta/m1"]), "context-relay"), withStrategy(combo("cache", ["alpha/m1", "beta/m1"]), "cache-optimized")],
+    });
     const r = router();
     const onBeta = { provider: "beta", connectionId: "b1", model: "m1" };
     expect([lead("named", p, r, onBeta), lead("named", p, r, onBeta)]).toEqual(["alpha/m1", "beta/m1"]);
@@ -143,7 +195,9 @@ describe("a pinned session in the plan stage (R7.1)", () => {
 describe("learned quota headers (R11.1 data sources)", () => {
   it("R11.1 OpenAI x-ratelimit-*-requests with a duration reset, Anthropic with an RFC 3339 instant", () => {
     expect(quotaFromHeaders({ "x-ratelimit-remaining-requests": "7", "x-ratelimit-limit-requests": "10", "x-ratelimit-reset-requests": "1m30s" }, T0)).toEqual({
-      remaining: 7, limit: 10, resetAt: T0 + 90_000,
+      remaining: 7,
+      limit: 10,
+      resetAt: T0 + 90_000,
     });
     const at = "2030-01-01T00:00:00.000Z";
     expect(quotaFromHeaders({ "anthropic-ratelimit-requests-remaining": "3", "anthropic-ratelimit-requests-reset": at }, T0)).toEqual({ remaining: 3, resetAt: Date.parse(at) });
@@ -169,7 +223,10 @@ describe("nested combos (D11)", () => {
     const p = ports({ providers: [alpha, beta], combos: [outer, inner] });
     const plan = planRequest("outer", p.catalog);
     expect(plan?.combo).toBe("outer");
-    expect(plan?.targets.map((t) => [t.provider.id, t.weight, t.connectionId])).toEqual([["alpha", 1, undefined], ["beta", 6, "b1"]]);
+    expect(plan?.targets.map((t) => [t.provider.id, t.weight, t.connectionId])).toEqual([
+      ["alpha", 1, undefined],
+      ["beta", 6, "b1"],
+    ]);
   });
 
   it("D11 a stored cycle or a chain past the hard cap resolves without looping", () => {

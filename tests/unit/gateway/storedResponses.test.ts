@@ -5,9 +5,7 @@ import express, { type RequestHandler } from "express";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  expandPreviousResponse, recordServedResponse, storedResponseRoutes, type StoredResponsesPort,
-} from "../../../main/gateway/responses/storedResponses.js";
+import { expandPreviousResponse, recordServedResponse, storedResponseRoutes, type StoredResponsesPort } from "../../../main/gateway/responses/storedResponses.js";
 import { applySettingsPatch } from "../../../main/api/settingsDocument.js";
 import { defaultAppSettings } from "../../../shared/appSettings.js";
 import { normaliseAppSettingsWithReport, settingsPatchSchema } from "../../../shared/schemas/appSettings.js";
@@ -131,7 +129,13 @@ describe("GET/DELETE /v1/responses/{id} and input_items over HTTP", () => {
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const input = [userText("q0"), { role: "assistant", content: "a0" }, { id: "fco_own", type: "function_call_output", call_id: "c", output: "o" }, userText("q1"), userText("q2")];
+    const input = [
+      userText("q0"),
+      { role: "assistant", content: "a0" },
+      { id: "fco_own", type: "function_call_output", call_id: "c", output: "o" },
+      userText("q1"),
+      userText("q2"),
+    ];
     recordServedResponse(h.store.responses, {}, input, served("resp_1", "done"), "c1", h.clock.now(), 24);
   });
   afterEach(async () => {
@@ -195,7 +199,11 @@ describe("GET/DELETE /v1/responses/{id} and input_items over HTTP", () => {
 
   it("R16.4 with storage off every route is 400 response_storage_off", async () => {
     retention = 0;
-    for (const [path, method] of [["/v1/responses/resp_1", "GET"], ["/v1/responses/resp_1", "DELETE"], ["/v1/responses/resp_1/input_items", "GET"]] as const) {
+    for (const [path, method] of [
+      ["/v1/responses/resp_1", "GET"],
+      ["/v1/responses/resp_1", "DELETE"],
+      ["/v1/responses/resp_1/input_items", "GET"],
+    ] as const) {
       const r = await get(path, { method });
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ error: { message: expect.stringContaining("responsesRetentionHours"), type: "invalid_request_error", code: "response_storage_off" } });

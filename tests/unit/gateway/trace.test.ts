@@ -27,12 +27,32 @@ describe("prompt text", () => {
   const promptTextOf = (body: Record<string, unknown>) => clientHalf(body.contents ? "gemini" : body.system ? "anthropic" : "openai").promptText(body);
 
   it("issue14 reads system and turns from OpenAI, Anthropic, Gemini and Responses bodies, text only", () => {
-    expect(clientHalf("openai-responses").promptText({ instructions: "be brief", input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }] }))
-      .toBe("system: be brief\nuser: hi");
-    expect(promptTextOf({ messages: [{ role: "system", content: "be brief" }, { role: "user", content: [{ type: "text", text: "hi" }, { type: "image_url", image_url: {} }] }] }))
-      .toBe("system: be brief\nuser: hi");
-    expect(promptTextOf({ system: [{ type: "text", text: "sys" }], messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] }))
-      .toBe("system: sys\nuser: q\nassistant: a");
+    expect(clientHalf("openai-responses").promptText({ instructions: "be brief", input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }] })).toBe(
+      "system: be brief\nuser: hi",
+    );
+    expect(
+      promptTextOf({
+        messages: [
+          { role: "system", content: "be brief" },
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "hi" },
+              { type: "image_url", image_url: {} },
+            ],
+          },
+        ],
+      }),
+    ).toBe("system: be brief\nuser: hi");
+    expect(
+      promptTextOf({
+        system: [{ type: "text", text: "sys" }],
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: "a" },
+        ],
+      }),
+    ).toBe("system: sys\nuser: q\nassistant: a");
     expect(promptTextOf({ systemInstruction: { parts: [{ text: "g" }] }, contents: [{ role: "user", parts: [{ text: "x" }] }] })).toBe("system: g\nuser: x");
   });
 
@@ -50,11 +70,23 @@ describe("prompt text", () => {
 describe("skipped before dispatch", () => {
   it("R7.2 a connection leased to another session is passed over and named in the timeline, with the cooling one", () => {
     const alpha = provider({ id: "alpha", models: ["m1"] });
-    const p = ports({ providers: [alpha], connections: [connection({ id: "a1", provider: "alpha" }), connection({ id: "a2", provider: "alpha", priority: 1 }), connection({ id: "a3", provider: "alpha", priority: 2 })] });
+    const p = ports({
+      providers: [alpha],
+      connections: [
+        connection({ id: "a1", provider: "alpha" }),
+        connection({ id: "a2", provider: "alpha", priority: 1 }),
+        connection({ id: "a3", provider: "alpha", priority: 2 }),
+      ],
+    });
     p.h.store.updateRuntime("a1", { rateLimitedUntil: p.h.clock.now() + 5_000, testStatus: "unavailable" });
     // A narrow fake of the session port: another owner's lease holds a2.
     const session: RequestSession = {
-      key: "s", pin: () => null, pinnedConnectionId: () => null, isFree: (c) => c.id !== "a2", served: () => undefined, capacityRefusal: () => null,
+      key: "s",
+      pin: () => null,
+      pinnedConnectionId: () => null,
+      isFree: (c) => c.id !== "a2",
+      served: () => undefined,
+      capacityRefusal: () => null,
     };
     const log = new SelectionLog();
     const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null, session)];

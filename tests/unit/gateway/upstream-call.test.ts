@@ -20,12 +20,21 @@ afterEach(() => {
 afterAll(async () => upstream.close());
 
 const request = (over: Record<string, unknown> = {}) => ({
-  provider: provider({ baseUrl: upstream.url + "/v1/" }), upstreamFormat: "openai" as const, clientFormat: "openai" as const,
-  secret: "sk-secret-123", clientHeaders: {}, path: "/chat/completions", body: { model: "m" }, ...over,
+  provider: provider({ baseUrl: upstream.url + "/v1/" }),
+  upstreamFormat: "openai" as const,
+  clientFormat: "openai" as const,
+  secret: "sk-secret-123",
+  clientHeaders: {},
+  path: "/chat/completions",
+  body: { model: "m" },
+  ...over,
 });
 
 async function rejection(p: Promise<unknown>): Promise<UpstreamCallError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(UpstreamCallError);
   return err as UpstreamCallError;
 }
@@ -111,7 +120,10 @@ describe("upstream call", () => {
     expect(transportFailureOf(new errors.RequestAbortedError())).toMatchObject({ cause: "aborted", code: "UND_ERR_ABORTED" });
     expect(transportFailureOf(Object.assign(new Error("getaddrinfo ENOTFOUND x"), { code: "ENOTFOUND" }))).toMatchObject({ cause: "dns" });
     expect(transportFailureOf(Object.assign(new Error("self-signed"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" }))).toMatchObject({ cause: "tls" });
-    expect(transportFailureOf(new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "ECONNRESET" }) }))).toMatchObject({ cause: "reset", code: "ECONNRESET" });
+    expect(transportFailureOf(new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "ECONNRESET" }) }))).toMatchObject({
+      cause: "reset",
+      code: "ECONNRESET",
+    });
     // A DOMException's code is a number (20): its name is what names it.
     expect(transportFailureOf(new DOMException("aborted", "AbortError"))).toEqual({ kind: "transport", cause: "aborted", code: "AbortError" });
     expect(transportFailureOf(new Error("odd"))).toEqual({ kind: "transport", cause: "other", code: "Error" });

@@ -23,12 +23,21 @@ describe("upstream call cancellation", () => {
   const source = () => new Cancellation();
 
   const request = (delay: number, extra: { signal?: Cancellation; execution?: ExecutionDeadline } = {}) => ({
-    provider: provider({ id: "p", baseUrl: srv.url }), upstreamFormat: "openai" as const, clientFormat: "openai" as const, secret: "sk-test",
-    clientHeaders: {}, path: `/v1/chat/completions?delay=${delay}`, body: "{}", ...extra,
+    provider: provider({ id: "p", baseUrl: srv.url }),
+    upstreamFormat: "openai" as const,
+    clientFormat: "openai" as const,
+    secret: "sk-test",
+    clientHeaders: {},
+    path: `/v1/chat/completions?delay=${delay}`,
+    body: "{}",
+    ...extra,
   });
 
   const failureOf = async (p: Promise<unknown>) => {
-    const err = await p.then(() => null, (e: unknown) => e);
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UpstreamCallError);
     return err as UpstreamCallError;
   };

@@ -91,7 +91,9 @@ describe("layering (DESIGN.md)", () => {
 
   it("R14.3 the renderer reaches the backend only through its transport (no main/ imports)", () => {
     const offenders = sources("renderer/src").flatMap((f) =>
-      imports(f).filter((s) => s.startsWith(".") && resolveRel(f, s).startsWith("main")).map((s) => `${f} -> ${s}`),
+      imports(f)
+        .filter((s) => s.startsWith(".") && resolveRel(f, s).startsWith("main"))
+        .map((s) => `${f} -> ${s}`),
     );
     expect(offenders).toEqual([]);
   });

@@ -45,7 +45,7 @@ function parseTomlSubset(text: string): TomlTable {
 }
 
 describe("Connect page snippets for the Responses API clients (issue 22)", () => {
-  it("R16.5 the Codex CLI config.toml parses and names the switchyard provider with wire_api = \"responses\" at <origin>/v1", () => {
+  it('R16.5 the Codex CLI config.toml parses and names the switchyard provider with wire_api = "responses" at <origin>/v1', () => {
     const text = textOf("codex-cli");
     expect(text).toContain('wire_api = "responses"');
     expect(text).not.toContain('wire_api = "chat"');
@@ -87,12 +87,7 @@ describe("Connect page snippets for the Responses API clients (issue 22)", () =>
   });
 
   it("R1.1 Qwen Code gets all three OpenAI variables it needs", () => {
-    expect(textOf("qwen-code").split("\n")).toEqual([
-      `export OPENAI_BASE_URL=${origin}/v1`,
-      "export OPENAI_API_KEY=sk-sy-minted",
-      "export OPENAI_MODEL=sim-b/demo-model",
-      "qwen",
-    ]);
+    expect(textOf("qwen-code").split("\n")).toEqual([`export OPENAI_BASE_URL=${origin}/v1`, "export OPENAI_API_KEY=sk-sy-minted", "export OPENAI_MODEL=sim-b/demo-model", "qwen"]);
   });
 
   it("R16 every kind of client with lines has a label, and no two snippets share a kind", () => {

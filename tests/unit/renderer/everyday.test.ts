@@ -10,8 +10,22 @@ import { logQuery, matchesFilters, NO_FILTERS } from "../../../renderer/src/stor
 
 function entry(over: Partial<RequestLogEntry>): RequestLogEntry {
   return {
-    id: "r", time: 1_000, clientFormat: "openai", model: "demo", combo: "demo", provider: "sim-a", connectionId: "a-2", status: 200,
-    errorCode: null, latencyMs: 208, ttfbMs: 207, stream: false, inputTokens: null, outputTokens: null, attempts: [], ...over,
+    id: "r",
+    time: 1_000,
+    clientFormat: "openai",
+    model: "demo",
+    combo: "demo",
+    provider: "sim-a",
+    connectionId: "a-2",
+    status: 200,
+    errorCode: null,
+    latencyMs: 208,
+    ttfbMs: 207,
+    stream: false,
+    inputTokens: null,
+    outputTokens: null,
+    attempts: [],
+    ...over,
   };
 }
 
@@ -42,7 +56,18 @@ describe("connect snippets", () => {
     expect(all.filter((s) => placeholder.test(s.text)).map((s) => s.kind)).toEqual([]);
     expect(buildSnippets(base).filter((s) => placeholder.test(s.text))).toHaveLength(12);
     expect(all.map((s) => s.kind).sort()).toEqual([
-      "ai-sdk", "aider", "anthropic-sdk", "claude-code", "codex-cli", "curl", "gemini-cli", "genai-sdk", "openai-sdk", "opencode", "other", "qwen-code",
+      "ai-sdk",
+      "aider",
+      "anthropic-sdk",
+      "claude-code",
+      "codex-cli",
+      "curl",
+      "gemini-cli",
+      "genai-sdk",
+      "openai-sdk",
+      "opencode",
+      "other",
+      "qwen-code",
     ]);
     // R17.5: the Gemini CLI takes the origin and needs its settings to select API-key auth.
     expect(by("gemini-cli")).toContain("export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9000\n");
@@ -54,13 +79,20 @@ describe("connect snippets", () => {
 describe("request timeline", () => {
   it("R18.1 tells the tokens of each kind and the cost, notional on a subscription", () => {
     const used = entry({
-      inputTokens: 12_000, outputTokens: 800, cacheReadTokens: 9_000, cacheWriteTokens: 1_500, reasoningTokens: 300,
-      costUsd: 0.0123, costSource: "catalog", costNotional: true,
+      inputTokens: 12_000,
+      outputTokens: 800,
+      cacheReadTokens: 9_000,
+      cacheWriteTokens: 1_500,
+      reasoningTokens: 300,
+      costUsd: 0.0123,
+      costSource: "catalog",
+      costNotional: true,
       attempts: [{ provider: "sim-a", connectionId: "a-2", model: "m", status: 200, verdict: null, latencyMs: 96 }],
     });
     const steps = timelineOf(used, names);
     expect(steps.at(-1)).toEqual({
-      kind: "usage", tone: "muted",
+      kind: "usage",
+      tone: "muted",
       text: "Used 12,000 prompt tokens (9,000 from cache, 1,500 written to cache), 800 output (300 reasoning); notional cost $0.0123 (catalogue price)",
     });
     const unpriced = timelineOf(entry({ inputTokens: 10, outputTokens: 2, costUsd: null, costSource: null }), names);
@@ -70,13 +102,27 @@ describe("request timeline", () => {
   });
 
   it("R15.1 tells a failover: the 429 with the cooldown its Retry-After left, then the answer", () => {
-    const steps = timelineOf(entry({
-      clientKind: "claude-code",
-      attempts: [
-        { provider: "sim-a", connectionId: "a-1", model: "m", status: 429, verdict: "rate_limit", latencyMs: 106, bytes: 123, retryHintMs: 15_000, retryHintSource: "retry-after", after: { state: "cooling_down", remainingMs: 15_000 } },
-        { provider: "sim-a", connectionId: "a-2", model: "m", status: 200, verdict: null, latencyMs: 96, bytes: 307 },
-      ],
-    }), names);
+    const steps = timelineOf(
+      entry({
+        clientKind: "claude-code",
+        attempts: [
+          {
+            provider: "sim-a",
+            connectionId: "a-1",
+            model: "m",
+            status: 429,
+            verdict: "rate_limit",
+            latencyMs: 106,
+            bytes: 123,
+            retryHintMs: 15_000,
+            retryHintSource: "retry-after",
+            after: { state: "cooling_down", remainingMs: 15_000 },
+          },
+          { provider: "sim-a", connectionId: "a-2", model: "m", status: 200, verdict: null, latencyMs: 96, bytes: 307 },
+        ],
+      }),
+      names,
+    );
     expect(steps.map((s) => s.text)).toEqual([
       "Received from Claude Code (openai format) for demo (a combo)",
       "Attempt 1: sim-a · key 1 (m) → 429 rate_limit, 106 ms, 123 B; cooldown 15 s from Retry-After",
@@ -87,15 +133,24 @@ describe("request timeline", () => {
   });
 
   it("R15.1 tells what was skipped before dispatch and why, the combo's waits, and a final error", () => {
-    const steps = timelineOf(entry({
-      status: 503, errorCode: "all_targets_cooling_down", provider: null, connectionId: null, ttfbMs: null, combo: "coding", model: "coding",
-      skipped: [
-        { provider: "sim-a", target: "sim-a/m", connectionId: "a-1", reason: "unavailable", remainingMs: 14_800 },
-        { provider: "sim-b", target: "sim-b/m", connectionId: null, reason: "circuit_open", remainingMs: 30_000 },
-        { provider: "sim-a", target: "sim-a/m", connectionId: "a-2", reason: "leased", remainingMs: null },
-      ],
-      comboWaits: { count: 2, waitedMs: 1_500 },
-    }), names);
+    const steps = timelineOf(
+      entry({
+        status: 503,
+        errorCode: "all_targets_cooling_down",
+        provider: null,
+        connectionId: null,
+        ttfbMs: null,
+        combo: "coding",
+        model: "coding",
+        skipped: [
+          { provider: "sim-a", target: "sim-a/m", connectionId: "a-1", reason: "unavailable", remainingMs: 14_800 },
+          { provider: "sim-b", target: "sim-b/m", connectionId: null, reason: "circuit_open", remainingMs: 30_000 },
+          { provider: "sim-a", target: "sim-a/m", connectionId: "a-2", reason: "leased", remainingMs: null },
+        ],
+        comboWaits: { count: 2, waitedMs: 1_500 },
+      }),
+      names,
+    );
     expect(steps.map((s) => s.text)).toEqual([
       "Received from a client (openai format) for coding (a combo)",
       "Skipped sim-a · key 1 before dispatch: cooling down (14.8 s left)",
@@ -114,7 +169,10 @@ describe("client activity and log filters", () => {
     const second = withEntry(first, entry({ id: "2", time: 20, clientKind: "aider" }));
     expect(second.map((i) => i.kind)).toEqual(["aider", "curl"]);
     expect(withEntry(second, entry({ id: "3", time: 5, clientKind: "curl" }))).toEqual(second);
-    expect(withEntry(second, entry({ id: "4", time: 30, clientKind: "curl" })).map((i) => [i.kind, i.requestId])).toEqual([["curl", "4"], ["aider", "2"]]);
+    expect(withEntry(second, entry({ id: "4", time: 30, clientKind: "curl" })).map((i) => [i.kind, i.requestId])).toEqual([
+      ["curl", "4"],
+      ["aider", "2"],
+    ]);
     expect(withEntry(second, entry({ id: "5", time: 40 }))).toEqual(second);
   });
 
@@ -126,7 +184,11 @@ describe("client activity and log filters", () => {
     expect(matchesFilters(e, { ...NO_FILTERS, window: "15m" }, 100_000 + 15 * 60_000)).toBe(true);
     expect(matchesFilters(e, { ...NO_FILTERS, window: "15m" }, 100_001 + 15 * 60_000)).toBe(false);
     expect(logQuery({ ...NO_FILTERS, client: "aider", combo: "demo", window: "1h", status: " 429 " }, 5_000_000)).toEqual({
-      limit: 200, client: "aider", combo: "demo", since: 1_400_000, status: "429",
+      limit: 200,
+      client: "aider",
+      combo: "demo",
+      since: 1_400_000,
+      status: "429",
     });
   });
 

@@ -15,8 +15,22 @@ import { createThrottle } from "../../../renderer/src/stores/throttle.js";
 
 function entry(over: Partial<RequestLogEntry>): RequestLogEntry {
   return {
-    id: "r", time: 0, clientFormat: "openai", model: "sim/m1", combo: null, provider: "sim", connectionId: "c", status: 200,
-    errorCode: null, latencyMs: 10, ttfbMs: 5, stream: false, inputTokens: null, outputTokens: null, attempts: [], ...over,
+    id: "r",
+    time: 0,
+    clientFormat: "openai",
+    model: "sim/m1",
+    combo: null,
+    provider: "sim",
+    connectionId: "c",
+    status: 200,
+    errorCode: null,
+    latencyMs: 10,
+    ttfbMs: 5,
+    stream: false,
+    inputTokens: null,
+    outputTokens: null,
+    attempts: [],
+    ...over,
   };
 }
 
@@ -89,11 +103,19 @@ describe("health charts", () => {
   function stats(until: number, providers: Record<string, Record<number, Partial<RequestStatsBucket>>>): RequestStats {
     const since = Math.floor(until / BUCKET) * BUCKET - 11 * BUCKET;
     return {
-      windowMs: HOUR, bucketMs: BUCKET, since, until,
+      windowMs: HOUR,
+      bucketMs: BUCKET,
+      since,
+      until,
       providers: Object.entries(providers).map(([provider, filled]) => ({
         provider,
         buckets: Array.from({ length: 12 }, (_, i) => ({
-          start: since + i * BUCKET, requests: 0, errors: 0, latencyMsSum: 0, meanLatencyMs: null, ...filled[i],
+          start: since + i * BUCKET,
+          requests: 0,
+          errors: 0,
+          latencyMsSum: 0,
+          meanLatencyMs: null,
+          ...filled[i],
         })),
       })),
     };
@@ -101,10 +123,13 @@ describe("health charts", () => {
 
   it("R14.2 turns the backend's buckets into per-provider series of requests, errors and mean latency", () => {
     const until = 10 * HOUR + 60_000;
-    const series = seriesFromStats(stats(until, {
-      b: { 0: { requests: 1, latencyMsSum: 50, meanLatencyMs: 50 } },
-      sim: { 11: { requests: 2, errors: 1, latencyMsSum: 400, meanLatencyMs: 200 } },
-    }), 0);
+    const series = seriesFromStats(
+      stats(until, {
+        b: { 0: { requests: 1, latencyMsSum: 50, meanLatencyMs: 50 } },
+        sim: { 11: { requests: 2, errors: 1, latencyMsSum: 400, meanLatencyMs: 200 } },
+      }),
+      0,
+    );
     expect(series.map((s) => s.provider)).toEqual(["b", "sim"]);
     const sim = series[1];
     expect(sim.requests).toHaveLength(12);

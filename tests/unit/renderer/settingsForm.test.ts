@@ -2,9 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RESILIENCE_SETTINGS } from "../../../shared/resilienceSettings.js";
 import { normalizeResilienceSettings } from "../../../shared/schemas/resilienceDocument.js";
-import {
-  adjustments, buildPatch, describeValue, getAt, isBuiltInDefault, parseDraft, rangeHint, toDraft, valueSource,
-} from "../../../renderer/src/settingsForm.js";
+import { adjustments, buildPatch, describeValue, getAt, isBuiltInDefault, parseDraft, rangeHint, toDraft, valueSource } from "../../../renderer/src/settingsForm.js";
 
 describe("settings form rules", () => {
   it("R10.1 turns edited paths into one nested partial document", () => {

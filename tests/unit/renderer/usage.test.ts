@@ -20,7 +20,12 @@ function report(series: UsageReport["series"], over: Partial<UsageReport> = {}):
 
 describe("usage charts", () => {
   it("R18.6 every bucket of the range is a row (quiet hours are zeros) with tokens and cost per series", () => {
-    const data = chartData(report([{ key: "sim", points: [point(11 * HOUR_MS), point(13 * HOUR_MS, { inputTokens: 10, outputTokens: 5, costUsd: 0.5 })] }, { key: "b", points: [point(10 * HOUR_MS, { inputTokens: 1_000 })] }]));
+    const data = chartData(
+      report([
+        { key: "sim", points: [point(11 * HOUR_MS), point(13 * HOUR_MS, { inputTokens: 10, outputTokens: 5, costUsd: 0.5 })] },
+        { key: "b", points: [point(10 * HOUR_MS, { inputTokens: 1_000 })] },
+      ]),
+    );
     expect(data.keys).toEqual(["b", "sim"]);
     expect(data.tokens.map((r) => r.t)).toEqual([10, 11, 12, 13].map((h) => h * HOUR_MS));
     expect(data.tokens.map((r) => r.sim)).toEqual([0, 150, 0, 15]);

@@ -81,7 +81,12 @@ describe("request session (R7.1, R7.2, R11.2)", () => {
     const deps = setup();
     deps.leases.acquire("A", "k", ["c1"]);
     const mine = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: "A" });
-    expect(conns.slice(0, 1).filter((c) => mine.isFree(c)).map((c) => c.id)).toEqual(["c1"]);
+    expect(
+      conns
+        .slice(0, 1)
+        .filter((c) => mine.isFree(c))
+        .map((c) => c.id),
+    ).toEqual(["c1"]);
     const other = createRequestSession(deps, { sessionKey: null, leaseOwnerHash: null });
     expect(conns.filter((c) => other.isFree(c)).map((c) => c.id)).toEqual(["c2", "c3"]);
     expect(other.capacityRefusal()).toBeNull();
@@ -103,11 +108,17 @@ describe("a lease whose connection can no longer serve (R7.2)", () => {
   it("R7.2 a terminal, cooling or missing connection's lease moves to a free eligible one of the key, its own provider's first; with none free it stays", () => {
     const alpha = provider({ id: "alpha" });
     const beta = provider({ id: "beta" });
-    const conns = [connection({ id: "a1", provider: "alpha" }), connection({ id: "b1", provider: "beta" }), connection({ id: "a2", provider: "alpha" }), connection({ id: "a3", provider: "alpha" })];
+    const conns = [
+      connection({ id: "a1", provider: "alpha" }),
+      connection({ id: "b1", provider: "beta" }),
+      connection({ id: "a2", provider: "alpha" }),
+      connection({ id: "a3", provider: "alpha" }),
+    ];
     const h = harness({ connections: conns });
     const leases = new LeaseBook(new MemoryLeaseStore(), h.clock, 600_000);
     const deps = {
-      leases, engine: h.engine,
+      leases,
+      engine: h.engine,
       connectionById: (id: string) => h.store.list().find((c) => c.id === id) ?? null,
       providerById: (id: string) => [alpha, beta].find((p) => p.id === id) ?? null,
     };

@@ -26,11 +26,7 @@ describe("status faults", () => {
   });
 
   it("R4.3 sends extra rate-limit headers and Anthropic error bodies", async () => {
-    const res = await post(
-      `${sim.url}/v1/messages`,
-      anthropicStream,
-      fault({ status: 529, headers: { "anthropic-ratelimit-requests-reset": "2030-01-01T00:00:00Z" } }),
-    );
+    const res = await post(`${sim.url}/v1/messages`, anthropicStream, fault({ status: 529, headers: { "anthropic-ratelimit-requests-reset": "2030-01-01T00:00:00Z" } }));
     expect(res.status).toBe(529);
     expect(res.headers["anthropic-ratelimit-requests-reset"]).toBe("2030-01-01T00:00:00Z");
     expect(JSON.parse(res.text)).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded (simulated)" } });
@@ -123,7 +119,11 @@ describe("stream faults", () => {
     const frames = parseSse(out.text).length;
     expect(frames).toBeGreaterThanOrEqual(7);
     expect(out.pieces.at(-1)!.at - out.pieces[0].at).toBeGreaterThanOrEqual((frames - 2) * 40 - 20);
-    expect(jsonEvents(out.text).map((e) => e.choices[0]?.delta?.content ?? "").join("")).toBe("Hello from sim-f (key none)");
+    expect(
+      jsonEvents(out.text)
+        .map((e) => e.choices[0]?.delta?.content ?? "")
+        .join(""),
+    ).toBe("Hello from sim-f (key none)");
   });
 
   it("D13 sends only Anthropic pings at pingEveryMs, never content", async () => {
@@ -231,7 +231,11 @@ describe("tool-limit fault", () => {
     expect(JSON.parse(over.text).error.message).toMatch(/too many tools.*maximum number of tools is 32, got 40/i);
     const at = await post(`${sim.url}/v1/chat/completions`, { ...chat, tools: tools(32) }, fault({ maxTools: 32 }));
     expect(at.status).toBe(200);
-    const ant = await post(`${sim.url}/v1/messages`, { model: "c", max_tokens: 5, messages: [{ role: "user", content: "hi" }], tools: tools(3).map((t) => ({ name: t.function.name, input_schema: { type: "object" } })) }, fault({ maxTools: 2 }));
+    const ant = await post(
+      `${sim.url}/v1/messages`,
+      { model: "c", max_tokens: 5, messages: [{ role: "user", content: "hi" }], tools: tools(3).map((t) => ({ name: t.function.name, input_schema: { type: "object" } })) },
+      fault({ maxTools: 2 }),
+    );
     expect(ant.status).toBe(400);
     expect(JSON.parse(ant.text)).toMatchObject({ type: "error", error: { message: expect.stringMatching(/too many tools/i) } });
   });

@@ -36,11 +36,7 @@ describe("OpenAI wire format", () => {
   });
 
   it("R0.5 streams SSE chunks: role chunk, at least 3 content chunks, finish, usage chunk, [DONE]", async () => {
-    const res = await post(
-      `${sim.url}/v1/chat/completions`,
-      { ...chat, stream: true, stream_options: { include_usage: true } },
-      { authorization: "Bearer key-3" },
-    );
+    const res = await post(`${sim.url}/v1/chat/completions`, { ...chat, stream: true, stream_options: { include_usage: true } }, { authorization: "Bearer key-3" });
     expect(res.headers["content-type"]).toBe("text/event-stream");
     const raw = parseSse(res.text);
     expect(raw[raw.length - 1].data).toBe("[DONE]");
@@ -121,7 +117,10 @@ describe("Anthropic wire format", () => {
     for (const e of events) expect(JSON.parse(e.data).type).toBe(e.event);
     const parsed = events.map((e) => JSON.parse(e.data));
     expect(parsed[0].message.model).toBe("claude-test");
-    const text = parsed.filter((p) => p.type === "content_block_delta").map((p) => p.delta.text).join("");
+    const text = parsed
+      .filter((p) => p.type === "content_block_delta")
+      .map((p) => p.delta.text)
+      .join("");
     expect(text).toBe("Hello from sim-a (key ak-2)");
     const delta = parsed.find((p) => p.type === "message_delta");
     expect(delta.delta.stop_reason).toBe("end_turn");

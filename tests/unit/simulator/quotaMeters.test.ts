@@ -36,7 +36,11 @@ describe("simulated quota headers (R18.3)", () => {
     const meters = new QuotaMeters(START);
     const now = START + 5_000;
     const chat = asStrings(meters.served("openai", "o", { input: 30, output: 20 }, now));
-    expect(chat).toMatchObject({ "x-ratelimit-remaining-requests": String(SIM_QUOTA.openai.requests - 1), "x-ratelimit-remaining-tokens": String(SIM_QUOTA.openai.tokens - 50), "x-ratelimit-reset-requests": "45s" });
+    expect(chat).toMatchObject({
+      "x-ratelimit-remaining-requests": String(SIM_QUOTA.openai.requests - 1),
+      "x-ratelimit-remaining-tokens": String(SIM_QUOTA.openai.tokens - 50),
+      "x-ratelimit-reset-requests": "45s",
+    });
     expect(Object.keys(chat).some((k) => k.startsWith("x-codex-"))).toBe(false);
     const responses = asStrings(meters.served("openai-responses", "r", { input: 500, output: 500 }, now));
     const windows = Object.fromEntries(readQuotaHeaders(responses, now).map((r) => [`${r.source} ${r.window}`, r]));

@@ -86,7 +86,10 @@ describe("Responses JSON", () => {
 
   it("R16.6 acknowledges function_call_output and custom_tool_call_output items", async () => {
     for (const type of ["function_call_output", "custom_tool_call_output"]) {
-      const input = [{ role: "user", content: "use tool" }, { type, call_id: "call_1", output: "file body" }];
+      const input = [
+        { role: "user", content: "use tool" },
+        { type, call_id: "call_1", output: "file body" },
+      ];
       const { body } = await json("/v1/responses", { ...ask, input, tools: [functionTool] });
       expect(body.output[0].content[0].text).toBe("Tool result received: file body");
     }
@@ -122,10 +125,7 @@ describe("Responses JSON", () => {
     const { status, body } = await json("/v1/responses/compact", { model: "m", input, instructions: "x" }, as("k1"));
     expect(status).toBe(200);
     expect(body).toMatchObject({ object: "response.compaction", id: expect.stringMatching(/^resp_/), created_at: expect.any(Number) });
-    expect(body.output.slice(0, 2).map((m: { content: unknown }) => m.content)).toEqual([
-      [{ type: "input_text", text: "first" }],
-      [{ type: "input_text", text: "second" }],
-    ]);
+    expect(body.output.slice(0, 2).map((m: { content: unknown }) => m.content)).toEqual([[{ type: "input_text", text: "first" }], [{ type: "input_text", text: "second" }]]);
     expect(body.output[0]).toMatchObject({ type: "message", role: "user", id: expect.stringMatching(/^msg_/) });
     expect(body.output[2]).toEqual({ id: expect.stringMatching(/^cmp_/), type: "compaction", encrypted_content: expect.stringMatching(/^gAAAAA/) });
     expect(body.usage.total_tokens).toBe(body.usage.input_tokens + body.usage.output_tokens);
@@ -206,7 +206,10 @@ describe("Responses SSE", () => {
       "response.completed",
     ]);
     expect(list[0].response).toMatchObject({ status: "in_progress", output: [], usage: null });
-    const text = list.filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("");
+    const text = list
+      .filter((e) => e.type === "response.output_text.delta")
+      .map((e) => e.delta)
+      .join("");
     expect(text).toBe("Hello from sim-r (key k1)");
     const done = list.at(-1)!.response;
     expect(done).toMatchObject({ id: list[0].response.id, status: "completed", output: [{ type: "message", content: [{ text }] }] });
@@ -253,7 +256,12 @@ describe("Responses SSE", () => {
       "response.completed",
     ]);
     expect(list[2].item).toMatchObject({ type: "custom_tool_call", name: "apply_patch", input: "", status: "in_progress" });
-    expect(list.filter((e) => e.type.endsWith(".delta")).map((e) => e.delta).join("")).toBe("sim");
+    expect(
+      list
+        .filter((e) => e.type.endsWith(".delta"))
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("sim");
     expect(list.at(-2)!.item).toMatchObject({ type: "custom_tool_call", input: "sim", status: "completed" });
   });
 });

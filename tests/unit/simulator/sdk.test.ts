@@ -44,9 +44,7 @@ describe("official SDKs against the simulator", () => {
 
   it("R1.2 the Anthropic SDK streams a message and completes a tool round trip", async () => {
     const client = new Anthropic({ apiKey: "an-key", baseURL: sim.url, maxRetries: 0 });
-    const streamed = await client.messages
-      .stream({ model: "sim-smart", max_tokens: 64, messages: [{ role: "user", content: "hello" }] })
-      .finalMessage();
+    const streamed = await client.messages.stream({ model: "sim-smart", max_tokens: 64, messages: [{ role: "user", content: "hello" }] }).finalMessage();
     expect(streamed.content[0]).toMatchObject({ type: "text", text: "Hello from sim-sdk (key an-key)" });
     expect(streamed.stop_reason).toBe("end_turn");
     expect(streamed.usage.output_tokens).toBe(5);

@@ -15,9 +15,7 @@ const anthropicTools = [
   { name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
   { name: "other", input_schema: { type: "object" } },
 ];
-const geminiTools = [
-  { functionDeclarations: [{ name: "read_file", parameters: { type: "OBJECT", properties: { path: { type: "STRING" } }, required: ["path"] } }] },
-];
+const geminiTools = [{ functionDeclarations: [{ name: "read_file", parameters: { type: "OBJECT", properties: { path: { type: "STRING" } }, required: ["path"] } }] }];
 
 describe("OpenAI tools", () => {
   const ask = { model: "m", tools: OPENAI_TOOLS, messages: [{ role: "user", content: "Please USE TOOL now" }] };
@@ -26,9 +24,7 @@ describe("OpenAI tools", () => {
     const body = JSON.parse((await post(`${sim.url}/v1/chat/completions`, ask)).text);
     expect(body.choices[0].finish_reason).toBe("tool_calls");
     expect(body.choices[0].message.content).toBeNull();
-    expect(body.choices[0].message.tool_calls).toEqual([
-      { id: "call_sim_1", type: "function", function: { name: "read_file", arguments: '{"path":"sim"}' } },
-    ]);
+    expect(body.choices[0].message.tool_calls).toEqual([{ id: "call_sim_1", type: "function", function: { name: "read_file", arguments: '{"path":"sim"}' } }]);
   });
 
   it("R0.5 sends {} as arguments when the tool has no required string parameter", async () => {
@@ -76,7 +72,10 @@ describe("Anthropic tools", () => {
     const events = parseSse((await post(`${sim.url}/v1/messages`, { ...ask, stream: true })).text).map((e) => JSON.parse(e.data));
     const start = events.find((e) => e.type === "content_block_start");
     expect(start.content_block).toEqual({ type: "tool_use", id: "toolu_sim_1", name: "read_file", input: {} });
-    const json = events.filter((e) => e.delta?.type === "input_json_delta").map((e) => e.delta.partial_json).join("");
+    const json = events
+      .filter((e) => e.delta?.type === "input_json_delta")
+      .map((e) => e.delta.partial_json)
+      .join("");
     expect(JSON.parse(json)).toEqual({ path: "sim" });
     expect(events.find((e) => e.type === "message_delta").delta.stop_reason).toBe("tool_use");
   });

@@ -77,7 +77,16 @@ describe("reply composition", () => {
 
 describe("prefill (R13.3)", () => {
   it("R13.3 an assistant prefix that starts the answer is continued with the rest; another prefix gets the whole answer", () => {
-    const prefixed = (text: string) => composeAnswer(readConversation("anthropic", { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: text }] }), "The quick brown fox");
+    const prefixed = (text: string) =>
+      composeAnswer(
+        readConversation("anthropic", {
+          messages: [
+            { role: "user", content: "hi" },
+            { role: "assistant", content: text },
+          ],
+        }),
+        "The quick brown fox",
+      );
     const rest = prefixed("The quick").reply;
     expect(rest.kind === "text" && rest.text).toBe(" brown fox");
     const other = prefixed("Once upon").reply;

@@ -32,12 +32,25 @@ describe("breaker snapshot persistence", () => {
   it("R2.5 saving again replaces the provider's single row", () => {
     h.store.breakers.save(open);
     const halfOpen: BreakerSnapshot = {
-      ...open, state: "HALF_OPEN", probeStartedAt: 1_700_000_031_000, updatedAt: 1_700_000_031_000,
+      ...open,
+      state: "HALF_OPEN",
+      probeStartedAt: 1_700_000_031_000,
+      updatedAt: 1_700_000_031_000,
     };
     h.store.breakers.save(halfOpen);
     const closed: BreakerSnapshot = {
-      provider: "anth", state: "CLOSED", failureCount: 0, successCount: 3, openedAt: null, openUntil: null,
-      openCycles: 0, cyclesByKind: "", lastFailureAt: null, lastFailureKind: null, probeStartedAt: null, updatedAt: 5,
+      provider: "anth",
+      state: "CLOSED",
+      failureCount: 0,
+      successCount: 3,
+      openedAt: null,
+      openUntil: null,
+      openCycles: 0,
+      cyclesByKind: "",
+      lastFailureAt: null,
+      lastFailureKind: null,
+      probeStartedAt: null,
+      updatedAt: 5,
     };
     h.store.breakers.save(closed);
     expect(h.reopen().breakers.loadAll()).toEqual([closed, halfOpen]);

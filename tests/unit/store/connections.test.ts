@@ -27,9 +27,7 @@ describe("connection repository", () => {
   afterEach(() => h.cleanup());
 
   it("R4.1 creates a connection with config defaults and a clean runtime state", () => {
-    const created = h.store.connections.create({ id: "c1", provider: "openai" } as Parameters<
-      typeof h.store.connections.create
-    >[0]);
+    const created = h.store.connections.create({ id: "c1", provider: "openai" } as Parameters<typeof h.store.connections.create>[0]);
     expect(created).toEqual({
       id: "c1",
       provider: "openai",
@@ -200,9 +198,7 @@ describe("connection repository", () => {
     h.store.connections.create(connectionInput("c1", "openai"));
     h.store.connections.create(connectionInput("c2", "openai"));
     const writer = new Database(h.dbPath);
-    const pin = writer.prepare(
-      "INSERT INTO session_account_affinity (session_key, provider, connection_id, expires_at) VALUES (?, 'openai', ?, 1)",
-    );
+    const pin = writer.prepare("INSERT INTO session_account_affinity (session_key, provider, connection_id, expires_at) VALUES (?, 'openai', ?, 1)");
     pin.run("s1", "c1");
     pin.run("s2", "c2");
     writer.close();

@@ -3,15 +3,23 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../main/store/database.js";
-import {
-  CURRENT_SCHEMA_VERSION, StoreSchemaTooNewError, createFileKeyCipher, createStore,
-} from "../../../main/store/index.js";
+import { CURRENT_SCHEMA_VERSION, StoreSchemaTooNewError, createFileKeyCipher, createStore } from "../../../main/store/index.js";
 import { MIGRATIONS, readSchemaVersion, runMigrations, type Migration } from "../../../main/store/migrations.js";
 import { makeTempHome, providerInput } from "./storeFixture.js";
 
 const EXPECTED_TABLES = [
-  "api_keys", "combos", "connections", "domain_circuit_breakers", "providers", "request_log", "responses",
-  "session_account_affinity", "session_leases", "settings", "usage_quotas", "usage_rollup",
+  "api_keys",
+  "combos",
+  "connections",
+  "domain_circuit_breakers",
+  "providers",
+  "request_log",
+  "responses",
+  "session_account_affinity",
+  "session_leases",
+  "settings",
+  "usage_quotas",
+  "usage_rollup",
 ];
 
 function schemaOf(db: Database.Database): unknown[] {
@@ -75,8 +83,20 @@ describe("store schema migrations", () => {
     const db = new Database(":memory:");
     const applied: number[] = [];
     const steps: Migration[] = [
-      { version: 1, up: (d) => { applied.push(1); d.exec("CREATE TABLE a (x INTEGER)"); } },
-      { version: 2, up: (d) => { applied.push(2); d.exec("ALTER TABLE a ADD COLUMN y TEXT"); } },
+      {
+        version: 1,
+        up: (d) => {
+          applied.push(1);
+          d.exec("CREATE TABLE a (x INTEGER)");
+        },
+      },
+      {
+        version: 2,
+        up: (d) => {
+          applied.push(2);
+          d.exec("ALTER TABLE a ADD COLUMN y TEXT");
+        },
+      },
     ];
     expect(runMigrations(db, steps.slice(0, 1))).toBe(1);
     expect(runMigrations(db, steps)).toBe(2);
@@ -116,8 +136,7 @@ describe("store schema migrations", () => {
     expect(err.found).toBe(future);
     expect(err.supported).toBe(CURRENT_SCHEMA_VERSION);
     expect(err.message).toContain(
-      `database schema version ${future} is newer than this Switchyard supports (${CURRENT_SCHEMA_VERSION}); ` +
-        "upgrade Switchyard or use another --home",
+      `database schema version ${future} is newer than this Switchyard supports (${CURRENT_SCHEMA_VERSION}); ` + "upgrade Switchyard or use another --home",
     );
 
     const check = new Database(dbPath, { readonly: true });

@@ -98,8 +98,16 @@ describe("provider repository", () => {
     s.connections.create(connectionInput("c-gone-2", "gone"));
     s.connections.create(connectionInput("c-kept", "kept"));
     const snapshot = {
-      state: "OPEN" as const, failureCount: 5, successCount: 0, openedAt: 1, openUntil: 2, openCycles: 1,
-      lastFailureAt: 1, lastFailureKind: "server_error", probeStartedAt: null, updatedAt: 1,
+      state: "OPEN" as const,
+      failureCount: 5,
+      successCount: 0,
+      openedAt: 1,
+      openUntil: 2,
+      openCycles: 1,
+      lastFailureAt: 1,
+      lastFailureKind: "server_error",
+      probeStartedAt: null,
+      updatedAt: 1,
     };
     s.breakers.save({ provider: "gone", ...snapshot });
     s.breakers.save({ provider: "kept", ...snapshot });

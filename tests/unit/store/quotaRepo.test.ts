@@ -6,7 +6,14 @@ import { QUOTA_FLUSH_DELAY_MS, QUOTA_SEEN_REWRITE_MS, type QuotaWindowReading } 
 import { connectionInput, openHarness, providerInput, type StoreHarness } from "./storeFixture.js";
 
 const reading = (window: string, over: Partial<QuotaWindowReading> = {}): QuotaWindowReading => ({
-  window, usedPercent: null, remaining: null, limit: null, resetAt: null, source: "openai", status: null, ...over,
+  window,
+  usedPercent: null,
+  remaining: null,
+  limit: null,
+  resetAt: null,
+  source: "openai",
+  status: null,
+  ...over,
 });
 
 describe("quota repo (R18.3)", () => {
@@ -37,8 +44,22 @@ describe("quota repo (R18.3)", () => {
     setUp();
     const q = h.store.quotas;
     q.record("c1", "p", [reading("requests", { remaining: 9, limit: 10, usedPercent: 10 }), reading("tokens", { remaining: 100 })], 1_000);
-    expect(q.list().map((i) => [i.connectionId, i.window, i.remaining, i.seenAt])).toEqual([["c1", "requests", 9, 1_000], ["c1", "tokens", 100, 1_000]]);
-    expect(q.list()[0]).toEqual({ connectionId: "c1", provider: "p", window: "requests", usedPercent: 10, remaining: 9, limit: 10, resetAt: null, source: "openai", status: null, seenAt: 1_000 });
+    expect(q.list().map((i) => [i.connectionId, i.window, i.remaining, i.seenAt])).toEqual([
+      ["c1", "requests", 9, 1_000],
+      ["c1", "tokens", 100, 1_000],
+    ]);
+    expect(q.list()[0]).toEqual({
+      connectionId: "c1",
+      provider: "p",
+      window: "requests",
+      usedPercent: 10,
+      remaining: 9,
+      limit: 10,
+      resetAt: null,
+      source: "openai",
+      status: null,
+      seenAt: 1_000,
+    });
     expect(rows()).toEqual([]);
     q.record("c1", "p", [reading("requests", { remaining: 8, limit: 10 })], 1_500);
     vi.advanceTimersByTime(QUOTA_FLUSH_DELAY_MS);
@@ -67,7 +88,18 @@ describe("quota repo (R18.3)", () => {
     h.store.quotas.record("c2", "p", [reading("5h", { usedPercent: 42, resetAt: 99_000, source: "anthropic-unified", status: "allowed" })], 3_000);
     const store = h.reopen();
     expect(store.quotas.list()).toEqual([
-      { connectionId: "c2", provider: "p", window: "5h", usedPercent: 42, remaining: null, limit: null, resetAt: 99_000, source: "anthropic-unified", status: "allowed", seenAt: 3_000 },
+      {
+        connectionId: "c2",
+        provider: "p",
+        window: "5h",
+        usedPercent: 42,
+        remaining: null,
+        limit: null,
+        resetAt: 99_000,
+        source: "anthropic-unified",
+        status: "allowed",
+        seenAt: 3_000,
+      },
     ]);
   });
 

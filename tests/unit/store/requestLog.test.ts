@@ -41,8 +41,7 @@ describe("request log", () => {
     h = openHarness({ logRetention, onLogError: (err) => errors.push(err) });
     return h;
   };
-  const storedRows = () =>
-    (h.raw().prepare("SELECT count(*) AS n FROM request_log").get() as { n: number }).n;
+  const storedRows = () => (h.raw().prepare("SELECT count(*) AS n FROM request_log").get() as { n: number }).n;
 
   afterEach(() => {
     vi.useRealTimers();
@@ -120,7 +119,12 @@ describe("request log", () => {
     for (const e of appended) h.store.logs.append(e);
     h.store.logs.flush();
     expect(storedRows()).toBe(5);
-    expect(h.store.logs.list({}).map((e) => e.id)).toEqual(appended.slice(-5).reverse().map((e) => e.id));
+    expect(h.store.logs.list({}).map((e) => e.id)).toEqual(
+      appended
+        .slice(-5)
+        .reverse()
+        .map((e) => e.id),
+    );
   });
 
   it("R15.1 keeps 10 000 rows by default", () => {

@@ -14,8 +14,29 @@ let n = 0;
 function entry(over: Partial<RequestLogEntry> = {}, time = 1_700_000_000_000): RequestLogEntry {
   n += 1;
   return {
-    id: `r-${n}`, time, clientFormat: "openai", model: "m", combo: null, provider: "p", connectionId: "c", status: 200,
-    errorCode: null, latencyMs: 5, ttfbMs: 2, stream: false, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null, costUsd: null, costSource: null, apiKeyId: null, servedModel: null, attempts: [], ...over,
+    id: `r-${n}`,
+    time,
+    clientFormat: "openai",
+    model: "m",
+    combo: null,
+    provider: "p",
+    connectionId: "c",
+    status: 200,
+    errorCode: null,
+    latencyMs: 5,
+    ttfbMs: 2,
+    stream: false,
+    inputTokens: null,
+    outputTokens: null,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
+    costUsd: null,
+    costSource: null,
+    apiKeyId: null,
+    servedModel: null,
+    attempts: [],
+    ...over,
   };
 }
 
@@ -39,7 +60,15 @@ describe("request log timeline columns (issue 14)", () => {
     logs.append(entry({ clientKind: "aider" }, 2));
     logs.append(entry({ clientKind: "curl" }, 3));
     logs.append(entry({}, 4));
-    expect(logs.latestPerClient().map((e) => [e.clientKind, e.time]).sort()).toEqual([["aider", 2], ["curl", 3]]);
+    expect(
+      logs
+        .latestPerClient()
+        .map((e) => [e.clientKind, e.time])
+        .sort(),
+    ).toEqual([
+      ["aider", 2],
+      ["curl", 3],
+    ]);
     expect(logs.list({ client: "curl" }).map((e) => e.time)).toEqual([3, 1]);
     expect(logs.list({ since: 2, until: 4 }).map((e) => e.time)).toEqual([3, 2]);
   });
@@ -62,9 +91,14 @@ describe("request log timeline columns (issue 14)", () => {
     const dbPath = path.join(home, "switchyard.db");
     try {
       const db = new Database(dbPath);
-      runMigrations(db, MIGRATIONS.filter((m) => m.version <= 2));
-      db.prepare(`INSERT INTO request_log (id, time, client_format, model, status, latency_ms, stream, attempts)
-        VALUES ('old', 5, 'openai', 'm', 200, 1, 0, '[]')`).run();
+      runMigrations(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 2),
+      );
+      db.prepare(
+        `INSERT INTO request_log (id, time, client_format, model, status, latency_ms, stream, attempts)
+        VALUES ('old', 5, 'openai', 'm', 200, 1, 0, '[]')`,
+      ).run();
       runMigrations(db);
       expect(readSchemaVersion(db)).toBeGreaterThanOrEqual(4);
       const before = db.prepare("PRAGMA table_info(request_log)").all();

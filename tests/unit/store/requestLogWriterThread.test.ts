@@ -14,10 +14,29 @@ let n = 0;
 function entry(over: Partial<RequestLogEntry> = {}): RequestLogEntry {
   n += 1;
   return {
-    id: `w-${n}`, time: 1_700_000_000_000 + n, clientFormat: "openai", model: "m", combo: null, provider: "p", connectionId: "c",
-    status: 200, errorCode: null, latencyMs: 5, ttfbMs: 2, stream: false, inputTokens: 1, outputTokens: 2,
-    cacheReadTokens: null, cacheWriteTokens: null, reasoningTokens: null, costUsd: null, costSource: null, apiKeyId: null, servedModel: null, 
-    attempts: [{ provider: "p", connectionId: "c", model: "m", status: 200, verdict: null, latencyMs: 4 }], ...over,
+    id: `w-${n}`,
+    time: 1_700_000_000_000 + n,
+    clientFormat: "openai",
+    model: "m",
+    combo: null,
+    provider: "p",
+    connectionId: "c",
+    status: 200,
+    errorCode: null,
+    latencyMs: 5,
+    ttfbMs: 2,
+    stream: false,
+    inputTokens: 1,
+    outputTokens: 2,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
+    costUsd: null,
+    costSource: null,
+    apiKeyId: null,
+    servedModel: null,
+    attempts: [{ provider: "p", connectionId: "c", model: "m", status: 200, verdict: null, latencyMs: 4 }],
+    ...over,
   };
 }
 
@@ -70,7 +89,12 @@ describe("request log writer thread (issue 12)", () => {
     store.logs.append(second);
     expect(store.logs.list({}).map((e) => e.id)).toEqual([second.id, first.id]);
     store.logs.append(entry({ clientKind: "curl" }));
-    expect(store.logs.latestPerClient().map((e) => e.clientKind).sort()).toEqual(["aider", "curl"]);
+    expect(
+      store.logs
+        .latestPerClient()
+        .map((e) => e.clientKind)
+        .sort(),
+    ).toEqual(["aider", "curl"]);
     expect(store.logs.stats({ since: 0, bucketMs: 1e13 })).toEqual([expect.objectContaining({ requests: 3, errors: 1 })]);
     expect(store.logs.lastEgressIps(0)).toEqual(new Map([["c", "10.0.0.7"]]));
   });

@@ -23,10 +23,12 @@ describe("session pin and lease repositories (R7)", () => {
     h.store.sessionPins.save({ sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 9, lastUsedAt: 8 });
     h.store.sessionPins.save({ sessionKey: "s2", provider: "p", connectionId: "c1", expiresAt: 9, lastUsedAt: 8 });
     h.store.sessionPins.save({ sessionKey: "s3", provider: "p", connectionId: "gone", expiresAt: 9, lastUsedAt: 8 });
-    expect(h.reopen().sessionPins.loadAll()).toEqual(expect.arrayContaining([
-      { sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 9, lastUsedAt: 8 },
-      { sessionKey: "s2", provider: "p", connectionId: "c1", expiresAt: 9, lastUsedAt: 8 },
-    ]));
+    expect(h.reopen().sessionPins.loadAll()).toEqual(
+      expect.arrayContaining([
+        { sessionKey: "s1", provider: "p", connectionId: "c2", expiresAt: 9, lastUsedAt: 8 },
+        { sessionKey: "s2", provider: "p", connectionId: "c1", expiresAt: 9, lastUsedAt: 8 },
+      ]),
+    );
     h.store.connections.delete("c1");
     expect(h.store.sessionPins.loadAll().map((p) => p.sessionKey)).toEqual(["s1"]);
     h.store.sessionPins.delete("s1");
@@ -51,12 +53,25 @@ describe("session pin and lease repositories (R7)", () => {
   it("R0.3 migration 2 upgrades a version-1 database holding pins, and running it again changes nothing", () => {
     const db = new Database(":memory:");
     db.pragma("foreign_keys = OFF");
-    runMigrations(db, MIGRATIONS.filter((m) => m.version === 1));
+    runMigrations(
+      db,
+      MIGRATIONS.filter((m) => m.version === 1),
+    );
     db.prepare("INSERT INTO session_account_affinity (session_key, provider, connection_id, expires_at) VALUES ('s', 'p', 'c', 9)").run();
-    expect(runMigrations(db, MIGRATIONS.filter((m) => m.version <= 2))).toBe(2);
+    expect(
+      runMigrations(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 2),
+      ),
+    ).toBe(2);
     expect(db.prepare("SELECT last_used_at FROM session_account_affinity").get()).toEqual({ last_used_at: 0 });
     MIGRATIONS.find((m) => m.version === 2)!.up(db);
-    expect(db.prepare<[], { name: string }>("PRAGMA table_info(session_account_affinity)").all().filter((c) => c.name === "last_used_at")).toHaveLength(1);
+    expect(
+      db
+        .prepare<[], { name: string }>("PRAGMA table_info(session_account_affinity)")
+        .all()
+        .filter((c) => c.name === "last_used_at"),
+    ).toHaveLength(1);
     db.close();
   });
 });

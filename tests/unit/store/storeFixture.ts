@@ -37,8 +37,7 @@ export function openHarness(extra: Partial<CreateStoreOptions> = {}): StoreHarne
   const home = makeTempHome();
   const dbPath = path.join(home, "switchyard.db");
   const clock = new FakeClock();
-  const open = (more: Partial<CreateStoreOptions>) =>
-    createStore({ dbPath, cipher: createFileKeyCipher(home), clock, ...extra, ...more });
+  const open = (more: Partial<CreateStoreOptions>) => createStore({ dbPath, cipher: createFileKeyCipher(home), clock, ...extra, ...more });
   const rawConnections: Database.Database[] = [];
   const harness: StoreHarness = {
     home,

@@ -25,9 +25,7 @@ const isPositiveInteger = (value: unknown): value is number => typeof value === 
 const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
-  shapeProblem: (body) =>
-    messagesShapeProblem(body) ??
-    (isPositiveInteger(body["max_tokens"]) ? null : "max_tokens: required positive integer"),
+  shapeProblem: (body) => messagesShapeProblem(body) ?? (isPositiveInteger(body["max_tokens"]) ? null : "max_tokens: required positive integer"),
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),
   wantsStreamUsage: () => true,

@@ -43,10 +43,7 @@ export class AnthropicPassthroughTracker implements PassthroughTracker {
     }));
     if (!this.sawMessageDelta) {
       frames.push({
-        text: sseJson(
-          { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.outputTokens ?? 0 } },
-          "message_delta",
-        ),
+        text: sseJson({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.outputTokens ?? 0 } }, "message_delta"),
         kind: "usage",
       });
     }

@@ -1,6 +1,16 @@
 // Anthropic Messages request → hub.
 
-import { assignNumber, type HubAssistantPart, type HubImage, type HubMessage, type HubReasoning, type HubRequest, type HubTool, type HubToolChoice, type HubUserPart } from "../hub.js";
+import {
+  assignNumber,
+  type HubAssistantPart,
+  type HubImage,
+  type HubMessage,
+  type HubReasoning,
+  type HubRequest,
+  type HubTool,
+  type HubToolChoice,
+  type HubUserPart,
+} from "../hub.js";
 import { originOfSignature, parseEffort } from "../reasoning.js";
 import { asArray, asNumber, asRecord, asString, DroppedFields, type JsonObject } from "../values.js";
 

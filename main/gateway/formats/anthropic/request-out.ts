@@ -21,10 +21,7 @@ function userBlocks(parts: HubUserPart[]): JsonObject[] {
         return [
           {
             type: "image",
-            source:
-              part.image.kind === "url"
-                ? { type: "url", url: part.image.url }
-                : { type: "base64", media_type: part.image.mediaType, data: part.image.data },
+            source: part.image.kind === "url" ? { type: "url", url: part.image.url } : { type: "base64", media_type: part.image.mediaType, data: part.image.data },
           },
         ];
       case "file":

@@ -69,11 +69,7 @@ export class AnthropicStreamEncoder {
         return this.redactedBlock(event.data);
       case "tool_start":
         this.sawTool = true;
-        return [
-          ...this.ensureStarted(),
-          ...this.closeBlock(),
-          this.startBlock({ type: "tool_use", id: event.id, name: event.name, input: {} }, "tool", "tool", event.key),
-        ];
+        return [...this.ensureStarted(), ...this.closeBlock(), this.startBlock({ type: "tool_use", id: event.id, name: event.name, input: {} }, "tool", "tool", event.key)];
       case "tool_args":
         if (this.block?.kind !== "tool" || this.block.toolKey !== event.key) return [];
         return [this.delta({ type: "input_json_delta", partial_json: event.json }, "tool")];

@@ -67,7 +67,8 @@ function filePart(part: JsonObject, dropped: DroppedFields): HubUserPart[] {
   const inline = parseDataUrl(data);
   if (inline) return [{ type: "file", ...inline, ...(filename !== undefined ? { filename } : {}) }];
   // The API also takes bare base64 with a filename; PDF is the document type it reads that way.
-  if (data !== "" && filename !== undefined) return [{ type: "file", mediaType: filename.toLowerCase().endsWith(".pdf") ? "application/pdf" : "application/octet-stream", data, filename }];
+  if (data !== "" && filename !== undefined)
+    return [{ type: "file", mediaType: filename.toLowerCase().endsWith(".pdf") ? "application/pdf" : "application/octet-stream", data, filename }];
   dropped.add(part["file_url"] !== undefined ? "input.input_file.file_url" : "input.input_file.file_id");
   return [];
 }

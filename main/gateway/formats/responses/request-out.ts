@@ -134,7 +134,12 @@ export function hubToResponsesRequest(hub: HubRequest, model: string, dropped: D
   // Nothing is kept upstream: the history travels in every request, reasoning as encrypted items.
   out["store"] = false;
   if (hub.stream) out["stream"] = true;
-  for (const [field, value] of [["top_k", hub.topK], ["seed", hub.seed], ["presence_penalty", hub.presencePenalty], ["frequency_penalty", hub.frequencyPenalty]] as const) {
+  for (const [field, value] of [
+    ["top_k", hub.topK],
+    ["seed", hub.seed],
+    ["presence_penalty", hub.presencePenalty],
+    ["frequency_penalty", hub.frequencyPenalty],
+  ] as const) {
     if (value !== undefined) dropped.add(field);
   }
   if (hub.stop !== undefined && hub.stop.length > 0) dropped.add("stop");

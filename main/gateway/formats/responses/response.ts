@@ -163,7 +163,10 @@ export function responsesResponseToHub(body: unknown): HubResponse {
   const parts = responsesPartsOf(record["output"]);
   return {
     parts,
-    finish: finishFromResponses(record, parts.some((part) => part.type === "tool_call")),
+    finish: finishFromResponses(
+      record,
+      parts.some((part) => part.type === "tool_call"),
+    ),
     usage: usageFromResponses(record["usage"]) ?? emptyUsage(),
   };
 }

@@ -43,13 +43,34 @@ export function ComboForm({ combo, connections, onDone }: { combo: Combo | null;
       <h3>{title}</h3>
       <div className="form-grid">
         {!combo && <TextField label="Combo name" value={name} onChange={setName} hint="clients request it as the model name" error={errors.fields.name} />}
-        <SelectField label="Strategy" value={strategy} onChange={setStrategy} options={STRATEGY_OPTIONS} hint={<StrategyHint strategy={strategy} />} error={errors.fields.strategy} />
-        <CheckboxField label="Wait for a cooling target" checked={waitForCooling} onChange={setWaitForCooling} hint={<><NotActiveYetFor setting="combo.config.comboCooldownWaitEnabled" /> instead of failing at once (R11.4)</>} />
+        <SelectField
+          label="Strategy"
+          value={strategy}
+          onChange={setStrategy}
+          options={STRATEGY_OPTIONS}
+          hint={<StrategyHint strategy={strategy} />}
+          error={errors.fields.strategy}
+        />
+        <CheckboxField
+          label="Wait for a cooling target"
+          checked={waitForCooling}
+          onChange={setWaitForCooling}
+          hint={
+            <>
+              <NotActiveYetFor setting="combo.config.comboCooldownWaitEnabled" /> instead of failing at once (R11.4)
+            </>
+          }
+        />
       </div>
-      <TargetList targets={targets} onChange={(t) => {
+      <TargetList
+        targets={targets}
+        onChange={(t) => {
           setTargets(t);
           setErrors(NO_ERRORS);
-        }} connections={connections} errors={targetErrors} />
+        }}
+        connections={connections}
+        errors={targetErrors}
+      />
       {targetErrors._ && <p className="field-error">{targetErrors._}</p>}
       <FormFooter submitLabel={combo ? "Save combo" : "Create combo"} saving={saving} onCancel={() => onDone(null)} error={errors.general} />
     </form>

@@ -83,7 +83,14 @@ export function TargetList({ targets, onChange, connections, errors }: Props) {
               >
                 ⠿ {index + 1}
               </span>
-              <TextField label={`Target ${index + 1} model`} list="combo-models" value={target.model} onChange={(model) => update(index, { model })} hint="provider/model" error={errors[`${index}.model`]} />
+              <TextField
+                label={`Target ${index + 1} model`}
+                list="combo-models"
+                value={target.model}
+                onChange={(model) => update(index, { model })}
+                hint="provider/model"
+                error={errors[`${index}.model`]}
+              />
               <Field label={`Target ${index + 1} connection`} error={errors[`${index}.connectionId`]}>
                 {(a11y) => (
                   <select {...a11y} value={target.connectionId} onChange={(e) => update(index, { connectionId: e.target.value })}>
@@ -96,12 +103,30 @@ export function TargetList({ targets, onChange, connections, errors }: Props) {
                   </select>
                 )}
               </Field>
-              <TextField label={`Target ${index + 1} weight`} inputMode="decimal" size={5} value={target.weight} onChange={(weight) => update(index, { weight })} hint={<><NotActiveYetFor setting="combo.targets.weight" /> weighted only</>} error={errors[`${index}.weight`]} />
+              <TextField
+                label={`Target ${index + 1} weight`}
+                inputMode="decimal"
+                size={5}
+                value={target.weight}
+                onChange={(weight) => update(index, { weight })}
+                hint={
+                  <>
+                    <NotActiveYetFor setting="combo.targets.weight" /> weighted only
+                  </>
+                }
+                error={errors[`${index}.weight`]}
+              />
               <span className="nowrap">
                 <button type="button" className="secondary small" data-move={`${target.key}-up`} disabled={index === 0} onClick={() => move(index, index - 1, "up")}>
                   Move {name} up
                 </button>{" "}
-                <button type="button" className="secondary small" data-move={`${target.key}-down`} disabled={index === targets.length - 1} onClick={() => move(index, index + 1, "down")}>
+                <button
+                  type="button"
+                  className="secondary small"
+                  data-move={`${target.key}-down`}
+                  disabled={index === targets.length - 1}
+                  onClick={() => move(index, index + 1, "down")}
+                >
                   Move {name} down
                 </button>{" "}
                 <button type="button" className="secondary small" disabled={targets.length === 1} onClick={() => onChange(targets.filter((_, i) => i !== index))}>

@@ -19,7 +19,6 @@ function importError(err: unknown): string {
   return err instanceof ContractCallError && err.path && !text.includes(err.path) ? `${text} (at ${err.path})` : text;
 }
 
-
 export function ConfigPage() {
   return (
     <div className="page">
@@ -61,12 +60,23 @@ function ExportCard() {
     <section className="card" aria-labelledby="export-title">
       <h2 id="export-title">Export</h2>
       <div className="form-grid">
-        <SelectField label="Format" value={format} onChange={setFormat} options={[{ value: "yaml", label: "YAML" }, { value: "json", label: "JSON" }]} />
+        <SelectField
+          label="Format"
+          value={format}
+          onChange={setFormat}
+          options={[
+            { value: "yaml", label: "YAML" },
+            { value: "json", label: "JSON" },
+          ]}
+        />
         <SelectField
           label="Secrets"
           value={secrets}
           onChange={setSecrets}
-          options={[{ value: "env", label: "as env:NAME references" }, { value: "redacted", label: "redacted" }]}
+          options={[
+            { value: "env", label: "as env:NAME references" },
+            { value: "redacted", label: "redacted" },
+          ]}
           hint="never the keys themselves"
         />
       </div>
@@ -75,7 +85,11 @@ function ExportCard() {
           Export the config
         </button>
       </div>
-      {error && <p role="alert" className="error-banner">Could not export: {error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not export: {error}
+        </p>
+      )}
       {text && (
         <>
           <p className="muted">
@@ -138,7 +152,12 @@ function ImportCard() {
         <input id="import-file" type="file" accept=".json,.yaml,.yml,application/json,text/yaml" onChange={(e) => void choose(e.target.files?.[0])} />
       </div>
       <ImportProgress stage={stage} />
-      {error && <p role="alert" className="error-banner">{stage === "failed" && result === null ? "Nothing was imported: " : ""}{error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          {stage === "failed" && result === null ? "Nothing was imported: " : ""}
+          {error}
+        </p>
+      )}
       {preview && stage !== "done" && <PreviewTable preview={preview} />}
       {preview && stage === "previewed" && (
         <div className="form-actions">

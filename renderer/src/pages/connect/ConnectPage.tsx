@@ -30,7 +30,10 @@ export function ago(ms: number): string {
 function useGatewayUrl(): string {
   const [url, setUrl] = useState(window.location.protocol.startsWith("http") ? window.location.origin : "http://127.0.0.1:8642");
   useEffect(() => {
-    call("getInstance").then((i) => setUrl(i.url), () => undefined);
+    call("getInstance").then(
+      (i) => setUrl(i.url),
+      () => undefined,
+    );
   }, []);
   return url;
 }
@@ -40,10 +43,7 @@ function useModelChoices(): string[] {
   useEffect(() => combos.watch(), []);
   const { providers } = useProviderLists();
   const comboList = combos.use((s) => s.data);
-  return useMemo(
-    () => [...(comboList ?? []).map((c) => c.name), ...providers.flatMap((p) => p.models.map((m) => `${p.id}/${m}`))],
-    [comboList, providers],
-  );
+  return useMemo(() => [...(comboList ?? []).map((c) => c.name), ...providers.flatMap((p) => p.models.map((m) => `${p.id}/${m}`))], [comboList, providers]);
 }
 
 export function ConnectPage() {
@@ -57,7 +57,7 @@ export function ConnectPage() {
   const [key, setKey] = useState<string | null>(null);
   const chosen = model || models[0] || "provider/model";
   const small = smallModel || chosen;
-  const snippets = buildSnippets({ url, model: chosen, smallModel: small, key: requireKey ? key ?? "<your Switchyard key>" : null });
+  const snippets = buildSnippets({ url, model: chosen, smallModel: small, key: requireKey ? (key ?? "<your Switchyard key>") : null });
   const { items, error } = useClientActivity();
   const seen = new Map(items.map((i) => [i.kind, i]));
   const modelOptions = (models.length ? models : [chosen]).map((m) => ({ value: m, label: m }));
@@ -138,7 +138,11 @@ function ActivityTable({ items, error }: { items: ClientActivity[]; error: strin
   return (
     <section aria-labelledby="activity-title">
       <h2 id="activity-title">Last request seen from each client</h2>
-      {error && <p role="alert" className="error-banner">Could not load client activity: {error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load client activity: {error}
+        </p>
+      )}
       <DataTable className="card" caption="Clients, by user-agent, updated live" columns={["Client", "Last request", "Model", "Status"]}>
         {KINDS.map((kind) => {
           const a = byKind.get(kind);

@@ -93,7 +93,7 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
       title: "Gemini CLI",
       // CLIENTS.md: with only the base-URL variable the CLI picks an auth type that -p refuses
       // ("Invalid auth method selected", exit 41); the settings line selects API-key auth.
-      where: "Run in your shell. ~/.gemini/settings.json must select API-key auth: the line below creates it; if you have one already, add its \"security\" key to it.",
+      where: 'Run in your shell. ~/.gemini/settings.json must select API-key auth: the line below creates it; if you have one already, add its "security" key to it.',
       language: "sh",
       text: [
         `export GOOGLE_GEMINI_BASE_URL=${url}`,
@@ -106,7 +106,8 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
     {
       kind: "opencode",
       title: "opencode",
-      where: 'Save as opencode.json in your project (or ~/.config/opencode/opencode.json), then run opencode. This speaks Chat Completions; "npm": "@ai-sdk/openai" speaks the Responses API instead.',
+      where:
+        'Save as opencode.json in your project (or ~/.config/opencode/opencode.json), then run opencode. This speaks Chat Completions; "npm": "@ai-sdk/openai" speaks the Responses API instead.',
       language: "json",
       text: JSON.stringify(
         {

@@ -42,7 +42,11 @@ export function CooldownManagerPage() {
   useEffect(() => resilienceSettings.watch(), []);
   const { data, status, error, loadedAt, reload } = cooldowns.use();
   const rows = useMemo(() => data ?? [], [data]);
-  const now = useCountdowns(rows.map((r) => r.remainingMs), loadedAt, reload);
+  const now = useCountdowns(
+    rows.map((r) => r.remainingMs),
+    loadedAt,
+    reload,
+  );
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [busy, setBusy] = useState(false);
@@ -89,7 +93,9 @@ export function CooldownManagerPage() {
       <header className="page-header">
         <div>
           <h1>Cooldown Manager</h1>
-          <p className="muted">Connections that Switchyard is not routing to right now, and why (over budget among the reasons), and Claude accounts in the slow lane. Countdowns run live.</p>
+          <p className="muted">
+            Connections that Switchyard is not routing to right now, and why (over budget among the reasons), and Claude accounts in the slow lane. Countdowns run live.
+          </p>
         </div>
       </header>
 
@@ -113,9 +119,8 @@ export function CooldownManagerPage() {
         <section className="empty" aria-labelledby="no-cooldowns">
           <h2 id="no-cooldowns">Every connection is in routing</h2>
           <p>
-            When an upstream rate-limits a key (HTTP 429), rejects it, or runs out of credit, the connection appears here with the time left
-            before Switchyard tries it again. You can clear a cooldown early; banned, expired or out-of-credit connections are shown but need
-            new credentials on the <a href="#/providers">Providers</a> page.
+            When an upstream rate-limits a key (HTTP 429), rejects it, or runs out of credit, the connection appears here with the time left before Switchyard tries it again. You
+            can clear a cooldown early; banned, expired or out-of-credit connections are shown but need new credentials on the <a href="#/providers">Providers</a> page.
           </p>
         </section>
       )}
@@ -129,9 +134,20 @@ export function CooldownManagerPage() {
               Clear all of {provider}
             </button>
           </header>
-          <DataTable caption={`Connections of ${provider} out of routing`} columns={["Connection", "Status", "Time left", { label: "Backoff", numeric: true }, "Last error · lockouts", "Action"]}>
+          <DataTable
+            caption={`Connections of ${provider} out of routing`}
+            columns={["Connection", "Status", "Time left", { label: "Backoff", numeric: true }, "Last error · lockouts", "Action"]}
+          >
             {list.map((row) => (
-              <CooldownTableRow key={row.connectionId} row={row} left={row.remainingMs === null ? null : remainingAt(row.remainingMs, loadedAt, now)} selected={selected.has(row.connectionId)} busy={busy} onToggle={toggle} onClear={() => void clear(row.name, { connectionIds: [row.connectionId] })} />
+              <CooldownTableRow
+                key={row.connectionId}
+                row={row}
+                left={row.remainingMs === null ? null : remainingAt(row.remainingMs, loadedAt, now)}
+                selected={selected.has(row.connectionId)}
+                busy={busy}
+                onToggle={toggle}
+                onClear={() => void clear(row.name, { connectionIds: [row.connectionId] })}
+              />
             ))}
           </DataTable>
         </section>
@@ -160,7 +176,7 @@ function CooldownTableRow(props: { row: CooldownRow; left: number | null; select
         </label>
       </th>
       <td>
-        <Badge tone={status.tone}>{terminal ? TERMINAL_LABELS[row.testStatus] ?? row.testStatus : status.label}</Badge>
+        <Badge tone={status.tone}>{terminal ? (TERMINAL_LABELS[row.testStatus] ?? row.testStatus) : status.label}</Badge>
         {slowLane && row.slowLaneUntil !== null && <span className="field-hint"> until {new Date(row.slowLaneUntil).toLocaleTimeString()}</span>}
       </td>
       <td className={terminal ? undefined : "nowrap"}>
@@ -176,15 +192,18 @@ function CooldownTableRow(props: { row: CooldownRow; left: number | null; select
       </td>
       <td className="num">{row.backoffLevel}</td>
       <td>
-        {overBudget ? (
-          <span id={explainId}>over budget: raise or remove the budget in the connection form</span>
-        ) : (
-          row.lastErrorType ?? <span className="muted">—</span>
-        )}
+        {overBudget ? <span id={explainId}>over budget: raise or remove the budget in the connection form</span> : (row.lastErrorType ?? <span className="muted">—</span>)}
         {row.lockouts.length > 0 && <span className="field-hint"> · {row.lockouts.map((l) => `${l.model} locked (${l.reason})`).join(", ")}</span>}
       </td>
       <td className="actions">
-        <button type="button" className="small" aria-label={`Clear ${row.name}`} disabled={!clearable(row.status) || props.busy} aria-describedby={terminal || overBudget ? explainId : undefined} onClick={props.onClear}>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Clear ${row.name}`}
+          disabled={!clearable(row.status) || props.busy}
+          aria-describedby={terminal || overBudget ? explainId : undefined}
+          onClick={props.onClear}
+        >
           Clear
         </button>
       </td>
@@ -210,8 +229,7 @@ function ClearOutcome({ outcome }: { outcome: Outcome | null }) {
   return (
     <div role="status" className="notice-ok">
       <p>
-        Cleared {outcome.what}: <strong>{r.cleared}</strong> cleared · {r.unchanged} unchanged · {r.skippedTerminal} skipped (terminal) ·{" "}
-        {r.lockoutsCleared} model lockouts cleared
+        Cleared {outcome.what}: <strong>{r.cleared}</strong> cleared · {r.unchanged} unchanged · {r.skippedTerminal} skipped (terminal) · {r.lockoutsCleared} model lockouts cleared
       </p>
     </div>
   );

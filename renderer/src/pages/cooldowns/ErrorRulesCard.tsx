@@ -27,15 +27,22 @@ export function ErrorRulesCard() {
     <section className="card" aria-labelledby="error-rules-title">
       <h2 id="error-rules-title">Error cooldown rules</h2>
       <p className="muted">
-        Decide how long a provider's error keeps a model, connection or the whole provider out of routing. Rules never shorten a longer active
-        cooldown and never replace a banned, expired or out-of-credit state.
+        Decide how long a provider's error keeps a model, connection or the whole provider out of routing. Rules never shorten a longer active cooldown and never replace a banned,
+        expired or out-of-credit state.
       </p>
       <datalist id="provider-ids">
-        {providerIds.split("\n").filter(Boolean).map((id) => (
-          <option key={id} value={id} />
-        ))}
+        {providerIds
+          .split("\n")
+          .filter(Boolean)
+          .map((id) => (
+            <option key={id} value={id} />
+          ))}
       </datalist>
-      {loadError && <p role="alert" className="error-banner">Could not load settings: {loadError}</p>}
+      {loadError && (
+        <p role="alert" className="error-banner">
+          Could not load settings: {loadError}
+        </p>
+      )}
       {settings && (
         <>
           <RulesSection settings={settings} />
@@ -120,7 +127,17 @@ function RulesSection({ settings }: { settings: AppSettings }) {
               <td>{rule.reason ?? <span className="muted">—</span>}</td>
               <td>{describeDuration(rule.cooldownMs)}</td>
               <td className="actions">
-                <button type="button" className="secondary small" onClick={() => void save(rules.filter((_, i) => i !== index), `Rule ${index + 1} removed.`, null)}>
+                <button
+                  type="button"
+                  className="secondary small"
+                  onClick={() =>
+                    void save(
+                      rules.filter((_, i) => i !== index),
+                      `Rule ${index + 1} removed.`,
+                      null,
+                    )
+                  }
+                >
                   Remove rule {index + 1}
                 </button>
               </td>
@@ -136,13 +153,28 @@ function RulesSection({ settings }: { settings: AppSettings }) {
           <TextField label="Body contains" value={draft.match} onChange={(v) => set({ match: v })} hint="empty = any" error={f.match} />
           <SelectField label="Scope" value={draft.scope} onChange={(v) => set({ scope: v })} options={SCOPE_OPTIONS} error={f.scope} />
           <TextField label="Reason" value={draft.reason} onChange={(v) => set({ reason: v })} hint="optional, shown as the error type" error={f.reason} />
-          <DurationChoice label="Rule cooldown" value={draft.duration} onChange={(duration) => set({ duration })} allowDefault defaultHint="Default: the engine's own cooldown" error={f.cooldownMs} />
+          <DurationChoice
+            label="Rule cooldown"
+            value={draft.duration}
+            onChange={(duration) => set({ duration })}
+            allowDefault
+            defaultHint="Default: the engine's own cooldown"
+            error={f.cooldownMs}
+          />
         </div>
         <div className="form-actions">
           <button type="submit">Add rule</button>
         </div>
-        {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
-        {notice && <p role="status" className="notice-ok">{notice}</p>}
+        {errors.general && (
+          <p role="alert" className="field-error">
+            {errors.general}
+          </p>
+        )}
+        {notice && (
+          <p role="status" className="notice-ok">
+            {notice}
+          </p>
+        )}
       </form>
     </>
   );
@@ -215,8 +247,16 @@ function DefaultsSection({ settings }: { settings: AppSettings }) {
         <div className="form-actions">
           <button type="submit">Save default</button>
         </div>
-        {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
-        {notice && <p role="status" className="notice-ok">{notice}</p>}
+        {errors.general && (
+          <p role="alert" className="field-error">
+            {errors.general}
+          </p>
+        )}
+        {notice && (
+          <p role="status" className="notice-ok">
+            {notice}
+          </p>
+        )}
       </form>
     </>
   );

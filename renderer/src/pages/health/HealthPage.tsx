@@ -56,13 +56,23 @@ export function HealthPage() {
         </button>
       </header>
       <ActionMessage outcome={message} />
-      {error && <p role="alert" className="error-banner">Could not load health: {error}</p>}
-      {stats.error && <p role="alert" className="error-banner">Could not load the request charts: {stats.error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load health: {error}
+        </p>
+      )}
+      {stats.error && (
+        <p role="alert" className="error-banner">
+          Could not load the request charts: {stats.error}
+        </p>
+      )}
       {counts && (
         <p>
           <Badge tone={counts.open > 0 ? "bad" : "muted"}>{counts.open} open</Badge> <Badge tone={counts.halfOpen > 0 ? "warn" : "muted"}>{counts.halfOpen} half-open</Badge>{" "}
           <Badge tone={counts.degraded > 0 ? "warn" : "muted"}>{counts.degraded} degraded</Badge> <Badge tone="ok">{counts.closed} closed</Badge>{" "}
-          <a href="#/model-cooldowns">{data.lockouts} model lockout{data.lockouts === 1 ? "" : "s"}</a>
+          <a href="#/model-cooldowns">
+            {data.lockouts} model lockout{data.lockouts === 1 ? "" : "s"}
+          </a>
         </p>
       )}
       <section className="card" aria-labelledby="breakers-title">
@@ -108,9 +118,24 @@ export function HealthPage() {
               ))}
             </ul>
             <div className="chart-grid">
-              <LineChart title="Requests per 5 min" unit="" lines={series.map((s) => ({ name: s.provider, values: s.requests }))} summary={series.map((s) => `${s.provider} ${sum(s.requests)} requests`).join(", ")} />
-              <LineChart title="Errors per 5 min" unit="" lines={series.map((s) => ({ name: s.provider, values: s.errors }))} summary={series.map((s) => `${s.provider} ${sum(s.errors)} errors`).join(", ")} />
-              <LineChart title="Mean latency" unit=" ms" lines={series.map((s) => ({ name: s.provider, values: s.latency }))} summary={series.map((s) => `${s.provider} ${meanOf(s.latency)}`).join(", ")} />
+              <LineChart
+                title="Requests per 5 min"
+                unit=""
+                lines={series.map((s) => ({ name: s.provider, values: s.requests }))}
+                summary={series.map((s) => `${s.provider} ${sum(s.requests)} requests`).join(", ")}
+              />
+              <LineChart
+                title="Errors per 5 min"
+                unit=""
+                lines={series.map((s) => ({ name: s.provider, values: s.errors }))}
+                summary={series.map((s) => `${s.provider} ${sum(s.errors)} errors`).join(", ")}
+              />
+              <LineChart
+                title="Mean latency"
+                unit=" ms"
+                lines={series.map((s) => ({ name: s.provider, values: s.latency }))}
+                summary={series.map((s) => `${s.provider} ${meanOf(s.latency)}`).join(", ")}
+              />
             </div>
           </>
         )}

@@ -33,8 +33,12 @@ function GateLine({ row }: { row: QueueRow }) {
       <td className="num">{row.inFlight}</td>
       <td className="num">{row.queued}</td>
       <td className="num">{row.maxConcurrent}</td>
-      <td className="nowrap"><span className="muted">—</span></td>
-      <td><span className="muted">—</span></td>
+      <td className="nowrap">
+        <span className="muted">—</span>
+      </td>
+      <td>
+        <span className="muted">—</span>
+      </td>
     </tr>
   );
 }
@@ -64,7 +68,18 @@ export function QueuesSection({ data, loadedAt, now }: { data: MonitoringHealth 
       {rows.length === 0 ? (
         <p className="muted">No connection has carried a request yet. Each one appears here with its requests in flight and waiting.</p>
       ) : (
-        <DataTable caption="Requests in flight and waiting per connection" columns={["Connection", "Provider", { label: "In flight", numeric: true }, { label: "Queued", numeric: true }, { label: "Max concurrent", numeric: true }, "Pacing", "Protection"]}>
+        <DataTable
+          caption="Requests in flight and waiting per connection"
+          columns={[
+            "Connection",
+            "Provider",
+            { label: "In flight", numeric: true },
+            { label: "Queued", numeric: true },
+            { label: "Max concurrent", numeric: true },
+            "Pacing",
+            "Protection",
+          ]}
+        >
           {rows.map((row) => (
             <QueueLine key={`${row.scope}:${row.provider ?? ""}:${row.connectionId ?? ""}`} row={row} loadedAt={loadedAt} now={now} />
           ))}

@@ -44,7 +44,9 @@ export function PromptLoggingCard() {
     }
     try {
       const next = await call("patchSettings", { promptLogging: enabled, promptRetentionHours: retention, responsesRetentionHours: turnRetention });
-      const prompts = next.promptLogging ? `Prompt logging is on: prompts are kept ${next.promptRetentionHours} h.` : "Prompt logging is off: no prompt is kept, and those logged before were erased.";
+      const prompts = next.promptLogging
+        ? `Prompt logging is on: prompts are kept ${next.promptRetentionHours} h.`
+        : "Prompt logging is off: no prompt is kept, and those logged before were erased.";
       setOutcome({ ok: true, text: `${prompts} ${turnsText(next.responsesRetentionHours)}` });
     } catch (err) {
       setOutcome({ ok: false, text: `Could not save: ${errorText(err)}` });
@@ -56,14 +58,19 @@ export function PromptLoggingCard() {
       <h2 id="prompt-logging-title">Prompt logging</h2>
       <p className="muted">Off by default: the log keeps what happened to a request, never what it said. Secrets are never logged.</p>
       <p className="muted">
-        Stored Responses API responses do hold prompt text: so that a client can continue with <code>previous_response_id</code>, each one
-        (its input and output, never a key) is kept for <code>responsesRetentionHours</code> (default 24 h) unless the request says{" "}
-        <code>store: false</code>; set it to 0 to store none.
+        Stored Responses API responses do hold prompt text: so that a client can continue with <code>previous_response_id</code>, each one (its input and output, never a key) is
+        kept for <code>responsesRetentionHours</code> (default 24 h) unless the request says <code>store: false</code>; set it to 0 to store none.
       </p>
       <div className="form-grid">
         <CheckboxField label="Keep the prompt text of each request" checked={enabled} onChange={setEnabled} />
         <TextField label="Keep prompts for (hours)" inputMode="numeric" value={hours} onChange={setHours} hint={`${RANGE.min}–${RANGE.max} hours`} disabled={!enabled} />
-        <TextField label="Keep Responses API turns for (hours)" inputMode="numeric" value={turnHours} onChange={setTurnHours} hint={`${TURNS_RANGE.min}–${TURNS_RANGE.max} hours; 0 stores none`} />
+        <TextField
+          label="Keep Responses API turns for (hours)"
+          inputMode="numeric"
+          value={turnHours}
+          onChange={setTurnHours}
+          hint={`${TURNS_RANGE.min}–${TURNS_RANGE.max} hours; 0 stores none`}
+        />
       </div>
       <div className="form-actions">
         <button type="submit">Save prompt retention</button>

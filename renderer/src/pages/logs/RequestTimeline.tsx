@@ -26,7 +26,11 @@ export function RequestTimeline({ id, name, onClose }: { id: string; name: (id: 
         Request <code>{id}</code>
         {entry && ` · ${new Date(entry.time).toLocaleString()}`}
       </p>
-      {error && <p role="alert" className="error-banner">Could not load the request: {error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load the request: {error}
+        </p>
+      )}
       {entry && (
         <ol className="timeline-steps" aria-label="Timeline">
           {timelineOf(entry, name).map((step, i) => (

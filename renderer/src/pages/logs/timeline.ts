@@ -72,16 +72,19 @@ function outcomeStep(e: RequestLogEntry, name: Names): TimelineStep {
     const by = e.provider ? ` by ${e.provider} · ${name(e.connectionId) ?? e.connectionId}` : "";
     return { kind: "outcome", tone: "ok", text: `Answered ${e.status}${by} after ${tries} in ${seconds(e.latencyMs)}${ttfb}` };
   }
-  return { kind: "outcome", tone: e.status === 499 ? "muted" : "bad", text: `Ended ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""} after ${tries} in ${seconds(e.latencyMs)}${ttfb}` };
+  return {
+    kind: "outcome",
+    tone: e.status === 499 ? "muted" : "bad",
+    text: `Ended ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""} after ${tries} in ${seconds(e.latencyMs)}${ttfb}`,
+  };
 }
 
 /** R18.1: the tokens of each kind and the cost; null when the upstream reported no usage. */
 export function usageText(e: RequestLogEntry): string | null {
   if (e.inputTokens === null && e.outputTokens === null) return null;
-  const cache = [
-    e.cacheReadTokens ? `${formatCount(e.cacheReadTokens)} from cache` : "",
-    e.cacheWriteTokens ? `${formatCount(e.cacheWriteTokens)} written to cache` : "",
-  ].filter(Boolean).join(", ");
+  const cache = [e.cacheReadTokens ? `${formatCount(e.cacheReadTokens)} from cache` : "", e.cacheWriteTokens ? `${formatCount(e.cacheWriteTokens)} written to cache` : ""]
+    .filter(Boolean)
+    .join(", ");
   const prompt = `${formatCount(e.inputTokens ?? 0)} prompt tokens${cache ? ` (${cache})` : ""}`;
   const output = `${formatCount(e.outputTokens ?? 0)} output${e.reasoningTokens ? ` (${formatCount(e.reasoningTokens)} reasoning)` : ""}`;
   const source = e.costSource === "modelInfo" ? "model info price" : "catalogue price";

@@ -77,10 +77,23 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
           error={f.apiKey}
         />
         <TextField label="Priority" inputMode="numeric" value={priority} onChange={setPriority} hint="lower is tried first" error={f.priority} />
-        <TextField label="Weight" inputMode="decimal" value={weight} onChange={setWeight} hint="share among same-priority connections; 0 = only when no other is free" error={f.weight} />
+        <TextField
+          label="Weight"
+          inputMode="decimal"
+          value={weight}
+          onChange={setWeight}
+          hint="share among same-priority connections; 0 = only when no other is free"
+          error={f.weight}
+        />
         <CheckboxField label="Active" checked={active} onChange={setActive} error={f.active} />
         {connection?.hasSecret && <CheckboxField label="Remove the stored key" checked={removeSecret} onChange={setRemoveSecret} />}
-        <CheckboxField label="Flat-rate subscription" checked={subscription} onChange={setSubscription} hint="its cost is shown as notional: what the tokens would cost" error={f.subscription} />
+        <CheckboxField
+          label="Flat-rate subscription"
+          checked={subscription}
+          onChange={setSubscription}
+          hint="its cost is shown as notional: what the tokens would cost"
+          error={f.subscription}
+        />
       </div>
       <BudgetFields
         legend="Budget"
@@ -106,7 +119,13 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
             hint="Claim the weekly session-limit reset when the account offers one"
             error={f["providerSpecificData.autoLimitReset"]}
           />
-          <TextField label="Organization UUID" value={organizationUUID} onChange={setOrganizationUUID} hint="needed for the reset claim" error={f["providerSpecificData.organizationUUID"]} />
+          <TextField
+            label="Organization UUID"
+            value={organizationUUID}
+            onChange={setOrganizationUUID}
+            hint="needed for the reset claim"
+            error={f["providerSpecificData.organizationUUID"]}
+          />
         </fieldset>
       )}
       <FormFooter submitLabel={connection ? "Save connection" : "Add connection"} saving={saving} onCancel={() => onDone(false)} error={errors.general} />

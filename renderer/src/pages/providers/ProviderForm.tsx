@@ -37,9 +37,7 @@ export function ProviderForm({ provider, onDone }: { provider: Provider | null; 
     };
     setSaving(true);
     try {
-      const saved = provider
-        ? await call("updateProvider", { id: provider.id, ...body })
-        : await call("createProvider", { id: id.trim(), ...body });
+      const saved = provider ? await call("updateProvider", { id: provider.id, ...body }) : await call("createProvider", { id: id.trim(), ...body });
       setErrors(NO_ERRORS);
       onDone(saved);
     } catch (err) {
@@ -66,7 +64,14 @@ export function ProviderForm({ provider, onDone }: { provider: Provider | null; 
           error={f.category}
         />
         <TextField label="Models" value={models} onChange={setModels} hint="comma-separated model names" error={f.models} />
-        <TextField label="Rate-limit retry delay (s)" inputMode="numeric" value={retrySeconds} onChange={setRetrySeconds} hint="1–21,600 s; empty = none" error={f.rateLimitCooldownSeconds} />
+        <TextField
+          label="Rate-limit retry delay (s)"
+          inputMode="numeric"
+          value={retrySeconds}
+          onChange={setRetrySeconds}
+          hint="1–21,600 s; empty = none"
+          error={f.rateLimitCooldownSeconds}
+        />
       </div>
       <FormFooter submitLabel={provider ? "Save provider" : "Add provider"} saving={saving} onCancel={() => onDone(null)} error={errors.general} />
     </form>

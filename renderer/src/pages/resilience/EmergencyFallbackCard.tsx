@@ -31,7 +31,11 @@ export function EmergencyFallbackCard() {
       setEnabled(null);
       setModel(null);
       setErrors(NO_ERRORS);
-      setNotice(next.emergencyFallback.enabled && next.emergencyFallback.model ? `Saved: failing requests try ${next.emergencyFallback.model} once.` : "Saved: the emergency fallback is off.");
+      setNotice(
+        next.emergencyFallback.enabled && next.emergencyFallback.model
+          ? `Saved: failing requests try ${next.emergencyFallback.model} once.`
+          : "Saved: the emergency fallback is off.",
+      );
     } catch (err) {
       setErrors(formErrorsFrom(err));
     }
@@ -41,15 +45,25 @@ export function EmergencyFallbackCard() {
     <section className="card" aria-labelledby="settings-emergency-fallback">
       <h2 id="settings-emergency-fallback">Emergency fallback</h2>
       <p className="muted">
-        When every target of a request has failed or is unavailable, try this model once more (never for a request the upstream refused as
-        malformed). Its answer carries <code>X-Switchyard-Emergency-Fallback: 1</code>. Until saved here, <code>OMNIROUTE_EMERGENCY_FALLBACK</code>{" "}
-        decides (R11.6).
+        When every target of a request has failed or is unavailable, try this model once more (never for a request the upstream refused as malformed). Its answer carries{" "}
+        <code>X-Switchyard-Emergency-Fallback: 1</code>. Until saved here, <code>OMNIROUTE_EMERGENCY_FALLBACK</code> decides (R11.6).
       </p>
-      {loadError && <p role="alert" className="error-banner">Could not load the settings: {loadError}</p>}
+      {loadError && (
+        <p role="alert" className="error-banner">
+          Could not load the settings: {loadError}
+        </p>
+      )}
       <form noValidate onSubmit={(e) => void save(e)} aria-label="Emergency fallback">
         <div className="form-grid">
           <CheckboxField label="Use the emergency fallback" checked={shownEnabled} onChange={setEnabled} error={errors.fields["emergencyFallback.enabled"]} />
-          <TextField label="Fallback model" list="fallback-models" value={shownModel} onChange={setModel} hint="provider/model, a combo or an alias" error={errors.fields["emergencyFallback.model"]} />
+          <TextField
+            label="Fallback model"
+            list="fallback-models"
+            value={shownModel}
+            onChange={setModel}
+            hint="provider/model, a combo or an alias"
+            error={errors.fields["emergencyFallback.model"]}
+          />
         </div>
         <datalist id="fallback-models">
           {models.map((m) => (
@@ -59,7 +73,11 @@ export function EmergencyFallbackCard() {
         <div className="form-actions">
           <button type="submit">Save emergency fallback</button>
         </div>
-        {errors.general && <p role="alert" className="field-error">{errors.general}</p>}
+        {errors.general && (
+          <p role="alert" className="field-error">
+            {errors.general}
+          </p>
+        )}
         {notice && <p role="status">{notice}</p>}
       </form>
     </section>

@@ -33,10 +33,20 @@ export function SessionsPage() {
   }
 
   const unpin = (pin: SessionPinItem) =>
-    act(`Unpinning ${shortKey(pin.sessionKey)}`, async () => (await call("unpinSession", { key: pin.sessionKey })).removed, `Session ${shortKey(pin.sessionKey)} unpinned.`, `Session ${shortKey(pin.sessionKey)} was no longer pinned.`);
+    act(
+      `Unpinning ${shortKey(pin.sessionKey)}`,
+      async () => (await call("unpinSession", { key: pin.sessionKey })).removed,
+      `Session ${shortKey(pin.sessionKey)} unpinned.`,
+      `Session ${shortKey(pin.sessionKey)} was no longer pinned.`,
+    );
   const release = (lease: SessionLeaseItem) => {
     const name = lease.connectionName ?? lease.connectionId;
-    return act(`Releasing the lease on ${name}`, async () => (await call("releaseSessionLease", { connectionId: lease.connectionId })).released, `Lease on ${name} released.`, `${name} was no longer leased.`);
+    return act(
+      `Releasing the lease on ${name}`,
+      async () => (await call("releaseSessionLease", { connectionId: lease.connectionId })).released,
+      `Lease on ${name} released.`,
+      `${name} was no longer leased.`,
+    );
   };
 
   return (
@@ -45,8 +55,8 @@ export function SessionsPage() {
         <div>
           <h1>Sessions &amp; leases</h1>
           <p className="muted">
-            Session pins keep a client session on the connection that served it (setting sessionAffinityTtlMs). Exclusive leases reserve a
-            connection for one client session; other requests route around it.
+            Session pins keep a client session on the connection that served it (setting sessionAffinityTtlMs). Exclusive leases reserve a connection for one client session; other
+            requests route around it.
           </p>
         </div>
         <button type="button" className="secondary" onClick={() => void Promise.all([pins.reload(), leases.reload()])}>
@@ -66,7 +76,9 @@ export function SessionsPage() {
           <DataTable caption="Pinned sessions, most recently used first" columns={["Session", "Provider", "Connection", "Last used", "Expires", "Action"]}>
             {pins.data.map((pin) => (
               <tr key={pin.sessionKey}>
-                <th scope="row" title={pin.sessionKey}>{shortKey(pin.sessionKey)}</th>
+                <th scope="row" title={pin.sessionKey}>
+                  {shortKey(pin.sessionKey)}
+                </th>
                 <td>{pin.provider}</td>
                 <td>{pin.connectionName ?? pin.connectionId}</td>
                 <td className="nowrap">{time(pin.lastUsedAt)}</td>
@@ -86,7 +98,10 @@ export function SessionsPage() {
         <h2 id="leases-title">Exclusive leases</h2>
         {leases.data && leases.data.length === 0 && <p className="muted">No connection is leased.</p>}
         {leases.data && leases.data.length > 0 && (
-          <DataTable caption="Active exclusive leases, soonest expiry first" columns={["Connection", "Provider", "Key", { label: "Generation", numeric: true }, "Expires", "Action"]}>
+          <DataTable
+            caption="Active exclusive leases, soonest expiry first"
+            columns={["Connection", "Provider", "Key", { label: "Generation", numeric: true }, "Expires", "Action"]}
+          >
             {leases.data.map((lease) => (
               <tr key={lease.connectionId}>
                 <th scope="row">{lease.connectionName ?? lease.connectionId}</th>

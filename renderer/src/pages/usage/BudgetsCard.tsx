@@ -22,7 +22,11 @@ export function BudgetsCard({ holders, error, serverNowAt }: { holders: BudgetHo
   return (
     <section className="card" aria-labelledby="budgets-title">
       <h2 id="budgets-title">Budgets</h2>
-      {error && <p role="alert" className="error-banner">Could not load budgets: {error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load budgets: {error}
+        </p>
+      )}
       {holders && withBudget.length === 0 && (
         <p className="muted">
           No budgets set. Give a key a budget on the <a href="#/keys">API keys</a> page, or a connection one in its form on the <a href="#/providers">Providers</a> page.

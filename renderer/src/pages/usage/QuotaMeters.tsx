@@ -35,9 +35,15 @@ export function QuotaMeters(props: QuotaMetersProps) {
   return (
     <section className="card" aria-labelledby="quotas-title">
       <h2 id="quotas-title">Quotas</h2>
-      {error && <p role="alert" className="error-banner">Could not load quotas: {error}</p>}
+      {error && (
+        <p role="alert" className="error-banner">
+          Could not load quotas: {error}
+        </p>
+      )}
       {items && list.length === 0 && (
-        <p className="muted">No quota seen yet. When an upstream reports its rate-limit or subscription windows (Anthropic, OpenAI, Codex), they appear here after the next response.</p>
+        <p className="muted">
+          No quota seen yet. When an upstream reports its rate-limit or subscription windows (Anthropic, OpenAI, Codex), they appear here after the next response.
+        </p>
       )}
       {list.length > 0 && (
         <ul className="quota-list" aria-label="Quota windows">

@@ -41,7 +41,10 @@ export function UsageOverTime({ report, label }: { report: UsageReport; label: (
   const series = data.keys.map((key) => ({ key, name: label(key) }));
   const formatT = timeFormatter(report);
   const group = GROUP_LABELS[report.groupBy];
-  const xTicks = timeTicks(data.tokens.map((r) => r.t), report.bucket);
+  const xTicks = timeTicks(
+    data.tokens.map((r) => r.t),
+    report.bucket,
+  );
   const peak = (rows: SeriesRow[]) => Math.max(0, ...rows.flatMap((r) => data.keys.map((k) => r[k] ?? 0)));
   if (data.keys.length === 0) return <p className="muted">No requests in this range. Charts of tokens and cost appear as soon as clients send traffic.</p>;
   return (
@@ -55,10 +58,33 @@ export function UsageOverTime({ report, label }: { report: UsageReport; label: (
         ))}
       </ul>
       <div className="chart-grid">
-        <SeriesChart title={`Tokens per ${per}`} summary={tokensSummary(data, label)} rows={data.tokens} series={series} xKey="t" xTicks={xTicks} formatX={formatT} formatY={formatCompact} yTicks={niceTicks(peak(data.tokens), true)} />
-        <SeriesChart title={`Cost per ${per}`} summary={costSummary(data, label)} rows={data.cost} series={series} xKey="t" xTicks={xTicks} formatX={formatT} formatY={formatUsd} yTicks={niceTicks(peak(data.cost))} />
+        <SeriesChart
+          title={`Tokens per ${per}`}
+          summary={tokensSummary(data, label)}
+          rows={data.tokens}
+          series={series}
+          xKey="t"
+          xTicks={xTicks}
+          formatX={formatT}
+          formatY={formatCompact}
+          yTicks={niceTicks(peak(data.tokens), true)}
+        />
+        <SeriesChart
+          title={`Cost per ${per}`}
+          summary={costSummary(data, label)}
+          rows={data.cost}
+          series={series}
+          xKey="t"
+          xTicks={xTicks}
+          formatX={formatT}
+          formatY={formatUsd}
+          yTicks={niceTicks(peak(data.cost))}
+        />
       </div>
-      <DataTable caption={`Usage by ${group.toLowerCase()} over the range`} columns={[group, { label: "Requests", numeric: true }, { label: "Tokens", numeric: true }, { label: "Cache hits", numeric: true }, { label: "Cost", numeric: true }]}>
+      <DataTable
+        caption={`Usage by ${group.toLowerCase()} over the range`}
+        columns={[group, { label: "Requests", numeric: true }, { label: "Tokens", numeric: true }, { label: "Cache hits", numeric: true }, { label: "Cost", numeric: true }]}
+      >
         {series.map((s) => {
           const t = data.totals.get(s.key)!;
           return (

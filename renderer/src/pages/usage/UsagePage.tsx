@@ -45,10 +45,16 @@ export function UsagePage() {
       <header className="page-header">
         <div>
           <h1>Usage</h1>
-          <p className="muted">Tokens and cost of every request, from the rollups kept as requests finish; prices from each provider&apos;s model info, else the shipped catalogue.</p>
+          <p className="muted">
+            Tokens and cost of every request, from the rollups kept as requests finish; prices from each provider&apos;s model info, else the shipped catalogue.
+          </p>
         </div>
       </header>
-      {reports.error && <p role="alert" className="error-banner">Could not load usage: {reports.error}</p>}
+      {reports.error && (
+        <p role="alert" className="error-banner">
+          Could not load usage: {reports.error}
+        </p>
+      )}
       <TotalsCard view={view} subscriptions={subscriptions} />
       <section className="card" aria-labelledby="over-time-title">
         <header className="card-header">
@@ -59,7 +65,14 @@ export function UsagePage() {
         <UsageControls />
         {view ? <UsageOverTime report={view.chart} label={label} /> : reports.status === "loading" && <p aria-live="polite">Loading…</p>}
       </section>
-      <QuotaMeters items={quotas.data} error={quotas.error} loadedAt={quotas.loadedAt} reload={() => void quotas.reload()} serverNowAt={serverNowAt} connectionName={connectionName} />
+      <QuotaMeters
+        items={quotas.data}
+        error={quotas.error}
+        loadedAt={quotas.loadedAt}
+        reload={() => void quotas.reload()}
+        serverNowAt={serverNowAt}
+        connectionName={connectionName}
+      />
       <BudgetsCard holders={budgetList} error={holders.error} serverNowAt={serverNowAt} />
     </div>
   );
@@ -67,13 +80,24 @@ export function UsagePage() {
 
 function TotalsCard({ view, subscriptions }: { view: UsageView | null; subscriptions: string[] }) {
   const totals = view ? windowTotals(view.summary, view.serverNow) : null;
-  const rows: Array<[string, UsageCounts | undefined]> = [["Today", totals?.today], ["Last 7 days", totals?.week], ["Last 30 days", totals?.month]];
+  const rows: Array<[string, UsageCounts | undefined]> = [
+    ["Today", totals?.today],
+    ["Last 7 days", totals?.week],
+    ["Last 30 days", totals?.month],
+  ];
   return (
     <section className="card" aria-labelledby="totals-title">
       <h2 id="totals-title">Totals</h2>
       <DataTable
         caption="Usage today, in the last 7 days and in the last 30 days"
-        columns={["Period", { label: "Requests", numeric: true }, { label: "Prompt tokens", numeric: true }, { label: "Output tokens", numeric: true }, { label: "Cache-hit ratio", numeric: true }, { label: "Cost", numeric: true }]}
+        columns={[
+          "Period",
+          { label: "Requests", numeric: true },
+          { label: "Prompt tokens", numeric: true },
+          { label: "Output tokens", numeric: true },
+          { label: "Cache-hit ratio", numeric: true },
+          { label: "Cost", numeric: true },
+        ]}
       >
         {rows.map(([name, c]) => (
           <tr key={name}>
@@ -115,7 +139,11 @@ function CsvExport({ view }: { view: UsageView | null }) {
   }
   return (
     <>
-      {outcome && <span role={outcome.ok ? "status" : "alert"} className={outcome.ok ? "field-hint" : "field-error"}>{outcome.text}</span>}
+      {outcome && (
+        <span role={outcome.ok ? "status" : "alert"} className={outcome.ok ? "field-hint" : "field-error"}>
+          {outcome.text}
+        </span>
+      )}
       <button type="button" className="secondary small" disabled={!view} onClick={() => void download()}>
         Export CSV
       </button>

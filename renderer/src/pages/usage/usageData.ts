@@ -39,7 +39,11 @@ export function bucketStarts(from: number, to: number, bucket: UsageBucket): num
 
 export function chartData(report: UsageReport): UsageChartData {
   const totals = new Map<string, UsageCounts>();
-  for (const s of report.series) totals.set(s.key, s.points.reduce((sum, p) => addCounts(sum, p), emptyCounts()));
+  for (const s of report.series)
+    totals.set(
+      s.key,
+      s.points.reduce((sum, p) => addCounts(sum, p), emptyCounts()),
+    );
   const ranked = [...totals.keys()].sort((a, b) => totalTokens(totals.get(b)!) - totalTokens(totals.get(a)!) || a.localeCompare(b));
   const shown = ranked.length > MAX_SERIES ? ranked.slice(0, MAX_SERIES - 1) : ranked;
   const lineOf = (key: string) => (shown.includes(key) ? key : OTHERS);

@@ -18,7 +18,13 @@ const candidateList = fc.array(
     contextWindow: maybe(fc.integer({ min: 1_000, max: 2_000_000 })),
     cacheSupport: maybe(fc.boolean()),
     connectionId: maybe(fc.constantFrom("c1", "c2")),
-    quota: maybe(fc.record({ remaining: maybe(fc.integer({ min: 0, max: 500 })), limit: maybe(fc.integer({ min: 0, max: 500 })), resetAt: maybe(fc.integer({ min: NOW - 60_000, max: NOW + 60_000 })) })),
+    quota: maybe(
+      fc.record({
+        remaining: maybe(fc.integer({ min: 0, max: 500 })),
+        limit: maybe(fc.integer({ min: 0, max: 500 })),
+        resetAt: maybe(fc.integer({ min: NOW - 60_000, max: NOW + 60_000 })),
+      }),
+    ),
     requests: fc.integer({ min: 0, max: 50 }),
     inFlight: fc.integer({ min: 0, max: 3 }),
     sampleCount: fc.integer({ min: 0, max: 25 }),
