@@ -36,6 +36,8 @@ beforeAll(async () => {
     expect((await gw.api("POST", "/api/connections", { id: "shared-c1", provider: "shared", name: "team account", apiKey: "team-key", maxConcurrent: 1 })).status).toBe(201);
   }
   for (const gw of gateways) await until(async () => (await sharedStatus(gw)) === "ready", "Redis ready");
+  // A cap is split among the instances the group has counted (R19.1): both must be counted first.
+  for (const gw of gateways) await until(async () => (await gw.api("GET", "/api/monitoring/health")).body.sharedState.instances === 2, "both instances counted");
 }, 60_000);
 
 afterAll(async () => {
