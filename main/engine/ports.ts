@@ -91,25 +91,29 @@ export interface FailureInput {
   failure: UpstreamFailure;
 }
 
-export type VerdictReason =
-  | "rate_limit"
-  | "concurrency_limited"
-  | "quota_exhausted"
-  | "credits_exhausted"
-  | "auth_error"
-  | "banned"
-  | "request_rejected"
-  | "not_found"
-  | "model_not_found"
-  | "context_overflow"
-  | "tool_limit"
-  | "bad_request"
-  | "server_error"
-  | "transport"
-  | "timeout"
-  | "stream_stall"
-  | "stream_early_eof"
-  | "stream_throughput";
+/** Every reason a verdict can give (R12.1). */
+export const VERDICT_REASONS = [
+  "rate_limit",
+  "concurrency_limited",
+  "quota_exhausted",
+  "credits_exhausted",
+  "auth_error",
+  "banned",
+  "request_rejected",
+  "not_found",
+  "model_not_found",
+  "context_overflow",
+  "tool_limit",
+  "bad_request",
+  "server_error",
+  "transport",
+  "timeout",
+  "stream_stall",
+  "stream_early_eof",
+  "stream_throughput",
+] as const;
+
+export type VerdictReason = (typeof VERDICT_REASONS)[number];
 
 /** A provider error rule that decided (part of) a verdict (R12.2–R12.4). */
 export interface RuleMatch {

@@ -3,7 +3,7 @@
 // cooldown. Operator rules and defaults match by case-insensitive substring, never a RegExp.
 import type { AppSettings, Provider } from "../../shared/types.js";
 import { MODEL_ACCESS_DENIED_COOLDOWN_MS, OPERATOR_RULE_MAX_COOLDOWN_MS, RESTATED_QUOTA_CLIENT_RETRY_AFTER_MS } from "../../shared/resilienceSettings.js";
-import type { RuleMatch, VerdictReason } from "./ports.js";
+import { VERDICT_REASONS, type RuleMatch, type VerdictReason } from "./ports.js";
 
 export interface StatusRestatementRule {
   id: string;
@@ -96,26 +96,7 @@ export function matchBuiltinRule(providerKey: string, status: number, body: stri
 
 type RuleSettings = Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults">;
 
-const KNOWN_REASONS: ReadonlySet<string> = new Set<VerdictReason>([
-  "rate_limit",
-  "concurrency_limited",
-  "quota_exhausted",
-  "credits_exhausted",
-  "auth_error",
-  "banned",
-  "request_rejected",
-  "not_found",
-  "model_not_found",
-  "context_overflow",
-  "tool_limit",
-  "bad_request",
-  "server_error",
-  "transport",
-  "timeout",
-  "stream_stall",
-  "stream_early_eof",
-  "stream_throughput",
-]);
+const KNOWN_REASONS: ReadonlySet<string> = new Set<string>(VERDICT_REASONS);
 
 /** An operator's free-text reason becomes a verdict reason when it names one; otherwise it is only a label. */
 export function asVerdictReason(reason: string | undefined): VerdictReason | null {

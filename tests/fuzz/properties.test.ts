@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure } from "../../main/engine/classifier.js";
 import type { StreamCause, TransportCause, UpstreamFailure } from "../../main/engine/failure.js";
+import { VERDICT_REASONS } from "../../main/engine/ports.js";
 import { parseBodyResetText, parseDurationText, parseGoogleRetryDelay, parseRetryAfter, parseRetryHint } from "../../main/engine/retryHints.js";
 import { createStreamTranslator, type WireFormat } from "../../main/gateway/formats/index.js";
 import { sseFrame } from "../../main/gateway/formats/sse.js";
@@ -143,26 +144,7 @@ const nonNegativeOrNull = (ms: number | null) => ms === null || (Number.isFinite
 
 describe("classifier and retry hints", () => {
   it("R12.1 the classifier maps any upstream failure (answer, body that is not JSON, transport, stream) to a complete verdict, never throwing", () => {
-    const reasons = new Set([
-      "rate_limit",
-      "concurrency_limited",
-      "quota_exhausted",
-      "credits_exhausted",
-      "auth_error",
-      "banned",
-      "request_rejected",
-      "not_found",
-      "model_not_found",
-      "context_overflow",
-      "tool_limit",
-      "bad_request",
-      "server_error",
-      "transport",
-      "timeout",
-      "stream_stall",
-      "stream_early_eof",
-      "stream_throughput",
-    ]);
+    const reasons = new Set<string>(VERDICT_REASONS);
     fc.assert(
       fc.property(
         fc.integer({ min: 100, max: 599 }),
