@@ -8,36 +8,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import { createFileKeyCipher, createStore } from "../../../main/store/index.js";
 import { MIGRATIONS, readSchemaVersion, runMigrations } from "../../../main/store/migrations.js";
-import { makeTempHome, openHarness, type StoreHarness } from "./storeFixture.js";
+import { logEntry, makeTempHome, openHarness, type StoreHarness } from "./storeFixture.js";
 
 let n = 0;
 function entry(over: Partial<RequestLogEntry> = {}, time = 1_700_000_000_000): RequestLogEntry {
   n += 1;
-  return {
-    id: `r-${n}`,
-    time,
-    clientFormat: "openai",
-    model: "m",
-    combo: null,
-    provider: "p",
-    connectionId: "c",
-    status: 200,
-    errorCode: null,
-    latencyMs: 5,
-    ttfbMs: 2,
-    stream: false,
-    inputTokens: null,
-    outputTokens: null,
-    cacheReadTokens: null,
-    cacheWriteTokens: null,
-    reasoningTokens: null,
-    costUsd: null,
-    costSource: null,
-    apiKeyId: null,
-    servedModel: null,
-    attempts: [],
-    ...over,
-  };
+  return logEntry({ id: `r-${n}`, time, ...over });
 }
 
 describe("request log timeline columns (issue 14)", () => {

@@ -8,36 +8,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import { openDatabase } from "../../../main/store/database.js";
 import { createRequestLogRepo } from "../../../main/store/requestLogRepo.js";
-import { makeTempHome, openHarness, type StoreHarness } from "./storeFixture.js";
+import { logEntry, makeTempHome, openHarness, type StoreHarness } from "./storeFixture.js";
 
 let n = 0;
 function entry(over: Partial<RequestLogEntry> = {}): RequestLogEntry {
   n += 1;
-  return {
-    id: `w-${n}`,
-    time: 1_700_000_000_000 + n,
-    clientFormat: "openai",
-    model: "m",
-    combo: null,
-    provider: "p",
-    connectionId: "c",
-    status: 200,
-    errorCode: null,
-    latencyMs: 5,
-    ttfbMs: 2,
-    stream: false,
-    inputTokens: 1,
-    outputTokens: 2,
-    cacheReadTokens: null,
-    cacheWriteTokens: null,
-    reasoningTokens: null,
-    costUsd: null,
-    costSource: null,
-    apiKeyId: null,
-    servedModel: null,
-    attempts: [{ provider: "p", connectionId: "c", model: "m", status: 200, verdict: null, latencyMs: 4 }],
-    ...over,
-  };
+  const attempts = [{ provider: "p", connectionId: "c", model: "m", status: 200, verdict: null, latencyMs: 4 }];
+  return logEntry({ id: `w-${n}`, time: 1_700_000_000_000 + n, inputTokens: 1, outputTokens: 2, attempts, ...over });
 }
 
 const storedIds = (dbPath: string): string[] => {

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ConnectionInput, ProviderInput } from "../../../main/store/types.js";
+import type { RequestLogEntry } from "../../../shared/types.js";
 import { createFileKeyCipher, createStore, type CreateStoreOptions, type Store } from "../../../main/store/index.js";
 
 export class FakeClock {
@@ -92,5 +93,33 @@ export function connectionInput(id: string, provider: string, overrides: Partial
     providerSpecificData: {},
     disableCooling: false,
     ...overrides,
+  };
+}
+
+/** A request-log row as the gateway writes it: one plain 200 with no tokens, changed by `over`. */
+export function logEntry(over: Partial<RequestLogEntry> & Pick<RequestLogEntry, "id">): RequestLogEntry {
+  return {
+    time: 1_700_000_000_000,
+    clientFormat: "openai",
+    model: "m",
+    combo: null,
+    provider: "p",
+    connectionId: "c",
+    status: 200,
+    errorCode: null,
+    latencyMs: 5,
+    ttfbMs: 2,
+    stream: false,
+    inputTokens: null,
+    outputTokens: null,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
+    costUsd: null,
+    costSource: null,
+    apiKeyId: null,
+    servedModel: null,
+    attempts: [],
+    ...over,
   };
 }
