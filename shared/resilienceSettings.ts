@@ -74,6 +74,15 @@ export interface ResilienceSettings {
    * below `cutoffPercent` of its limit is passed over while a sibling of its provider has more.
    */
   quotaPreflightCutoff: { enabled: boolean; cutoffPercent: number };
+  /** R20.1: take reasoning artifacts another connection issued out of a request before it is sent. */
+  reasoningProvenance: { enabled: boolean };
+  /**
+   * R20.3: under 429 or queue pressure background work waits or is shed first; `mainHeadroom` is
+   * how many of a connection's concurrency slots only main, subagent and compaction turns may take.
+   */
+  trafficClasses: { enabled: boolean; mainHeadroom: number };
+  /** R20.4: at a 429 whose hint is at most `maxWaitMs`, on the connection holding the session's warm cache, wait instead of moving. */
+  waitOrSwitch: { enabled: boolean; maxWaitMs: number };
 }
 
 const MINUTE = 60_000;
@@ -148,6 +157,9 @@ export const DEFAULT_RESILIENCE_SETTINGS: ResilienceSettings = {
   p2cLatency: { weight: 0 }, // R4.10
   quotaShareConcurrencyLimit: { enabled: true }, // R8.2
   quotaPreflightCutoff: { enabled: false, cutoffPercent: 5 }, // R10.2 (off, 5 %)
+  reasoningProvenance: { enabled: true }, // R20.1
+  trafficClasses: { enabled: true, mainHeadroom: 1 }, // R20.3
+  waitOrSwitch: { enabled: true, maxWaitMs: 8_000 }, // R20.4 (on, 8 000)
 };
 
 /** A numeric range; `zeroMeansOff` allows 0 below `min` (e.g. a disabled watchdog). */
@@ -197,6 +209,8 @@ export const RESILIENCE_RANGES = {
   },
   p2cLatency: { weight: { min: 0, max: 20 } }, // R4.10
   quotaPreflightCutoff: { cutoffPercent: { min: 0, max: 100 } }, // R10.2
+  trafficClasses: { mainHeadroom: int(0, 1_000) }, // R20.3
+  waitOrSwitch: { maxWaitMs: int(0, 300_000) }, // R20.4
 } as const;
 
 export interface SettingsChange {

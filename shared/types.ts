@@ -170,6 +170,41 @@ export interface AttemptRecord {
 export type ClientKind =
   "claude-code" | "qwen-code" | "aider" | "codex-cli" | "gemini-cli" | "opencode" | "ai-sdk" | "openai-sdk" | "anthropic-sdk" | "genai-sdk" | "curl" | "other";
 
+/**
+ * R20.3: what a request is for, from the client's own signals: the turn the user waits for, a
+ * subagent's turn, background work (titles, suggestions, memory extraction, the small-fast model),
+ * a compaction, or a token count.
+ */
+export type TrafficClass = "main" | "subagent" | "background" | "compaction" | "count";
+
+export const TRAFFIC_CLASSES: readonly TrafficClass[] = ["main", "subagent", "background", "compaction", "count"];
+
+/** R20.2: a failover that moved a session with a warm prompt cache to a connection without it (the timeline's mark). */
+export interface CacheMove {
+  fromConnectionId: string;
+  toConnectionId: string;
+  /** The prompt tokens the new connection read afresh (not from its cache): what the move cost. */
+  resentTokens: number | null;
+}
+
+/** R20.4: at a short 429 on the connection holding the session's warm cache, whether Switchyard waited or moved, and why. */
+export interface WaitOrSwitchRecord {
+  choice: "wait" | "switch";
+  /** e.g. hint_within_wait, hint_too_long, no_hint, not_warm, disabled, background. */
+  reason: string;
+  connectionId: string;
+  hintMs: number | null;
+  waitedMs: number;
+}
+
+/** R20.1: reasoning artifacts taken out of a request before it went to a connection that did not issue them. */
+export interface ProvenanceRecord {
+  /** Artifacts removed (signatures, encrypted blobs, reasoning ids). */
+  removed: number;
+  /** Artifacts whose content went on as plain text, or whose part stayed without its signature. */
+  plain: number;
+}
+
 /** A connection or target passed over before dispatch, and why (the request timeline). */
 export interface SkipRecord {
   provider: string;
@@ -219,6 +254,16 @@ export interface RequestLogEntry {
   comboWaits?: { count: number; waitedMs: number };
   /** Only with the promptLogging setting on, and only until its retention ends. */
   promptText?: string | null;
+  /** R20.3: absent on rows written before classes were kept. */
+  trafficClass?: TrafficClass;
+  /** R20.2: cacheReadTokens ÷ inputTokens, null when the upstream did not say. */
+  cacheReadShare?: number | null;
+  /** R20.2: set when this request moved a warm session to a connection without its cache. */
+  cacheMove?: CacheMove | null;
+  /** R20.4: the wait-or-switch decisions this request took (one per short 429 on a warm connection). */
+  waitOrSwitch?: WaitOrSwitchRecord[];
+  /** R20.1: set when foreign reasoning artifacts were taken out before sending. */
+  provenance?: ProvenanceRecord | null;
 }
 
 /** General (non-resilience) settings, GET/PATCH /api/settings. */

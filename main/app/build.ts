@@ -8,7 +8,7 @@ import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { hostAcceptor } from "../api/hostGuard.js";
-import { ReasoningProvenance } from "../gateway/responses/reasoningProvenance.js";
+import { ReasoningProvenance } from "../gateway/provenance/book.js";
 import { refuseUpgrade } from "../gateway/responses/upgrade.js";
 import { createGatewayApp } from "../gateway/server.js";
 import { followSharedState, type SharedStateSwitch } from "../gateway/sharedState/follow.js";

@@ -2,7 +2,8 @@
 // clock and the settings (build.ts assembles them).
 import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import type { AppSettings } from "../../shared/types.js";
-import { ReasoningProvenance } from "../gateway/responses/reasoningProvenance.js";
+import { ReasoningProvenance } from "../gateway/provenance/book.js";
+import { WarmCaches } from "../gateway/sessions/warmCaches.js";
 import { createResilienceEngine } from "../engine/index.js";
 import { resolveBreakerProfile } from "../engine/breaker.js";
 import { LeaseBook } from "../engine/leases.js";
@@ -266,6 +267,8 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     ),
     promptLogging: () => parts.getAppSettings().promptLogging,
     provenance: parts.provenance,
+    codingAgents: resilience.get,
+    warmCaches: new WarmCaches(),
     ...quotaParts(store, bus, resilience.get, { sharedState, clock }),
   });
 }

@@ -104,6 +104,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps): (req: Incoming
       allowedConnections: edge.allowedConnections,
       apiKeyId: clientKeyIdOf(edge),
       framing: pathCall?.framing,
+      path: req.url ?? "",
     });
   }
 

@@ -3,8 +3,8 @@
 // answered, the terminal verdict. Each stage is its own module under request/.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../../shared/errorCodes.js";
-import type { ClientKind, Connection, SwitchyardEvent, WireFormat } from "../../shared/types.js";
-import type { NumberedKeepAlive, StreamFraming } from "./formats/adapter.js";
+import type { Connection, SwitchyardEvent, TrafficClass, WireFormat } from "../../shared/types.js";
+import type { StreamFraming } from "./formats/adapter.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
@@ -13,20 +13,24 @@ import type { EgressLock } from "./egress/siblingLock.js";
 import type { UsageWallDeps } from "./usageWall/lane.js";
 import { clientHalf, isStreamRequest } from "./formats/index.js";
 import { describeError, type BudgetPort, type CatalogPort, type ConnectionsPort, type ErrorLog, type RequestLogSink } from "./ports.js";
-import type { FinalError } from "./outcome.js";
 import { ClientBoundTarget, type Admission, type GatewayAdmission, type PassedOver } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
-import { earliestRecoveryMs, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
+import { earliestRecoveryMs, keyBudgetExceeded, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
+import { heartbeatEveryMs, keepAliveEvents } from "./request/liveness.js";
 import { planRequest, type RequestPlan } from "./request/plan.js";
 import { recordAttempt, upstreamHeadersOf, type AttemptResult, type RecordingEngine } from "./request/record.js";
+import { noteForRouting } from "./request/routingNotes.js";
 import { candidatesFor, SelectionLog, type Candidate, type SelectionEngine } from "./request/select.js";
 import type { UsageMeter } from "./request/requestRecord.js";
 import { arrivalFields } from "./request/trace.js";
 import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGate.js";
 import { abandonTimedOutTarget, targetDeadlineFor } from "./request/targetDeadline.js";
 import type { QuotaCutoffPort } from "./request/quotaCutoff.js";
-import type { ReasoningProvenance } from "./responses/reasoningProvenance.js";
+import type { ReasoningProvenance } from "./provenance/book.js";
+import { shedBackground, type CodingAgentSettings } from "./request/agentPolicy.js";
+import { startAgentRequest, waitForWarmCache, type AgentDeps } from "./request/agentRun.js";
+import type { WarmCaches } from "./sessions/warmCaches.js";
 import type { PreparedTurn } from "./responses/turn.js";
 import type { RequestSession } from "./sessions/routing.js";
 import type { Target } from "./resolve.js";
@@ -70,8 +74,14 @@ export interface PipelineDeps {
   usageWall?: UsageWallDeps;
   /** The promptLogging setting (absent = off): the request log keeps prompt text only when true. */
   promptLogging?: () => boolean;
-  /** R16.7: which connection issued each Responses reasoning artifact. */
+  /** R20.1, R16.7: which connection issued each reasoning artifact. */
   provenance?: ReasoningProvenance;
+  /** R20.1–R20.4: the coding-agent settings (absent: classes, waits and provenance as their defaults say, but no class without `classify`). */
+  codingAgents?: () => CodingAgentSettings;
+  /** R20.3: the request's class from its client's signals (absent: every request is main). */
+  classify?: AgentDeps["classify"];
+  /** R20.2: which connection holds each session's warm cache (absent: none known). */
+  warmCaches?: WarmCaches;
   /** R18.4: key and connection budgets (absent = none enforced). */
   budgets?: BudgetPort;
   /** R18.1, R18.4: prices each request's row and counts it against the budgets (absent = unpriced). */
@@ -112,6 +122,8 @@ export interface ClientCall {
   reshape?: (answer: Record<string, unknown>) => Record<string, unknown>;
   /** How a stream is framed for this client (default SSE; Gemini without alt=sse: a JSON array). */
   framing?: StreamFraming;
+  /** The request's path (R20.3 reads it: a compaction or count route is its own class). */
+  path?: string;
 }
 
 /** The state of one request while its candidates are tried. */
@@ -131,28 +143,12 @@ interface RequestRun {
   transcript: StreamTranscript | null;
   /** A combo target ran out of its config.targetTimeoutMs: the pass goes on with the next target. */
   abandonTarget?: boolean;
-}
-
-/** Keep-alives at the configured interval, or often enough for a client that tolerates less silence (R16.3). */
-function heartbeatEveryMs(format: WireFormat, configuredMs: number): number {
-  const tolerance = clientHalf(format).silenceToleranceMs;
-  return tolerance === undefined ? configuredMs : Math.min(configuredMs, Math.floor(tolerance / 2.5));
-}
-
-/** R16.3: Codex counts only data events as life, so it gets keep-alive events its format numbers. */
-function keepAliveEvents(format: WireFormat, kind: ClientKind | undefined): NumberedKeepAlive | undefined {
-  return kind === "codex-cli" ? clientHalf(format).numberedKeepAlive : undefined;
-}
-
-/** R18.4: a key over its budget is refused until its period ends, before anything goes upstream. */
-function keyBudgetExceeded(retryAfterMs: number): FinalError {
-  return {
-    status: ERROR_CODES.budget_exceeded.status,
-    code: "budget_exceeded",
-    retryAfterMs,
-    noRetry: false,
-    message: "This API key has used its budget for the period; it resets at the period's end",
-  };
+  /** R20.3 */
+  trafficClass: TrafficClass;
+  /** The latest attempt's result (R20.4 decides on it); null before one was recorded. */
+  lastResult: AttemptResult | null;
+  /** R20.4: what the request waited for its warm connection so far. */
+  warmWaited: { ms: number };
 }
 
 export function createPipeline(deps: PipelineDeps) {
@@ -192,6 +188,7 @@ export function createPipeline(deps: PipelineDeps) {
     const { record } = client;
     record.arrived(arrivalFields(call.headers, () => clientHalf(call.format).promptText(call.body), deps.promptLogging?.() ?? false));
     record.keyed(call.apiKeyId ?? null);
+    const trafficClass = startAgentRequest(deps, { format: call.format, path: call.path ?? "", headers: call.headers, body: call.body }, client, call.session?.key ?? null);
     const overBudgetMs = deps.budgets?.keyOverBudgetMs(call.apiKeyId ?? null) ?? null;
     if (overBudgetMs !== null) return client.fail(keyBudgetExceeded(overBudgetMs));
     const routing = deps.routing && {
@@ -221,6 +218,9 @@ export function createPipeline(deps: PipelineDeps) {
       allowed: call.allowedConnections ?? null,
       session: call.session ?? null,
       transcript: stream ? StreamTranscript.for(call.format, budgets.midstreamEnabled === true) : null,
+      trafficClass,
+      lastResult: null,
+      warmWaited: { ms: 0 },
     };
     record.planned(plan.combo, run);
     skipTargetsOverToolLimit(run, deps.toolLimits);
@@ -251,7 +251,7 @@ export function createPipeline(deps: PipelineDeps) {
   async function walkTargets(run: RequestRun): Promise<Step> {
     for (const target of run.plan.targets) {
       for (const candidate of candidatesFor(target, deps, run.selection, run.allowed, run.session, run.plan.connectionChoice)) {
-        if ((await tryCandidate(run, target, candidate)) === "answered") return "answered";
+        if ((await tryWarmConnection(run, target, candidate)) === "answered") return "answered";
         if (run.client.gone) return closed(run);
         if (run.abandonTarget) break;
       }
@@ -259,6 +259,18 @@ export function createPipeline(deps: PipelineDeps) {
       if (run.client.gone) return closed(run);
     }
     return "next";
+  }
+
+  /** The candidate, and while R20.4 says to wait for it (the session's warm connection at a short 429), the same connection again. */
+  async function tryWarmConnection(run: RequestRun, target: Target, candidate: Candidate): Promise<Step> {
+    let step = await tryCandidate(run, target, candidate);
+    while (step === "next" && !run.client.gone && !run.abandonTarget) {
+      const retry = { client: run.client, target, connectionId: candidate.connection.id, result: run.lastResult, waited: run.warmWaited };
+      const again = await waitForWarmCache(deps, retry);
+      if (!again) break;
+      step = await tryCandidate(run, target, again);
+    }
+    return step;
   }
 
   function closed(run: RequestRun): Step {
@@ -269,6 +281,8 @@ export function createPipeline(deps: PipelineDeps) {
   /** R11.4: how long to wait before dispatching the combo again, or null to give the verdict now. */
   function comboWaitMs(run: RequestRun): number | null {
     if (!deps.routing || !run.plan.comboDef) return null;
+    // R20.3: background work does not hold on for a combo's recovery; it is shed first.
+    if (run.trafficClass === "background" && deps.codingAgents?.().trafficClasses.enabled) return null;
     const recoveryMs = earliestRecoveryMs(deps, run.selection.triedProviders);
     const blockers: Blocker[] = [
       ...run.selection.exclusions.map((e) => ({ reason: e.reason, remainingMs: e.remainingMs })),
@@ -286,12 +300,13 @@ export function createPipeline(deps: PipelineDeps) {
 
   async function tryCandidate(run: RequestRun, target: Target, { connection, probe }: Candidate): Promise<Step> {
     if (run.transcript?.resuming && !run.transcript.canContinueOn(target)) return "next";
+    run.lastResult = null;
     const ctx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
     const quotaShare = run.plan.comboDef?.config.quotaShare === true;
     let admission: Admission | PassedOver;
     try {
       // The signal is made only if admission waits for it; most admissions decide at once.
-      const decided = deps.admission.admit(new ClientBoundTarget(target.provider, connection, target.model, run.client, quotaShare, probe));
+      const decided = deps.admission.admit(new ClientBoundTarget(target.provider, connection, target.model, run.client, quotaShare, probe, run.trafficClass));
       admission = decided instanceof Promise ? await decided : decided;
     } catch (err) {
       // A stage that broke inside Switchyard must not hold the HALF_OPEN probe slot.
@@ -349,8 +364,14 @@ export function createPipeline(deps: PipelineDeps) {
     }
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, { egressLock: deps.egressLock, fresh: freshConnection });
     admission.release({ headers: upstreamHeadersOf(outcome), verdict: result.kind === "failure" ? result.verdict : null });
-    noteForRouting(combo, ctx, target, outcome, result, startedAt, run.session?.key ?? null);
+    noteForRouting(deps, { combo, ctx, target, outcome, result, startedAt, sessionKey: run.session?.key ?? null });
+    run.lastResult = result;
     if (result.kind === "failure") {
+      const shed = deps.codingAgents && shedBackground(run.trafficClass, deps.codingAgents(), result.verdict);
+      if (shed && !run.client.committed) {
+        run.client.fail(shed);
+        return "answered";
+      }
       run.lastVerdict = result.verdict;
       run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
       learnToolLimit(deps.toolLimits, target, run, result.verdict);
@@ -358,26 +379,6 @@ export function createPipeline(deps: PipelineDeps) {
     if (result.kind === "success") run.session?.served(target.provider.id, connection.id, target.model);
     if (outcome.kind === "failed_after_output" && outcome.code !== "stream_continuation_refused" && run.transcript?.breakAfterOutput()) return "next";
     return settleAttempt(run.client, outcome, result, run.policy);
-  }
-
-  /** Learned quotas and the quota meters hear of every attempt, a combo's book of its own (R11.1, R4.10, R18.3). */
-  function noteForRouting(
-    combo: string | null,
-    ctx: AttemptContext,
-    target: Target,
-    outcome: AttemptOutcome,
-    result: AttemptResult,
-    startedAt: number,
-    sessionKey: string | null,
-  ): void {
-    const now = deps.clock.now();
-    const headers = upstreamHeadersOf(outcome);
-    if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now);
-    if (!deps.routing) return;
-    // R4.10: the sample is the time to the upstream's first byte, not the whole (streamed) answer.
-    const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: (outcome.firstByteAt ?? now) - startedAt };
-    if (combo) deps.routing.router.settled(combo, target, ctx.connection.id, settled, now, sessionKey);
-    if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
   }
 
   /** The request log notes the cooldown a failure left, as the store now holds it. */

@@ -14,7 +14,7 @@ import type { CatalogPort, ErrorLog, RequestLogSink } from "./ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "./pipeline.js";
 import { createGenerationRoute, type GenerationRouteDeps } from "./generationRoute.js";
-import { ReasoningProvenance } from "./responses/reasoningProvenance.js";
+import { ReasoningProvenance } from "./provenance/book.js";
 import { storedResponseRoutes, type StoredResponseDeps } from "./responses/storedResponses.js";
 import { compactHandler } from "./responses/compactRoute.js";
 import { codexCatalogue, isCodexCatalogueRequest } from "./responses/codexModels.js";

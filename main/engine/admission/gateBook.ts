@@ -1,7 +1,7 @@
 // Composite concurrency gates (R8.1, R8.3, D9) as pure bookkeeping: every request names the gate
 // levels it needs (global → provider → connection → model, each a key with a cap) and takes all
 // of them or none, so a timeout never leaves a partial hold. A request goes when every gate it
-// needs has room; waiters are served first come, first served as permits free up (`grant()` runs
+// needs has room; waiters are served first come, first served (background work after the others, R20.3) as permits free up (`grant()` runs
 // on every release, before anyone new may enter). A waiter holds back only the gates it is stuck
 // on, those without room: a full provider or connection gate does not stall the global gate for
 // every other provider (issue 26 item 4). The gates nest (a connection's requests all need its
@@ -22,6 +22,8 @@ export interface GateTicket {
   pauseKey: string | null;
   /** Whose queue this waiter counts in (R9.3: one queue per provider+connection). */
   queueKey: string;
+  /** R20.3: background work waits behind every other waiter. */
+  background?: boolean;
 }
 
 /** A gate with an infinite cap only counts; it never makes anyone wait or queue behind another. */
@@ -50,7 +52,10 @@ export class GateBook {
   }
 
   enqueue(ticket: GateTicket): void {
-    this.waiters.push(ticket);
+    // R20.3: a waiter of any other class goes ahead of the background work already waiting.
+    const firstBackground = ticket.background ? -1 : this.waiters.findIndex((w) => w.background === true);
+    if (firstBackground === -1) this.waiters.push(ticket);
+    else this.waiters.splice(firstBackground, 0, ticket);
     this.queued.set(ticket.queueKey, (this.queued.get(ticket.queueKey) ?? 0) + 1);
     for (const level of ticket.levels) if (limits(level)) this.waitingOn.set(level.key, (this.waitingOn.get(level.key) ?? 0) + 1);
   }

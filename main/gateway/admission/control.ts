@@ -25,7 +25,7 @@ export const SEMAPHORE_MAX_WAITERS = 20;
 
 export interface AdmissionControlDeps {
   clock: Clock;
-  settings: () => Pick<ResilienceSettings, "requestQueue" | "quotaShareConcurrencyLimit">;
+  settings: () => Pick<ResilienceSettings, "requestQueue" | "quotaShareConcurrencyLimit"> & Partial<Pick<ResilienceSettings, "trafficClasses">>;
   /** R8.1: the global gate's cap, the settings' `maxConcurrent` (absent or null = no gate). */
   globalCap?: () => number | null;
   /** R9.4: a long typed retry delay on a per-model limiter becomes a model lockout. */
@@ -102,6 +102,12 @@ function gateLevels(req: AdmissionRequest, limits: AdmissionLimits, connection: 
   levels.push(connection);
   if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: modelCap });
   return levels;
+}
+
+/** R20.3: background work leaves `mainHeadroom` of a connection's slots to the other classes (and always has one). */
+function capFor(cap: number, req: AdmissionRequest, classes: ResilienceSettings["trafficClasses"] | undefined): number {
+  if (req.trafficClass !== "background" || !classes?.enabled || cap === Infinity) return cap;
+  return Math.max(1, cap - classes.mainHeadroom);
 }
 
 /** This instance's slice of a group-wide cap: the caps of all the slices add up to it exactly. */
@@ -292,10 +298,11 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     const shared = holding === "redis" ? reachable : null;
     const caps = localCaps(limits, holding, slot);
     // The connection's gate always counts its requests in flight (health); it holds the cap, or its slice, unless Redis does.
-    const connection: GateLevel = { key: connKey(req.connection.id), cap: caps.connection };
+    const connection: GateLevel = { key: connKey(req.connection.id), cap: capFor(caps.connection, req, settings.trafficClasses) };
     const pauseKey = !limits.protected ? null : pauseKeyOf(req.connection.id, limits.perModel ? req.model : null);
     // R9.3: whichever gate holds it, a waiter counts in its connection's queue.
-    const ticket: GateTicket = { levels: gateLevels(req, limits, connection, caps.model), pauseKey, queueKey: connection.key };
+    const background = req.trafficClass === "background" && settings.trafficClasses?.enabled === true;
+    const ticket: GateTicket = { levels: gateLevels(req, limits, connection, caps.model), pauseKey, queueKey: connection.key, background };
     watch.know(req.provider.id, req.connection.id, limits, pauseKey);
     watch.knowGates(req.provider.id, limits.globalCap, limits.providerCap);
     // R8.2: a quota-share dispatch never fails on the gate: a full queue or a timeout goes without a slot.

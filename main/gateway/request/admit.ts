@@ -2,7 +2,7 @@
 // gates (R8) and the request queues (R9), built in gateway/admission. It may wait, it may refuse
 // with a typed error, and what it acquired is released exactly once, whatever the attempt did.
 // `createAdmission()` admits at once (no limits), for pipelines built without admission control.
-import type { Connection, Provider } from "../../../shared/types.js";
+import type { Connection, Provider, TrafficClass } from "../../../shared/types.js";
 import type { BreakerSnapshot, Verdict } from "../../engine/ports.js";
 import type { Exclusion, FinalError } from "../outcome.js";
 import type { SharedState } from "../sharedState/types.js";
@@ -18,6 +18,8 @@ export interface AdmissionRequest {
   quotaShare?: boolean;
   /** Admitted by the engine as its provider's HALF_OPEN probe (R19.2: one in the whole group). */
   probe?: boolean;
+  /** R20.3: background work waits behind the others and leaves them the connection's headroom. */
+  trafficClass?: TrafficClass;
 }
 
 /**
@@ -34,6 +36,7 @@ export class ClientBoundTarget implements AdmissionRequest {
     private readonly client: { readonly signal: AbortSignal },
     readonly quotaShare = false,
     readonly probe = false,
+    readonly trafficClass: TrafficClass = "main",
   ) {}
 
   get signal(): AbortSignal {

@@ -21,7 +21,9 @@ import { egressIpOf } from "../egress/siblingLock.js";
 import { ClientBoundTarget } from "./admit.js";
 import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
 import type { ConnectionsPort } from "../ports.js";
-import type { ReasoningProvenance } from "../responses/reasoningProvenance.js";
+import type { ReasoningProvenance } from "../provenance/book.js";
+import { foreignStripped } from "../provenance/strip.js";
+import type { CodingAgentSettings } from "./agentPolicy.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import { relayStream, type StreamBudgets, type StreamOutcome } from "../streaming/relay.js";
@@ -67,8 +69,10 @@ export interface AttemptDeps {
   streamBudgets: () => StreamBudgets;
   /** R12.6: the Claude usage-wall handling (absent = a wall 429 is an ordinary rate limit). */
   usageWall?: UsageWallDeps;
-  /** R16.7: which connection issued each Responses reasoning artifact (absent = none kept). */
+  /** R20.1: which connection issued each reasoning artifact (absent = none kept). */
   provenance?: ReasoningProvenance;
+  /** The reasoningProvenance setting among the coding-agent ones (absent = on). */
+  codingAgents?: () => Pick<CodingAgentSettings, "reasoningProvenance">;
 }
 
 /** JSON bodies are read whole; a translation needs all of it (R13.6 still bounds the wait). */
@@ -90,7 +94,7 @@ export async function runAttempt(
   const upstreamFormat = upstreamFormatOf(provider, request.format);
   const stream = isStreamRequest(request.format, request.body);
   // R13.3: a continuation asks for the rest of the answer the client already has the start of.
-  const clientBody = readableBy(deps, request, connection, transcript?.resuming ? transcript.continuationBody(request.body) : request.body);
+  const clientBody = readableBy(deps, request, client, connection, transcript?.resuming ? transcript.continuationBody(request.body) : request.body);
   const { body, dropped } = upstreamBody(request, clientBody, upstreamFormat, model);
   let call: UpstreamCall;
   try {
@@ -153,14 +157,14 @@ function upstreamBody(request: ClientRequest, body: Record<string, unknown>, ups
 }
 
 /**
- * R16.7: a Responses request without the reasoning items this connection did not issue (whatever
- * the upstream's format: a translated item can carry another Anthropic account's signature); the
- * same body when it issued them all.
+ * R20.1, R16.7: the request without the reasoning artifacts this connection did not issue, read in
+ * the client's format whatever the upstream's (a translated item can carry another account's
+ * signature); the same body when it issued them all.
  */
-function readableBy(deps: AttemptDeps, request: ClientRequest, connection: Connection, body: Record<string, unknown>): Record<string, unknown> {
-  if (request.format !== "openai-responses") return body;
-  const kept = deps.provenance?.foreignRemoved(body["input"], connection.id) ?? null;
-  return kept ? { ...body, input: kept } : body;
+function readableBy(deps: AttemptDeps, request: ClientRequest, client: ClientResponse, connection: Connection, body: Record<string, unknown>): Record<string, unknown> {
+  const stripped = deps.provenance && deps.codingAgents?.().reasoningProvenance.enabled !== false ? foreignStripped(request.format, body, deps.provenance, connection.id) : null;
+  client.record.artifactsStripped(stripped && { removed: stripped.removed, plain: stripped.plain });
+  return stripped ? stripped.body : body;
 }
 
 function transportFailure(err: unknown): AttemptOutcome {

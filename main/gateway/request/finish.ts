@@ -1,6 +1,6 @@
 // Stage "next target or finish": after an attempt, answer the client or go on; when no attempt
 // answered, the terminal verdict (R11.5) from the last failure or from what selection skipped.
-import type { ErrorCode } from "../../../shared/errorCodes.js";
+import { ERROR_CODES, type ErrorCode } from "../../../shared/errorCodes.js";
 import type { Clock, Verdict } from "../../engine/ports.js";
 import { allTargetsSkipped, errorFromExclusions, errorFromVerdict, onlySkipped, type FinalError } from "../outcome.js";
 import type { ConnectionsPort } from "../ports.js";
@@ -103,4 +103,15 @@ export function terminalError(deps: UnansweredDeps, unanswered: Unanswered, targ
     return allTargetsSkipped();
   if (lastVerdict) return errorFromVerdict(lastVerdict, earliestRecoveryMs(deps, selection.triedProviders));
   return errorFromExclusions(selection.exclusions, targetCount, isCombo, selection.connectionCounts);
+}
+
+/** R18.4: a key over its budget is refused until its period ends, before anything goes upstream. */
+export function keyBudgetExceeded(retryAfterMs: number): FinalError {
+  return {
+    status: ERROR_CODES.budget_exceeded.status,
+    code: "budget_exceeded",
+    retryAfterMs,
+    noRetry: false,
+    message: "This API key has used its budget for the period; it resets at the period's end",
+  };
 }

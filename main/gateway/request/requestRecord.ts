@@ -2,7 +2,7 @@
 // the stages feed the record what they learn — the arrival (client kind, prompt), the client key,
 // the plan's combo, each attempt, what selection skipped and the combo's waits — and entry()
 // writes the row once, from how the request ended, priced by the usage meter (R18.1, R18.4).
-import type { AttemptRecord, ClientKind, RequestLogEntry, WireFormat } from "../../../shared/types.js";
+import type { AttemptRecord, ClientKind, ProvenanceRecord, RequestLogEntry, TrafficClass, WaitOrSwitchRecord, WireFormat } from "../../../shared/types.js";
 import type { UsageSummary } from "../formats/usage.js";
 import type { SelectionLog } from "./select.js";
 import { skipRecordsOf, type ArrivalFields } from "./trace.js";
@@ -46,6 +46,12 @@ export class RequestRecord {
   private apiKeyId: string | null = null;
   private arrival = NOT_ARRIVED;
   private walk: TargetWalk | null = null;
+  private traffic: TrafficClass | undefined;
+  /** R20.1: what the latest attempt's request lost of its foreign reasoning artifacts. */
+  private stripped: ProvenanceRecord | null = null;
+  private readonly decisions: WaitOrSwitchRecord[] = [];
+  /** R20.2: the connection holding the session's warm cache when the request arrived. */
+  private warmOn: string | null = null;
 
   constructor(
     readonly id: string,
@@ -67,6 +73,34 @@ export class RequestRecord {
   /** R18: the verified client key the request presented (its id). */
   keyed(apiKeyId: string | null): void {
     this.apiKeyId = apiKeyId;
+  }
+
+  /** R20.3: what the request is for. */
+  classed(trafficClass: TrafficClass): void {
+    this.traffic = trafficClass;
+  }
+
+  get trafficClass(): TrafficClass {
+    return this.traffic ?? "main";
+  }
+
+  /** R20.2: the session's cache was warm on this connection when the request arrived. */
+  warmCacheOn(connectionId: string | null): void {
+    this.warmOn = connectionId;
+  }
+
+  get warmConnectionId(): string | null {
+    return this.warmOn;
+  }
+
+  /** R20.1: the attempt about to be sent lost these artifacts (null: none). */
+  artifactsStripped(record: ProvenanceRecord | null): void {
+    this.stripped = record;
+  }
+
+  /** R20.4: a wait-or-switch decision, in the order taken. */
+  decided(decision: WaitOrSwitchRecord): void {
+    this.decisions.push(decision);
   }
 
   /** The plan named a combo (null: a model or an alias). */
@@ -118,9 +152,30 @@ export class RequestRecord {
       ...this.arrival,
     };
     if (this.walk) traceInto(entry, this.walk);
+    this.agentFieldsInto(entry);
     if (meter) priceInto(entry, meter.meter(entry, last?.model ?? null));
     return entry;
   }
+
+  /** R20.1–R20.4: the class, the cache share, and the timeline's marks of a coding agent's request. */
+  private agentFieldsInto(entry: RequestLogEntry): void {
+    if (this.traffic) entry.trafficClass = this.traffic;
+    entry.cacheReadShare = cacheReadShareOf(entry.inputTokens, entry.cacheReadTokens);
+    if (this.stripped) entry.provenance = this.stripped;
+    if (this.decisions.length) entry.waitOrSwitch = this.decisions;
+    const from = this.warmOn;
+    const to = entry.connectionId;
+    if (entry.status < 400 && from !== null && to !== null && to !== from) {
+      const fresh = entry.inputTokens === null ? null : entry.inputTokens - (entry.cacheReadTokens ?? 0);
+      entry.cacheMove = { fromConnectionId: from, toConnectionId: to, resentTokens: fresh };
+    }
+  }
+}
+
+/** R20.2: the prompt share read from the cache, rounded as the store keeps it. */
+export function cacheReadShareOf(inputTokens: number | null | undefined, cacheReadTokens: number | null | undefined): number | null {
+  if (inputTokens === null || inputTokens === undefined || inputTokens <= 0 || cacheReadTokens === null || cacheReadTokens === undefined) return null;
+  return Math.round((cacheReadTokens / inputTokens) * 10_000) / 10_000;
 }
 
 /** The row of a request answered before the pipeline took it (an unknown route, a failure inside Switchyard). */

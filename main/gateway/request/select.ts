@@ -136,3 +136,25 @@ export function* candidatesFor(
     yield { connection, probe: admission.probe };
   }
 }
+
+function connectionOf(target: Target, deps: SelectionDeps, connectionId: string): Connection | undefined {
+  return deps.connections.listByProvider(target.provider.id).find((c) => c.id === connectionId);
+}
+
+/** R20.4: how long a connection stays excluded for this target after a failure (0: free now; null: no end known). */
+export function blockedForMs(target: Target, deps: SelectionDeps, connectionId: string): number | null {
+  const connection = connectionOf(target, deps, connectionId);
+  if (!connection) return null;
+  const exclusion = deps.engine.exclusionCheck(target.provider, target.model)(connection);
+  if (!exclusion) return 0;
+  return exclusion.reason === "cooling_down" || exclusion.reason === "model_lockout" ? exclusion.remainingMs : null;
+}
+
+/** R20.4: the same connection once more after a wait for it, when nothing excludes it now (its breaker included). */
+export function sameConnectionAgain(target: Target, deps: SelectionDeps, connectionId: string): Candidate | null {
+  const connection = connectionOf(target, deps, connectionId);
+  if (!connection || deps.engine.breakerSnapshot(target.provider).state === "OPEN") return null;
+  if (deps.engine.exclusionCheck(target.provider, target.model)(connection)) return null;
+  const admission = deps.engine.admitProvider(target.provider);
+  return admission.allowed ? { connection, probe: admission.probe } : null;
+}

@@ -4,7 +4,7 @@
 // event, exactly once.
 import type { ServerResponse } from "node:http";
 import { isRecord } from "../../../shared/records.js";
-import type { SwitchyardEvent, WireFormat } from "../../../shared/types.js";
+import type { RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
 import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
@@ -82,6 +82,10 @@ export class ClientResponse {
   private readonly streamHeaders: Readonly<Record<string, string>>;
   /** Set by the route when what is served must be seen (null for most requests: no cost). */
   observer: AnswerObserver | null = null;
+  /** R20.1: reads the reasoning artifacts off what the client is sent (null: none kept, no cost). */
+  artifacts: ((text: string) => void) | null = null;
+  /** Hears the request's row once it is written (R20.2: the session's warm cache follows the answer). */
+  finished: ((entry: RequestLogEntry) => void) | null = null;
   /** Set by a route that answers in another shape than the turn it ran (Responses compaction). */
   reshape: ((answer: Record<string, unknown>) => Record<string, unknown>) | null = null;
 
@@ -206,6 +210,7 @@ export class ClientResponse {
     this.bytesOut += Buffer.byteLength(text);
     this.lastWritten = text;
     this.observer?.streamText(text);
+    this.artifacts?.(text);
     return this.res.write(text);
   }
 
@@ -237,6 +242,7 @@ export class ClientResponse {
     }
     const text = typeof body === "string" ? body : JSON.stringify(body);
     this.observer?.json(body);
+    this.artifacts?.(text);
     this.bytesOut += this.endWhole(200, this.successJsonHeaders(), text);
     this.finish(200, null, usage);
   }
@@ -345,5 +351,6 @@ export class ClientResponse {
     const entry = this.record.entry({ status, errorCode, usage, ttfbMs: this.ttfbMs, bytesOut: this.bytesOut, now }, this.opts.meter);
     this.opts.log.append(entry);
     this.opts.emit({ type: "request", entry, at: now });
+    this.finished?.(entry);
   }
 }

@@ -26,6 +26,7 @@ export function compactHandler(pipeline: Pipeline, turn: TurnHook | undefined): 
       allowedConnections: edge.allowedConnections,
       apiKeyId: clientKeyIdOf(edge),
       reshape: (answer) => compactionAnswer(answer, body["input"]),
+      path: req.originalUrl,
     });
   };
 }

@@ -8,7 +8,8 @@ import type { FinalError } from "../outcome.js";
 import type { AnswerObserver, ClientResponse } from "../response/clientResponse.js";
 import { responsesAnswerTap } from "./answerTap.js";
 import { ownCompactionsExpanded } from "./compact.js";
-import type { ReasoningProvenance } from "./reasoningProvenance.js";
+import type { ReasoningProvenance } from "../provenance/book.js";
+import { rememberResponsesOutput } from "../provenance/strip.js";
 import { expandPreviousResponse, recordServedResponse, type StoredResponsesPort } from "./storedResponses.js";
 
 export interface ResponsesTurnDeps {
@@ -53,7 +54,7 @@ export function prepareResponsesTurn(deps: ResponsesTurnDeps, received: Record<s
     observe: (client) =>
       responsesAnswerTap((response) => {
         const connectionId = client.answeringConnectionId;
-        if (connectionId) deps.provenance.remember(response["output"], connectionId);
+        if (connectionId) rememberResponsesOutput(deps.provenance, response["output"], connectionId);
         recordServedResponse(deps.stored, body, input, response, connectionId, deps.now(), deps.retentionHours());
       }),
   };

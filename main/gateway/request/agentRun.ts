@@ -1,0 +1,86 @@
+// The pipeline's coding-agent stage (R20.1–R20.4), kept apart from the failover loop it joins:
+// on arrival the request is classed, its answer's reasoning artifacts are tapped, and the
+// connection holding its session's warm cache is noted; when it ends, the warm cache moves with
+// the answer; after a rate-limited attempt on the warm connection, the pipeline may wait for it.
+import type { IncomingHttpHeaders } from "node:http";
+import type { TrafficClass, WireFormat } from "../../../shared/types.js";
+import type { Clock } from "../../engine/ports.js";
+import type { ReasoningProvenance } from "../provenance/book.js";
+import { artifactTap } from "../provenance/tap.js";
+import type { ClientResponse } from "../response/clientResponse.js";
+import type { Target } from "../resolve.js";
+import { waitUnlessAborted } from "../routing/comboWaitTimer.js";
+import type { WarmCaches } from "../sessions/warmCaches.js";
+import { decideWaitOrSwitch, type CodingAgentSettings } from "./agentPolicy.js";
+import type { AttemptResult } from "./record.js";
+import { blockedForMs, sameConnectionAgain, type Candidate, type SelectionDeps } from "./select.js";
+
+/** What the classifier reads of a request (R20.3). */
+export interface ClassifiedCall {
+  format: WireFormat;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  clientKind: NonNullable<ClientResponse["record"]["clientKind"]>;
+}
+
+export interface AgentDeps {
+  clock: Clock;
+  codingAgents?: () => CodingAgentSettings;
+  /** R20.3: the request's class from its client's signals (absent: every request is main). */
+  classify?: (call: ClassifiedCall) => TrafficClass;
+  provenance?: ReasoningProvenance;
+  warmCaches?: WarmCaches;
+}
+
+/** R20.1–R20.3 on arrival: the class, the artifact tap and the warm connection; returns the class. */
+export function startAgentRequest(deps: AgentDeps, call: Omit<ClassifiedCall, "clientKind">, client: ClientResponse, sessionKey: string | null): TrafficClass {
+  const { record } = client;
+  const trafficClass = deps.classify?.({ ...call, clientKind: record.clientKind ?? "other" }) ?? "main";
+  record.classed(trafficClass);
+  const settings = deps.codingAgents?.();
+  if (deps.provenance && settings?.reasoningProvenance.enabled !== false) {
+    client.artifacts = artifactTap(call.format, deps.provenance, () => client.answeringConnectionId);
+  }
+  const warm = deps.warmCaches;
+  if (warm && sessionKey !== null) {
+    record.warmCacheOn(warm.holder(sessionKey, deps.clock.now()));
+    client.finished = (entry) => warm.answered(sessionKey, entry, deps.clock.now());
+  }
+  return trafficClass;
+}
+
+/** The failed attempt the pipeline may wait after. */
+export interface WarmRetry {
+  client: ClientResponse;
+  target: Target;
+  connectionId: string;
+  result: AttemptResult | null;
+  /** What this request already waited for its warm cache. */
+  waited: { ms: number };
+}
+
+/**
+ * R20.4: after a rate-limited attempt on the session's warm connection, waits for it when that is
+ * within waitOrSwitch.maxWaitMs (the heartbeat keeps a streaming client alive) and returns it as
+ * the next candidate; null to move on as usual. Every decision goes into the timeline.
+ */
+export async function waitForWarmCache(deps: AgentDeps & SelectionDeps, retry: WarmRetry): Promise<Candidate | null> {
+  const settings = deps.codingAgents?.();
+  const { client, target, connectionId, result } = retry;
+  if (!settings || result?.kind !== "failure" || client.committed) return null;
+  const decision = decideWaitOrSwitch(settings, {
+    trafficClass: client.record.trafficClass,
+    verdict: result.verdict,
+    connectionId,
+    warmConnectionId: client.record.warmConnectionId,
+    blockedMs: blockedForMs(target, deps, connectionId),
+    waitedMs: retry.waited.ms,
+  });
+  if (!decision) return null;
+  client.record.decided(decision.record);
+  if (decision.record.choice === "switch") return null;
+  if (decision.waitMs > 0 && !(await waitUnlessAborted(decision.waitMs, client.signal))) return null;
+  retry.waited.ms += decision.waitMs;
+  return sameConnectionAgain(target, deps, connectionId);
+}
