@@ -8,7 +8,8 @@ import { Pacer, playStream } from "./stream.js";
 import type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 import { anthropicWriter } from "./wire/anthropic.js";
 import { geminiChunks, geminiWriter } from "./wire/gemini.js";
-import { artifactRefusal, randomId } from "./wire/artifacts.js";
+import { artifactRefusal, randomId, type ArtifactRefusal } from "./wire/artifacts.js";
+import { anthropicSignatureRefusal, geminiSignatureRefusal } from "./wire/signatures.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
 import { compactionAnswer, responsesWriter } from "./wire/responses.js";
@@ -74,6 +75,16 @@ function responseHeaders(key: string | null, label: string, fault: FaultSpec | u
   if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = String(fault.retryAfterMs);
   if (fault.headers) for (const name in fault.headers) headers[name.toLowerCase()] = fault.headers[name];
   return headers;
+}
+
+/**
+ * The real upstream's refusal of reasoning artifacts this key did not issue (R16.7, R20.1), or null:
+ * Responses blobs and ids, Anthropic thinking signatures, Gemini thought signatures.
+ */
+function foreignRefusal(format: WireFormat, body: unknown, key: string | null): ArtifactRefusal | null {
+  if (format === "openai-responses") return artifactRefusal(body, key);
+  const message = format === "anthropic" ? anthropicSignatureRefusal(body, key) : format === "gemini" ? geminiSignatureRefusal(body, key) : null;
+  return message ? { status: 400, body: WRITERS[format].error(400, message) } : null;
 }
 
 interface Call {
@@ -145,7 +156,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const headers = { ...responseHeaders(call.key, label, fault), ...call.wallHeaders };
     const toolRefusal = toolLimitRefusal(fault, route.format, call.body);
     if (toolRefusal) return sendJson(res, 400, writer.error(400, toolRefusal), headers);
-    const foreign = route.format === "openai-responses" && route.kind !== "count_tokens" ? artifactRefusal(call.body, call.key) : null;
+    const foreign = route.kind === "generate" || route.kind === "compact" ? foreignRefusal(route.format, call.body, call.key) : null;
     if (foreign) return sendJson(res, foreign.status, foreign.body, headers);
     if (fault?.status !== undefined && fault.status !== 200) {
       const body = fault.body ?? writer.error(fault.status, defaultErrorMessage(fault.status));
@@ -195,8 +206,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return;
     }
     if (route.format === "gemini" && !route.sse) {
-      const { content, final } = geminiChunks(ctx);
-      sendJson(res, 200, [...content, final], headers);
+      const { lead, content, final } = geminiChunks(ctx);
+      sendJson(res, 200, [...lead, ...content, final], headers);
       return;
     }
     headers["content-type"] = "text/event-stream";
@@ -284,7 +295,18 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const key = readKey(req.headers, query);
     const model = route.pathModel ?? (isRecord(body) && typeof body.model === "string" ? body.model : "");
     const stream = route.pathStream ?? (isRecord(body) && body.stream === true);
-    const entry: SimulatedRequest = { path, format: route.format, model, key, stream, headers: req.headers, body, at: Date.now(), remoteAddress: req.socket.remoteAddress };
+    const entry: SimulatedRequest = {
+      path,
+      format: route.format,
+      model,
+      key,
+      stream,
+      headers: req.headers,
+      body,
+      rawBody: text,
+      at: Date.now(),
+      remoteAddress: req.socket.remoteAddress,
+    };
     record(entry);
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));

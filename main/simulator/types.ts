@@ -89,7 +89,10 @@ export interface SimulatedRequest {
   key: string | null;
   stream: boolean;
   headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body (the text itself when it is not JSON; null when empty). */
   body: unknown;
+  /** The body exactly as received, as UTF-8 text ("" without one): R20.2 compares the bytes two identical conversations sent. */
+  rawBody: string;
   at: number;
   /** The caller's address as this upstream saw it (the gateway's egress IP, R12.5). */
   remoteAddress?: string;

@@ -1,7 +1,8 @@
-import { THINKING_TEXT, type ReplyContext, type StreamPlan, type WireWriter } from "./plan.js";
+import { seal } from "./artifacts.js";
+import { THINKING_TEXT, type Frame, type ReplyContext, type StreamPlan, type ThinkingFrames, type WireWriter } from "./plan.js";
+import { anthropicThinking } from "./signatures.js";
 
 export const ANTHROPIC_TOOL_USE_ID = "toolu_sim_1";
-const SIM_SIGNATURE = "c2ltdWxhdGVkLXNpZ25hdHVyZQ==";
 const PING = event("ping", { type: "ping" });
 
 function event(type: string, payload: unknown): string {
@@ -34,10 +35,26 @@ function promptUsage(ctx: ReplyContext): Record<string, number> {
   return { input_tokens: input - cacheRead - cacheWrite, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead };
 }
 
+/** The thinking block at index 0, its signature sealing the text it streamed with the request's key (R20.1). */
+function thinkingFrames(ctx: ReplyContext): ThinkingFrames {
+  let text = "";
+  const delta: Frame = () => {
+    text += THINKING_TEXT;
+    return blockDelta(0, { type: "thinking_delta", thinking: THINKING_TEXT });
+  };
+  return {
+    start: [event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } })],
+    frame: delta,
+    end: [() => blockDelta(0, { type: "signature_delta", signature: seal(ctx.key, ctx.id, text) }), event("content_block_stop", { type: "content_block_stop", index: 0 })],
+  };
+}
+
 export const anthropicWriter: WireWriter = {
   json(ctx) {
     const reply = ctx.answer.reply;
-    const content = reply.kind === "tool" ? [{ type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: reply.input }] : [{ type: "text", text: reply.text }];
+    const content: unknown[] =
+      reply.kind === "tool" ? [{ type: "tool_use", id: ANTHROPIC_TOOL_USE_ID, name: reply.name, input: reply.input }] : [{ type: "text", text: reply.text }];
+    if (anthropicThinking(ctx.body)) content.unshift({ type: "thinking", thinking: THINKING_TEXT, signature: seal(ctx.key, ctx.id, THINKING_TEXT) });
     return {
       id: ctx.id,
       type: "message",
@@ -52,7 +69,9 @@ export const anthropicWriter: WireWriter = {
 
   stream(ctx, withThinking): StreamPlan {
     const reply = ctx.answer.reply;
-    const index = withThinking ? 1 : 0;
+    // A reasoningOnlyMs fault stretches the thinking block; thinking the request enables streams at once.
+    const thinking = withThinking || anthropicThinking(ctx.body) ? thinkingFrames(ctx) : null;
+    const index = thinking ? 1 : 0;
     const messageStart = event("message_start", {
       type: "message_start",
       message: {
@@ -72,14 +91,8 @@ export const anthropicWriter: WireWriter = {
         ? reply.argChunks.map((piece) => blockDelta(index, { type: "input_json_delta", partial_json: piece }))
         : reply.chunks.map((piece) => blockDelta(index, { type: "text_delta", text: piece }));
     return {
-      head: [messageStart],
-      thinking: withThinking
-        ? {
-            start: [event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } })],
-            frame: blockDelta(0, { type: "thinking_delta", thinking: THINKING_TEXT }),
-            end: [blockDelta(0, { type: "signature_delta", signature: SIM_SIGNATURE }), event("content_block_stop", { type: "content_block_stop", index: 0 })],
-          }
-        : null,
+      head: thinking && !withThinking ? [messageStart, ...thinking.start, thinking.frame, ...thinking.end] : [messageStart],
+      thinking: withThinking ? thinking : null,
       open: [event("content_block_start", { type: "content_block_start", index, content_block: block }), PING],
       content,
       tail: [

@@ -1,4 +1,6 @@
+import { seal } from "./artifacts.js";
 import { THINKING_TEXT, type ReplyContext, type StreamPlan, type WireWriter } from "./plan.js";
+import { geminiThinking } from "./signatures.js";
 
 const KEEP_ALIVE = ": keep-alive\r\n\r\n";
 
@@ -32,18 +34,34 @@ function candidateChunk(ctx: ReplyContext, parts: unknown[], finish?: string): R
   return payload;
 }
 
-/** The chunk objects of a streamed answer, shared by the SSE and the JSON-array forms. */
-export function geminiChunks(ctx: ReplyContext): { content: Record<string, unknown>[]; final: Record<string, unknown> } {
+const THOUGHT_PART = { text: THINKING_TEXT, thought: true };
+
+/**
+ * The answer's parts, one per text piece: the first functionCall always carries a thoughtSignature
+ * sealed with the request's key (as Gemini 3 sends it), the first text part only when the request
+ * configures thinking (R20.1).
+ */
+function answerParts(ctx: ReplyContext, pieces: string[]): Record<string, unknown>[] {
   const reply = ctx.answer.reply;
-  const content =
-    reply.kind === "tool" ? [candidateChunk(ctx, [{ functionCall: { name: reply.name, args: reply.input } }])] : reply.chunks.map((text) => candidateChunk(ctx, [{ text }]));
-  return { content, final: candidateChunk(ctx, [{ text: "" }], "STOP") };
+  const signature = { thoughtSignature: seal(ctx.key, ctx.id, THINKING_TEXT) };
+  if (reply.kind === "tool") return [{ functionCall: { name: reply.name, args: reply.input }, ...signature }];
+  const signed = geminiThinking(ctx.body).configured;
+  return pieces.map((text, i) => (i === 0 && signed ? { text, ...signature } : { text }));
+}
+
+/** The chunk objects of a streamed answer, shared by the SSE and the JSON-array forms; `lead` is the thought chunk `includeThoughts` asks for. */
+export function geminiChunks(ctx: ReplyContext): { lead: Record<string, unknown>[]; content: Record<string, unknown>[]; final: Record<string, unknown> } {
+  const reply = ctx.answer.reply;
+  const content = answerParts(ctx, reply.kind === "text" ? reply.chunks : []).map((part) => candidateChunk(ctx, [part]));
+  const lead = geminiThinking(ctx.body).includeThoughts ? [candidateChunk(ctx, [THOUGHT_PART])] : [];
+  return { lead, content, final: candidateChunk(ctx, [{ text: "" }], "STOP") };
 }
 
 export const geminiWriter: WireWriter = {
   json(ctx) {
     const reply = ctx.answer.reply;
-    const parts = reply.kind === "tool" ? [{ functionCall: { name: reply.name, args: reply.input } }] : [{ text: reply.text }];
+    const parts = answerParts(ctx, reply.kind === "text" ? [reply.text] : []);
+    if (geminiThinking(ctx.body).includeThoughts) parts.unshift(THOUGHT_PART);
     return {
       candidates: [{ content: { parts, role: "model" }, finishReason: "STOP", index: 0 }],
       usageMetadata: usageMetadata(ctx),
@@ -53,10 +71,11 @@ export const geminiWriter: WireWriter = {
   },
 
   stream(ctx, withThinking): StreamPlan {
-    const { content, final } = geminiChunks(ctx);
+    const { lead, content, final } = geminiChunks(ctx);
     return {
-      head: [],
-      thinking: withThinking ? { start: [], frame: geminiFrame(candidateChunk(ctx, [{ text: THINKING_TEXT, thought: true }])), end: [] } : null,
+      // A reasoningOnlyMs fault repeats the thought chunk instead.
+      head: withThinking ? [] : lead.map(geminiFrame),
+      thinking: withThinking ? { start: [], frame: geminiFrame(candidateChunk(ctx, [THOUGHT_PART])), end: [] } : null,
       open: [],
       content: content.map(geminiFrame),
       tail: [geminiFrame(final)],

@@ -97,7 +97,8 @@ describe("Gemini tools", () => {
 
   it("R0.5 answers with a functionCall built from required STRING params", async () => {
     const body = JSON.parse((await post(`${sim.url}/v1beta/models/g:generateContent`, ask)).text);
-    expect(body.candidates[0].content.parts).toEqual([{ functionCall: { name: "read_file", args: { path: "sim" } } }]);
+    // R20.1: Gemini 3 signs the first function call of an answer with the account's thought signature.
+    expect(body.candidates[0].content.parts).toEqual([{ functionCall: { name: "read_file", args: { path: "sim" } }, thoughtSignature: expect.any(String) }]);
   });
 
   it("R0.5 streams the functionCall as one chunk", async () => {
