@@ -317,7 +317,8 @@ export interface SessionLeaseItem {
 
 // ---------------------------------------------------------------- usage (R18)
 
-export type UsageGroupBy = "provider" | "connection" | "model" | "client" | "key";
+/** trafficClass (R20.3): rows written before classes were kept are grouped as "unknown". */
+export type UsageGroupBy = "provider" | "connection" | "model" | "client" | "key" | "trafficClass";
 export type UsageBucket = "hour" | "day";
 
 export interface UsageCounts {

@@ -1,5 +1,6 @@
 // GET /metrics (R18.5): Prometheus counters fed by the bus's `request` events, and gauges read
-// from the engine and admission control at scrape time. Each gateway owns its own Registry, so
+// from the engine and admission control at scrape time. The traffic-class counters (R20.3) read the
+// same rows: a row's class, and errorCode "traffic_shed" for a request shed under pressure. Each gateway owns its own Registry, so
 // several in one process (the tests) never share a series. The request path pays one array push:
 // entries are counted on the next turn of the event loop, or at the latest when scraped.
 import type { RequestHandler } from "express";
@@ -85,8 +86,23 @@ function requestCounters(registry: Registry) {
       labelNames: ["provider", "model"] as const,
       registers,
     }),
+    requestsByClass: new Counter({
+      name: "switchyard_requests_by_class_total",
+      help: "Client requests answered, by traffic class (R20.3) and HTTP status; rows without a class are not counted.",
+      labelNames: ["traffic_class", "status"] as const,
+      registers,
+    }),
+    shed: new Counter({
+      name: "switchyard_shed_total",
+      help: "Requests shed under 429 or queue pressure (R20.3), by traffic class.",
+      labelNames: ["traffic_class"] as const,
+      registers,
+    }),
   };
 }
+
+/** The error code of a row whose request was shed by its traffic class (R20.3). */
+export const TRAFFIC_SHED_CODE = "traffic_shed";
 
 type RequestCounters = ReturnType<typeof requestCounters>;
 
@@ -121,16 +137,28 @@ function requestTallies() {
     attempts: new Tally<"provider" | "connection" | "outcome">(),
     tokens: new Tally<"provider" | "model" | "kind">(),
     cost: new Tally<"provider" | "model">(),
+    requestsByClass: new Tally<"traffic_class" | "status">(),
+    shed: new Tally<"traffic_class">(),
   };
 }
 
 type RequestTallies = ReturnType<typeof requestTallies>;
+
+/** R20.3: a row's class is a fixed vocabulary; a row written without one is left out. */
+function countClass(t: RequestTallies, entry: RequestLogEntry): void {
+  const trafficClass = entry.trafficClass;
+  if (trafficClass === undefined) return;
+  const status = entry.status;
+  t.requestsByClass.add(`${trafficClass}\u0000${status}`, () => ({ traffic_class: trafficClass, status: String(status) }));
+  if (entry.errorCode === TRAFFIC_SHED_CODE) t.shed.add(trafficClass, () => ({ traffic_class: trafficClass }));
+}
 
 /** Counts one finished request. Labels come from config and fixed vocabularies, never from ids or messages. */
 function countRequest(t: RequestTallies, duration: RequestCounters["duration"], entry: RequestLogEntry): void {
   const format = entry.clientFormat;
   const status = entry.status;
   t.requests.add(`${format}\u0000${status}`, () => ({ format, status: String(status) }));
+  countClass(t, entry);
   const seconds = stated(entry.latencyMs);
   if (seconds !== null) duration.observe({ format }, seconds / 1000);
   for (const a of entry.attempts) {
@@ -156,6 +184,8 @@ function tallyInto(t: RequestTallies, c: RequestCounters): void {
   t.attempts.into(c.attempts);
   t.tokens.into(c.tokens);
   t.cost.into(c.cost);
+  t.requestsByClass.into(c.requestsByClass);
+  t.shed.into(c.shed);
 }
 
 /** The gauges, each recomputed from its source whenever the registry is scraped. */

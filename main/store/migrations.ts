@@ -292,6 +292,24 @@ export const MIGRATIONS: readonly Migration[] = [
       if (!columns.some((c) => c.name === "priority")) db.exec("ALTER TABLE providers ADD COLUMN priority REAL NOT NULL DEFAULT 0");
     },
   },
+  {
+    // R20.3: each log row keeps its traffic class (NULL on rows written before), and the rollups
+    // gain the trafficClass dimension. Every request already rolled up had no class, so its rows
+    // start as the per-bucket totals (from the provider dimension, which counts every request) under
+    // '' (read as "unknown"): grouping by class adds up to the same totals as any other grouping.
+    // OR IGNORE: a second run does not count them twice.
+    version: 9,
+    up(db) {
+      const columns = db.prepare<[], { name: string }>("PRAGMA table_info(request_log)").all();
+      if (!columns.some((c) => c.name === "traffic_class")) db.exec("ALTER TABLE request_log ADD COLUMN traffic_class TEXT");
+      db.exec(`
+        INSERT OR IGNORE INTO usage_rollup (bucket, dim, t, value, requests, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd)
+        SELECT bucket, 'trafficClass', t, '', SUM(requests), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens),
+          SUM(reasoning_tokens), SUM(cost_usd)
+        FROM usage_rollup WHERE dim = 'provider' GROUP BY bucket, t
+      `);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,6 +1,6 @@
 // The request log's rows (R15.1): the table's columns, how an entry becomes a row and back, and
 // the rollup statement written with each batch (R18.2). Pure mapping; requestLogRepo.ts does the I/O.
-import type { ClientKind, RequestLogEntry } from "../../shared/types.js";
+import type { ClientKind, RequestLogEntry, TrafficClass } from "../../shared/types.js";
 import type { LogWriteSql } from "./requestLogSink.js";
 import { fromFlag, fromJson, toFlag, toJson } from "./rows.js";
 
@@ -33,6 +33,7 @@ export const COLUMNS = [
   "cost_notional",
   "api_key_id",
   "served_model",
+  "traffic_class",
 ] as const satisfies ReadonlyArray<keyof RequestLogRow>;
 
 /** Where the usage rollups (R18.2) find their dimensions and counts in a row's values. */
@@ -43,6 +44,7 @@ const ROLLUP_COLUMNS = {
   model: "served_model",
   client: "client_kind",
   key: "api_key_id",
+  trafficClass: "traffic_class",
   input: "input_tokens",
   output: "output_tokens",
   cacheRead: "cache_read_tokens",
@@ -79,6 +81,7 @@ export interface RequestLogRow {
   cost_notional: number;
   api_key_id: string | null;
   served_model: string | null;
+  traffic_class: TrafficClass | null;
 }
 
 /** R12.5: a row's egress IP is the one its connection's attempt left from. */
@@ -91,10 +94,22 @@ function egressOf(e: RequestLogEntry): string | null {
   return null;
 }
 
-/** What the `details` column holds: the timeline beyond the attempts. */
+/**
+ * What the `details` column holds: the timeline beyond the attempts. The R20 marks are kept only
+ * when they say something (a move, a decision, a removal), so the usual row's text stays short.
+ */
 interface LogDetails {
   skipped?: RequestLogEntry["skipped"];
   comboWaits?: RequestLogEntry["comboWaits"];
+  cacheMove?: RequestLogEntry["cacheMove"];
+  waitOrSwitch?: RequestLogEntry["waitOrSwitch"];
+  provenance?: RequestLogEntry["provenance"];
+}
+
+/** R20.2: the share of the prompt read from the upstream's cache (input tokens include the reads). */
+export function cacheReadShareOf(cacheRead: number | null, input: number | null): number | null {
+  if (cacheRead === null || input === null || input === 0) return null;
+  return Math.round((cacheRead / input) * 10_000) / 10_000;
 }
 
 export function toEntry(row: RequestLogRow): RequestLogEntry {
@@ -115,6 +130,8 @@ export function toEntry(row: RequestLogRow): RequestLogEntry {
     outputTokens: row.output_tokens,
     cacheReadTokens: row.cache_read_tokens,
     cacheWriteTokens: row.cache_write_tokens,
+    // Derived, not stored: rows written before R20.2 have it too.
+    cacheReadShare: cacheReadShareOf(row.cache_read_tokens, row.input_tokens),
     reasoningTokens: row.reasoning_tokens,
     costUsd: row.cost_usd,
     costSource: row.cost_source ?? null,
@@ -131,8 +148,12 @@ function detailFields(row: RequestLogRow): Partial<RequestLogEntry> {
   const details = fromJson<LogDetails>(row.details || "{}");
   const out: Partial<RequestLogEntry> = {};
   if (row.client_kind) out.clientKind = row.client_kind;
+  if (row.traffic_class) out.trafficClass = row.traffic_class;
   if (details.skipped) out.skipped = details.skipped;
   if (details.comboWaits) out.comboWaits = details.comboWaits;
+  if (details.cacheMove) out.cacheMove = details.cacheMove;
+  if (details.waitOrSwitch) out.waitOrSwitch = details.waitOrSwitch;
+  if (details.provenance) out.provenance = details.provenance;
   if (row.prompt_text !== null) out.promptText = row.prompt_text;
   return out;
 }
@@ -141,11 +162,15 @@ const NOTHING_SKIPPED = toJson({ skipped: [] } satisfies LogDetails);
 
 /** The `details` column; the usual request (one pass, nothing skipped) has the same text every time. */
 function detailsText(e: RequestLogEntry): string {
-  if (e.comboWaits === undefined) {
+  // No move, no decision, nothing removed: null and [] are the same as absent.
+  const cacheMove = e.cacheMove ?? undefined;
+  const waitOrSwitch = e.waitOrSwitch?.length ? e.waitOrSwitch : undefined;
+  const provenance = e.provenance ?? undefined;
+  if (e.comboWaits === undefined && cacheMove === undefined && waitOrSwitch === undefined && provenance === undefined) {
     if (e.skipped === undefined) return "{}";
     if (e.skipped.length === 0) return NOTHING_SKIPPED;
   }
-  return toJson({ skipped: e.skipped, comboWaits: e.comboWaits } satisfies LogDetails);
+  return toJson({ skipped: e.skipped, comboWaits: e.comboWaits, cacheMove, waitOrSwitch, provenance } satisfies LogDetails);
 }
 
 /**
@@ -181,6 +206,7 @@ export function toValues(e: RequestLogEntry): unknown[] {
     cost_notional: toFlag(e.costNotional === true),
     api_key_id: e.apiKeyId ?? null,
     served_model: e.servedModel ?? null,
+    traffic_class: e.trafficClass ?? null,
   };
   return COLUMNS.map((c) => row[c]);
 }

@@ -21,7 +21,7 @@
  * @property {string} upsert  INSERT … ON CONFLICT adding one bucket's sums for one dimension's value:
  *   (bucket, dim, t, value, requests, input, output, cacheRead, cacheWrite, reasoning, cost).
  * @property {string} pruneHours  DELETE of one dimension's hour buckets older than ?: (dim, t).
- * @property {Record<"time"|"provider"|"connection"|"model"|"client"|"key"|"input"|"output"|"cacheRead"|"cacheWrite"|"reasoning"|"cost", number>} at
+ * @property {Record<"time"|"provider"|"connection"|"model"|"client"|"key"|"trafficClass"|"input"|"output"|"cacheRead"|"cacheWrite"|"reasoning"|"cost", number>} at
  *   Where each input is in a row's values.
  */
 
@@ -30,7 +30,7 @@ const DAY_MS = 86_400_000;
 /** Hour buckets are kept this long; day buckets for ever (a few rows per day). */
 const HOUR_BUCKETS_KEPT_MS = 90 * DAY_MS;
 /** The groupings a report offers; each is rolled up on its own (usageRepo.ts reads one). */
-export const ROLLUP_DIMS = /** @type {const} */ (["provider", "connection", "model", "client", "key"]);
+export const ROLLUP_DIMS = /** @type {const} */ (["provider", "connection", "model", "client", "key", "trafficClass"]);
 const SUMS = ["input", "output", "cacheRead", "cacheWrite", "reasoning", "cost"];
 
 /**

@@ -12,10 +12,13 @@ const GROUP_DIM: Record<UsageGroupBy, string> = {
   model: "model",
   client: "client",
   key: "key",
+  trafficClass: "trafficClass",
 };
 
 /** What an unknown dimension ('' in the rollups: no provider answered, no key presented) is called. */
 export const UNKNOWN_GROUP = "(none)";
+/** R20.3: a row without a class was written before classes were kept; "(none)" would read as a class of its own. */
+export const UNKNOWN_TRAFFIC_CLASS = "unknown";
 
 const COUNTS = `requests, input_tokens AS inputTokens, output_tokens AS outputTokens, cache_read_tokens AS cacheReadTokens,
   cache_write_tokens AS cacheWriteTokens, reasoning_tokens AS reasoningTokens, cost_usd AS costUsd`;
@@ -57,8 +60,9 @@ export function createUsageRepo(db: Database.Database, settle: () => void): Usag
       const rows = select.all(bucket, GROUP_DIM[groupBy], Math.floor(from / size) * size, to);
       const series = new Map<string, UsageReport["series"][number]>();
       const totals = emptyCounts();
+      const unknown = groupBy === "trafficClass" ? UNKNOWN_TRAFFIC_CLASS : UNKNOWN_GROUP;
       for (const { t, key, ...counts } of rows) {
-        const name = key === "" ? UNKNOWN_GROUP : key;
+        const name = key === "" ? unknown : key;
         let s = series.get(name);
         if (!s) series.set(name, (s = { key: name, points: [] }));
         s.points.push({ t, ...counts });

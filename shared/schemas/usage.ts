@@ -2,7 +2,7 @@
 // field's name and nothing is saved.
 import { z } from "zod";
 
-export const USAGE_GROUP_BYS = ["provider", "connection", "model", "client", "key"] as const;
+export const USAGE_GROUP_BYS = ["provider", "connection", "model", "client", "key", "trafficClass"] as const;
 export const USAGE_BUCKETS = ["hour", "day"] as const;
 export const BUDGET_PERIODS = ["day", "month"] as const;
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RequestLogEntry } from "../../../shared/types.js";
-import { openHarness, type StoreHarness } from "./storeFixture.js";
+import { openHarness, withCacheReadShare, type StoreHarness } from "./storeFixture.js";
 
 let seq = 0;
 function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
   seq += 1;
-  return {
+  return withCacheReadShare({
     id: `req-${seq}`,
     time: 1_700_000_000_000 + seq,
     clientFormat: "openai",
@@ -31,7 +31,7 @@ function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
     servedModel: "openai/gpt-x",
     attempts: [{ provider: "openai", connectionId: "c1", model: "gpt-x", status: 200, verdict: null, latencyMs: 118 }],
     ...overrides,
-  };
+  });
 }
 
 describe("request log", () => {

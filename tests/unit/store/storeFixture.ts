@@ -7,6 +7,7 @@ import path from "node:path";
 import type { ConnectionInput, ProviderInput } from "../../../main/store/types.js";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import { createFileKeyCipher, createStore, type CreateStoreOptions, type Store } from "../../../main/store/index.js";
+import { cacheReadShareOf } from "../../../main/store/requestLogRows.js";
 
 export class FakeClock {
   constructor(public t = 1_700_000_000_000) {}
@@ -98,7 +99,7 @@ export function connectionInput(id: string, provider: string, overrides: Partial
 
 /** A request-log row as the gateway writes it: one plain 200 with no tokens, changed by `over`. */
 export function logEntry(over: Partial<RequestLogEntry> & Pick<RequestLogEntry, "id">): RequestLogEntry {
-  return {
+  return withCacheReadShare({
     time: 1_700_000_000_000,
     clientFormat: "openai",
     model: "m",
@@ -121,5 +122,10 @@ export function logEntry(over: Partial<RequestLogEntry> & Pick<RequestLogEntry, 
     servedModel: null,
     attempts: [],
     ...over,
-  };
+  });
+}
+
+/** R20.2: every row reads back with its cache-read share, derived from its token counts. */
+export function withCacheReadShare(e: RequestLogEntry): RequestLogEntry {
+  return { ...e, cacheReadShare: cacheReadShareOf(e.cacheReadTokens ?? null, e.inputTokens) };
 }
