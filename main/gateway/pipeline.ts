@@ -365,6 +365,11 @@ export function createPipeline(deps: PipelineDeps) {
     const result = recordAttempt(deps.engine, deps.clock, ctx, run.client, outcome, startedAt, { egressLock: deps.egressLock, fresh: freshConnection });
     admission.release({ headers: upstreamHeadersOf(outcome), verdict: result.kind === "failure" ? result.verdict : null });
     noteForRouting(deps, { combo, ctx, target, outcome, result, startedAt, sessionKey: run.session?.key ?? null });
+    return afterAttempt(run, target, connection, outcome, result);
+  }
+
+  /** What a recorded attempt leaves the request: answered, or the next candidate. */
+  function afterAttempt(run: RequestRun, target: Target, connection: Connection, outcome: AttemptOutcome, result: AttemptResult): Step {
     run.lastResult = result;
     if (result.kind === "failure") {
       const shed = deps.codingAgents && shedBackground(run.trafficClass, deps.codingAgents(), result.verdict);

@@ -44,8 +44,7 @@ function anthropicBlob(block: unknown): string | null {
 function inToolLoop(messages: unknown[]): boolean {
   const last = messages[messages.length - 1];
   const before = messages[messages.length - 2];
-  const hasBlock = (message: unknown, type: string) =>
-    isRecord(message) && Array.isArray(message["content"]) && message["content"].some((b) => isRecord(b) && b["type"] === type);
+  const hasBlock = (message: unknown, type: string) => isRecord(message) && Array.isArray(message["content"]) && message["content"].some((b) => isRecord(b) && b["type"] === type);
   return isRecord(before) && before["role"] === "assistant" && hasBlock(before, "tool_use") && isRecord(last) && last["role"] === "user" && hasBlock(last, "tool_result");
 }
 
