@@ -17,13 +17,17 @@ export interface CacheUse {
 
 const NO_CACHE: CacheUse = { cacheRead: 0, cacheWrite: 0 };
 
+/** Anthropic's cache breakpoints mark where to cache, not what: a client moves them to the newest turn each time (Claude Code does). */
+const withoutBreakpoints = (key: string, value: unknown): unknown => (key === "cache_control" ? undefined : value);
+
 /** The prompt as a sequence of blocks (system, tools, each turn), so an earlier turn's prompt is a text prefix of the next one's. */
 function promptBlocks(format: WireFormat, body: Record<string, unknown>): string {
   const turns = format === "gemini" ? body.contents : format === "openai-responses" ? body.input : body.messages;
   const head = format === "gemini" ? body.systemInstruction : format === "openai-responses" ? body.instructions : body.system;
-  const blocks = [JSON.stringify(head ?? null), JSON.stringify(body.tools ?? null)];
-  if (Array.isArray(turns)) for (const t of turns) blocks.push(JSON.stringify(t));
-  else blocks.push(JSON.stringify(turns ?? null));
+  const block = (value: unknown) => JSON.stringify(value ?? null, withoutBreakpoints);
+  const blocks = [block(head), block(body.tools)];
+  if (Array.isArray(turns)) for (const t of turns) blocks.push(block(t));
+  else blocks.push(block(turns));
   return blocks.join("\n") + "\n";
 }
 

@@ -1,9 +1,10 @@
 // R20.1: a request in the client's format without the reasoning artifacts the connection it goes
 // to did not issue, so that upstream never refuses it. Each format keeps what it can:
-// - Anthropic: a foreign thinking block is dropped (the API ignores earlier turns' thinking
-//   anyway). In an active tool loop the last assistant turn must start with thinking while
-//   thinking is on; there the foreign thinking goes on as plain text and thinking is off for this
-//   one request, which the API accepts.
+// - Anthropic: a foreign thinking or redacted_thinking block is dropped, in every turn alike so the
+//   history stays byte-stable from turn to turn (the API leaves earlier turns' thinking out of the
+//   context anyway). In an active tool loop the last assistant turn must start with thinking while
+//   thinking is on; when it lost its thinking, thinking is off for this one request, which the
+//   API accepts (turning the reasoning into text there would change that turn's bytes next turn).
 // - Gemini: the part stays and loses its signature; a functionCall part gets Google's documented
 //   bypass value instead, since Gemini 3 refuses a function call without one.
 // - Responses: a foreign reasoning or compaction item is dropped (the blob is all it carries).
@@ -60,27 +61,22 @@ function anthropicStripped(body: Record<string, unknown>, readable: Readable): S
     const blob = anthropicBlob(block);
     return blob !== null && !readable(blobMark(blob));
   };
-  if (!messages.some((m) => isRecord(m) && m["role"] === "assistant" && Array.isArray(m["content"]) && m["content"].some(foreign))) return null;
-  const loopTurn = thinkingOn(body) && inToolLoop(messages) ? messages.length - 2 : -1;
-  const out: Stripped = { body, removed: 0, plain: 0 };
-  let thinkingOff = false;
-  const kept = messages.map((message, index) => {
-    if (!isRecord(message) || message["role"] !== "assistant" || !Array.isArray(message["content"]) || !message["content"].some(foreign)) return message;
-    const content: unknown[] = [];
-    for (const block of message["content"]) {
-      if (!foreign(block)) content.push(block);
-      else if (index === loopTurn && isRecord(block) && block["type"] === "thinking" && typeof block["thinking"] === "string" && block["thinking"] !== "") {
-        content.push({ type: "text", text: block["thinking"] });
-        out.plain++;
-      } else out.removed++;
-    }
-    if (index === loopTurn && anthropicBlob(content[0]) === null) thinkingOff = true;
+  const carriesForeign = (m: unknown): m is Record<string, unknown> & { content: unknown[] } =>
+    isRecord(m) && m["role"] === "assistant" && Array.isArray(m["content"]) && m["content"].some(foreign);
+  if (!messages.some(carriesForeign)) return null;
+  let removed = 0;
+  const kept = messages.map((message) => {
+    if (!carriesForeign(message)) return message;
+    const content = message.content.filter((block) => !foreign(block));
+    removed += message.content.length - content.length;
     // An assistant turn must keep some content; its reasoning was all it had.
     return { ...message, content: content.length ? content : [{ type: "text", text: "(reasoning omitted)" }] };
   });
+  // The same blocks go whatever the turn, so the history stays byte-stable turn after turn (R20.2).
+  const loopTurn = kept[kept.length - 2];
+  const thinkingOff = thinkingOn(body) && inToolLoop(kept) && isRecord(loopTurn) && Array.isArray(loopTurn["content"]) && anthropicBlob(loopTurn["content"][0]) === null;
   const { thinking: _off, ...withoutThinking } = body;
-  out.body = thinkingOff ? { ...withoutThinking, messages: kept } : { ...body, messages: kept };
-  return out;
+  return { body: thinkingOff ? { ...withoutThinking, messages: kept } : { ...body, messages: kept }, removed, plain: 0 };
 }
 
 function geminiStripped(body: Record<string, unknown>, readable: Readable): Stripped | null {

@@ -4,7 +4,9 @@
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
-export const SESSION_HEADERS = ["x-codex-session-id", "x-session-id", "x-omniroute-session", "session-id", "thread-id"] as const;
+// Claude Code's own session header (measured: tests/fixtures/clients/clientHeaders.json) comes last:
+// it names one conversation, which is what a warm prompt cache belongs to (R7.1, R20.2).
+export const SESSION_HEADERS = ["x-codex-session-id", "x-session-id", "x-omniroute-session", "session-id", "thread-id", "x-claude-code-session-id"] as const;
 const PLAIN_KEY = /^[A-Za-z0-9._:-]{1,180}$/;
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | null {

@@ -50,7 +50,7 @@ function messageFromStream(text: string): Json[] {
     const event = JSON.parse(data) as Json;
     if (event.type === "content_block_start") blocks[event.index] = { ...event.content_block };
     if (event.type !== "content_block_delta") continue;
-    const block = blocks[event.index]!;
+    const block = blocks[event.index];
     const d = event.delta;
     if (d.type === "thinking_delta") block.thinking += d.thinking;
     if (d.type === "signature_delta") block.signature = d.signature;
@@ -63,12 +63,20 @@ function messageFromStream(text: string): Json[] {
 const TOOLS = [{ name: "read_file", description: "Read a file", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
 
 async function anthropicTurn(messages: Json[], stream: boolean) {
-  const body = { model: "agent", max_tokens: 4096, stream, tools: TOOLS, thinking: { type: "enabled", budget_tokens: 2048 }, metadata: { user_id: `user_abc_account__session_${session}` }, messages };
+  const body = {
+    model: "agent",
+    max_tokens: 4096,
+    stream,
+    tools: TOOLS,
+    thinking: { type: "enabled", budget_tokens: 2048 },
+    metadata: { user_id: `user_abc_account__session_${session}` },
+    messages,
+  };
   return gw.post("/v1/messages", body, CLAUDE_CODE);
 }
 
 async function lastRow(): Promise<Json> {
-  return (await gw.api<Json[]>("GET", "/api/logs?limit=1")).body[0]!;
+  return (await gw.api<Json[]>("GET", "/api/logs?limit=1")).body[0];
 }
 
 function thinkingBlocksSentTo(key: string): Json[] {
@@ -82,10 +90,17 @@ describe("R20.1 reasoning provenance across a failover", () => {
     expect(first.status).toBe(200);
     const assistant = messageFromStream(first.text);
     expect(assistant.map((b) => b.type)).toEqual(["thinking", "text"]);
-    expect(assistant[0]!.signature).toMatch(/^gAAAAA/);
+    expect(assistant[0].signature).toMatch(/^gAAAAA/);
 
     sim.addFault("key-a", { status: 529, times: 1 });
-    const second = await anthropicTurn([{ role: "user", content: "Think first, then answer." }, { role: "assistant", content: assistant }, { role: "user", content: "And now?" }], true);
+    const second = await anthropicTurn(
+      [
+        { role: "user", content: "Think first, then answer." },
+        { role: "assistant", content: assistant },
+        { role: "user", content: "And now?" },
+      ],
+      true,
+    );
     expect(second.status).toBe(200);
     expect(second.text).not.toContain('"type":"error"');
     expect(sim.requests.filter((r) => r.key === "key-b")).toHaveLength(1);
@@ -98,8 +113,19 @@ describe("R20.1 reasoning provenance across a failover", () => {
   it("R20.1 the same account keeps its own thinking: nothing is removed and the body passes through byte for byte", async () => {
     const first = await anthropicTurn([{ role: "user", content: "Think first." }], false);
     const assistant = first.body.content as Json[];
-    const messages = [{ role: "user", content: "Think first." }, { role: "assistant", content: assistant }, { role: "user", content: "Go on." }];
-    const raw = JSON.stringify({ model: "agent", max_tokens: 4096, tools: TOOLS, thinking: { type: "enabled", budget_tokens: 2048 }, metadata: { user_id: `user_abc_account__session_${session}` }, messages });
+    const messages = [
+      { role: "user", content: "Think first." },
+      { role: "assistant", content: assistant },
+      { role: "user", content: "Go on." },
+    ];
+    const raw = JSON.stringify({
+      model: "agent",
+      max_tokens: 4096,
+      tools: TOOLS,
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      metadata: { user_id: `user_abc_account__session_${session}` },
+      messages,
+    });
     const res = await fetch(`${gw.url}/v1/messages`, { method: "POST", headers: { ...CLAUDE_CODE, "content-type": "application/json" }, body: raw });
     expect(res.status).toBe(200);
     await res.text();
@@ -108,33 +134,50 @@ describe("R20.1 reasoning provenance across a failover", () => {
     expect((await lastRow()).provenance ?? null).toBeNull();
   });
 
-  it("R20.1 in an active tool loop the foreign thinking goes on as plain text with thinking off for that request, which the other account accepts", async () => {
+  it("R20.1 in an active tool loop the foreign thinking is dropped with thinking off for that request, which the other account accepts; the next turn sends the same history", async () => {
     const ask = [{ role: "user", content: "Please use tool now." }];
     const first = await anthropicTurn(ask, true);
     const assistant = messageFromStream(first.text);
     expect(assistant.map((b) => b.type)).toEqual(["thinking", "tool_use"]);
-    const toolUse = assistant[1]!;
+    const toolUse = assistant[1];
     sim.addFault("key-a", { status: 529, times: 1 });
     const loop = [...ask, { role: "assistant", content: assistant }, { role: "user", content: [{ type: "tool_result", tool_use_id: toolUse.id, content: "# README" }] }];
     const second = await anthropicTurn(loop, false);
     expect(second.status).toBe(200);
     const sent = sim.requests.filter((r) => r.key === "key-b").at(-1)!.body as Json;
     expect(sent.thinking).toBeUndefined();
-    expect(sent.messages[1].content[0]).toEqual({ type: "text", text: assistant[0]!.thinking });
-    expect((await lastRow()).provenance).toEqual({ removed: 0, plain: 1 });
+    expect(sent.messages[1].content).toEqual([toolUse]);
+    expect((await lastRow()).provenance).toEqual({ removed: 1, plain: 0 });
+
+    // The session is on account B now: the next turn's history starts with the same messages B was sent.
+    const third = await anthropicTurn([...loop, { role: "assistant", content: second.body.content }, { role: "user", content: "Thanks." }], false);
+    expect(third.status).toBe(200);
+    const next = sim.requests.filter((r) => r.key === "key-b").at(-1)!.body as Json;
+    expect(next.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    expect(JSON.stringify(next.messages.slice(0, 3))).toBe(JSON.stringify(sent.messages));
   });
 
   it("R20.1 with reasoningProvenance off the other account refuses the foreign signature (the test above is not vacuous)", async () => {
     expect((await gw.api("PATCH", "/api/resilience", { reasoningProvenance: { enabled: false } })).status).toBe(200);
     const first = await anthropicTurn([{ role: "user", content: "Think first." }], false);
     sim.addFault("key-a", { status: 529, times: 1 });
-    const second = await anthropicTurn([{ role: "user", content: "Think first." }, { role: "assistant", content: first.body.content }, { role: "user", content: "And?" }], false);
+    const second = await anthropicTurn(
+      [
+        { role: "user", content: "Think first." },
+        { role: "assistant", content: first.body.content },
+        { role: "user", content: "And?" },
+      ],
+      false,
+    );
     expect(second.status).toBe(400);
     expect(second.text).toContain("Invalid `signature` in `thinking` block");
   });
 
   it("R20.1 a Gemini conversation's function call moves to another account with Google's bypass value instead of the foreign thought signature", async () => {
-    const ask = { contents: [{ role: "user", parts: [{ text: "please use tool" }] }], tools: [{ functionDeclarations: [{ name: "read_file", parameters: { type: "OBJECT", properties: { path: { type: "STRING" } }, required: ["path"] } }] }] };
+    const ask = {
+      contents: [{ role: "user", parts: [{ text: "please use tool" }] }],
+      tools: [{ functionDeclarations: [{ name: "read_file", parameters: { type: "OBJECT", properties: { path: { type: "STRING" } }, required: ["path"] } }] }],
+    };
     const url = `/v1beta/models/gagent:generateContent`;
     const first = await gw.post(url, ask, { "x-goog-api-key": "x" });
     expect(first.status).toBe(200);
