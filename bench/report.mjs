@@ -53,7 +53,43 @@ export function goalsOf(results) {
     notWorse("responses", "json"),
     notWorse("responsesSse", "sse"),
     notWorse("gemini", "sse"),
+    // Issue 27: no main turn of the replayed session refused (invalid signature after the failover).
+    goal("replay refusals, behaviour on", results.replay?.on.refusals ?? null, "= 0", (v) => v === 0),
   ];
+}
+
+/** Issue 27's replay: one row per figure, the run with the behaviour on beside the one with it off. */
+function printReplay(replay) {
+  const { on, off } = replay;
+  console.log(
+    `\nReplay: ${replay.turns} Claude Code turns via combo agent (acct-a, acct-b; 2 slots each), 429 on acct-a at turn ${replay.faultTurn}, ${replay.background} background calls per turn`,
+  );
+  const both = (f) => [f(on), f(off)];
+  const bg = (r) => `${r.background.ok}/${r.background.shed}/${r.background.failed}`;
+  const log = (v) => (v === null || v === undefined ? "-" : String(v));
+  const rows = [
+    ["figure", "unit", "on", "off"],
+    ["settings", "", "defaults", off.settings.applied ? "3 off" : "REFUSED"],
+    ["429 met the main turn at", "turn", ...both((r) => log(r.faultAtTurn))],
+    ["refusals (goal 0)", "turns", ...both((r) => r.refusals)],
+    ["first refusal", "turn:HTTP", ...both((r) => (r.firstRefusal ? `${r.firstRefusal.turn}:${r.firstRefusal.status}` : "-"))],
+    ["other failed turns", "turns", ...both((r) => r.otherFailures)],
+    ["re-sent prefix", "tokens", ...both((r) => r.resentPrefixTokens)],
+    ["main turn p50", "ms", ...both((r) => fmt(r.mainLatencyMs.p50, 0))],
+    ["main turn p95", "ms", ...both((r) => fmt(r.mainLatencyMs.p95, 0))],
+    ["main turn max", "ms", ...both((r) => fmt(r.mainLatencyMs.max, 0))],
+    ["background ok/shed/failed", "calls", ...both(bg)],
+    ["log rows with cacheMove", "rows", ...both((r) => log(r.logs.cacheMove))],
+    ["log rows waitOrSwitch wait", "rows", ...both((r) => log(r.logs.waitOrSwitchWait))],
+    ["log rows with provenance", "rows", ...both((r) => log(r.logs.provenance))],
+    ["log rows classed background", "rows", ...both((r) => log(r.logs.trafficClass && (r.logs.trafficClass.background ?? 0)))],
+  ];
+  console.log(table(rows));
+  const share = (r) => r.cacheReadShare.map((v) => (v === null ? "-" : Math.round(v * 100))).join(" ");
+  console.log(`cache-read % per turn, on:  ${share(on)}\ncache-read % per turn, off: ${share(off)}`);
+  console.log(`served by (a, b; x failed), on:  ${on.servedBy}\nserved by (a, b; x failed), off: ${off.servedBy}`);
+  for (const [name, r] of Object.entries({ on, off })) if (r.firstRefusal) console.log(`first refusal (${name}): ${r.firstRefusal.message}`);
+  if (!off.settings.applied) console.log(`the "off" settings were refused, so "off" ran with the defaults: ${off.settings.error}`);
 }
 
 export function printReport(results) {
@@ -179,7 +215,8 @@ export function printReport(results) {
       ]);
   }
   console.log(table(rows));
-  console.log("\nGoals (issues 12, 22, 23 and 25, ratios to the node:http floor in this run; informational)\n");
+  if (results.replay) printReplay(results.replay);
+  console.log("\nGoals (issues 12, 22, 23, 25 and 27, ratios to the node:http floor in this run; informational)\n");
   const g = [["goal", "limit", "measured", "met"]];
   for (const x of results.goals) g.push([x.name, x.limit, fmt(x.value, 3), x.met === null ? "-" : x.met ? "yes" : "NO"]);
   console.log(table(g));

@@ -14,6 +14,7 @@ import { measureSelection } from "./selection.mjs";
 import { measureAdmission } from "./admission.mjs";
 import { measureUsage } from "./usage.mjs";
 import { measureStreams, measureManyStreams } from "./streams.mjs";
+import { measureReplay } from "./replay.mjs";
 import { startRedis } from "./redis.mjs";
 import { goalsOf, printReport } from "./report.mjs";
 
@@ -112,12 +113,12 @@ const SCENARIOS = {
     check: okJson,
   },
 };
-const EXTRA = ["stream", "streams500", "selection", "admission", "usage"];
+const EXTRA = ["stream", "streams500", "selection", "admission", "usage", "replay"];
 
 function readConfig() {
   const names = [
     ...new Set(
-      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission,usage")
+      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission,usage,replay")
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean),
@@ -160,6 +161,8 @@ function readConfig() {
       : null,
     admission: names.includes("admission") ? { samples: intEnv("BENCH_ADMISSION_SAMPLES", 20_000, 1), rounds: intEnv("BENCH_ROUNDS", 3, 1) } : null,
     usage: names.includes("usage") ? { rows: intEnv("BENCH_USAGE_ROWS", 1_000_000, 1), queries: intEnv("BENCH_USAGE_QUERIES", 21, 2) } : null,
+    // The 429 comes at turn 10, so a replay has at least that many turns.
+    replay: names.includes("replay") ? { turns: intEnv("BENCH_REPLAY_TURNS", 30, 10) } : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
     syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
     dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),
@@ -487,6 +490,11 @@ async function main() {
     results.usage = await measureUsage(path.dirname(cfg.dist), cfg.usage);
   }
   if (cfg.scenarios.length || cfg.stream || cfg.streams500) await measureHttp(cfg, results);
+  if (cfg.replay) {
+    process.stdout.write(`bench: replay of a ${cfg.replay.turns}-turn Claude Code session, issue 27's behaviour on, then off…\n`);
+    const track = { onChild: (handle) => started.children.push(handle), onDir: (dir) => started.dirs.push(dir) };
+    results.replay = await measureReplay(cfg.dist, { ...cfg.replay, track });
+  }
   results.loadAverage.end = loadavg().map((v) => round(v, 2));
   results.durationS = round((performance.now() - t0) / 1000, 1);
   results.goals = goalsOf(results);
