@@ -1,6 +1,6 @@
 // Request log (R15.1, issue 14): the newest requests with their outcome, filterable by status,
 // provider, model, combo, client and time; new requests appear at the top as they finish (live
-// `request` events), and each opens into the timeline of its attempts.
+// `request` events) with their traffic class (R20.3), and each opens into the timeline of its attempts.
 import { useEffect, useMemo, useState, type SubmitEvent } from "react";
 import { keysOf } from "../../../shared/records.js";
 import type { RequestLogEntry } from "../../../shared/types.js";
@@ -11,6 +11,7 @@ import { providerLists, useProviderLists } from "../stores/providers.js";
 import { isFiltered, NO_FILTERS, useRequestLog, watchRequestLog, type LogFilters, type LogWindow } from "../stores/requestLog.js";
 import { combos } from "../stores/resources.js";
 import { CLIENT_LABELS } from "./connect/snippets.js";
+import { TRAFFIC_CLASS_MEANINGS, TRAFFIC_CLASS_TONES } from "./logs/agentSteps.js";
 import { PromptLoggingCard } from "./logs/PromptLoggingCard.js";
 import { RequestTimeline } from "./logs/RequestTimeline.js";
 
@@ -115,9 +116,9 @@ export function RequestLogPage() {
       )}
       {entries.length > 0 && (
         <DataTable
-          className="card"
+          className="card log-table"
           caption="Requests, newest first"
-          columns={["Time", "Model", "Served by", "Status", { label: "Latency (first byte)", numeric: true }, "Attempts", "Client"]}
+          columns={["Time", "Model", "Served by", "Status", { label: "Latency (first byte)", numeric: true }, "Attempts", "Class", "Client"]}
         >
           {entries.map((entry) => (
             <LogRow key={entry.id} entry={entry} connection={connectionName(entry.connectionId)} onOpen={() => setOpenId(entry.id)} />
@@ -149,12 +150,22 @@ function LogRow({ entry, connection, onOpen }: { entry: RequestLogEntry; connect
       <td>
         <Badge tone={tone}>{entry.status}</Badge> {entry.errorCode && <code>{entry.errorCode}</code>}
       </td>
-      <td className="num nowrap">
-        {entry.latencyMs} ms{entry.ttfbMs !== null && <span className="muted"> ({entry.ttfbMs} ms)</span>}
+      {/* The first-byte time may take a second line, so that a 1024 px window holds every column. */}
+      <td className="num">
+        <span className="nowrap">{entry.latencyMs} ms</span>
+        {entry.ttfbMs !== null && (
+          <>
+            {" "}
+            <span className="muted nowrap">({entry.ttfbMs} ms)</span>
+          </>
+        )}
       </td>
       <td className="last-error log-attempts" title={verdicts || undefined}>
         {entry.attempts.length}
         {entry.attempts.length > 1 && <span className="muted"> · {entry.attempts.map((a) => a.status ?? "—").join(" → ")}</span>}
+      </td>
+      <td title={entry.trafficClass && TRAFFIC_CLASS_MEANINGS[entry.trafficClass]}>
+        {entry.trafficClass ? <Badge tone={TRAFFIC_CLASS_TONES[entry.trafficClass]}>{entry.trafficClass}</Badge> : <span className="muted">—</span>}
       </td>
       <td>{entry.clientKind ? CLIENT_LABELS[entry.clientKind] : <span className="muted">—</span>}</td>
     </tr>

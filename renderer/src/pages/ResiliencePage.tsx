@@ -80,6 +80,18 @@ const SECTIONS: ReadonlyArray<{ title: string; description: string; fields: Sett
     description: "How much the p2c strategy prefers faster, less failing connections; 0 turns the signal off (R4.10).",
     fields: [{ path: "p2cLatency.weight", label: "p2c latency weight", kind: "number" }],
   },
+  {
+    title: "Coding agents",
+    description:
+      "For agents such as Claude Code: keep reasoning a connection cannot verify out of its requests, let background work yield to the turns a user waits for, and wait briefly on the connection holding a session's warm prompt cache instead of moving it to a cold one (R20).",
+    fields: [
+      { path: "reasoningProvenance.enabled", label: "Remove reasoning another connection issued", kind: "bool", help: "signatures, encrypted reasoning, reasoning ids" },
+      { path: "trafficClasses.enabled", label: "Background work yields first under pressure", kind: "bool", help: "at 429s and full queues" },
+      { path: "trafficClasses.mainHeadroom", label: "Slots kept for main turns", kind: "int", help: "concurrency slots per connection that background work may not take" },
+      { path: "waitOrSwitch.enabled", label: "Wait on the warm connection at a short 429", kind: "bool" },
+      { path: "waitOrSwitch.maxWaitMs", label: "Longest wait for the warm connection", kind: "ms", help: "a longer retry hint moves the session" },
+    ],
+  },
 ];
 
 export function ResiliencePage() {

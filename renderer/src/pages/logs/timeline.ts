@@ -3,9 +3,10 @@
 import type { AttemptRecord, RequestLogEntry, SkipRecord } from "../../../../shared/types.js";
 import { formatCount, formatUsd } from "../../../../shared/usageText.js";
 import { CLIENT_LABELS } from "../connect/snippets.js";
+import { agentSteps, cacheShareStep, classStep, seconds, type AgentStep, type Names } from "./agentSteps.js";
 
 export interface TimelineStep {
-  kind: "received" | "skipped" | "wait" | "attempt" | "outcome" | "usage";
+  kind: "received" | "skipped" | "wait" | "attempt" | "outcome" | "usage" | AgentStep["kind"];
   tone: "ok" | "warn" | "bad" | "muted";
   text: string;
 }
@@ -31,12 +32,6 @@ const HINT_SOURCES: Record<string, string> = {
   "x-ratelimit-reset": "x-ratelimit-reset",
   body_text: "the error text",
 };
-
-export function seconds(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
-}
-
-type Names = (connectionId: string | null) => string | null;
 
 function skipText(s: SkipRecord, name: Names): string {
   const who = s.connectionId ? `${s.provider} · ${name(s.connectionId) ?? s.connectionId}` : s.target;
@@ -101,12 +96,14 @@ export function timelineOf(e: RequestLogEntry, name: Names): TimelineStep[] {
   const client = e.clientKind ? CLIENT_LABELS[e.clientKind] : "a client";
   const steps: TimelineStep[] = [
     { kind: "received", tone: "muted", text: `Received from ${client} (${e.clientFormat} format${e.stream ? ", streaming" : ""}) for ${e.model}${comboNote(e)}` },
+    ...classStep(e),
     ...(e.skipped ?? []).map((s): TimelineStep => ({ kind: "skipped", tone: "warn", text: skipText(s, name) })),
   ];
   if (e.comboWaits) steps.push({ kind: "wait", tone: "muted", text: `Waited ${e.comboWaits.count}× (${seconds(e.comboWaits.waitedMs)}) for a target to recover` });
   e.attempts.forEach((a, i) => steps.push(attemptStep(a, i + 1, name)));
-  steps.push(outcomeStep(e, name));
+  steps.push(...agentSteps(e, name), outcomeStep(e, name));
   const used = usageText(e);
   if (used) steps.push({ kind: "usage", tone: "muted", text: used });
+  steps.push(...cacheShareStep(e));
   return steps;
 }

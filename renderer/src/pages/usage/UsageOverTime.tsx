@@ -1,4 +1,4 @@
-// Tokens and cost over time (R18.6), by provider, connection, model, client or key: the chosen
+// Tokens and cost over time (R18.6), by provider, connection, model, client, key or traffic class: the chosen
 // grouping's lines, a legend, and a table of each series' totals with its cache-hit ratio.
 import type { UsageBucket, UsageReport } from "../../../../shared/apiTypes.js";
 import { keysOf } from "../../../../shared/records.js";

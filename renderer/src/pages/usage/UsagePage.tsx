@@ -1,4 +1,4 @@
-// Usage (R18.6): tokens and cost over time by provider, connection, model, client or key (drawn
+// Usage (R18.6): tokens and cost over time by provider, connection, model, client, key or traffic class (drawn
 // with the charting library), the cache-hit ratio, totals for today, 7 and 30 days, the quota
 // meters with their reset countdowns, budgets with what they have used, and a CSV export. Every
 // answered request reloads it (throttled); nothing polls.

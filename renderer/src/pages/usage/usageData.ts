@@ -109,7 +109,14 @@ export function costSummary(data: UsageChartData, label: (key: string) => string
   return data.keys.map((k) => `${label(k)} ${formatUsd(data.totals.get(k)!.costUsd)}`).join(", ");
 }
 
-export const GROUP_LABELS: Record<UsageGroupBy, string> = { provider: "Provider", connection: "Connection", model: "Model", client: "Client", key: "API key" };
+export const GROUP_LABELS: Record<UsageGroupBy, string> = {
+  provider: "Provider",
+  connection: "Connection",
+  model: "Model",
+  client: "Client",
+  key: "API key",
+  trafficClass: "Traffic class", // R20.3
+};
 
 /** Names for ids (connections, keys); the rollups' "(none)" said in words. */
 export function seriesLabeler(groupBy: UsageGroupBy, names: ReadonlyMap<string, string>): (key: string) => string {
