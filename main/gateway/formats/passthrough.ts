@@ -42,19 +42,36 @@ function rewriteModel(data: string, modelJson: string, key: ModelKey = MODEL_KEY
   return data.replace(field, (_match, prefix: string) => `${prefix}${modelJson}`);
 }
 
+const isJsonSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+/** Past the JSON whitespace at `from`. */
+function skipSpace(text: string, from: number): number {
+  let at = from;
+  while (isJsonSpace(text.charCodeAt(at))) at++;
+  return at;
+}
+
 /**
  * A same-format request body as the client sent it, with only its model replaced: no
- * re-serialisation of a body that can be hundreds of KB (issue 12). Only when the text holds
- * exactly one `"model":` key, carrying the parsed top-level model, can that key be the top-level
- * one; anything else (spacing, escapes, a nested "model") returns null and the caller serialises.
+ * re-serialisation of a body that can be hundreds of KB (issue 12), and the bytes the client's
+ * prompt cache was built on stay as they were, whatever the client's spacing (R20.2). Only when
+ * the text holds exactly one `"model"` key, carrying the parsed top-level model, can that key be
+ * the top-level one (in JSON text a quoted `"model"` followed by a colon is a key, never string
+ * content, and a value such as Gemini's role "model" is followed by no colon); anything else
+ * (a nested "model", escapes in the value) returns null and the caller serialises.
  */
 export function requestTextWithModel(raw: string, clientModel: string, upstreamModel: string): string | null {
-  const key = '"model":';
-  const at = raw.indexOf(key);
-  if (at === -1 || raw.indexOf(key, at + key.length) !== -1) return null;
+  const key = '"model"';
+  let valueAt = -1;
+  for (let at = raw.indexOf(key); at !== -1; at = raw.indexOf(key, at + key.length)) {
+    const colon = skipSpace(raw, at + key.length);
+    if (raw.charCodeAt(colon) !== 0x3a) continue;
+    if (valueAt !== -1) return null;
+    valueAt = skipSpace(raw, colon + 1);
+  }
   const value = JSON.stringify(clientModel);
-  if (!raw.startsWith(value, at + key.length)) return null;
-  return raw.slice(0, at + key.length) + JSON.stringify(upstreamModel) + raw.slice(at + key.length + value.length);
+  if (valueAt === -1 || !raw.startsWith(value, valueAt)) return null;
+  return raw.slice(0, valueAt) + JSON.stringify(upstreamModel) + raw.slice(valueAt + value.length);
 }
 
 /**

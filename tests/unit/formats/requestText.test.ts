@@ -10,9 +10,13 @@ describe("same-format request text", () => {
     expect(out).toBe(raw.replace('"sim/m"', '"gpt-4o"'));
   });
 
+  it("R20.2 a pretty-printed body (Python's json.dumps spacing) passes byte for byte too, and a role named model is no key", () => {
+    const raw = '{\n  "model" : "a/b",\n  "contents": [{"role": "model", "parts": []}]\n}';
+    expect(requestTextWithModel(raw, "a/b", "up")).toBe(raw.replace('"a/b"', '"up"'));
+  });
+
   it.each([
     ['a second "model" key (nested)', '{"model":"a/b","metadata":{"model":"a/b"}}'],
-    ["spacing after the colon", '{"model": "a/b"}'],
     ["a value other than the parsed model", '{"model":"a\\/b"}'],
   ])("R1.4 falls back to serialising on %s", (_case, raw) => {
     expect(requestTextWithModel(raw, "a/b", "up")).toBeNull();
@@ -29,7 +33,8 @@ describe("same-format answer text (issue 12)", () => {
 
   it("R1.4 text it cannot edit safely is left to serialisation", () => {
     const spaced = '{"model": "m", "choices": []}';
-    expect(responseTextWithModel("openai", spaced, JSON.parse(spaced), "x/m")).toBeNull();
+    // R20.2: spacing no longer needs serialising; the upstream's own bytes go on.
+    expect(responseTextWithModel("openai", spaced, JSON.parse(spaced), "x/m")).toBe('{"model": "x/m", "choices": []}');
     const twice = '{"model":"m","choices":[{"model":"m"}]}';
     expect(responseTextWithModel("openai", twice, JSON.parse(twice), "x/m")).toBeNull();
     expect(responseTextWithModel("openai", '{"choices":[]}', { choices: [] }, "x/m")).toBeNull();
