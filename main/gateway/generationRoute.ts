@@ -66,6 +66,16 @@ function routeOf(url: string): RoutedCall | null {
 }
 
 /**
+ * A body whose call the path names (Gemini) goes upstream as the client's text only when the text
+ * itself names no model or stream, which the route put in the body for the pipeline (R20.2).
+ */
+function pathCallKeepsText(pathCall: RoutedCall["pathCall"], edge: ClientEdge): boolean {
+  if (!pathCall) return true;
+  const body = bodyOf(edge);
+  return !("model" in body) && !("stream" in body);
+}
+
+/**
  * Runs the host guard, true when it passed the request on. It is express middleware (the express
  * routes mount it too) that reads and answers through node's API only, so it runs on node's objects.
  */
@@ -95,7 +105,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps): (req: Incoming
     await deps.pipeline.handle({
       format,
       body,
-      bodyText: (turn && !turn.unchanged) || pathCall || edge.bodyText === null ? undefined : edge.bodyText,
+      bodyText: (turn && !turn.unchanged) || edge.bodyText === null || !pathCallKeepsText(pathCall, edge) ? undefined : edge.bodyText,
       headers: req.headers,
       turn,
       res,

@@ -166,6 +166,8 @@ export interface SameFormatHalf {
   withClientModel(body: unknown, clientModel: string): Record<string, unknown>;
   /** Whether the upstream's JSON text can have its model edited in place (one top-level "model" key). */
   readonly editableModelText: boolean;
+  /** The model is named in the path, not the body: a client's JSON text goes upstream as it is (R20.2). */
+  readonly modelInPath?: boolean;
   /** The key a stream chunk names its model under, when not "model" (Gemini: modelVersion). */
   readonly streamModelKey?: string;
   passthroughTracker(): PassthroughTracker;

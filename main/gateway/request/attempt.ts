@@ -11,6 +11,7 @@ import {
   isStreamRequest,
   requestTextWithModel,
   responseTextWithModel,
+  sameFormatHalf,
   translateRequest,
   translateResponse,
   upstreamFormatOf,
@@ -152,7 +153,7 @@ export async function runAttempt(
  */
 function upstreamBody(request: ClientRequest, body: Record<string, unknown>, upstreamFormat: WireFormat, model: string): { body: unknown; dropped: string[] } {
   const raw = upstreamFormat === request.format && body === request.body ? request.bodyText : undefined;
-  const text = raw === undefined ? null : requestTextWithModel(raw, request.model, model);
+  const text = raw === undefined ? null : sameFormatHalf(upstreamFormat).modelInPath ? raw : requestTextWithModel(raw, request.model, model);
   return text === null ? translateRequest(request.format, upstreamFormat, body, model) : { body: text, dropped: [] };
 }
 

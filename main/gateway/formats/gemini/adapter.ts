@@ -96,6 +96,7 @@ const same: SameFormatHalf = {
   withUpstreamModel: ({ model: _model, stream: _stream, ...body }) => body,
   withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), modelVersion: clientModel }),
   editableModelText: false,
+  modelInPath: true,
   streamModelKey: "modelVersion",
   passthroughTracker: () => passthrough,
 };
