@@ -29,7 +29,7 @@ import { abandonTimedOutTarget, targetDeadlineFor } from "./request/targetDeadli
 import type { QuotaCutoffPort } from "./request/quotaCutoff.js";
 import type { ReasoningProvenance } from "./provenance/book.js";
 import { shedBackground, type CodingAgentSettings } from "./request/agentPolicy.js";
-import { startAgentRequest, waitForWarmCache, type AgentDeps } from "./request/agentRun.js";
+import { movesSession, startAgentRequest, waitForWarmCache, type AgentDeps } from "./request/agentRun.js";
 import type { WarmCaches } from "./sessions/warmCaches.js";
 import type { PreparedTurn } from "./responses/turn.js";
 import type { RequestSession } from "./sessions/routing.js";
@@ -381,7 +381,7 @@ export function createPipeline(deps: PipelineDeps) {
       run.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
       learnToolLimit(deps.toolLimits, target, run, result.verdict);
     }
-    if (result.kind === "success") run.session?.served(target.provider.id, connection.id, target.model);
+    if (result.kind === "success" && movesSession(deps, run.trafficClass)) run.session?.served(target.provider.id, connection.id, target.model);
     if (outcome.kind === "failed_after_output" && outcome.code !== "stream_continuation_refused" && run.transcript?.breakAfterOutput()) return "next";
     return settleAttempt(run.client, outcome, result, run.policy);
   }

@@ -33,6 +33,15 @@ export interface AgentDeps {
   warmCaches?: WarmCaches;
 }
 
+/**
+ * R20.3: background work carries the session's id (Claude Code's small-fast calls do) but not its
+ * conversation: it neither moves the session's pin nor its warm cache, or one title request served
+ * elsewhere would take the next main turn away from the account that holds its cache.
+ */
+export function movesSession(deps: Pick<AgentDeps, "codingAgents">, trafficClass: TrafficClass): boolean {
+  return !(trafficClass === "background" || trafficClass === "count") || deps.codingAgents?.().trafficClasses.enabled === false;
+}
+
 /** R20.1–R20.3 on arrival: the class, the artifact tap and the warm connection; returns the class. */
 export function startAgentRequest(deps: AgentDeps, call: Omit<ClassifiedCall, "clientKind">, client: ClientResponse, sessionKey: string | null): TrafficClass {
   const { record } = client;
@@ -43,7 +52,7 @@ export function startAgentRequest(deps: AgentDeps, call: Omit<ClassifiedCall, "c
     client.artifacts = artifactTap(call.format, deps.provenance, () => client.answeringConnectionId);
   }
   const warm = deps.warmCaches;
-  if (warm && sessionKey !== null) {
+  if (warm && sessionKey !== null && movesSession(deps, trafficClass)) {
     record.warmCacheOn(warm.holder(sessionKey, deps.clock.now()));
     client.finished = (entry) => warm.answered(sessionKey, entry, deps.clock.now());
   }

@@ -28,7 +28,7 @@ export class WarmCaches {
   }
 
   /** A request of the session was answered: the connection that read or wrote its cache holds it now. */
-  answered(sessionKey: string | null, entry: RequestLogEntry, now: number): void {
+  answered(sessionKey: string | null, entry: Pick<RequestLogEntry, "status" | "connectionId" | "cacheReadTokens" | "cacheWriteTokens">, now: number): void {
     if (sessionKey === null || entry.status >= 400 || entry.connectionId === null) return;
     const cached = (entry.cacheReadTokens ?? 0) + (entry.cacheWriteTokens ?? 0) > 0;
     const held = this.bySession.get(sessionKey);
