@@ -4,6 +4,7 @@ import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import type { AppSettings } from "../../shared/types.js";
 import { ReasoningProvenance } from "../gateway/provenance/book.js";
 import { WarmCaches } from "../gateway/sessions/warmCaches.js";
+import { trafficClassOf } from "../gateway/request/trafficClass.js";
 import { createResilienceEngine } from "../engine/index.js";
 import { resolveBreakerProfile } from "../engine/breaker.js";
 import { LeaseBook } from "../engine/leases.js";
@@ -268,6 +269,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     promptLogging: () => parts.getAppSettings().promptLogging,
     provenance: parts.provenance,
     codingAgents: resilience.get,
+    classify: trafficClassOf,
     warmCaches: new WarmCaches(),
     ...quotaParts(store, bus, resilience.get, { sharedState, clock }),
   });

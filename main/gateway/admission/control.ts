@@ -95,16 +95,16 @@ class JobDeadline {
  * R8.1: the gates in the order they are taken, all at once: global → provider → connection → model.
  * With shared limits the model's cap is Redis's (it only counts here), as the connection's is.
  */
-function gateLevels(req: AdmissionRequest, limits: AdmissionLimits, connection: GateLevel, modelCap: number): GateLevel[] {
+function gateLevels(req: AdmissionRequest, limits: AdmissionLimits, connection: GateLevel, modelCap: number, capOf: (cap: number) => number): GateLevel[] {
   const levels: GateLevel[] = [];
-  if (limits.globalCap !== null) levels.push({ key: GLOBAL_GATE_KEY, cap: limits.globalCap });
-  if (limits.providerCap !== null) levels.push({ key: providerGateKey(req.provider.id), cap: limits.providerCap });
+  if (limits.globalCap !== null) levels.push({ key: GLOBAL_GATE_KEY, cap: capOf(limits.globalCap) });
+  if (limits.providerCap !== null) levels.push({ key: providerGateKey(req.provider.id), cap: capOf(limits.providerCap) });
   levels.push(connection);
   if (limits.modelCap !== null) levels.push({ key: `m\u0000${req.connection.id}\u0000${req.model}`, cap: modelCap });
   return levels;
 }
 
-/** R20.3: background work leaves `mainHeadroom` of a connection's slots to the other classes (and always has one). */
+/** R20.3: background work leaves `mainHeadroom` of each gate's slots to the other classes (and always has one). */
 function capFor(cap: number, req: AdmissionRequest, classes: ResilienceSettings["trafficClasses"] | undefined): number {
   if (req.trafficClass !== "background" || !classes?.enabled || cap === Infinity) return cap;
   return Math.max(1, cap - classes.mainHeadroom);
@@ -298,11 +298,12 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     const shared = holding === "redis" ? reachable : null;
     const caps = localCaps(limits, holding, slot);
     // The connection's gate always counts its requests in flight (health); it holds the cap, or its slice, unless Redis does.
-    const connection: GateLevel = { key: connKey(req.connection.id), cap: capFor(caps.connection, req, settings.trafficClasses) };
+    const capOf = (cap: number) => capFor(cap, req, settings.trafficClasses);
+    const connection: GateLevel = { key: connKey(req.connection.id), cap: capOf(caps.connection) };
     const pauseKey = !limits.protected ? null : pauseKeyOf(req.connection.id, limits.perModel ? req.model : null);
     // R9.3: whichever gate holds it, a waiter counts in its connection's queue.
     const background = req.trafficClass === "background" && settings.trafficClasses?.enabled === true;
-    const ticket: GateTicket = { levels: gateLevels(req, limits, connection, caps.model), pauseKey, queueKey: connection.key, background };
+    const ticket: GateTicket = { levels: gateLevels(req, limits, connection, caps.model, capOf), pauseKey, queueKey: connection.key, background };
     watch.know(req.provider.id, req.connection.id, limits, pauseKey);
     watch.knowGates(req.provider.id, limits.globalCap, limits.providerCap);
     // R8.2: a quota-share dispatch never fails on the gate: a full queue or a timeout goes without a slot.
