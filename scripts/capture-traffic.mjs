@@ -193,7 +193,7 @@ function runClient({ cmd, args: argv, env, cwd, timeoutMs }) {
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
-    const timer = setTimeout(() => process.kill(-child.pid, "SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, "SIGKILL"), timeoutMs);
     child.on("error", (err) => resolve({ code: null, out: String(err) }));
     child.on("close", (code) => (clearTimeout(timer), resolve({ code, out })));
   });
