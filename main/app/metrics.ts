@@ -5,6 +5,7 @@
 // entries are counted on the next turn of the event loop, or at the latest when scraped.
 import type { RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ErrorCode } from "../../shared/errorCodes.js";
 import type { QueueRow } from "../../shared/apiTypes.js";
 import type { BreakerState, RequestLogEntry } from "../../shared/types.js";
 import type { StorePorts } from "../api/index.js";
@@ -102,7 +103,8 @@ function requestCounters(registry: Registry) {
 }
 
 /** The error code of a row whose request was shed by its traffic class (R20.3). */
-export const TRAFFIC_SHED_CODE = "traffic_shed";
+/** The catalogue's code for a shed request (shared/errorCodes.ts): a typo here fails to compile. */
+const TRAFFIC_SHED_CODE: ErrorCode = "traffic_shed";
 
 type RequestCounters = ReturnType<typeof requestCounters>;
 
