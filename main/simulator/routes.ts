@@ -16,7 +16,12 @@ export interface Route {
 
 export const SIM_MODELS = ["sim-fast", "sim-smart", "sim-reasoner"] as const;
 
-const GEMINI_PREFIXES = ["/v1beta/models/", "/v1/models/"];
+/**
+ * Gemini calls under `/v1beta` and `/v1`, and at the bare base too: a `simulator` provider's baseUrl
+ * is the simulator's origin, and the gateway's Gemini upstream path is `/models/{model}:{method}`,
+ * relative to a Google base that already ends in `/v1beta` (R22.4).
+ */
+const GEMINI_PREFIXES = ["/v1beta/models/", "/v1/models/", "/models/"];
 
 /** Responses routes live beside Chat Completions: under `/v1` and at the bare base a baseUrl without `/v1` reaches. */
 const RESPONSES_ROUTES = new Map<string, RouteKind>();
@@ -69,7 +74,7 @@ export function matchRoute(method: string, path: string, query: URLSearchParams 
 /** Best guess of the caller's wire format for a path no route matched, so even a 404 speaks its format. */
 export function formatOfPath(path: string): WireFormat {
   if (path.startsWith("/v1/messages")) return "anthropic";
-  if (path.startsWith("/v1beta/")) return "gemini";
+  if (path.startsWith("/v1beta/") || (path.startsWith("/models/") && path.includes(":"))) return "gemini";
   if (path.startsWith("/v1/responses") || path.startsWith("/responses")) return "openai-responses";
   return "openai";
 }
