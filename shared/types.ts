@@ -195,6 +195,8 @@ export interface WaitOrSwitchRecord {
   connectionId: string;
   hintMs: number | null;
   waitedMs: number;
+  /** The waitOrSwitch.maxWaitMs the choice was made against (R20.4). */
+  maxWaitMs: number;
 }
 
 /** R20.1: reasoning artifacts taken out of a request before it went to a connection that did not issue them. */

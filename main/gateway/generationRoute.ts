@@ -17,6 +17,7 @@ import { describeError, type ErrorLog, type RequestLogSink } from "./ports.js";
 import { unservedEntry } from "./request/requestRecord.js";
 import { clientKindOf } from "./request/trace.js";
 import type { Clock } from "../engine/ports.js";
+import { compactionAnswer, compactionTurn } from "./responses/compact.js";
 import type { PreparedTurn } from "./responses/turn.js";
 import { fencesLease } from "./sessions/fence.js";
 import { createRequestSession } from "./sessions/routing.js";
@@ -39,14 +40,28 @@ export interface GenerationRouteDeps extends ClientGuardDeps {
   turns?: Partial<Record<WireFormat, TurnHook>>;
 }
 
-/** Each client half's generation paths, as the registry lists them. */
-const FORMAT_OF_PATH: ReadonlyMap<string, WireFormat> = new Map(clientHalves().flatMap((half) => half.generationPaths.map((path) => [path, half.format] as const)));
+/** What a routed request asks for: an answer, a token count (R16.5, R17.1) or a compaction (R16.5). */
+type Operation = "generate" | "count" | "compact";
+
+interface Route {
+  format: WireFormat;
+  operation: Operation;
+}
+
+/** Each client half's routes, as the registry lists them. */
+const ROUTE_OF_PATH: ReadonlyMap<string, Route> = new Map(
+  clientHalves().flatMap((half) => {
+    const routes = (paths: readonly string[] | undefined, operation: Operation) => (paths ?? []).map((path): [string, Route] => [path, { format: half.format, operation }]);
+    return [...routes(half.generationPaths, "generate"), ...routes(half.count?.paths, "count"), ...routes(half.compactPaths, "compact")];
+  }),
+);
 
 /** The halves whose paths name the call (Gemini's `models/{model}:{method}`). */
 const PATH_CALL_HALVES = clientHalves().filter((half) => half.generationPathCall);
 
 interface RoutedCall {
   format: WireFormat;
+  operation: Operation;
   /** Set when the path named the model and the kind of answer. */
   pathCall: PathGeneration | null;
 }
@@ -56,11 +71,11 @@ function routeOf(url: string): RoutedCall | null {
   const q = url.indexOf("?");
   let path = q === -1 ? url : url.slice(0, q);
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
-  const format = FORMAT_OF_PATH.get(path) ?? FORMAT_OF_PATH.get(path.toLowerCase());
-  if (format) return { format, pathCall: null };
+  const route = ROUTE_OF_PATH.get(path) ?? ROUTE_OF_PATH.get(path.toLowerCase());
+  if (route) return { ...route, pathCall: null };
   for (const half of PATH_CALL_HALVES) {
     const pathCall = half.generationPathCall!(path, q === -1 ? "" : url.slice(q + 1));
-    if (pathCall) return { format: half.format, pathCall };
+    if (pathCall) return { format: half.format, operation: pathCall.count ? "count" : "generate", pathCall };
   }
   return null;
 }
@@ -86,13 +101,25 @@ function passes(handler: RequestHandler, req: IncomingMessage, res: ServerRespon
   return passed;
 }
 
+/** What the pipeline learns from the request's edge. */
+function edgeFields(req: IncomingMessage, edge: ClientEdge) {
+  return { requestId: edge.requestId, allowedConnections: edge.allowedConnections, apiKeyId: clientKeyIdOf(edge), path: req.url ?? "" };
+}
+
 /** Returns a handler that serves the generation routes and answers false for every other request. */
 export function createGenerationRoute(deps: GenerationRouteDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const fenceDeps = { ...deps.sessions, verifyClientKey: deps.verifyClientKey };
 
-  async function serve({ format, pathCall }: RoutedCall, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): Promise<void> {
+  /**
+   * R22.1: every route that reaches an upstream passes the same edges, in the same order: host
+   * guard, proxy switch and client keys, one body read with the live limit, the request's shape,
+   * the lease fence, the session; then the pipeline.
+   */
+  async function serve(routed: RoutedCall, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): Promise<void> {
+    const { format, pathCall } = routed;
     if (!passes(deps.hostGuard, req, res) || !admitsClient(format, deps, req, res, edge)) return;
     if (!(await readClientBody(format, deps.appSettings().maxBodyMb, req, res, edge))) return;
+    if (routed.operation === "count") return serveCount(routed, req, res, edge);
     // A path that names the call gives the body its model and stream, where the pipeline reads them.
     const received = pathCall ? { ...bodyOf(edge), model: pathCall.model, stream: pathCall.stream } : bodyOf(edge);
     const problem = shapeProblem(format, received);
@@ -101,21 +128,33 @@ export function createGenerationRoute(deps: GenerationRouteDeps): (req: Incoming
     const turn = deps.turns?.[format]?.prepare(received);
     if (turn && "code" in turn) return clientError(res, format, turn.status, turn.code, turn.message);
     const body = turn ? turn.body : received;
-    const session = createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, () => clientHalf(format).sessionHint(body)), leaseOwnerHash: edge.leaseOwnerHash });
+    const call = { format, headers: req.headers, res, session: sessionOf(format, req, edge, body), ...edgeFields(req, edge) };
+    if (routed.operation === "compact") {
+      // R16.5: the summary turn runs like any other; its answer is given as a compaction.
+      return deps.pipeline.handle({ ...call, body: compactionTurn(body), reshape: (answer) => compactionAnswer(answer, body["input"]) });
+    }
     await deps.pipeline.handle({
-      format,
+      ...call,
       body,
       bodyText: (turn && !turn.unchanged) || edge.bodyText === null || !pathCallKeepsText(pathCall, edge) ? undefined : edge.bodyText,
-      headers: req.headers,
       turn,
-      res,
-      session,
-      requestId: edge.requestId,
-      allowedConnections: edge.allowedConnections,
-      apiKeyId: clientKeyIdOf(edge),
       framing: pathCall?.framing,
-      path: req.url ?? "",
     });
+  }
+
+  /** A token count: the model from the body, or from the path that names it (Gemini). */
+  async function serveCount({ format, pathCall }: RoutedCall, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): Promise<void> {
+    const body = bodyOf(edge);
+    const model = pathCall ? pathCall.model : body["model"];
+    // R1.9: a missing or non-string model is a malformed request, not an unknown model.
+    if (typeof model !== "string" || model === "") return clientError(res, format, 400, "invalid_request", "model must be a non-empty string");
+    if (!fencesLease(format, fenceDeps, req, res, edge)) return;
+    const count = clientHalf(format).count;
+    await deps.pipeline.handle({ format, body, model, count, headers: req.headers, res, session: sessionOf(format, req, edge, body), ...edgeFields(req, edge) });
+  }
+
+  function sessionOf(format: WireFormat, req: IncomingMessage, edge: ClientEdge, body: Record<string, unknown>) {
+    return createRequestSession(deps.sessions, { sessionKey: sessionKeyOf(req.headers, () => clientHalf(format).sessionHint(body)), leaseOwnerHash: edge.leaseOwnerHash });
   }
 
   return (req, res) => {

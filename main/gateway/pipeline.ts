@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../../shared/errorCodes.js";
 import type { Connection, SwitchyardEvent, TrafficClass, WireFormat } from "../../shared/types.js";
-import type { StreamFraming } from "./formats/adapter.js";
+import type { CountShape, StreamFraming } from "./formats/adapter.js";
 import { decideComboWait, type Blocker, type ComboWaitSettings } from "../engine/comboWait.js";
 import type { AttemptContext, Clock, Verdict } from "../engine/ports.js";
 import type { ToolLimits } from "../engine/toolLimits.js";
@@ -15,6 +15,7 @@ import { clientHalf, isStreamRequest } from "./formats/index.js";
 import { describeError, type BudgetPort, type CatalogPort, type ConnectionsPort, type ErrorLog, type RequestLogSink } from "./ports.js";
 import { ClientBoundTarget, type Admission, type GatewayAdmission, type PassedOver } from "./request/admit.js";
 import { runAttempt, type AttemptOutcome, type ClientRequest } from "./request/attempt.js";
+import { answerCount } from "./request/count.js";
 import { tryEmergencyFallback, type EmergencyFallbackSetting } from "./request/fallback.js";
 import { earliestRecoveryMs, keyBudgetExceeded, settleAttempt, terminalError, type RecoveryPolicy, type Step } from "./request/finish.js";
 import { heartbeatEveryMs, keepAliveEvents } from "./request/liveness.js";
@@ -28,8 +29,8 @@ import { learnToolLimit, skipTargetsOverToolLimit } from "./request/toolLimitGat
 import { abandonTimedOutTarget, targetDeadlineFor } from "./request/targetDeadline.js";
 import type { QuotaCutoffPort } from "./request/quotaCutoff.js";
 import type { ReasoningProvenance } from "./provenance/book.js";
-import { shedBackground, type CodingAgentSettings } from "./request/agentPolicy.js";
-import { movesSession, startAgentRequest, waitForWarmCache, type AgentDeps } from "./request/agentRun.js";
+import type { CodingAgentSettings } from "../engine/agentPolicy.js";
+import { movesSession, shedBackground, startAgentRequest, waitForWarmCache, type AgentDeps } from "./request/agentRun.js";
 import type { WarmCaches } from "./sessions/warmCaches.js";
 import type { PreparedTurn } from "./responses/turn.js";
 import type { RequestSession } from "./sessions/routing.js";
@@ -124,6 +125,10 @@ export interface ClientCall {
   framing?: StreamFraming;
   /** The request's path (R20.3 reads it: a compaction or count route is its own class). */
   path?: string;
+  /** A token count of the body rather than an answer (R16.5, R22.1): the count endpoint of the client's format. */
+  count?: CountShape;
+  /** The model when the path names it and the body does not (Gemini's `:countTokens`). */
+  model?: string;
 }
 
 /** The state of one request while its candidates are tried. */
@@ -149,6 +154,8 @@ interface RequestRun {
   lastResult: AttemptResult | null;
   /** R20.4: what the request waited for its warm connection so far. */
   warmWaited: { ms: number };
+  /** The verified client key's id (R18.4: its budget is checked again after a wait). */
+  apiKeyId: string | null;
 }
 
 export function createPipeline(deps: PipelineDeps) {
@@ -157,8 +164,8 @@ export function createPipeline(deps: PipelineDeps) {
    * and the client gets a 500 in its format and the request its log row, unless it was answered.
    */
   async function handle(call: ClientCall): Promise<void> {
-    const model = typeof call.body.model === "string" ? call.body.model : "";
-    const stream = isStreamRequest(call.format, call.body);
+    const model = call.model ?? (typeof call.body.model === "string" ? call.body.model : "");
+    const stream = !call.count && isStreamRequest(call.format, call.body);
     const client = new ClientResponse(call.res, {
       format: call.format,
       requestId: call.requestId,
@@ -200,10 +207,15 @@ export function createPipeline(deps: PipelineDeps) {
       sessionKey: call.session?.key ?? null,
       pin: call.session?.pin() ?? null,
     };
-    const plan = planRequest(model, deps.catalog, routing);
+    // A count takes the stored order: it must not advance a combo's rotation or its session target.
+    const plan = planRequest(model, deps.catalog, call.count ? undefined : routing);
     if (!plan) {
       client.fail({ status: ERROR_CODES.model_not_found.status, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true });
       return;
+    }
+    if (call.count) {
+      const count = { shape: call.count, body: call.body, headers: call.headers, allowed: call.allowedConnections ?? null, session: call.session ?? null };
+      return answerCount(deps, client, plan, count);
     }
     const budgets = deps.streamBudgets();
     const run: RequestRun = {
@@ -221,6 +233,7 @@ export function createPipeline(deps: PipelineDeps) {
       trafficClass,
       lastResult: null,
       warmWaited: { ms: 0 },
+      apiKeyId: call.apiKeyId ?? null,
     };
     record.planned(plan.combo, run);
     skipTargetsOverToolLimit(run, deps.toolLimits);
@@ -265,8 +278,22 @@ export function createPipeline(deps: PipelineDeps) {
   async function tryWarmConnection(run: RequestRun, target: Target, candidate: Candidate): Promise<Step> {
     let step = await tryCandidate(run, target, candidate);
     while (step === "next" && !run.client.gone && !run.abandonTarget) {
-      const retry = { client: run.client, target, connectionId: candidate.connection.id, result: run.lastResult, waited: run.warmWaited };
+      const retry = {
+        client: run.client,
+        target,
+        connectionId: candidate.connection.id,
+        result: run.lastResult,
+        waited: run.warmWaited,
+        allowed: run.allowed,
+        session: run.session,
+      };
+      const waitedBefore = run.warmWaited.ms;
       const again = await waitForWarmCache(deps, retry);
+      if (run.warmWaited.ms > waitedBefore) {
+        // R18.4: the key may have run out of budget while the request waited (other requests spent it).
+        const overBudgetMs = deps.budgets?.keyOverBudgetMs(run.apiKeyId) ?? null;
+        if (overBudgetMs !== null) return (run.client.fail(keyBudgetExceeded(overBudgetMs)), "answered");
+      }
       if (!again) break;
       step = await tryCandidate(run, target, again);
     }
@@ -373,7 +400,8 @@ export function createPipeline(deps: PipelineDeps) {
     run.lastResult = result;
     if (result.kind === "failure") {
       const shed = deps.codingAgents && shedBackground(run.trafficClass, deps.codingAgents(), result.verdict);
-      if (shed && !run.client.committed) {
+      // R22.2: a keep-alive is not output; a shed after one ends the stream with an error event.
+      if (shed && !run.client.outputStarted) {
         run.client.fail(shed);
         return "answered";
       }

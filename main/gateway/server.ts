@@ -7,8 +7,7 @@ import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
 import { isRecord } from "../../shared/records.js";
 import type { AppSettings } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
-import { clientAuth, clientBody, clientError, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
-import { ANTHROPIC_COUNT, countTokensHandler, GEMINI_COUNT_TOKENS, RESPONSES_INPUT_TOKENS, type CountTokensDeps } from "./countTokens.js";
+import { clientAuth, clientError, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
 import { asksAsGemini, geminiModelGet, geminiModelList } from "./geminiModels.js";
 import type { CatalogPort, ErrorLog, RequestLogSink } from "./ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
@@ -16,7 +15,6 @@ import type { Pipeline } from "./pipeline.js";
 import { createGenerationRoute, type GenerationRouteDeps } from "./generationRoute.js";
 import { ReasoningProvenance } from "./provenance/book.js";
 import { storedResponseRoutes, type StoredResponseDeps } from "./responses/storedResponses.js";
-import { compactHandler } from "./responses/compactRoute.js";
 import { codexCatalogue, isCodexCatalogueRequest } from "./responses/codexModels.js";
 import { servedModels } from "./servedModels.js";
 import { prepareResponsesTurn } from "./responses/turn.js";
@@ -26,7 +24,7 @@ import type { SessionRoutingDeps } from "./sessions/routing.js";
 /** Session pins and exclusive leases (R7). */
 export type SessionGatewayDeps = SessionRoutingDeps & Omit<LeaseRouteDeps, "verifyClientKey" | "leases">;
 
-export interface GatewayAppDeps extends ClientGuardDeps, CountTokensDeps {
+export interface GatewayAppDeps extends ClientGuardDeps {
   /** Failures inside Switchyard, logged with the request id. */
   logger?: ErrorLog;
   requestLog: RequestLogSink;
@@ -60,16 +58,13 @@ function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
   };
 }
 
-/** `models/{model}:countTokens` under /v1beta or /v1, the model with or without its slash encoded. */
-const GEMINI_COUNT_PATH = /^\/v1(?:beta)?\/models\/.+:countTokens$/;
-
 /** `models/{model}` under /v1beta or /v1 (GET /v1/models itself is OpenAI's list). */
 const GEMINI_MODEL_PATH = /^\/v1(?:beta)?\/models\/.+$/;
 
 /** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
 export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
   const turns = turnHooks(deps);
-  const app = createExpressApp(deps, turns);
+  const app = createExpressApp(deps);
   const generation = createGenerationRoute({ ...deps, turns });
   return (req, res) => {
     if (!generation(req, res)) void app(req, res);
@@ -84,7 +79,7 @@ function turnHooks(deps: GatewayAppDeps): GenerationRouteDeps["turns"] {
   return { "openai-responses": { prepare: (body) => prepareResponsesTurn(turn, body) } };
 }
 
-function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turns"]): express.Express {
+function createExpressApp(deps: GatewayAppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -98,18 +93,9 @@ function createExpressApp(deps: GatewayAppDeps, turns: GenerationRouteDeps["turn
   app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
   if (deps.metrics) app.get("/metrics", ...deps.metrics);
 
-  app.post("/v1/messages/count_tokens", clientAuth("anthropic", deps), clientBody("anthropic", deps.appSettings), countTokensHandler(deps, ANTHROPIC_COUNT));
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
-  app.post(
-    "/v1/responses/compact",
-    clientAuth("openai-responses", deps),
-    clientBody("openai-responses", deps.appSettings),
-    compactHandler(deps.pipeline, turns?.["openai-responses"]),
-  );
-  app.post("/v1/responses/input_tokens", clientAuth("openai-responses", deps), clientBody("openai-responses", deps.appSettings), countTokensHandler(deps, RESPONSES_INPUT_TOKENS));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
   // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
-  app.post(GEMINI_COUNT_PATH, clientAuth("gemini", deps), clientBody("gemini", deps.appSettings), countTokensHandler(deps, GEMINI_COUNT_TOKENS));
   app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {
     stampClientHeaders(res);
     res.json(geminiModelList(servedModels(deps.catalog)));

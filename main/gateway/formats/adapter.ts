@@ -59,6 +59,10 @@ export interface ClientHalf {
    * call a POST path asks for, or null. The route puts `model` and `stream` into the body it hands on.
    */
   generationPathCall?(path: string, query: string): PathGeneration | null;
+  /** The token-count endpoint of this format (R16.5, R17.1, R22.5), when it has one. */
+  readonly count?: CountShape;
+  /** R16.5: the routes that answer a turn as a compaction (lower-case exact paths). */
+  readonly compactPaths?: readonly string[];
 
   /** R1.9 (and R16.1 for Responses): the first thing wrong with a generation request's shape, or null. */
   shapeProblem(body: Record<string, unknown>): string | null;
@@ -119,6 +123,21 @@ export interface PathGeneration {
   stream: boolean;
   /** SSE, or a JSON array whose elements arrive as they are produced (Gemini without alt=sse). */
   framing: StreamFraming;
+  /** The path asks for a token count of the body, not for an answer (Gemini's `:countTokens`). */
+  count?: boolean;
+}
+
+/**
+ * A count endpoint (R16.5, R22.5): its routes, how an upstream of the same format counts exactly,
+ * and the answer of an estimate when none can.
+ */
+export interface CountShape {
+  /** The count routes (lower-case exact paths); a format that names the call in its path has none. */
+  readonly paths: readonly string[];
+  upstreamPath(model: string): string;
+  /** The body an upstream of this format counts (Gemini's model is in the path, not the body). */
+  upstreamBody(body: Record<string, unknown>, model: string): Record<string, unknown>;
+  estimateBody(tokens: number): Record<string, unknown>;
 }
 
 export type StreamFraming = "sse" | "json-array";

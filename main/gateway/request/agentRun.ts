@@ -4,14 +4,17 @@
 // the answer; after a rate-limited attempt on the warm connection, the pipeline may wait for it.
 import type { IncomingHttpHeaders } from "node:http";
 import type { TrafficClass, WireFormat } from "../../../shared/types.js";
-import type { Clock } from "../../engine/ports.js";
+import type { Clock, Verdict } from "../../engine/ports.js";
 import type { ReasoningProvenance } from "../provenance/book.js";
 import { artifactTap } from "../provenance/tap.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { Target } from "../resolve.js";
 import { waitUnlessAborted } from "../routing/comboWaitTimer.js";
+import type { RequestSession } from "../sessions/routing.js";
 import type { WarmCaches } from "../sessions/warmCaches.js";
-import { decideWaitOrSwitch, type CodingAgentSettings } from "./agentPolicy.js";
+import { ERROR_CODES } from "../../../shared/errorCodes.js";
+import { decideShed, decideWaitOrSwitch, type CodingAgentSettings } from "../../engine/agentPolicy.js";
+import type { FinalError } from "../outcome.js";
 import type { AttemptResult } from "./record.js";
 import { blockedForMs, sameConnectionAgain, type Candidate, type SelectionDeps } from "./select.js";
 
@@ -39,7 +42,9 @@ export interface AgentDeps {
  * elsewhere would take the next main turn away from the account that holds its cache.
  */
 export function movesSession(deps: Pick<AgentDeps, "codingAgents">, trafficClass: TrafficClass): boolean {
-  return !(trafficClass === "background" || trafficClass === "count") || deps.codingAgents?.().trafficClasses.enabled === false;
+  // A count is answered by whichever upstream counts (or an estimate): it never served the conversation.
+  if (trafficClass === "count") return false;
+  return trafficClass !== "background" || deps.codingAgents?.().trafficClasses.enabled === false;
 }
 
 /** R20.1–R20.3 on arrival: the class, the artifact tap and the warm connection; returns the class. */
@@ -59,6 +64,19 @@ export function startAgentRequest(deps: AgentDeps, call: Omit<ClassifiedCall, "c
   return trafficClass;
 }
 
+/** R20.3: the refusal of a background request that met a rate limit, or null when it goes on as any request. */
+export function shedBackground(trafficClass: TrafficClass, settings: CodingAgentSettings, verdict: Verdict): FinalError | null {
+  const shed = decideShed(trafficClass, settings, verdict);
+  if (!shed) return null;
+  return {
+    status: ERROR_CODES.traffic_shed.status,
+    code: "traffic_shed",
+    message: "A background request met a rate limit and was not moved to another connection, so the main turn keeps the quota; retry later",
+    retryAfterMs: shed.retryAfterMs,
+    noRetry: false,
+  };
+}
+
 /** The failed attempt the pipeline may wait after. */
 export interface WarmRetry {
   client: ClientResponse;
@@ -67,6 +85,9 @@ export interface WarmRetry {
   result: AttemptResult | null;
   /** What this request already waited for its warm cache. */
   waited: { ms: number };
+  /** The key's connections and the session, checked again before the retry (R7.2). */
+  allowed: Set<string> | null;
+  session: RequestSession | null;
 }
 
 /**
@@ -77,7 +98,8 @@ export interface WarmRetry {
 export async function waitForWarmCache(deps: AgentDeps & SelectionDeps, retry: WarmRetry): Promise<Candidate | null> {
   const settings = deps.codingAgents?.();
   const { client, target, connectionId, result } = retry;
-  if (!settings || result?.kind !== "failure" || client.committed) return null;
+  // R22.2: keep-alives are not output; only content the client received rules a wait out.
+  if (!settings || result?.kind !== "failure" || client.outputStarted) return null;
   const decision = decideWaitOrSwitch(settings, {
     trafficClass: client.record.trafficClass,
     verdict: result.verdict,
@@ -91,5 +113,5 @@ export async function waitForWarmCache(deps: AgentDeps & SelectionDeps, retry: W
   if (decision.record.choice === "switch") return null;
   if (decision.waitMs > 0 && !(await waitUnlessAborted(decision.waitMs, client.signal))) return null;
   retry.waited.ms += decision.waitMs;
-  return sameConnectionAgain(target, deps, connectionId);
+  return sameConnectionAgain(target, deps, connectionId, retry);
 }

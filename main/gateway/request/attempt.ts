@@ -24,7 +24,7 @@ import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
 import type { ConnectionsPort } from "../ports.js";
 import type { ReasoningProvenance } from "../provenance/book.js";
 import { foreignStripped } from "../provenance/strip.js";
-import type { CodingAgentSettings } from "./agentPolicy.js";
+import type { CodingAgentSettings } from "../../engine/agentPolicy.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import { relayStream, type StreamBudgets, type StreamOutcome } from "../streaming/relay.js";

@@ -150,11 +150,22 @@ export function blockedForMs(target: Target, deps: SelectionDeps, connectionId: 
   return exclusion.reason === "cooling_down" || exclusion.reason === "model_lockout" ? exclusion.remainingMs : null;
 }
 
-/** R20.4: the same connection once more after a wait for it, when nothing excludes it now (its breaker included). */
-export function sameConnectionAgain(target: Target, deps: SelectionDeps, connectionId: string): Candidate | null {
+/**
+ * R20.4: the same connection once more after a wait for it, when nothing excludes it now: its
+ * breaker, cooldowns and lockouts, its budget (R18.4), the key's connections and the session's
+ * lease (R7.2) are checked again, since any of them may have changed while the request waited.
+ */
+export function sameConnectionAgain(
+  target: Target,
+  deps: SelectionDeps,
+  connectionId: string,
+  scope: { allowed: Set<string> | null; session: RequestSession | null },
+): Candidate | null {
   const connection = connectionOf(target, deps, connectionId);
   if (!connection || deps.engine.breakerSnapshot(target.provider).state === "OPEN") return null;
   if (deps.engine.exclusionCheck(target.provider, target.model)(connection)) return null;
+  if ((deps.budgets?.connectionOverBudgetMs(connection) ?? null) !== null) return null;
+  if ((scope.allowed && !scope.allowed.has(connection.id)) || (scope.session && !scope.session.mayStillUse(connection))) return null;
   const admission = deps.engine.admitProvider(target.provider);
   return admission.allowed ? { connection, probe: admission.probe } : null;
 }

@@ -26,6 +26,11 @@ export interface RequestSession {
   pinnedConnectionId(): string | null;
   /** May this eligible connection take the request, or does another owner's lease hold it (R7.2)? */
   isFree(connection: Connection): boolean;
+  /**
+   * R7.2 after a wait (R20.4): a fenced request still holds its lease on this connection, an unfenced
+   * one finds it held by no other owner; the fence at the edge is minutes old by then.
+   */
+  mayStillUse(connection: Connection): boolean;
   /** The request was answered by this connection with this upstream model. */
   served(providerId: string, connectionId: string, model: string): void;
   /** R7.2: eligible candidates existed but all were leased by others → the 429 to answer with. */
@@ -67,6 +72,10 @@ export function createRequestSession(deps: SessionRoutingDeps, input: RequestSes
       if (!free(connection)) return false;
       offered++;
       return true;
+    },
+    mayStillUse(connection) {
+      const holder = deps.leases.holderOf(connection.id);
+      return input.leaseOwnerHash === null ? !holder : holder?.ownerHash === input.leaseOwnerHash;
     },
     served(providerId, connectionId, model) {
       if (input.sessionKey) deps.pins.served(input.sessionKey, providerId, connectionId, model);

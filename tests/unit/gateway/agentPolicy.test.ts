@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RESILIENCE_SETTINGS } from "../../../shared/resilienceSettings.js";
 import type { RequestLogEntry } from "../../../shared/types.js";
 import type { Verdict } from "../../../main/engine/ports.js";
-import { decideWaitOrSwitch, shedBackground, type WarmFailure } from "../../../main/gateway/request/agentPolicy.js";
+import { decideWaitOrSwitch, type WarmFailure } from "../../../main/engine/agentPolicy.js";
+import { shedBackground } from "../../../main/gateway/request/agentRun.js";
 import { WARM_CACHE_TTL_MS, WarmCaches } from "../../../main/gateway/sessions/warmCaches.js";
 
 const settings = DEFAULT_RESILIENCE_SETTINGS;
@@ -33,7 +34,7 @@ describe("R20.4 wait or switch", () => {
   it("R20.4 waits for the warm connection when its block is within maxWaitMs, for as long as the block or the hint, whichever is longer", () => {
     expect(decideWaitOrSwitch(settings, failure())).toEqual({
       waitMs: 2_000,
-      record: { choice: "wait", reason: "within_max_wait", connectionId: "a", hintMs: 2_000, waitedMs: 2_000 },
+      record: { choice: "wait", reason: "within_max_wait", connectionId: "a", hintMs: 2_000, waitedMs: 2_000, maxWaitMs: settings.waitOrSwitch.maxWaitMs },
     });
     expect(decideWaitOrSwitch(settings, failure({ blockedMs: 3_500 }))?.waitMs).toBe(3_500);
   });

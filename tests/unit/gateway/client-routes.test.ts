@@ -11,7 +11,7 @@ import type { Pipeline } from "../../../main/gateway/pipeline.js";
 import { LeaseBook } from "../../../main/engine/leases.js";
 import { SessionPins } from "../../../main/engine/sessionAffinity.js";
 import { MemoryLeaseStore, MemoryPinStore } from "../sessions/memoryStores.js";
-import { ports, upstreamCaller } from "./fixtures.js";
+import { ports } from "./fixtures.js";
 
 describe("R1.9 request shape", () => {
   const messages = [{ role: "user", content: "hi" }];
@@ -40,9 +40,7 @@ describe("client route errors", () => {
     const app = createGatewayApp({
       logger: { error: (fields, message) => void lines.push({ fields, message }) },
       ...p,
-      engine: p.h.engine,
       clock: p.h.clock,
-      callUpstream: upstreamCaller().callUpstream,
       pipeline: broken,
       appSettings: () => normaliseAppSettings({}),
       verifyClientKey: () => null,

@@ -85,6 +85,7 @@ describe("skipped before dispatch", () => {
       pin: () => null,
       pinnedConnectionId: () => null,
       isFree: (c) => c.id !== "a2",
+      mayStillUse: (c) => c.id !== "a2",
       served: () => undefined,
       capacityRefusal: () => null,
     };

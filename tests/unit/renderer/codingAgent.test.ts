@@ -58,8 +58,8 @@ describe("coding-agent facts in the request timeline", () => {
         trafficClass: "main",
         cacheMove: { fromConnectionId: "a-1", toConnectionId: "a-2", resentTokens: 1_900 },
         waitOrSwitch: [
-          { choice: "wait", reason: "hint_within_wait", connectionId: "a-1", hintMs: 2_000, waitedMs: 2_040 },
-          { choice: "switch", reason: "hint_too_long", connectionId: "a-1", hintMs: 30_000, waitedMs: 0 },
+          { choice: "wait", reason: "hint_within_wait", connectionId: "a-1", hintMs: 2_000, waitedMs: 2_040, maxWaitMs: 8_000 },
+          { choice: "switch", reason: "hint_too_long", connectionId: "a-1", hintMs: 30_000, waitedMs: 0, maxWaitMs: 8_000 },
         ],
         provenance: { removed: 3, plain: 1 },
       }),
@@ -75,7 +75,7 @@ describe("coding-agent facts in the request timeline", () => {
   });
 
   it("R20.4 says every reason code the gateway writes, a missing hint, an unnamed connection and an unknown code as they are", () => {
-    const r = { choice: "switch" as const, connectionId: "gone", hintMs: null, waitedMs: 0 };
+    const r = { choice: "switch" as const, connectionId: "gone", hintMs: null, waitedMs: 0, maxWaitMs: 8_000 };
     expect(decisionText({ ...r, reason: "no_hint" }, names)).toBe("Switched away from gone at its 429: the upstream gave no retry hint");
     expect(decisionText({ ...r, reason: "not_warm" }, names)).toBe("Switched away from gone at its 429: the connection held no warm cache for this session");
     expect(decisionText({ ...r, reason: "disabled" }, names)).toBe("Switched away from gone at its 429: wait-or-switch is off");

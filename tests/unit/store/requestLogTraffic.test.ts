@@ -27,8 +27,8 @@ const marked = (over: Partial<RequestLogEntry> = {}) =>
     outputTokens: 50,
     cacheMove: { fromConnectionId: "c1", toConnectionId: "c2", resentTokens: 2_950 },
     waitOrSwitch: [
-      { choice: "wait", reason: "hint_within_wait", connectionId: "c1", hintMs: 2_000, waitedMs: 2_004 },
-      { choice: "switch", reason: "hint_too_long", connectionId: "c1", hintMs: 60_000, waitedMs: 0 },
+      { choice: "wait", reason: "hint_within_wait", connectionId: "c1", hintMs: 2_000, waitedMs: 2_004, maxWaitMs: 8_000 },
+      { choice: "switch", reason: "hint_too_long", connectionId: "c1", hintMs: 60_000, waitedMs: 0, maxWaitMs: 8_000 },
     ],
     provenance: { removed: 2, plain: 1 },
     ...over,

@@ -25,6 +25,12 @@ const isPositiveInteger = (value: unknown): value is number => typeof value === 
 const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
+  count: {
+    paths: ["/v1/messages/count_tokens"],
+    upstreamPath: () => "/v1/messages/count_tokens",
+    upstreamBody: (body, model) => ({ ...body, model }),
+    estimateBody: (tokens) => ({ input_tokens: tokens }),
+  },
   shapeProblem: (body) => messagesShapeProblem(body) ?? (isPositiveInteger(body["max_tokens"]) ? null : "max_tokens: required positive integer"),
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),

@@ -43,7 +43,8 @@ function toolCount(body: Record<string, unknown>): number {
 /** R17.1: generateContent answers JSON; streamGenerateContent SSE with alt=sse, else a streamed JSON array. */
 function generationPathCall(path: string, query: string): PathGeneration | null {
   const call = geminiPathCall(path);
-  if (!call || call.method === "countTokens") return null;
+  if (!call) return null;
+  if (call.method === "countTokens") return { model: call.model, stream: false, framing: "sse", count: true };
   const stream = call.method === "streamGenerateContent";
   return { model: call.model, stream, framing: stream && new URLSearchParams(query).get("alt") === "sse" ? "sse" : stream ? "json-array" : "sse" };
 }
@@ -52,6 +53,8 @@ const client: ClientHalf = {
   format: "gemini",
   generationPaths: [],
   generationPathCall,
+  // R17.1: `models/{model}:countTokens`, the model in the path.
+  count: { paths: [], upstreamPath: (model) => `/models/${model}:countTokens`, upstreamBody: (body) => body, estimateBody: (tokens) => ({ totalTokens: tokens }) },
   shapeProblem: (body) => (Array.isArray(body["contents"]) && body["contents"].length > 0 ? null : "contents: required non-empty array"),
   isStreamRequest: (body) => body["stream"] === true,
   toolCount,

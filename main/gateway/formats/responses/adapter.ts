@@ -19,6 +19,13 @@ import { usageFromResponses } from "./usage.js";
 const client: ClientHalf = {
   format: "openai-responses",
   generationPaths: ["/v1/responses"],
+  count: {
+    paths: ["/v1/responses/input_tokens"],
+    upstreamPath: () => "/responses/input_tokens",
+    upstreamBody: (body, model) => ({ ...body, model }),
+    estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
+  },
+  compactPaths: ["/v1/responses/compact"],
   shapeProblem: responsesShapeProblem,
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),

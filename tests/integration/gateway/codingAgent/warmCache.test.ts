@@ -100,7 +100,7 @@ describe("R20.4 wait or switch at a short 429 on the warm account", () => {
     expect(row.connectionId).toBe("warm-a-c1");
     expect(row.cacheReadShare).toBeGreaterThan(0.8);
     expect(row.cacheMove ?? null).toBeNull();
-    expect(row.waitOrSwitch).toEqual([{ choice: "wait", reason: "within_max_wait", connectionId: "warm-a-c1", hintMs: 1_000, waitedMs: expect.any(Number) }]);
+    expect(row.waitOrSwitch).toEqual([{ choice: "wait", reason: "within_max_wait", connectionId: "warm-a-c1", hintMs: 1_000, waitedMs: expect.any(Number), maxWaitMs: 8_000 }]);
     expect(row.waitOrSwitch[0].waitedMs).toBeGreaterThanOrEqual(900);
   });
 
@@ -113,7 +113,7 @@ describe("R20.4 wait or switch at a short 429 on the warm account", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     const row = await lastRow();
     expect(row.connectionId).toBe("warm-b-c1");
-    expect(row.waitOrSwitch).toEqual([{ choice: "switch", reason: "longer_than_max_wait", connectionId: "warm-a-c1", hintMs: 30_000, waitedMs: 0 }]);
+    expect(row.waitOrSwitch).toEqual([{ choice: "switch", reason: "longer_than_max_wait", connectionId: "warm-a-c1", hintMs: 30_000, waitedMs: 0, maxWaitMs: 8_000 }]);
     expect(row.cacheMove).toMatchObject({ fromConnectionId: "warm-a-c1", toConnectionId: "warm-b-c1" });
   });
 

@@ -4,11 +4,10 @@
 // - At a short 429 on the connection holding the session's warm prompt cache, waiting (the stream's
 //   keep-alives go on) is cheaper than re-sending the whole prefix to a cold connection, as long as
 //   the wait stays within waitOrSwitch.maxWaitMs; the choice and why go into the timeline.
-import { ERROR_CODES } from "../../../shared/errorCodes.js";
-import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
-import type { TrafficClass, WaitOrSwitchRecord } from "../../../shared/types.js";
-import type { Verdict } from "../../engine/ports.js";
-import type { FinalError } from "../outcome.js";
+// Pure decisions (no I/O, no clock): the gateway's traffic-class and warm-cache features ask them.
+import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
+import type { TrafficClass, WaitOrSwitchRecord } from "../../shared/types.js";
+import type { Verdict } from "./ports.js";
 
 export type CodingAgentSettings = Pick<ResilienceSettings, "reasoningProvenance" | "trafficClasses" | "waitOrSwitch">;
 
@@ -19,16 +18,10 @@ export function isRateLimited(verdict: Verdict): boolean {
   return RATE_LIMITED.has(verdict.reason);
 }
 
-/** R20.3: the refusal of a background request that met a rate limit, or null when it goes on as any request. */
-export function shedBackground(trafficClass: TrafficClass, settings: CodingAgentSettings, verdict: Verdict): FinalError | null {
+/** R20.3: how long a shed background request is told to wait, or null when it goes on as any request. */
+export function decideShed(trafficClass: TrafficClass, settings: CodingAgentSettings, verdict: Verdict): { retryAfterMs: number } | null {
   if (trafficClass !== "background" || !settings.trafficClasses.enabled || !isRateLimited(verdict)) return null;
-  return {
-    status: ERROR_CODES.traffic_shed.status,
-    code: "traffic_shed",
-    message: "A background request met a rate limit and was not moved to another connection, so the main turn keeps the quota; retry later",
-    retryAfterMs: verdict.retryHintMs ?? 1_000,
-    noRetry: false,
-  };
+  return { retryAfterMs: verdict.retryHintMs ?? 1_000 };
 }
 
 export interface WarmFailure {
@@ -55,7 +48,7 @@ export function decideWaitOrSwitch(settings: CodingAgentSettings, f: WarmFailure
   const waitMs = Math.max(f.blockedMs ?? Infinity, hintMs ?? 0);
   const left = settings.waitOrSwitch.maxWaitMs - f.waitedMs;
   const choose = (choice: "wait" | "switch", reason: string): WaitDecision => ({
-    record: { choice, reason, connectionId: f.connectionId, hintMs, waitedMs: choice === "wait" ? waitMs : 0 },
+    record: { choice, reason, connectionId: f.connectionId, hintMs, waitedMs: choice === "wait" ? waitMs : 0, maxWaitMs: settings.waitOrSwitch.maxWaitMs },
     waitMs: choice === "wait" ? waitMs : 0,
   });
   if (!settings.waitOrSwitch.enabled) return choose("switch", "disabled");
