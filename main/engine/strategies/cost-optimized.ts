@@ -1,6 +1,7 @@
 // cost-optimized (D11): cheapest input price first (`inputPricePerMTok` from the model metadata in
-// the provider config), ties broken by output price (known before unknown), then combo order.
-// Targets without an input price follow in combo order — no price is ever guessed. No state.
+// the provider config, else the price catalogue shipped for R18.1), ties broken by output price
+// (known before unknown), then combo order. Targets without an input price follow in combo order —
+// no price is ever guessed. No state.
 import { knownFirst } from "./rank.js";
 import type { Candidate, StrategyReads } from "./types.js";
 
@@ -17,4 +18,4 @@ export function order(candidates: readonly Candidate[]): Candidate[] {
 }
 
 /** What this strategy reads (R11.1): the router pays for a request fact only when a strategy says so. */
-export const reads: StrategyReads = { inputs: "model metadata: inputPricePerMTok, outputPricePerMTok" };
+export const reads: StrategyReads = { inputs: "model metadata: inputPricePerMTok, outputPricePerMTok, else the shipped price catalogue", price: true };

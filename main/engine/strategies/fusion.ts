@@ -29,4 +29,5 @@ export const reads: StrategyReads = {
   inputs: "everything cost-optimized, context-optimized, headroom and auto read; request token estimate and cache hint",
   tokens: true,
   cacheHint: true,
+  price: true,
 };

@@ -1,7 +1,8 @@
 // Inputs of the combo routing strategies (R11.1, D11, R4.10). A strategy only orders what the plan
 // stage already resolved; eligibility (breaker, cooldown, lockout, lease) is decided elsewhere.
-// Metadata is optional on purpose: it comes from explicit config or learned response headers, and
-// a strategy that lacks it keeps those candidates in combo order after the ones that have it.
+// Metadata is optional on purpose: it comes from explicit config, the shipped price catalogue or
+// learned response headers, and a strategy that lacks it keeps those candidates in combo order
+// after the ones that have it.
 
 /** What a provider told us about its quota, from response headers (x-ratelimit-*, anthropic-ratelimit-*). */
 export interface QuotaInfo {
@@ -23,9 +24,9 @@ export interface Candidate {
   weight: number;
   /** The pinned connection, when the target names one; p2c then compares per-connection samples too. */
   connectionId?: string;
-  /** Explicit price per million input tokens (model metadata in the provider config). */
+  /** Price per million input tokens: the provider's modelInfo, else the shipped price catalogue (R18.1). */
   inputPricePerMTok?: number;
-  /** Explicit price per million output tokens. */
+  /** Price per million output tokens, from the same source as the input price. */
   outputPricePerMTok?: number;
   /** Context window in tokens, from model metadata. */
   contextWindow?: number;
@@ -115,6 +116,8 @@ export interface StrategyReads {
   previousTarget?: true;
   /** Whether the request asks for prompt caching. */
   cacheHint?: true;
+  /** Model prices: the catalogue is looked up only for these (modelInfo prices come with the provider). */
+  price?: true;
 }
 
 export interface Strategy {

@@ -2,7 +2,9 @@
 // strategy, and failover then walks that order (R11.3). Each combo keeps its strategy state and
 // its RoutingStatsBook in memory — round-robin cursors, strict-random decks, request counts and
 // latency samples survive nothing, a restart starts them afresh. No SQLite on this path: model
-// metadata comes with the provider (cached by the store), quotas from response headers.
+// metadata comes with the provider (cached by the store), prices it lacks from the price catalogue
+// shipped in the package (looked up once per provider version and model), quotas from response
+// headers.
 import type { Combo } from "../../../shared/types.js";
 import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import {
@@ -18,6 +20,7 @@ import {
 import { clientHalf } from "../formats/index.js";
 import type { PlanRouting } from "../request/plan.js";
 import type { Target } from "../resolve.js";
+import { createPricer, type Pricer } from "../usage/pricing.js";
 import type { LearnedQuotas } from "./learnedQuota.js";
 import { pinnedTargetFirst, pinnedTargetIndex, type PinnedTarget } from "./sessionTarget.js";
 
@@ -63,6 +66,7 @@ export class ComboRouter {
   constructor(
     private readonly quotas: LearnedQuotas,
     private readonly p2cLatencyWeight: () => number,
+    private readonly prices: Pick<Pricer, "rates"> = createPricer(),
   ) {}
 
   private memoryOf(combo: string): ComboMemory {
@@ -87,7 +91,7 @@ export class ComboRouter {
     // (a combo switched to one of them starts that memory afresh, as after a restart).
     const { reads } = STRATEGIES[name];
     memory.readsPrevious = reads.previousTarget === true;
-    const candidates = targets.map((t, index) => this.candidate(t, index, now));
+    const candidates = targets.map((t, index) => this.candidate(t, index, now, reads.price === true));
     const facts: RequestFacts = {
       estimatedInputTokens: reads.tokens ? clientHalf(format).estimateInputTokens(body) : null,
       cacheHint: reads.cacheHint ? clientHalf(format).hasCacheHint(body) : false,
@@ -123,10 +127,23 @@ export class ComboRouter {
     return this.plainChoice;
   }
 
-  private candidate(t: Target, index: number, now: number): Candidate {
+  private candidate(t: Target, index: number, now: number, readsPrice: boolean): Candidate {
     const info = t.provider.modelInfo?.[t.model];
     const quota: QuotaInfo | undefined = this.quotas.forTarget(t.provider.id, t.model, t.connectionId, now);
-    return { key: candidateKey(t), index, weight: t.weight ?? 1, connectionId: t.connectionId, ...info, quota };
+    const candidate: Candidate = { key: candidateKey(t), index, weight: t.weight ?? 1, connectionId: t.connectionId, ...info, quota };
+    if (readsPrice && info?.inputPricePerMTok === undefined) this.priceFromCatalog(candidate, t);
+    return candidate;
+  }
+
+  /**
+   * R18.1: a target whose modelInfo names no input price is priced as its cost will be, from the
+   * shipped catalogue (a tiered price by its base rate); a model the catalogue lacks stays unpriced.
+   */
+  private priceFromCatalog(candidate: Candidate, t: Target): void {
+    const rates = this.prices.rates(t.provider, t.model);
+    if (rates?.source !== "catalog") return;
+    if (rates.input) candidate.inputPricePerMTok = rates.input.base;
+    if (rates.output) candidate.outputPricePerMTok = rates.output.base;
   }
 
   /** An attempt on `target` of `combo` left. */

@@ -36,6 +36,21 @@ describe("combo routing in the plan stage (R11.1)", () => {
     expect(served(planRequest("c", p.catalog, routing(router()))?.targets)).toEqual(["beta", "alpha"]);
   });
 
+  it("R11.1 D11 cost-optimized prices a target without modelInfo prices from the shipped catalogue (R18.1); modelInfo still wins, an unknown model stays unpriced", () => {
+    const anthropic = { format: "anthropic" as const, baseUrl: "https://api.anthropic.com" };
+    const opus = provider({ id: "opus", ...anthropic, models: ["claude-opus-4-1"] });
+    const haiku = provider({ id: "haiku", ...anthropic, models: ["claude-haiku-4-5"] });
+    const own = provider({ id: "own", ...anthropic, models: ["in-house-model"] });
+    const order = (providers: ReturnType<typeof provider>[]) => {
+      const c = withStrategy(combo("c", ["own/in-house-model", "opus/claude-opus-4-1", "haiku/claude-haiku-4-5"]), "cost-optimized");
+      return served(planRequest("c", ports({ providers, combos: [c] }).catalog, routing(router()))?.targets);
+    };
+    // The catalogue: Haiku 4.5 at $1 per million input tokens, Opus 4.1 at $15; the in-house model is in no catalogue.
+    expect(order([own, opus, haiku])).toEqual(["haiku", "opus", "own"]);
+    const cheapOpus = { ...opus, modelInfo: { "claude-opus-4-1": { inputPricePerMTok: 0.5 } } };
+    expect(order([own, cheapOpus, haiku])).toEqual(["opus", "haiku", "own"]);
+  });
+
   it("R11.1 context-optimized reads modelInfo contextWindow", () => {
     const p = ports({ providers: [alpha, beta], combos: [withStrategy(combo("c", ["beta/m1", "alpha/m1"]), "context-optimized")] });
     expect(served(planRequest("c", p.catalog, routing(router()))?.targets)).toEqual(["alpha", "beta"]);
