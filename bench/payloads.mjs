@@ -176,3 +176,83 @@ export function replyText(words) {
   for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(rand() * WORDS.length)]);
   return out.join(" ");
 }
+
+/**
+ * Issue 33: one coding-agent conversation in each client format, so the lanes of one Switchyard can
+ * be compared side by side: a 16 KB system prompt, 8 tools with long descriptions and nested
+ * schemas, and a few turns of history (the task, a tool call, its result, an answer, the next
+ * question), as coding agents send on every turn. The last turn is the user's and never asks for a
+ * tool, so the simulator answers the same text on every lane. Every lane asks the same model, which
+ * the caller names in its own way (`model` in the body, or in the path for Gemini).
+ */
+export function agentLanes({ model, stream }) {
+  const rand = prng(33);
+  const system = `You are a coding agent working in the user's repository. ${prose(rand, 16 * 1024 - 60)}`;
+  const tools = toolSchemas(rand, 8);
+  const task = `Fix the failing test in the gateway module. ${prose(rand, 400)}`;
+  const call = { id: "call_bench_1", name: tools[0].name, input: { path: "main/gateway/pipeline.ts", pattern: "handle", limit: 200 } };
+  const result = prose(rand, 2_500);
+  const answer = `The test fails because the handler returns too early. ${prose(rand, 700)}`;
+  const next = "Now make the change and tell me in one sentence what you did.";
+  const args = JSON.stringify(call.input);
+
+  const chat = {
+    model,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+    max_tokens: 4096,
+    messages: [
+      { role: "system", content: system },
+      { role: "user", content: task },
+      { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: args } }] },
+      { role: "tool", tool_call_id: call.id, content: result },
+      { role: "assistant", content: answer },
+      { role: "user", content: next },
+    ],
+    tools: tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.schema } })),
+  };
+  const messages = {
+    model,
+    stream,
+    max_tokens: 4096,
+    system: [{ type: "text", text: system, cache_control: { type: "ephemeral" } }],
+    tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.schema })),
+    messages: [
+      { role: "user", content: [{ type: "text", text: task }] },
+      { role: "assistant", content: [{ type: "tool_use", id: call.id, name: call.name, input: call.input }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: result }] },
+      { role: "assistant", content: [{ type: "text", text: answer }] },
+      { role: "user", content: [{ type: "text", text: next }] },
+    ],
+  };
+  const responses = {
+    model,
+    instructions: system,
+    input: [
+      { type: "message", role: "user", content: [{ type: "input_text", text: task }] },
+      { type: "function_call", call_id: call.id, name: call.name, arguments: args },
+      { type: "function_call_output", call_id: call.id, output: result },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: answer }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: next }] },
+    ],
+    tools: tools.map((t) => ({ type: "function", name: t.name, description: t.description, strict: false, parameters: t.schema })),
+    tool_choice: "auto",
+    parallel_tool_calls: false,
+    max_output_tokens: 4096,
+    store: false,
+    stream,
+  };
+  const gemini = {
+    contents: [
+      { role: "user", parts: [{ text: task }] },
+      { role: "model", parts: [{ functionCall: { name: call.name, args: call.input } }] },
+      { role: "user", parts: [{ functionResponse: { name: call.name, response: { content: result } } }] },
+      { role: "model", parts: [{ text: answer }] },
+      { role: "user", parts: [{ text: next }] },
+    ],
+    systemInstruction: { parts: [{ text: system }] },
+    tools: [{ functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.schema })) }],
+    generationConfig: { maxOutputTokens: 4096 },
+  };
+  return { chat, messages, responses, gemini };
+}

@@ -1,5 +1,5 @@
 // The bench's one table (every load case, every line, as ratios to the node:http floor), then
-// the goals of issues 12, 22, 23 and 25 as met / not met. Figures are informational: nothing fails on them.
+// the goals of issues 12, 22, 23, 25, 27 and 33 as met / not met. Figures are informational: nothing fails on them.
 import { SELECTION_GOAL_US } from "./selection.mjs";
 import { ADMISSION_GOAL_US } from "./admission.mjs";
 import { USAGE_QUERY_GOAL_MS } from "./usage.mjs";
@@ -55,7 +55,34 @@ export function goalsOf(results) {
     notWorse("gemini", "sse"),
     // Issue 27: no main turn of the replayed session refused (invalid signature after the failover).
     goal("replay refusals, behaviour on", results.replay?.on.refusals ?? null, "= 0", (v) => v === 0),
+    // Issue 33: a client's wire format must not cost it speed (agent-sized bodies, one OpenAI upstream).
+    ...["lanes", "lanesSse"].flatMap((scenario) =>
+      ["messages", "responses", "gemini"].map((lane) =>
+        goal(`${scenario} c32 ${lane} lane throughput × chat lane`, caseOf(results, scenario, 32)?.[lane]?.ratio.vsChat ?? null, "≥ 0.9", (v) => v >= 0.9),
+      ),
+    ),
   ];
+}
+
+const LANE_NAMES = ["chat", "messages", "responses", "gemini"];
+
+/** Issue 33: each lane beside the chat lane of its build, and beside the compare build's same lane. */
+function printLanes(results) {
+  const cases = results.cases.filter((c) => c.lines.chat);
+  if (!cases.length) return;
+  const compare = cases.some((c) => c.lines["compare chat"]);
+  console.log("\nLanes (issue 33): each client format to the same OpenAI upstream, agent-sized bodies; ×chat is the lane's throughput over the chat lane's of the same build");
+  const head = ["case", "lane", "req/s", "thr ×floor", "×chat"];
+  const rows = [compare ? [...head, "compare req/s", "compare ×chat", "× compare"] : head];
+  for (const c of cases) {
+    LANE_NAMES.forEach((lane, i) => {
+      const s = c.lines[lane];
+      const old = c.lines[`compare ${lane}`];
+      const row = [i === 0 ? `${c.scenario} c${c.concurrency}` : "", lane, fmt(s?.rps, 0), fmt(s?.ratio.throughput, 3), lane === "chat" ? "1" : fmt(s?.ratio.vsChat, 3)];
+      rows.push(compare ? [...row, fmt(old?.rps, 0), lane === "chat" ? "1" : fmt(old?.ratio.vsChat, 3), fmt(s?.ratio.vsCompare, 3)] : row);
+    });
+  }
+  console.log(table(rows));
 }
 
 /** Issue 27's replay: one row per figure, the run with the behaviour on beside the one with it off. */
@@ -215,8 +242,9 @@ export function printReport(results) {
       ]);
   }
   console.log(table(rows));
+  printLanes(results);
   if (results.replay) printReplay(results.replay);
-  console.log("\nGoals (issues 12, 22, 23, 25 and 27, ratios to the node:http floor in this run; informational)\n");
+  console.log("\nGoals (issues 12, 22, 23, 25, 27 and 33, ratios to the node:http floor in this run; informational)\n");
   const g = [["goal", "limit", "measured", "met"]];
   for (const x of results.goals) g.push([x.name, x.limit, fmt(x.value, 3), x.met === null ? "-" : x.met ? "yes" : "NO"]);
   console.log(table(g));

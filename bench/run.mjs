@@ -6,7 +6,7 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "undici";
-import { anthropicMessages, geminiContents, openaiChat, openaiResponses, replyText } from "./payloads.mjs";
+import { agentLanes, anthropicMessages, geminiContents, openaiChat, openaiResponses, replyText } from "./payloads.mjs";
 import { createTargetClient, probe, round } from "./load.mjs";
 import { loadRun, pickLoadGenerator, writeWrkScript } from "./loadgen.mjs";
 import { procStats, startChild } from "./processes.mjs";
@@ -70,6 +70,33 @@ const okResponsesSse = (r) => {
   if (!r.contentType.includes("text/event-stream")) throw new Error(`content-type ${r.contentType}`);
   if (!r.text.includes("response.output_text.delta") || !r.text.includes("response.completed")) throw new Error("no response.output_text.delta or no response.completed");
 };
+const okAnthropicJson = (r) => {
+  const text = JSON.parse(r.text)?.content?.find?.((block) => block?.type === "text")?.text;
+  if (typeof text !== "string" || !text) throw new Error("no text content block");
+};
+const okAnthropicSse = (r) => {
+  if (!r.text.includes("content_block_delta") || !r.text.includes("message_stop")) throw new Error("no content_block_delta or no message_stop");
+};
+const okGeminiJson = (r) => {
+  const body = JSON.parse(r.text);
+  if (!body?.candidates?.[0]?.content?.parts?.some?.((p) => typeof p?.text === "string" && p.text)) throw new Error("no candidate with text");
+  if (!body.usageMetadata) throw new Error("no usageMetadata");
+};
+
+/**
+ * Issue 33: the four client formats of one Switchyard, each a lane to the same OpenAI-format
+ * upstream (`sim`) with the same agent-sized conversation (payloads.mjs `agentLanes`). A client's
+ * wire format must not cost it speed: each lane's throughput is compared with the chat lane's.
+ */
+const LANES = {
+  chat: { path: () => "/v1/chat/completions", check: (stream) => (stream ? okSse : okJson) },
+  messages: { path: () => "/v1/messages", headers: { "anthropic-version": "2023-06-01" }, check: (stream) => (stream ? okAnthropicSse : okAnthropicJson) },
+  responses: { path: () => "/v1/responses", check: (stream) => (stream ? okResponsesSse : okResponsesJson) },
+  gemini: {
+    path: (stream) => (stream ? "/v1beta/models/sim%2Fm:streamGenerateContent?alt=sse" : "/v1beta/models/sim%2Fm:generateContent"),
+    check: (stream) => (stream ? okGeminiSse : okGeminiJson),
+  },
+};
 
 /** Load scenarios: one request shape, measured at each of its concurrencies. */
 const SCENARIOS = {
@@ -102,6 +129,21 @@ const SCENARIOS = {
       if (!r.text.includes("content_block_delta") || !r.text.includes("message_stop")) throw new Error("no content_block_delta or no message_stop");
     },
   },
+  // Issue 33: the floor line sends the chat lane's body; every Switchyard sends each lane's.
+  lanes: {
+    title: "JSON, agent-sized, each client format to one OpenAI upstream",
+    path: "/v1/chat/completions",
+    body: () => agentLanes({ model: "sim/m", stream: false }).chat,
+    check: okJson,
+    lanes: { stream: false },
+  },
+  lanesSse: {
+    title: "SSE, agent-sized, each client format to one OpenAI upstream",
+    path: "/v1/chat/completions",
+    body: () => agentLanes({ model: "sim/m", stream: true }).chat,
+    check: okSse,
+    lanes: { stream: true },
+  },
   // Routing, admission and affinity on: a combo of three gated connections, a queue, session pins.
   features: {
     title: "JSON chat via a combo of 3, gates, queue, affinity",
@@ -118,7 +160,7 @@ const EXTRA = ["stream", "streams500", "selection", "admission", "usage", "repla
 function readConfig() {
   const names = [
     ...new Set(
-      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,features,stream,streams500,selection,admission,usage,replay")
+      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,lanes,lanesSse,features,stream,streams500,selection,admission,usage,replay")
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean),
@@ -138,6 +180,8 @@ function readConfig() {
       gemini: other,
       large: other,
       claude: other,
+      lanes: other,
+      lanesSse: other,
       features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256"),
     },
     durationS: intEnv("BENCH_DURATION_S", 3, 1),
@@ -309,28 +353,64 @@ function requestFor(scenario, cfg, line) {
   };
 }
 
+/** One lane's request (issue 33): its format's body, path and headers. */
+function laneRequest(lane, stream) {
+  const body = JSON.stringify(agentLanes({ model: "sim/m", stream })[lane]);
+  return {
+    path: LANES[lane].path(stream),
+    body,
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...(LANES[lane].headers ?? {}) },
+  };
+}
+
+/** The lines of a lanes scenario: the floor, then each lane of each Switchyard build (`compare chat`, …). */
+function laneLines(scenario, targets) {
+  const lines = [{ key: "floor", target: "floor", req: null }];
+  for (const build of targets.compare ? ["switchyard", "compare"] : ["switchyard"]) {
+    for (const lane of Object.keys(LANES)) {
+      lines.push({
+        key: build === "switchyard" ? lane : `${build} ${lane}`,
+        target: build,
+        req: laneRequest(lane, scenario.lanes.stream),
+        check: LANES[lane].check(scenario.lanes.stream),
+      });
+    }
+  }
+  return lines;
+}
+
 /** The lines of a scenario (floor first), each checked once for a correct answer. */
 async function prepareScenario(name, cfg, targets, scriptDir) {
   const scenario = SCENARIOS[name];
+  if (scenario.lanes) return prepareLines(name, scenario, cfg, targets, scriptDir, laneLines(scenario, targets));
   const keys = scenario.onlySwitchyard ? ["floor", "switchyard"] : ["floor", "undici", "switchyard"];
   if (targets.compare) keys.push("compare");
   if (targets.redis && name === "features") keys.push("redis");
+  const specs = keys.map((key) => ({ key, target: key, req: null }));
+  return prepareLines(name, scenario, cfg, targets, scriptDir, specs);
+}
+
+/**
+ * Each line's request (its own, or the scenario's for its target), checked once. A line is one
+ * target (`floor`, `switchyard`, …), or for lanes one client format of a Switchyard target.
+ */
+async function prepareLines(name, scenario, cfg, targets, scriptDir, specs) {
   const lines = [];
-  for (const key of keys) {
-    const req = requestFor(scenario, cfg, key);
+  for (const { key: lineKey, target: key, req: ownReq, check } of specs) {
+    const req = ownReq ?? requestFor(scenario, cfg, key);
     const pool = createTargetClient(targets[key].url, 1);
     started.pools.push(pool);
     const r = await probe(pool, { ...req, headers: { ...req.headers, ...(scenario.sessions ? { "x-session-id": "probe" } : {}) } }, 30_000);
-    if (r.status !== 200) throw new Error(`${name} via ${key}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
+    if (r.status !== 200) throw new Error(`${name} via ${lineKey}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
     try {
-      scenario.check(r);
+      (check ?? scenario.check)(r);
     } catch (err) {
-      throw new Error(`${name} via ${key}: unexpected response (${err.message}): ${r.text.slice(0, 500)}`);
+      throw new Error(`${name} via ${lineKey}: unexpected response (${err.message}): ${r.text.slice(0, 500)}`);
     }
     req.sessions = SWITCHYARD_LINES.has(key) ? (scenario.sessions ?? 0) : 0;
-    req.script = writeWrkScript(scriptDir, `${name}-${key}`, req, req.sessions);
+    req.script = writeWrkScript(scriptDir, `${name}-${lineKey.replace(/ /g, "-")}`, req, req.sessions);
     const featureLine = { switchyard: "features", compare: "compare features", redis: "features redis" }[key];
-    lines.push({ key: name === "features" && featureLine ? featureLine : key, target: targets[key], req });
+    lines.push({ key: name === "features" && featureLine ? featureLine : lineKey, target: targets[key], req });
   }
   return lines;
 }
@@ -404,6 +484,23 @@ function addRedisRatio(lines) {
   if (on && off) on.ratio.vsRedisOff = median(on.roundRatios.map((r, i) => ratio(r, off.roundRatios[i])));
 }
 
+/**
+ * Issue 33: each lane against the chat lane of the same build, and the new build's lanes against the
+ * compare build's (each round's ratio of the two, whose floor run cancels out; the median over the
+ * rounds, as for every ratio to the floor).
+ */
+function addLaneRatios(lines) {
+  const vs = (a, b) => (a && b ? median(a.roundRatios.map((r, i) => ratio(r, b.roundRatios[i]))) : null);
+  for (const lane of Object.keys(LANES)) {
+    if (lines[lane]) lines[lane].ratio.vsChat = vs(lines[lane], lines.chat);
+    const old = lines[`compare ${lane}`];
+    if (old) {
+      old.ratio.vsChat = vs(old, lines["compare chat"]);
+      lines[lane].ratio.vsCompare = vs(lines[lane], old);
+    }
+  }
+}
+
 /** The middle value (the mean of the two middle ones for an even count); null when any is null. */
 function median(values) {
   if (values.some((v) => v === null)) return null;
@@ -432,6 +529,7 @@ async function measureHttp(cfg, results) {
       process.stdout.write(`bench: ${name} at concurrency ${c}…\n`);
       const measured = await measureCase(gen, lines, c, cfg, targets);
       addRedisRatio(measured);
+      if (SCENARIOS[name].lanes) addLaneRatios(measured);
       results.cases.push({ scenario: name, title: SCENARIOS[name].title, concurrency: c, requestBytes: Buffer.byteLength(lines[0].req.body), lines: measured });
     }
   }
