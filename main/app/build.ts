@@ -8,7 +8,6 @@ import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { hostAcceptor } from "../api/hostGuard.js";
-import { ReasoningProvenance } from "../gateway/provenance/book.js";
 import { refuseUpgrade } from "../gateway/responses/upgrade.js";
 import { createGatewayApp } from "../gateway/server.js";
 import { followSharedState, type SharedStateSwitch } from "../gateway/sharedState/follow.js";
@@ -36,6 +35,7 @@ import {
   applyLogSettings,
   createAdmissionParts,
   createGatewayPipeline,
+  createProvenanceBook,
   createSessionBooks,
   createSharedEngine,
   gatewayPorts,
@@ -189,8 +189,8 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const startedAt = Date.now();
   const demo = createDemoControl(store, bus, clock, opts.onProgress);
   const { catalog, connections } = gatewayPorts(store, getAppSettings);
-  // R16.7: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
-  const provenance = new ReasoningProvenance();
+  // R16.7, R22.3: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
+  const provenance = createProvenanceBook(store, sharedState, clock);
   const parts: GatewayPipelineParts = {
     ...{ store, bus, clock, env, logger, engine, usage, admission, callUpstream, resilience, getAppSettings },
     ...{ sharedState, catalog, connections, builtinSimulator, userAgent, provenance },

@@ -24,6 +24,7 @@ import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
 import type { SharedState } from "../gateway/sharedState/types.js";
 import { connectionKeys, type ConnectionKeys, shareLeases, sharePins, shareQueuePauses, shareQuota, sharedToolLimits } from "../gateway/sharedState/sessionKinds.js";
 import { shareEngineState } from "../gateway/sharedState/engineKinds.js";
+import { shareProvenance } from "../gateway/sharedState/provenanceKind.js";
 import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createRouting } from "../gateway/routing/index.js";
 import { type Store } from "../store/index.js";
@@ -217,6 +218,13 @@ export function gatewayPorts(store: Store, settings: () => AppSettings): { catal
       secret: (id) => store.connections.getSecret(id),
     },
   };
+}
+
+/** R22.3: the one provenance book of the attempts and the Responses turns, kept in the store and shared with the group. */
+export function createProvenanceBook(store: Store, sharedState: SharedState, clock: Clock): ReasoningProvenance {
+  const book = new ReasoningProvenance({ keeper: store.reasoningProvenance, now: () => clock.now() });
+  shareProvenance(sharedState, book, connectionKeys(store.connections), clock);
+  return book;
 }
 
 /** What the request pipeline is built from: the parts buildApp made before it. */

@@ -8,6 +8,7 @@ import { createConnectionRepo } from "./connectionRepo.js";
 import { openDatabase } from "./database.js";
 import { createLeaseRepo } from "./leaseRepo.js";
 import { createProviderRepo } from "./providerRepo.js";
+import { createProvenanceRepo } from "./provenanceRepo.js";
 import { createQuotaRepo } from "./quotaRepo.js";
 import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
 import { createResponsesRepo } from "./responsesRepo.js";
@@ -37,6 +38,19 @@ function warnLogError(err: Error): void {
   process.emitWarning(err, "SwitchyardRequestLog");
 }
 
+/** Flushes every write-behind repo, even past one that fails; the first failure is thrown after. */
+function flushEach(repos: ReadonlyArray<{ flush(): void }>): void {
+  let failure: Error | null = null;
+  for (const repo of repos) {
+    try {
+      repo.flush();
+    } catch (err) {
+      failure ??= err instanceof Error ? err : new Error(String(err));
+    }
+  }
+  if (failure) throw failure;
+}
+
 export function createStore(opts: CreateStoreOptions): Store {
   const clock = opts.clock ?? systemClock;
   const db = openDatabase(opts.dbPath);
@@ -50,6 +64,7 @@ export function createStore(opts: CreateStoreOptions): Store {
     });
     const sessionPins = createSessionPinRepo(db, opts.onLogError ?? warnLogError);
     const quotas = createQuotaRepo(db, opts.onLogError ?? warnLogError);
+    const reasoningProvenance = createProvenanceRepo(db, () => clock.now(), opts.onLogError ?? warnLogError);
     return {
       providers: createProviderRepo(db, clock, epoch),
       connections: createConnectionRepo(db, clock, opts.cipher, epoch),
@@ -62,6 +77,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       leases: createLeaseRepo(db),
       responses: createResponsesRepo(db, clock),
       quotas,
+      reasoningProvenance,
       usage: createUsageRepo(db, () => logs.flush()),
       transaction: (fn) => {
         try {
@@ -76,11 +92,7 @@ export function createStore(opts: CreateStoreOptions): Store {
         if (!db.open) return;
         try {
           try {
-            try {
-              quotas.flush();
-            } finally {
-              sessionPins.flush();
-            }
+            flushEach([quotas, sessionPins, reasoningProvenance]);
           } finally {
             logs.close();
           }
@@ -101,4 +113,5 @@ export { type SecretCipher, SecretDecryptError, createFileKeyCipher } from "./se
 export { StoreConflictError, StoreError, StoreReferenceError, StoreSchemaTooNewError, type StoreEntity } from "./errors.js";
 export { CURRENT_SCHEMA_VERSION } from "./migrations.js";
 export { DEFAULT_REQUEST_LOG_RETENTION } from "./requestLogRepo.js";
+export { PROVENANCE_BOUNDS, type ProvenanceRepo } from "./provenanceRepo.js";
 export { hashApiKey } from "./apiKeyRepo.js";

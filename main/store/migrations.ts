@@ -310,6 +310,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R22.3: the reasoning-provenance book across restarts: an artifact's digest (never the
+    // artifact) and the connection that issued it. No foreign key: a deleted connection's entries
+    // simply never match again, and age out with the rest (provenanceRepo.ts).
+    version: 10,
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS reasoning_provenance (
+          mark TEXT PRIMARY KEY,
+          connection_id TEXT NOT NULL,
+          issued_at INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS reasoning_provenance_by_age ON reasoning_provenance (issued_at);
+      `);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -2,6 +2,7 @@
 // Implemented with better-sqlite3 (synchronous, prepared statements, WAL).
 import type { UsageRepo } from "./usageRepo.js";
 import type { QuotaRepo } from "./quotaRepo.js";
+import type { ProvenanceRepo } from "./provenanceRepo.js";
 import type { ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry, StoredResponseRecord } from "../../shared/types.js";
 import type { LeaseStore } from "../engine/leases.js";
 import type { BreakerStore, ConnectionRuntimeStore } from "../engine/ports.js";
@@ -154,6 +155,8 @@ export interface Store {
   responses: ResponsesRepo;
   /** R18.3: the quota windows upstream headers announced, per connection and window. */
   quotas: QuotaRepo;
+  /** R22.3: which connection issued each reasoning artifact relayed, by the artifact's digest. */
+  reasoningProvenance: ProvenanceRepo;
   /** R18.2: usage reports from the rollups. */
   usage: UsageRepo;
   /** Runs fn in one SQLite transaction. */

@@ -15,7 +15,7 @@ const requireCjs = createRequire(import.meta.url);
 // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- require() is untyped; the type import above names what ioredis exports
 const loadRedis = () => (requireCjs("ioredis") as { Redis: typeof RedisClient }).Redis;
 
-export const SHARED_KINDS: readonly SharedKind[] = ["runtime", "breaker", "providerCooldown", "lockout", "toolLimit", "quota", "queuePause", "pin", "lease"];
+export const SHARED_KINDS: readonly SharedKind[] = ["runtime", "breaker", "providerCooldown", "lockout", "toolLimit", "quota", "queuePause", "pin", "lease", "provenance"];
 
 export const STATE_CHANNEL = "switchyard:state";
 export const stateHashKey = (kind: SharedKind) => `switchyard:state:${kind}`;

@@ -15,7 +15,8 @@ export type SharedKind =
   | "quota" // learned remaining quota (R18.3 / quotaPreflightCutoff)
   | "queuePause" // learned queue pauses (pacing from a 429)
   | "pin" // session pins (R7.1)
-  | "lease"; // exclusive session leases (R7.2)
+  | "lease" // exclusive session leases (R7.2)
+  | "provenance"; // which account issued each reasoning artifact (R22.3)
 
 /**
  * How Redis merges an incoming write with the entry it holds (R19.2, R19.3):

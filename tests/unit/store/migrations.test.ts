@@ -13,6 +13,7 @@ const EXPECTED_TABLES = [
   "connections",
   "domain_circuit_breakers",
   "providers",
+  "reasoning_provenance",
   "request_log",
   "responses",
   "session_account_affinity",
