@@ -213,7 +213,8 @@ export interface ResilienceHealth {
 
 /** GET /api/monitoring/health (R2.6): the engine's part plus the process fields the API adds. */
 export interface MonitoringHealth extends ResilienceHealth {
-  ok: true;
+  /** Whether this instance can serve as configured (computed by the handler; R2.6, R19.3). */
+  ok: boolean;
   uptimeMs: number;
   /** Admission state per connection that has seen traffic (R9, issue 10). */
   queues: QueueRow[];

@@ -92,12 +92,14 @@ export function createResilienceHandlers(deps: {
     clearCooldowns: (body) => engine.clearCooldowns(body, store.connections.list()),
     listModelCooldowns: () => engine.listModelCooldowns(),
     clearModelCooldowns: (body) => engine.clearModelCooldowns(body),
-    monitoringHealth: () => ({
-      ok: true,
-      uptimeMs: Date.now() - deps.startedAt,
-      ...engine.monitoringHealth(store.providers.list()),
-      ...deps.admission(),
-    }),
+    monitoringHealth: () => {
+      const resilience = engine.monitoringHealth(store.providers.list());
+      const admission = deps.admission();
+      const { open, total } = resilience.circuitBreakers;
+      // ok = can serve as configured: not with every provider's breaker OPEN (R2.6), nor on local state alone while the shared Redis is unreachable (R19.3).
+      const ok = !(total > 0 && open === total) && admission.sharedState.status !== "unreachable";
+      return { ok, uptimeMs: Date.now() - deps.startedAt, ...resilience, ...admission };
+    },
     setRateLimitProtection: ({ connectionId, enabled }) => {
       const updated = store.connections.setRateLimitProtection(connectionId, enabled);
       if (!updated) throw notFound("connection", connectionId);
