@@ -46,6 +46,9 @@ const SSE_HEADERS = {
 
 const JSON_ARRAY_STREAM_HEADERS = { ...SSE_HEADERS, "content-type": "application/json; charset=utf-8" } as const;
 
+/** R1.4, R1.8, R16.6: one header line per warning, never two warnings joined in one value or one overwriting another. */
+export const WARNING_HEADER = "X-Switchyard-Warning";
+
 /** R11.5: a final 429 names its wait in the body too, as whole seconds and as an instant. */
 function retryFields(err: FinalError, now: number, retryAfterSeconds: number | null): Record<string, unknown> | undefined {
   if (err.status !== 429 || retryAfterSeconds === null) return err.extra;
@@ -69,6 +72,10 @@ export class ClientResponse {
   private attemptsStarted = 0;
   private successHeaders: Record<string, string> = {};
   private extraHeaders: Record<string, string> = {};
+  /** The request's warnings, on whatever answer goes out. */
+  private warnings: string[] = [];
+  /** The answering attempt's warning (what its upstream format could not carry), on a success only. */
+  private answerWarning: string | null = null;
   private ttfbMs: number | null = null;
   private logged = false;
   private answering: string | null = null;
@@ -153,12 +160,9 @@ export class ClientResponse {
     this.answering = connectionId;
     // R1.4, R16.6: what the upstream's format cannot carry is named, and warned about in words.
     this.successHeaders = dropped.length
-      ? {
-          "X-OmniRoute-Selected-Connection-Id": connectionId,
-          "X-Switchyard-Dropped-Fields": dropped.join(","),
-          "X-Switchyard-Warning": `not sent to this upstream's format: ${dropped.join(", ")}`,
-        }
+      ? { "X-OmniRoute-Selected-Connection-Id": connectionId, "X-Switchyard-Dropped-Fields": dropped.join(",") }
       : { "X-OmniRoute-Selected-Connection-Id": connectionId };
+    this.answerWarning = dropped.length ? `not sent to this upstream's format: ${dropped.join(", ")}` : null;
   }
 
   /** The connection of the attempt that answers, once one does. */
@@ -166,9 +170,13 @@ export class ClientResponse {
     return this.answering;
   }
 
-  /** A header for whatever answer goes out (success or error); too late once the stream is committed. */
+  /**
+   * A header for whatever answer goes out (success or error); too late once the stream is committed.
+   * Each warning is a line of its own; any other name is sent once, with its last value.
+   */
   addHeader(name: string, value: string): void {
-    this.extraHeaders[name] = value;
+    if (name.toLowerCase() === WARNING_HEADER.toLowerCase()) this.warnings.push(value);
+    else this.extraHeaders[name] = value;
   }
 
   /**
@@ -199,7 +207,7 @@ export class ClientResponse {
     this.stopHeartbeat();
     this.markFirstOutput();
     if (this.res.headersSent) return;
-    this.res.writeHead(200, { ...this.baseHeaders(), ...this.successHeaders, ...this.streamHeaders });
+    this.res.writeHead(200, { ...this.baseHeaders(true), ...this.successHeaders, ...this.streamHeaders });
   }
 
   /** Writes SSE text; false when the socket is full and the writer should wait for `drained()`. */
@@ -252,7 +260,7 @@ export class ClientResponse {
     this.stopHeartbeat();
     if (this.res.headersSent) return this.failInStream(err.code, err.message, err.status);
     const retryAfterSeconds = err.retryAfterMs === null || err.retryAfterMs === undefined ? null : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-    const headers: Record<string, string> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
+    const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
     if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
     if (err.noRetry) headers["x-should-retry"] = "false";
     const extra = retryFields(err, this.opts.clock.now(), retryAfterSeconds);
@@ -304,7 +312,7 @@ export class ClientResponse {
    * (without a length, node frames the body as chunks and writes several buffers). Returns the
    * body's bytes.
    */
-  private endWhole(status: number, headers: Record<string, string> | string[], text: string): number {
+  private endWhole(status: number, headers: Record<string, string | string[]> | string[], text: string): number {
     const bytes = Buffer.byteLength(text);
     if (Array.isArray(headers)) headers.push("content-length", String(bytes));
     else headers["content-length"] = String(bytes);
@@ -320,13 +328,19 @@ export class ClientResponse {
   /**
    * A JSON success's headers, in baseHeaders' order then the success headers, as writeHead's flat
    * [name, value, …] list: every answer of the hot path would otherwise build and spread two
-   * objects for node to walk again (issue 12). The names never repeat (addHeader adds its own).
+   * objects for node to walk again (issue 12). Only the warning's name repeats, once per warning.
    */
   private successJsonHeaders(): string[] {
     const list = this.baseHeaderList();
     for (const name in this.successHeaders) list.push(name, this.successHeaders[name]);
+    for (const warning of this.warningsFor(true)) list.push(WARNING_HEADER, warning);
     list.push("content-type", "application/json");
     return list;
+  }
+
+  /** The warnings of the answer going out: the request's, then on a success the answering attempt's. */
+  private warningsFor(success: boolean): string[] {
+    return success && this.answerWarning !== null ? [...this.warnings, this.answerWarning] : this.warnings;
   }
 
   /** The headers every answer carries (success or error), as writeHead's flat list. */
@@ -336,11 +350,13 @@ export class ClientResponse {
     return list;
   }
 
-  /** The same headers as an object, for the answers that add or override some by name. */
-  private baseHeaders(): Record<string, string> {
+  /** The same headers as an object, for the answers that add or override some by name; the warnings as a list, one line each. */
+  private baseHeaders(success = false): Record<string, string | string[]> {
     const list = this.baseHeaderList();
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string | string[]> = {};
     for (let i = 0; i < list.length; i += 2) headers[list[i]] = list[i + 1]!;
+    const warnings = this.warningsFor(success);
+    if (warnings.length > 0) headers[WARNING_HEADER] = warnings;
     return headers;
   }
 
