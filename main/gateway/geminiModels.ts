@@ -1,9 +1,8 @@
 // R17.1: GET /v1beta/models and GET /v1beta/models/{model} (the same under /v1) in Google's Model
 // shape, over every model name a client may use. GET /v1/models and /v1/models/{model} are also
 // OpenAI's list and "retrieve model": a request that carries a Gemini key (x-goog-api-key or
-// ?key=) gets Google's shape, any other OpenAI's.
+// ?key=) gets Google's shape, any other OpenAI's (openaiModels.ts answers those first).
 import type { Request, RequestHandler } from "express";
-import type { Clock } from "../engine/ports.js";
 import { clientError, stampClientHeaders } from "./clientRoutes.js";
 import type { CatalogPort } from "./ports.js";
 import { servedModels, type ServedModel } from "./servedModels.js";
@@ -33,18 +32,17 @@ export function geminiModelList(served: ServedModel[]): { models: Array<Record<s
   return { models: served.map(geminiModel) };
 }
 
-export function geminiModelGet(catalog: CatalogPort, clock: Clock): RequestHandler {
+export function geminiModelGet(catalog: CatalogPort): RequestHandler {
   return (req, res) => {
-    const gemini = asksAsGemini(req);
     let id: string;
     try {
       id = decodeURIComponent(req.path.replace(/^\/v1(?:beta)?\/models\//, "")).replace(/^models\//, "");
     } catch {
-      return clientError(res, gemini ? "gemini" : "openai", 400, "invalid_request", "The model name is not valid percent-encoding");
+      return clientError(res, "gemini", 400, "invalid_request", "The model name is not valid percent-encoding");
     }
     const found = servedModels(catalog).find((m) => m.id === id);
-    if (!found) return clientError(res, gemini ? "gemini" : "openai", 404, "model_not_found", `Unknown model: ${id}`);
+    if (!found) return clientError(res, "gemini", 404, "model_not_found", `Unknown model: ${id}`);
     stampClientHeaders(res);
-    res.json(gemini ? geminiModel(found) : { id: found.id, object: "model", created: Math.floor(clock.now() / 1000), owned_by: found.owner });
+    res.json(geminiModel(found));
   };
 }

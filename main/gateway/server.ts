@@ -9,6 +9,7 @@ import type { AppSettings } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { clientAuth, clientError, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
 import { asksAsGemini, geminiModelGet, geminiModelList } from "./geminiModels.js";
+import { OPENAI_MODEL_PATH, openaiModelRoute } from "./openaiModels.js";
 import type { CatalogPort, ErrorLog, RequestLogSink } from "./ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "./pipeline.js";
@@ -95,12 +96,13 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
 
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
+  app.get(OPENAI_MODEL_PATH, ...openaiModelRoute(deps));
   // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
   app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {
     stampClientHeaders(res);
     res.json(geminiModelList(servedModels(deps.catalog)));
   });
-  app.get(GEMINI_MODEL_PATH, clientAuth("gemini", deps), geminiModelGet(deps.catalog, deps.clock));
+  app.get(GEMINI_MODEL_PATH, clientAuth("gemini", deps), geminiModelGet(deps.catalog));
 
   // A client-key route under /api: mounted before the management router and its admin token.
   app.post("/api/v1/session-leases", sessionLeaseHandler({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));
