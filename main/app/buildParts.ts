@@ -17,6 +17,16 @@ import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gatew
 import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
 import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
 import { createPipeline, type PipelineBudgets, type PipelineDeps } from "../gateway/pipeline.js";
+import { RequestFeatures } from "../gateway/features/index.js";
+import { continuationFeature } from "../gateway/features/continuation.js";
+import { egressFeature } from "../gateway/features/egress.js";
+import { provenanceFeature } from "../gateway/features/provenance.js";
+import { responsesTurnsFeature } from "../gateway/features/responsesTurns.js";
+import { toolLimitsFeature } from "../gateway/features/toolLimits.js";
+import { trafficClassesFeature } from "../gateway/features/trafficClasses.js";
+import { usageWallFeature } from "../gateway/features/usageWall.js";
+import { warmCacheFeature } from "../gateway/features/warmCache.js";
+import { prepareResponsesTurn, type ResponsesTurnDeps } from "../gateway/responses/turn.js";
 import { withGroupProbe } from "../gateway/request/admit.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
 import { createAdmissionControl } from "../gateway/admission/control.js";
@@ -252,6 +262,25 @@ export interface GatewayPipelineParts {
 export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<typeof createPipeline> {
   const { store, bus, clock, env, engine, usage, resilience, sharedState, catalog, connections, builtinSimulator, userAgent } = parts;
   const streamRecovery = () => resilience.get().streamRecovery;
+  const codingAgents = resilience.get;
+  const rules = accountRules(
+    { catalog, connections, history: store.logs, engine, clock },
+    () => streamRecovery().attemptDeadlineMs,
+    createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent }),
+  );
+  const quotas = quotaParts(store, bus, resilience.get, { sharedState, clock });
+  const turns = responsesTurnDeps(parts);
+  // R22: every capability of a request is a feature, called at its hooks in features/index.ts's order.
+  const features = new RequestFeatures([
+    responsesTurnsFeature({ "openai-responses": { prepare: (body) => prepareResponsesTurn(turns, body) } }),
+    egressFeature(rules.egressLock),
+    toolLimitsFeature(sharedToolLimits(sharedState, clock)),
+    trafficClassesFeature({ settings: codingAgents, classify: trafficClassOf }),
+    warmCacheFeature({ settings: codingAgents, warmCaches: new WarmCaches(), engine, connections, clock, budgets: usage.gate, quotaCutoff: quotas.quotaCutoff }),
+    continuationFeature(() => streamRecovery().midstreamEnabled === true),
+    provenanceFeature({ book: parts.provenance, settings: codingAgents }),
+    usageWallFeature(rules.usageWall),
+  ]);
   return createPipeline({
     catalog,
     connections,
@@ -264,21 +293,18 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     callUpstream: parts.callUpstream,
     clock,
     emit: bus.emit,
+    features,
     routing: createRouting(() => resilience.get()),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
-    toolLimits: sharedToolLimits(sharedState, clock),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
-    ...accountRules(
-      { catalog, connections, history: store.logs, engine, clock },
-      () => streamRecovery().attemptDeadlineMs,
-      createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent }),
-    ),
     promptLogging: () => parts.getAppSettings().promptLogging,
-    provenance: parts.provenance,
-    codingAgents: resilience.get,
-    classify: trafficClassOf,
-    warmCaches: new WarmCaches(),
-    ...quotaParts(store, bus, resilience.get, { sharedState, clock }),
+    ...quotas,
   });
+}
+
+/** R16.4: the stored turns a Responses request continues, and the provenance its reasoning items go to. */
+function responsesTurnDeps(parts: GatewayPipelineParts): ResponsesTurnDeps {
+  const { store, clock } = parts;
+  return { stored: store.responses, retentionHours: () => parts.getAppSettings().responsesRetentionHours, now: () => clock.now(), provenance: parts.provenance };
 }

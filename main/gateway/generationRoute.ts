@@ -11,23 +11,15 @@ import { clientHalf, clientHalves } from "./formats/index.js";
 import type { PathGeneration } from "./formats/adapter.js";
 import { admitsClient, clientError, readClientBody, shapeProblem, type ClientGuardDeps } from "./clientRoutes.js";
 import { bodyOf, clientKeyIdOf, edgeOf, type ClientEdge } from "./edge.js";
-import type { FinalError } from "./outcome.js";
 import type { Pipeline } from "./pipeline.js";
 import { describeError, type ErrorLog, type RequestLogSink } from "./ports.js";
 import { unservedEntry } from "./request/requestRecord.js";
 import { clientKindOf } from "./request/trace.js";
 import type { Clock } from "../engine/ports.js";
-import { compactionAnswer, compactionTurn } from "./responses/compact.js";
-import type { PreparedTurn } from "./responses/turn.js";
 import { fencesLease } from "./sessions/fence.js";
 import { createRequestSession } from "./sessions/routing.js";
 import { sessionKeyOf } from "./sessions/sessionKey.js";
 import type { SessionGatewayDeps } from "./server.js";
-
-/** What a client format's turns need beyond the pipeline (Responses: stored turns, R16.4). */
-export interface TurnHook {
-  prepare(body: Record<string, unknown>): PreparedTurn | FinalError;
-}
 
 export interface GenerationRouteDeps extends ClientGuardDeps {
   pipeline: Pipeline;
@@ -37,7 +29,6 @@ export interface GenerationRouteDeps extends ClientGuardDeps {
   clock: Clock;
   hostGuard: RequestHandler;
   sessions: SessionGatewayDeps;
-  turns?: Partial<Record<WireFormat, TurnHook>>;
 }
 
 /** What a routed request asks for: an answer, a token count (R16.5, R17.1) or a compaction (R16.5). */
@@ -125,20 +116,17 @@ export function createGenerationRoute(deps: GenerationRouteDeps): (req: Incoming
     const problem = shapeProblem(format, received);
     if (problem) return clientError(res, format, 400, "invalid_request", problem);
     if (!fencesLease(format, fenceDeps, req, res, edge)) return;
-    const turn = deps.turns?.[format]?.prepare(received);
-    if (turn && "code" in turn) return clientError(res, format, turn.status, turn.code, turn.message);
-    const body = turn ? turn.body : received;
-    const call = { format, headers: req.headers, res, session: sessionOf(format, req, edge, body), ...edgeFields(req, edge) };
-    if (routed.operation === "compact") {
-      // R16.5: the summary turn runs like any other; its answer is given as a compaction.
-      return deps.pipeline.handle({ ...call, body: compactionTurn(body), reshape: (answer) => compactionAnswer(answer, body["input"]) });
-    }
     await deps.pipeline.handle({
-      ...call,
-      body,
-      bodyText: (turn && !turn.unchanged) || edge.bodyText === null || !pathCallKeepsText(pathCall, edge) ? undefined : edge.bodyText,
-      turn,
+      format,
+      body: received,
+      bodyText: edge.bodyText === null || !pathCallKeepsText(pathCall, edge) ? undefined : edge.bodyText,
+      // R16.5: the summary turn runs like any other; its answer is given as a compaction.
+      compact: routed.operation === "compact",
       framing: pathCall?.framing,
+      headers: req.headers,
+      res,
+      session: sessionOf(format, req, edge, received),
+      ...edgeFields(req, edge),
     });
   }
 

@@ -13,12 +13,10 @@ import { OPENAI_MODEL_PATH, openaiModelRoute } from "./openaiModels.js";
 import type { CatalogPort, ErrorLog, RequestLogSink } from "./ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "./pipeline.js";
-import { createGenerationRoute, type GenerationRouteDeps } from "./generationRoute.js";
-import { ReasoningProvenance } from "./provenance/book.js";
+import { createGenerationRoute } from "./generationRoute.js";
 import { storedResponseRoutes, type StoredResponseDeps } from "./responses/storedResponses.js";
 import { codexCatalogue, isCodexCatalogueRequest } from "./responses/codexModels.js";
 import { servedModels } from "./servedModels.js";
-import { prepareResponsesTurn } from "./responses/turn.js";
 import { sessionLeaseHandler, type LeaseRouteDeps } from "./sessions/leaseRoute.js";
 import type { SessionRoutingDeps } from "./sessions/routing.js";
 
@@ -31,8 +29,6 @@ export interface GatewayAppDeps extends ClientGuardDeps {
   requestLog: RequestLogSink;
   /** R16.4: stored Responses turns (absent = the Responses API keeps no state). */
   storedResponses?: StoredResponseDeps;
-  /** R16.7: which connection issued each reasoning artifact; shared with the pipeline's attempts. */
-  provenance?: ReasoningProvenance;
   catalog: CatalogPort;
   clock: Clock;
   pipeline: Pipeline;
@@ -64,20 +60,11 @@ const GEMINI_MODEL_PATH = /^\/v1(?:beta)?\/models\/.+$/;
 
 /** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
 export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
-  const turns = turnHooks(deps);
   const app = createExpressApp(deps);
-  const generation = createGenerationRoute({ ...deps, turns });
+  const generation = createGenerationRoute(deps);
   return (req, res) => {
     if (!generation(req, res)) void app(req, res);
   };
-}
-
-/** The Responses turn around the pipeline (R16.4, R16.7, R1.8), when its state is kept. */
-function turnHooks(deps: GatewayAppDeps): GenerationRouteDeps["turns"] {
-  const stored = deps.storedResponses;
-  if (!stored) return {};
-  const turn = { stored: stored.port, retentionHours: stored.retentionHours, now: () => stored.clock.now(), provenance: deps.provenance ?? new ReasoningProvenance() };
-  return { "openai-responses": { prepare: (body) => prepareResponsesTurn(turn, body) } };
 }
 
 function createExpressApp(deps: GatewayAppDeps): express.Express {

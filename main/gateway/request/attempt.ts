@@ -19,16 +19,11 @@ import {
 } from "../formats/index.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import { egressIpOf } from "../egress/siblingLock.js";
-import { ClientBoundTarget } from "./admit.js";
-import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
 import type { ConnectionsPort } from "../ports.js";
-import type { ReasoningProvenance } from "../provenance/book.js";
-import { foreignStripped } from "../provenance/strip.js";
-import type { CodingAgentSettings } from "../../engine/agentPolicy.js";
 import type { Target } from "../resolve.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import { relayStream, type StreamBudgets, type StreamOutcome } from "../streaming/relay.js";
-import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type UpstreamCall } from "../upstream/call.js";
+import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type SendCall, type UpstreamCall } from "../upstream/call.js";
 import type { Cancellation } from "../upstream/cancellation.js";
 import type { UpstreamResponse } from "../upstream/client.js";
 
@@ -68,13 +63,20 @@ export interface AttemptDeps {
   clock: Clock;
   connections: ConnectionsPort;
   streamBudgets: () => StreamBudgets;
-  /** R12.6: the Claude usage-wall handling (absent = a wall 429 is an ordinary rate limit). */
-  usageWall?: UsageWallDeps;
-  /** R20.1: which connection issued each reasoning artifact (absent = none kept). */
-  provenance?: ReasoningProvenance;
-  /** The reasoningProvenance setting among the coding-agent ones (absent = on). */
-  codingAgents?: () => Pick<CodingAgentSettings, "reasoningProvenance">;
 }
+
+/** What the request's features make of one attempt (R22: beforeAttempt, send) and the stream's transcript. */
+export interface AttemptHooks {
+  /** The body this connection is sent (provenance strip, a continuation's prefix). */
+  body(body: Record<string, unknown>): Record<string, unknown>;
+  /** The call, through the features that wrap it (the usage wall). */
+  send(send: SendCall): Promise<UpstreamCall>;
+  /** R13.3: the text the stream sent so far, when mid-stream continuation is on. */
+  transcript: StreamTranscript | null;
+}
+
+/** No feature: the body as it is, the call sent straight. */
+const PLAIN: AttemptHooks = { body: (body) => body, send: (send) => send(undefined), transcript: null };
 
 /** JSON bodies are read whole; a translation needs all of it (R13.6 still bounds the wait). */
 const MAX_JSON_BODY_BYTES = 256 * 1024 * 1024;
@@ -85,7 +87,7 @@ export async function runAttempt(
   client: ClientResponse,
   target: Target,
   connection: Connection,
-  transcript: StreamTranscript | null = null,
+  hooks: AttemptHooks = PLAIN,
   /** R9.1: the admitted job's deadline, enforced by the upstream call with its own. */
   execution?: ExecutionDeadline,
   /** What stops the call besides its deadlines: the client, or a combo's target deadline wrapping it. */
@@ -94,15 +96,12 @@ export async function runAttempt(
   const { provider, model } = target;
   const upstreamFormat = upstreamFormatOf(provider, request.format);
   const stream = isStreamRequest(request.format, request.body);
-  // R13.3: a continuation asks for the rest of the answer the client already has the start of.
-  const clientBody = readableBy(deps, request, client, connection, transcript?.resuming ? transcript.continuationBody(request.body) : request.body);
-  const { body, dropped } = upstreamBody(request, clientBody, upstreamFormat, model);
+  const { transcript } = hooks;
+  const { body, dropped } = upstreamBody(request, hooks.body(request.body), upstreamFormat, model);
   let call: UpstreamCall;
   try {
     const secret = deps.connections.secret(connection.id);
-    // The usage wall's waits need a signal; the call itself is stopped by `cancel`.
-    const wallTarget = new ClientBoundTarget(provider, connection, model, client);
-    call = await callThroughUsageWall(deps.usageWall, wallTarget, (extraHeaders) =>
+    call = await hooks.send((extraHeaders) =>
       deps.callUpstream({
         provider,
         upstreamFormat,
@@ -155,17 +154,6 @@ function upstreamBody(request: ClientRequest, body: Record<string, unknown>, ups
   const raw = upstreamFormat === request.format && body === request.body ? request.bodyText : undefined;
   const text = raw === undefined ? null : sameFormatHalf(upstreamFormat).modelInPath ? raw : requestTextWithModel(raw, request.model, model);
   return text === null ? translateRequest(request.format, upstreamFormat, body, model) : { body: text, dropped: [] };
-}
-
-/**
- * R20.1, R16.7: the request without the reasoning artifacts this connection did not issue, read in
- * the client's format whatever the upstream's (a translated item can carry another account's
- * signature); the same body when it issued them all.
- */
-function readableBy(deps: AttemptDeps, request: ClientRequest, client: ClientResponse, connection: Connection, body: Record<string, unknown>): Record<string, unknown> {
-  const stripped = deps.provenance && deps.codingAgents?.().reasoningProvenance.enabled !== false ? foreignStripped(request.format, body, deps.provenance, connection.id) : null;
-  client.record.artifactsStripped(stripped && { removed: stripped.removed, plain: stripped.plain });
-  return stripped ? stripped.body : body;
 }
 
 function transportFailure(err: unknown): AttemptOutcome {

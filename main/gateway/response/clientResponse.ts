@@ -3,9 +3,9 @@
 // before or after the commit, and the request-log row (its RequestRecord's) and live `request`
 // event, exactly once.
 import type { ServerResponse } from "node:http";
-import { isRecord } from "../../../shared/records.js";
-import type { RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
+import type { SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
+import type { AnswerHooks } from "../context/requestContext.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
 import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
 import type { NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
@@ -87,14 +87,8 @@ export class ClientResponse {
   /** Set for a stream framed as a JSON array (Gemini without alt=sse). */
   private readonly array: JsonArrayStream | null;
   private readonly streamHeaders: Readonly<Record<string, string>>;
-  /** Set by the route when what is served must be seen (null for most requests: no cost). */
-  observer: AnswerObserver | null = null;
-  /** R20.1: reads the reasoning artifacts off what the client is sent (null: none kept, no cost). */
-  artifacts: ((text: string) => void) | null = null;
-  /** Hears the request's row once it is written (R20.2: the session's warm cache follows the answer). */
-  finished: ((entry: RequestLogEntry) => void) | null = null;
-  /** Set by a route that answers in another shape than the turn it ran (Responses compaction). */
-  reshape: ((answer: Record<string, unknown>) => Record<string, unknown>) | null = null;
+  /** The request's features that see what is served (null when none listens: no cost). */
+  hooks: AnswerHooks | null = null;
 
   constructor(
     private readonly res: ServerResponse,
@@ -115,6 +109,11 @@ export class ClientResponse {
 
   get format(): WireFormat {
     return this.opts.format;
+  }
+
+  /** Whether the client asked for a stream. */
+  get streaming(): boolean {
+    return this.opts.stream;
   }
 
   /** Aborted when the client goes away before its answer was written (made on first use). */
@@ -217,8 +216,7 @@ export class ClientResponse {
     if (this.array) text = this.array.elements(text);
     this.bytesOut += Buffer.byteLength(text);
     this.lastWritten = text;
-    this.observer?.streamText(text);
-    this.artifacts?.(text);
+    this.hooks?.frame(text);
     return this.res.write(text);
   }
 
@@ -243,14 +241,9 @@ export class ClientResponse {
   /** The answer, as a value or as JSON text already written (a same-format pass-through). */
   sendJson(body: unknown, usage: UsageSummary | null = null): void {
     this.markFirstOutput();
-    if (this.reshape) {
-      const answer: unknown = typeof body === "string" ? JSON.parse(body) : body;
-      // A success that is no JSON object has none of the fields a reshape reads.
-      body = this.reshape(isRecord(answer) ? answer : {});
-    }
+    if (this.hooks) body = this.hooks.answer(body);
     const text = typeof body === "string" ? body : JSON.stringify(body);
-    this.observer?.json(body);
-    this.artifacts?.(text);
+    this.hooks?.frame(text);
     this.bytesOut += this.endWhole(200, this.successJsonHeaders(), text);
     this.finish(200, null, usage);
   }
@@ -367,6 +360,6 @@ export class ClientResponse {
     const entry = this.record.entry({ status, errorCode, usage, ttfbMs: this.ttfbMs, bytesOut: this.bytesOut, now }, this.opts.meter);
     this.opts.log.append(entry);
     this.opts.emit({ type: "request", entry, at: now });
-    this.finished?.(entry);
+    this.hooks?.finished(entry);
   }
 }

@@ -73,6 +73,9 @@ export interface UpstreamCallRequest {
   extraHeaders?: Record<string, string>;
 }
 
+/** Sends one upstream call; `extraHeaders` are added to the call's own (a wrapper such as the usage wall adds some). */
+export type SendCall = (extraHeaders: Record<string, string> | undefined) => Promise<UpstreamCall>;
+
 export interface UpstreamCall {
   response: UpstreamResponse;
   /** The composed cancellation; aborted by the client or a deadline. */

@@ -6,7 +6,7 @@
 import type { Connection, Provider } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import { jitteredWaitMs, readWallAnswer, SLOW_HEADER, SLOW_VALUE, waitBudgetMs, type UsageWallBook } from "../../engine/usageWall.js";
-import type { UpstreamCall } from "../upstream/call.js";
+import type { SendCall, UpstreamCall } from "../upstream/call.js";
 import type { LimitResetClient } from "./limitReset.js";
 
 export interface UsageWallDeps {
@@ -17,9 +17,6 @@ export interface UsageWallDeps {
   random: () => number;
   limitReset: LimitResetClient;
 }
-
-/** Sends one upstream call; `extraHeaders` are added to the call's own. */
-export type SendCall = (extraHeaders: Record<string, string> | undefined) => Promise<UpstreamCall>;
 
 const SLOW = { [SLOW_HEADER]: SLOW_VALUE };
 

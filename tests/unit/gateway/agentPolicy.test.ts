@@ -5,7 +5,7 @@ import { DEFAULT_RESILIENCE_SETTINGS } from "../../../shared/resilienceSettings.
 import type { RequestLogEntry } from "../../../shared/types.js";
 import type { Verdict } from "../../../main/engine/ports.js";
 import { decideWaitOrSwitch, type WarmFailure } from "../../../main/engine/agentPolicy.js";
-import { shedBackground } from "../../../main/gateway/request/agentRun.js";
+import { shedBackground } from "../../../main/gateway/features/trafficClasses.js";
 import { WARM_CACHE_TTL_MS, WarmCaches } from "../../../main/gateway/sessions/warmCaches.js";
 
 const settings = DEFAULT_RESILIENCE_SETTINGS;

@@ -1,6 +1,7 @@
 // The request loop as a whole, without SQLite: in-memory ports, the real engine on a fake clock,
 // the real simulator as upstream and a real client over loopback.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RequestFeatures } from "../../../main/gateway/features/index.js";
 import { createPipeline, type PipelineDeps } from "../../../main/gateway/pipeline.js";
 import { ClientBoundTarget, createAdmission, releaseOnce, type AdmissionRequest, type AdmissionStage } from "../../../main/gateway/request/admit.js";
 import { startSimulator, type Simulator } from "../../../main/simulator/index.js";
@@ -30,6 +31,7 @@ function rig(admission: AdmissionStage = createAdmission()): { p: Ports; deps: P
     callUpstream: upstreamCaller({ attemptDeadlineMs: 5_000 }).callUpstream,
     clock: p.h.clock,
     emit: (e) => p.events.push(e),
+    features: new RequestFeatures([]),
     streamBudgets: () => ({
       contentStallTimeoutMs: 0,
       idleTimeoutMs: 0,

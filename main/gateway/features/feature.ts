@@ -1,0 +1,57 @@
+// A request feature (R22, DESIGN.md "One request, end to end"): one file under features/, declaring
+// the hooks it uses. The pipeline calls them in one documented order, for every route:
+//   arrive(ctx)                       the request arrived (session, class, a Responses turn…); may refuse it
+//   planned(ctx, plan, selection)     its targets are known (a learned tool limit narrows them)
+//   beforeAttempt(ctx, attempt, body) the body one connection is sent (provenance strip, a continuation's prefix)
+//   send(ctx, attempt, next)          the upstream call, wrapped (the usage wall's lane)
+//   afterAttempt(ctx, report)         an attempt was recorded: shed the request, retry the same connection
+//                                     after a wait, resume a broken stream elsewhere, or nothing
+//   answer(ctx, body) → body          the JSON answer before it is written (a compaction reshapes it)
+//   frame(ctx, text)                  every text the client receives (a JSON answer, stream frames)
+//   finish(ctx, row)                  the request's log row was written
+// Features run in the order of features/index.ts; the first afterAttempt decision wins.
+import type { Connection, RequestLogEntry } from "../../../shared/types.js";
+import type { RequestContext } from "../context/requestContext.js";
+import type { FinalError } from "../outcome.js";
+import type { AttemptOutcome } from "../request/attempt.js";
+import type { RequestPlan } from "../request/plan.js";
+import type { AttemptResult } from "../request/record.js";
+import type { SelectionLog } from "../request/select.js";
+import type { Target } from "../resolve.js";
+import type { SendCall, UpstreamCall } from "../upstream/call.js";
+
+/** One attempt: the target and the connection it is sent to. */
+export interface AttemptTarget {
+  target: Target;
+  connection: Connection;
+  /** Admitted as its provider's HALF_OPEN probe. */
+  probe: boolean;
+}
+
+/** A recorded attempt: what came back and what the classifier made of it. */
+export interface AttemptReport extends AttemptTarget {
+  outcome: AttemptOutcome;
+  result: AttemptResult;
+}
+
+/** What a feature decides after an attempt; null leaves the request to the usual failover. */
+export type AfterAttempt =
+  /** The request ends now with this error (R20.3: background work met a rate limit). */
+  | { kind: "shed"; error: FinalError }
+  /** Wait, then try the same connection again, re-checked (R20.4: the session's warm cache). */
+  | { kind: "retry_same"; waitMs: number }
+  /** The stream broke after output: the next candidate is asked for the rest (R13.3). */
+  | { kind: "resume" }
+  | null;
+
+export interface RequestFeature {
+  readonly name: string;
+  arrive?(ctx: RequestContext): FinalError | null;
+  planned?(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): void;
+  beforeAttempt?(ctx: RequestContext, attempt: AttemptTarget, body: Record<string, unknown>): Record<string, unknown>;
+  send?(ctx: RequestContext, attempt: AttemptTarget, next: SendCall): Promise<UpstreamCall>;
+  afterAttempt?(ctx: RequestContext, report: AttemptReport): AfterAttempt;
+  answer?(ctx: RequestContext, body: unknown): unknown;
+  frame?(ctx: RequestContext, text: string): void;
+  finish?(ctx: RequestContext, row: RequestLogEntry): void;
+}

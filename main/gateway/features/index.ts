@@ -1,0 +1,95 @@
+// The request features in their one order (feature.ts documents the hooks). The order matters where
+// hooks compose: a Responses turn rewrites the body before it is classed; the side effects of a
+// failed attempt (egress siblings, tool limits) happen before a decision ends the walk; a
+// continuation's prefix is added before foreign reasoning is stripped from what is sent.
+import type { RequestLogEntry } from "../../../shared/types.js";
+import type { AnswerHooks, RequestContext } from "../context/requestContext.js";
+import type { FinalError } from "../outcome.js";
+import type { RequestPlan } from "../request/plan.js";
+import type { SelectionLog } from "../request/select.js";
+import type { SendCall, UpstreamCall } from "../upstream/call.js";
+import type { AfterAttempt, AttemptReport, AttemptTarget, RequestFeature } from "./feature.js";
+
+export type { AfterAttempt, AttemptReport, AttemptTarget, RequestFeature } from "./feature.js";
+
+/** The order features are listed in (features absent from a build are skipped). */
+export const FEATURE_ORDER = ["responses-turns", "egress", "tool-limits", "traffic-classes", "warm-cache", "continuation", "provenance", "usage-wall"] as const;
+
+type Hook = keyof Omit<RequestFeature, "name">;
+
+/** The features of one gateway, each hook's callers listed once so a request walks only those. */
+export class RequestFeatures {
+  readonly all: readonly RequestFeature[];
+  private readonly by: { [H in Hook]: RequestFeature[] };
+
+  constructor(features: readonly RequestFeature[]) {
+    const rank = (f: RequestFeature) => {
+      const at = (FEATURE_ORDER as readonly string[]).indexOf(f.name);
+      return at === -1 ? FEATURE_ORDER.length : at;
+    };
+    this.all = [...features].sort((a, b) => rank(a) - rank(b));
+    const having = (hook: Hook) => this.all.filter((f) => f[hook] !== undefined);
+    this.by = {
+      arrive: having("arrive"),
+      planned: having("planned"),
+      beforeAttempt: having("beforeAttempt"),
+      send: having("send"),
+      afterAttempt: having("afterAttempt"),
+      answer: having("answer"),
+      frame: having("frame"),
+      finish: having("finish"),
+    };
+  }
+
+  /** The first refusal of an arrival hook, or null when every feature let the request in. */
+  arrive(ctx: RequestContext): FinalError | null {
+    for (const f of this.by.arrive) {
+      const refusal = f.arrive!(ctx);
+      if (refusal) return refusal;
+    }
+    return null;
+  }
+
+  planned(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): void {
+    for (const f of this.by.planned) f.planned!(ctx, plan, selection);
+  }
+
+  beforeAttempt(ctx: RequestContext, attempt: AttemptTarget, body: Record<string, unknown>): Record<string, unknown> {
+    for (const f of this.by.beforeAttempt) body = f.beforeAttempt!(ctx, attempt, body);
+    return body;
+  }
+
+  /** The call through every feature that wraps it, the first listed outermost. */
+  send(ctx: RequestContext, attempt: AttemptTarget, send: SendCall): Promise<UpstreamCall> {
+    const wrappers = this.by.send;
+    const through = (i: number): SendCall => (i === wrappers.length ? send : (extra) => wrappers[i].send!(ctx, attempt, (more) => through(i + 1)({ ...extra, ...more })));
+    return wrappers.length === 0 ? send(undefined) : through(0)(undefined);
+  }
+
+  /** The first decision a feature makes after the attempt, or null. */
+  afterAttempt(ctx: RequestContext, report: AttemptReport): AfterAttempt {
+    for (const f of this.by.afterAttempt) {
+      const decision = f.afterAttempt!(ctx, report);
+      if (decision) return decision;
+    }
+    return null;
+  }
+
+  /** The writer's hooks for this request, or null when no feature listens to answers (no cost then). */
+  answerHooks(ctx: RequestContext): AnswerHooks | null {
+    const { answer, frame, finish } = this.by;
+    if (answer.length === 0 && frame.length === 0 && finish.length === 0) return null;
+    return {
+      answer: (body) => {
+        for (const f of answer) body = f.answer!(ctx, body);
+        return body;
+      },
+      frame: (text) => {
+        for (const f of frame) f.frame!(ctx, text);
+      },
+      finished: (row: RequestLogEntry) => {
+        for (const f of finish) f.finish!(ctx, row);
+      },
+    };
+  }
+}

@@ -1,0 +1,53 @@
+// Warm caches and wait-or-switch (R20.2, R20.4) as a feature: on arrival the connection holding the
+// session's warm prompt cache is noted; after a short 429 on it the request waits for it rather than
+// re-sending the whole prefix to a cold connection, as long as the wait stays within
+// waitOrSwitch.maxWaitMs; when the request ends, the warm cache follows its answer.
+import { decideWaitOrSwitch, type CodingAgentSettings } from "../../engine/agentPolicy.js";
+import { ContextVar } from "../context/requestContext.js";
+import { blockedForMs, type SelectionDeps } from "../request/select.js";
+import type { WarmCaches } from "../sessions/warmCaches.js";
+import type { RequestFeature } from "./feature.js";
+
+export interface WarmCacheDeps extends SelectionDeps {
+  settings: () => CodingAgentSettings;
+  warmCaches: WarmCaches;
+}
+
+const SESSION = new ContextVar<string>("warm session");
+const WAITED = new ContextVar<{ ms: number }>("warm waits");
+
+export function warmCacheFeature(deps: WarmCacheDeps): RequestFeature {
+  return {
+    name: "warm-cache",
+    arrive(ctx) {
+      const key = ctx.session?.key ?? null;
+      if (key === null || !ctx.movesSession) return null;
+      ctx.record.warmCacheOn(deps.warmCaches.holder(key, deps.clock.now()));
+      ctx.set(SESSION, key);
+      return null;
+    },
+    afterAttempt(ctx, { target, connection, result }) {
+      // R22.2: keep-alives are not output; only content the client received rules a wait out.
+      if (result.kind !== "failure" || ctx.client.outputStarted) return null;
+      let waited = ctx.get(WAITED);
+      const decision = decideWaitOrSwitch(deps.settings(), {
+        trafficClass: ctx.trafficClass,
+        verdict: result.verdict,
+        connectionId: connection.id,
+        warmConnectionId: ctx.record.warmConnectionId,
+        blockedMs: blockedForMs(target, deps, connection.id),
+        waitedMs: waited?.ms ?? 0,
+      });
+      if (!decision) return null;
+      ctx.record.decided(decision.record);
+      if (decision.record.choice === "switch") return null;
+      if (!waited) ctx.set(WAITED, (waited = { ms: 0 }));
+      waited.ms += decision.waitMs;
+      return { kind: "retry_same", waitMs: decision.waitMs };
+    },
+    finish(ctx, row) {
+      const key = ctx.get(SESSION);
+      if (key !== undefined) deps.warmCaches.answered(key, row, deps.clock.now());
+    },
+  };
+}
