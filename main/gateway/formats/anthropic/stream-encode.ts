@@ -2,6 +2,7 @@
 // message_start, per block content_block_start / _delta… / _stop, message_delta, message_stop.
 
 import { finishToAnthropic } from "../finish.js";
+import { FrameTemplate } from "../frameTemplate.js";
 import { emptyUsage, mergeUsage, type HubFinish, type HubStreamEvent, type HubUsage, type ReasoningOrigin } from "../hub.js";
 import { messageId } from "../ids.js";
 import { markerSignature } from "../reasoning.js";
@@ -35,6 +36,11 @@ function frame(event: string, payload: Record<string, unknown>, kind: FrameKind)
   return { text: sseJson(payload, event), kind };
 }
 
+const deltaData = (index: number, delta: Record<string, unknown>): Record<string, unknown> => ({ type: "content_block_delta", index, delta });
+
+/** The text delta, the one frame of most of a stream, serialised around its block index and text once. */
+const TEXT_DELTA = new FrameTemplate(2, (index: number, text: string) => deltaData(index, { type: "text_delta", text }), "content_block_delta");
+
 export class AnthropicStreamEncoder {
   private started = false;
   private finished = false;
@@ -58,7 +64,7 @@ export class AnthropicStreamEncoder {
         return this.ensureStarted();
       case "text":
         if (event.text === "") return [];
-        return [...this.openBlock("text"), this.delta({ type: "text_delta", text: event.text }, "content")];
+        return [...this.openBlock("text"), { text: TEXT_DELTA.text(this.block?.index ?? 0, event.text), kind: "content" }];
       case "reasoning":
         return [...this.openBlock("thinking"), this.delta({ type: "thinking_delta", thinking: event.text }, "reasoning")];
       case "reasoning_signature":
@@ -140,7 +146,7 @@ export class AnthropicStreamEncoder {
   }
 
   private delta(delta: Record<string, unknown>, kind: FrameKind): OutFrame {
-    return frame("content_block_delta", { type: "content_block_delta", index: this.block?.index ?? 0, delta }, kind);
+    return frame("content_block_delta", deltaData(this.block?.index ?? 0, delta), kind);
   }
 
   private closeBlock(): OutFrame[] {

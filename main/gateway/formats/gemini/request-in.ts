@@ -21,15 +21,29 @@ const HANDLED_CONFIG = new Set([
   "thinkingConfig",
 ]);
 
-/** Gemini's OpenAPI-style schemas spell types in capitals ("OBJECT"); JSON Schema does not. */
+/**
+ * Gemini's OpenAPI-style schemas spell types in capitals ("OBJECT"); JSON Schema does not. Copies
+ * only what changes: a schema already in lower case (as most clients write it) is the client's own
+ * object, not a deep copy of every tool's schema on every turn (issue 33).
+ */
 function lowerCaseTypes(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(lowerCaseTypes);
-  if (!isRecord(value)) return value;
-  const out: JsonObject = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] = key === "type" && typeof inner === "string" ? inner.toLowerCase() : lowerCaseTypes(inner);
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const inner: unknown = value[i];
+      const lowered = lowerCaseTypes(inner);
+      if (lowered !== inner) (out ??= value.slice())[i] = lowered;
+    }
+    return out ?? value;
   }
-  return out;
+  if (!isRecord(value)) return value;
+  let out: JsonObject | null = null;
+  for (const key of Object.keys(value)) {
+    const inner = value[key];
+    const lowered = key === "type" && typeof inner === "string" ? inner.toLowerCase() : lowerCaseTypes(inner);
+    if (lowered !== inner) (out ??= { ...value })[key] = lowered;
+  }
+  return out ?? value;
 }
 
 function userPart(part: JsonObject, dropped: DroppedFields): HubUserPart | undefined {

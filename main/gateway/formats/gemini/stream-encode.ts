@@ -2,6 +2,7 @@
 // calls, so argument fragments are collected until the call is complete.
 
 import { finishToGemini } from "../finish.js";
+import { FrameTemplate } from "../frameTemplate.js";
 import { emptyUsage, mergeUsage, type HubFinish, type HubStreamEvent, type HubUsage } from "../hub.js";
 import { sseJson } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
@@ -21,6 +22,8 @@ export class GeminiStreamEncoder {
   private pending: PendingCall | null = null;
   private finish: HubFinish | null = null;
   private usage: HubUsage = emptyUsage();
+  /** The text chunk, serialised around its text once per stream. */
+  private textChunk: FrameTemplate<[string]> | null = null;
 
   constructor(private readonly ctx: TranslateContext) {}
 
@@ -32,7 +35,7 @@ export class GeminiStreamEncoder {
         if (event.usage) this.usage = mergeUsage(this.usage, event.usage);
         return [];
       case "text":
-        return event.text === "" ? [] : [...this.flushCall(), this.frame([{ text: event.text }], "content")];
+        return event.text === "" ? [] : [...this.flushCall(), this.text(event.text)];
       case "reasoning":
         return event.text === "" ? [] : [...this.flushCall(), this.frame([{ text: event.text, thought: true }], "reasoning")];
       case "tool_start": {
@@ -65,14 +68,23 @@ export class GeminiStreamEncoder {
     return this.finished || !this.started ? [] : this.close();
   }
 
-  private frame(parts: Record<string, unknown>[], kind: FrameKind, final = false): OutFrame {
+  private chunk(parts: Record<string, unknown>[], final: boolean): Record<string, unknown> {
     const candidate: Record<string, unknown> = { content: { role: "model", parts }, index: 0 };
     if (final) candidate["finishReason"] = finishToGemini(this.finish ?? "stop");
     const body: Record<string, unknown> = { candidates: [candidate] };
     if (final) body["usageMetadata"] = usageToGemini(this.usage);
     body["modelVersion"] = this.ctx.clientModel;
     body["responseId"] = this.ctx.requestId;
-    return { text: sseJson(body), kind };
+    return body;
+  }
+
+  private frame(parts: Record<string, unknown>[], kind: FrameKind, final = false): OutFrame {
+    return { text: sseJson(this.chunk(parts, final)), kind };
+  }
+
+  private text(text: string): OutFrame {
+    this.textChunk ??= new FrameTemplate(1, (value: string) => this.chunk([{ text: value }], false));
+    return { text: this.textChunk.text(text), kind: "content" };
   }
 
   private flushCall(): OutFrame[] {

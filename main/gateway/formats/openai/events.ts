@@ -14,10 +14,26 @@ function firstDelta(chunk: JsonObject | undefined): JsonObject | undefined {
  * literal, so anything else (another field, other spacing, a second choice) falls back to a parse.
  */
 const PLAIN_CONTENT_CHUNK =
-  /^\{"id":"[^"\\]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\]*",(?:"system_fingerprint":(?:null|"[^"\\]*"),)?(?:"service_tier":(?:null|"[^"\\]*"),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"(?:[^"\\]|\\.)+"\}(?:,"logprobs":null)?,"finish_reason":null\}\](?:,"usage":null)?\}$/;
+  /^\{"id":"[^"\\]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\]*",(?:"system_fingerprint":(?:null|"[^"\\]*"),)?(?:"service_tier":(?:null|"[^"\\]*"),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":("(?:[^"\\]|\\.)+")\}(?:,"logprobs":null)?,"finish_reason":null\}\](?:,"usage":null)?\}$/;
 
 export function isPlainOpenaiContentChunk(data: string): boolean {
   return PLAIN_CONTENT_CHUNK.test(data);
+}
+
+/** A raw control character, which JSON text may not hold inside a string. */
+const CONTROL = /[\u0000-\u001f]/;
+
+/**
+ * The text of a plain content chunk (see above), or null for any other chunk and for one a parse
+ * would refuse: what a translated stream needs of most of its chunks, read without parsing the
+ * whole chunk (issue 33). Only a text with escapes is unescaped, as the one JSON string it is.
+ */
+export function plainOpenaiContent(data: string): string | null {
+  const literal = PLAIN_CONTENT_CHUNK.exec(data)?.[1];
+  if (literal === undefined || CONTROL.test(literal)) return null;
+  if (!literal.includes("\\")) return literal.slice(1, -1);
+  const text = parseJson(literal);
+  return typeof text === "string" ? text : null;
 }
 
 export function classifyOpenai(evt: UpstreamEvent, chunk: JsonObject | undefined): FrameKind {

@@ -4,6 +4,7 @@ import { finishFromOpenai } from "../finish.js";
 import type { HubStreamEvent } from "../hub.js";
 import { syntheticToolId } from "../ids.js";
 import { asArray, asNumber, asRecord, asString, parseJson } from "../values.js";
+import { plainOpenaiContent } from "./events.js";
 import { usageFromOpenai } from "./usage.js";
 
 export class OpenaiStreamDecoder {
@@ -13,6 +14,9 @@ export class OpenaiStreamDecoder {
   constructor(private readonly requestId: string) {}
 
   decode(evt: { event?: string; data: string }): HubStreamEvent[] {
+    // Most chunks of an answer are plain text deltas: their text is all they say (issue 33).
+    const plain = plainOpenaiContent(evt.data);
+    if (plain !== null) return this.plainText(plain);
     if (evt.data.trim() === "[DONE]") return [{ type: "done" }];
     const chunk = asRecord(parseJson(evt.data));
     if (!chunk) return [];
@@ -41,6 +45,12 @@ export class OpenaiStreamDecoder {
     const usage = usageFromOpenai(chunk["usage"]);
     if (usage) out.push({ type: "usage", usage });
     return out;
+  }
+
+  private plainText(text: string): HubStreamEvent[] {
+    if (this.started) return [{ type: "text", text }];
+    this.started = true;
+    return [{ type: "start" }, { type: "text", text }];
   }
 
   private decodeDelta(delta: Record<string, unknown>, out: HubStreamEvent[]): void {

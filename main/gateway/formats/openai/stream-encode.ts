@@ -3,6 +3,7 @@
 
 import { finishToOpenai } from "../finish.js";
 import { emptyUsage, mergeUsage, type HubStreamEvent, type HubUsage } from "../hub.js";
+import { FrameTemplate } from "../frameTemplate.js";
 import { messageId } from "../ids.js";
 import { sseFrame, sseJson } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
@@ -16,6 +17,8 @@ export class OpenaiStreamEncoder {
   private usage: HubUsage = emptyUsage();
   private readonly id: string;
   private readonly created = Math.floor(Date.now() / 1000);
+  /** The text-delta chunk, serialised around its text once per stream. */
+  private textChunk: FrameTemplate<[string]> | null = null;
 
   constructor(private readonly ctx: TranslateContext) {
     this.id = messageId("chatcmpl-", ctx.requestId);
@@ -28,7 +31,7 @@ export class OpenaiStreamEncoder {
         if (event.usage) this.usage = mergeUsage(this.usage, event.usage);
         return this.ensureStarted();
       case "text":
-        return event.text === "" ? [] : [...this.ensureStarted(), this.chunk({ content: event.text }, "content")];
+        return event.text === "" ? [] : [...this.ensureStarted(), this.text(event.text)];
       case "reasoning":
         // Empty reasoning deltas are kept: they are the liveness signal of a thinking model.
         return [...this.ensureStarted(), this.chunk({ reasoning_content: event.text }, "reasoning")];
@@ -71,8 +74,17 @@ export class OpenaiStreamEncoder {
     return { id: this.id, object: "chat.completion.chunk", created: this.created, model: this.ctx.clientModel };
   }
 
+  private chunkData(delta: Record<string, unknown>, finishReason: string | null): Record<string, unknown> {
+    return { ...this.base(), choices: [{ index: 0, delta, finish_reason: finishReason }] };
+  }
+
   private chunk(delta: Record<string, unknown>, kind: FrameKind, finishReason: string | null = null): OutFrame {
-    return { text: sseJson({ ...this.base(), choices: [{ index: 0, delta, finish_reason: finishReason }] }), kind };
+    return { text: sseJson(this.chunkData(delta, finishReason)), kind };
+  }
+
+  private text(text: string): OutFrame {
+    this.textChunk ??= new FrameTemplate(1, (content: string) => this.chunkData({ content }, null));
+    return { text: this.textChunk.text(text), kind: "content" };
   }
 
   private ensureStarted(): OutFrame[] {

@@ -62,6 +62,37 @@ export function responseObject(ctx: TranslateContext, createdAt: number, state: 
   };
 }
 
+/** The request fields the response object echoes that can be large: a coding agent's whole system prompt and tool list. */
+const HEAVY_ECHOES = new Set(["instructions", "tools"]);
+
+/**
+ * The JSON text of response objects of one request, its large echoed fields serialised once: a
+ * stream carries the response three times (response.created, .in_progress, .completed), each with
+ * the client's instructions and tools (issue 33). Byte for byte JSON.stringify(response).
+ */
+export class ResponseJson {
+  private readonly echoes = new Map<unknown, string>();
+
+  text(response: JsonObject): string {
+    let out = "";
+    for (const key of Object.keys(response)) {
+      const value = response[key];
+      const json = HEAVY_ECHOES.has(key) ? this.echo(value) : JSON.stringify(value);
+      // Like JSON.stringify, a member without a JSON value is left out.
+      if (json !== undefined) out += `${out === "" ? "{" : ","}${JSON.stringify(key)}:${json}`;
+    }
+    return out === "" ? "{}" : `${out}}`;
+  }
+
+  private echo(value: unknown): string | undefined {
+    const known = this.echoes.get(value);
+    if (known !== undefined) return known;
+    const json = JSON.stringify(value) as string | undefined;
+    if (json !== undefined) this.echoes.set(value, json);
+    return json;
+  }
+}
+
 export function messageItem(id: string, status: string, text: string | null): JsonObject {
   return { id, type: "message", status, role: "assistant", content: text === null ? [] : [outputTextPart(text)] };
 }

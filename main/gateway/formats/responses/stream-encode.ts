@@ -5,13 +5,14 @@
 
 import type { UpstreamHalf } from "../adapter.js";
 import { emptyUsage, mergeUsage, type HubFinish, type HubStreamEvent, type HubUsage } from "../hub.js";
+import { FrameTemplate } from "../frameTemplate.js";
 import { markerSignature } from "../reasoning.js";
-import { sseJson } from "../sse.js";
+import { sseFrame, sseJson } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
 import type { JsonObject } from "../values.js";
 import { itemId } from "./ids.js";
 import { wrappedAnthropicRedacted, wrappedAnthropicSignature } from "./reasoning-items.js";
-import { finalStatus, messageItem, outputTextPart, reasoningItem, responseObject, toolCallItem, type ResponseState } from "./response.js";
+import { finalStatus, messageItem, outputTextPart, reasoningItem, responseObject, ResponseJson, toolCallItem, type ResponseState } from "./response.js";
 import { customToolNames, unwrapCustomInput } from "./tools.js";
 
 interface TextItem {
@@ -29,6 +30,21 @@ interface ToolItem {
   custom: boolean;
 }
 
+/** The text delta, the one event of most of a stream, serialised around its values once. */
+const TEXT_DELTA = new FrameTemplate(
+  4,
+  (sequence: number, itemId: string, outputIndex: number, delta: string) => ({
+    type: "response.output_text.delta",
+    sequence_number: sequence,
+    item_id: itemId,
+    output_index: outputIndex,
+    content_index: 0,
+    delta,
+    logprobs: [],
+  }),
+  "response.output_text.delta",
+);
+
 export class ResponsesStreamEncoder {
   private sequence = 0;
   private started = false;
@@ -41,6 +57,7 @@ export class ResponsesStreamEncoder {
   private usage: HubUsage = emptyUsage();
   private readonly createdAt = Math.floor(Date.now() / 1000);
   private readonly customTools: Set<string>;
+  private readonly responseJson = new ResponseJson();
 
   constructor(
     private readonly ctx: TranslateContext,
@@ -57,7 +74,7 @@ export class ResponsesStreamEncoder {
         return this.ensureStarted();
       case "text":
         if (event.text === "") return [];
-        return [...this.open("message"), this.delta("response.output_text.delta", { content_index: 0, delta: event.text, logprobs: [] }, "content", event.text)];
+        return [...this.open("message"), this.textDelta(event.text)];
       case "reasoning":
         // Empty reasoning deltas are kept: they are the liveness signal of a thinking model.
         return [...this.open("reasoning"), this.delta("response.reasoning_summary_text.delta", { summary_index: 0, delta: event.text }, "reasoning", event.text)];
@@ -95,15 +112,22 @@ export class ResponsesStreamEncoder {
     return frame;
   }
 
-  private response(state: Omit<ResponseState, "output">): JsonObject {
-    return responseObject(this.ctx, this.createdAt, { ...state, output: this.output });
+  /** A lifecycle event carrying the response object (in its JSON text, serialised once for both starting events). */
+  private responseFrame(type: string, responseText: string, kind: FrameKind): OutFrame {
+    const frame = { text: sseFrame(`{"type":${JSON.stringify(type)},"sequence_number":${this.sequence},"response":${responseText}}`, type), kind };
+    this.sequence += 1;
+    return frame;
+  }
+
+  private response(state: Omit<ResponseState, "output">): string {
+    return this.responseJson.text(responseObject(this.ctx, this.createdAt, { ...state, output: this.output }));
   }
 
   private ensureStarted(): OutFrame[] {
     if (this.started) return [];
     this.started = true;
     const response = this.response({ status: "in_progress", usage: null });
-    return [this.frame("response.created", { response }, "lifecycle"), this.frame("response.in_progress", { response }, "lifecycle")];
+    return [this.responseFrame("response.created", response, "lifecycle"), this.responseFrame("response.in_progress", response, "lifecycle")];
   }
 
   private nextIndex(): number {
@@ -140,6 +164,14 @@ export class ResponsesStreamEncoder {
     const item = this.current!;
     item.text += text;
     return this.frame(type, { item_id: item.id, output_index: item.outputIndex, ...payload }, kind);
+  }
+
+  private textDelta(text: string): OutFrame {
+    const item = this.current!;
+    item.text += text;
+    const frame: OutFrame = { text: TEXT_DELTA.text(this.sequence, item.id, item.outputIndex, text), kind: "content" };
+    this.sequence += 1;
+    return frame;
   }
 
   private closeOpen(): OutFrame[] {
@@ -220,14 +252,14 @@ export class ResponsesStreamEncoder {
     const finish = this.finish ?? (this.output.some((item) => item["type"] !== "message" && item["type"] !== "reasoning") ? "tool_calls" : "stop");
     const status = finalStatus(finish);
     const type = status === "completed" ? "response.completed" : "response.incomplete";
-    frames.push(this.frame(type, { response: this.response({ status, usage: this.usage, finish }) }, "done"));
+    frames.push(this.responseFrame(type, this.response({ status, usage: this.usage, finish }), "done"));
     return frames;
   }
 
   private fail(code: string, message: string): OutFrame[] {
     const frames = this.ensureStarted();
     this.finished = true;
-    frames.push(this.frame("response.failed", { response: this.response({ status: "failed", usage: this.usage, error: { code, message } }) }, "error"));
+    frames.push(this.responseFrame("response.failed", this.response({ status: "failed", usage: this.usage, error: { code, message } }), "error"));
     return frames;
   }
 }
