@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { RequestLogEntry, TrafficClass, WireFormat } from "../../../shared/types.js";
 import type { CountShape, StreamFraming } from "../formats/adapter.js";
+import type { OutFrame } from "../formats/types.js";
 import type { StreamTranscript } from "../continuation/midstream.js";
 import type { ClientResponse } from "../response/clientResponse.js";
 import type { RequestSession } from "../sessions/routing.js";
@@ -46,8 +47,11 @@ export class ContextVar<T> {
 
 /** What the writer hands to the features: every text the client receives, the JSON answer, and the row. */
 export interface AnswerHooks {
-  /** Every text written to the client: a whole JSON answer, or stream frames as they go out. */
-  frame(text: string): void;
+  /**
+   * Every text written to the client: a whole JSON answer (no frames), or stream frames as they go
+   * out, with the frames themselves (an encoder's carry their data: nothing need parse the text).
+   */
+  frame(text: string, frames: readonly OutFrame[]): void;
   /** The JSON answer before it is written; a feature may give another shape in its place (a compaction). */
   answer(body: unknown): unknown;
   finished(entry: RequestLogEntry): void;

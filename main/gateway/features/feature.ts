@@ -7,7 +7,7 @@
 //   afterAttempt(ctx, report)         an attempt was recorded: shed the request, retry the same connection
 //                                     after a wait, resume a broken stream elsewhere, or nothing
 //   answer(ctx, body) → body          the JSON answer before it is written (a compaction reshapes it)
-//   frame(ctx, text)                  every text the client receives (a JSON answer, stream frames)
+//   frame(ctx, text, frames)          every text the client receives (a JSON answer, stream frames with their data)
 //   finish(ctx, row)                  the request's log row was written
 // Features run in the order of features/index.ts; the first afterAttempt decision wins.
 import type { Connection, RequestLogEntry } from "../../../shared/types.js";
@@ -17,6 +17,7 @@ import type { AttemptOutcome } from "../request/attempt.js";
 import type { RequestPlan } from "../request/plan.js";
 import type { AttemptResult } from "../request/record.js";
 import type { SelectionLog } from "../request/select.js";
+import type { OutFrame } from "../formats/types.js";
 import type { Target } from "../resolve.js";
 import type { SendCall, UpstreamCall } from "../upstream/call.js";
 
@@ -52,6 +53,6 @@ export interface RequestFeature {
   send?(ctx: RequestContext, attempt: AttemptTarget, next: SendCall): Promise<UpstreamCall>;
   afterAttempt?(ctx: RequestContext, report: AttemptReport): AfterAttempt;
   answer?(ctx: RequestContext, body: unknown): unknown;
-  frame?(ctx: RequestContext, text: string): void;
+  frame?(ctx: RequestContext, text: string, frames: readonly OutFrame[]): void;
   finish?(ctx: RequestContext, row: RequestLogEntry): void;
 }

@@ -84,8 +84,8 @@ export class RequestFeatures {
         for (const f of answer) body = f.answer!(ctx, body);
         return body;
       },
-      frame: (text) => {
-        for (const f of frame) f.frame!(ctx, text);
+      frame: (text, frames) => {
+        for (const f of frame) f.frame!(ctx, text, frames);
       },
       finished: (row: RequestLogEntry) => {
         for (const f of finish) f.finish!(ctx, row);

@@ -47,8 +47,8 @@ export function responsesTurnsFeature(turns: Partial<Record<WireFormat, TurnHook
       ctx.get(OBSERVER)?.json(body);
       return body;
     },
-    frame(ctx, text) {
-      if (ctx.client.streaming) ctx.get(OBSERVER)?.streamText(text);
+    frame(ctx, text, frames) {
+      if (ctx.client.streaming) ctx.get(OBSERVER)?.streamText(text, frames);
     },
   };
 }

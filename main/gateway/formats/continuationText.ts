@@ -42,8 +42,9 @@ export function continuationText(holderOf: TextHolder, withPrefix: ContinuationT
   return {
     withPrefix,
     textOf(frame: OutFrame): string {
-      const parsed = parseFrame(frame.text);
-      const at = parsed && holderOf(parsed.data);
+      // An encoder's frame carries its data: only a passed-through frame is parsed (issue 33).
+      const data = frame.data ?? parseFrame(frame.text)?.data;
+      const at = data && holderOf(data);
       return at ? String(at.holder[at.key]) : "";
     },
     withText(frame: OutFrame, text: string): OutFrame {

@@ -4,6 +4,8 @@
 // a fraction of a generic serialisation, which was most of a translated frame's cost (issue 33).
 
 import { sseJson } from "./sse.js";
+import type { FrameKind, OutFrame } from "./types.js";
+import type { JsonObject } from "./values.js";
 
 /** A value's place in the sample: a string no client sends, found once in the sample's JSON. */
 const hole = (i: number): string => `\u0000switchyard hole ${i}\u0000`;
@@ -18,7 +20,7 @@ export class FrameTemplate<V extends readonly (string | number)[]> {
    */
   constructor(
     count: V["length"],
-    private readonly shape: (...values: V) => unknown,
+    private readonly shape: (...values: V) => JsonObject,
     private readonly event?: string,
   ) {
     const markers = Array.from({ length: count }, (_, i) => hole(i));
@@ -33,6 +35,11 @@ export class FrameTemplate<V extends readonly (string | number)[]> {
     let out = pieces[0];
     for (let i = 0; i < values.length; i++) out += JSON.stringify(values[i]) + pieces[i + 1];
     return out;
+  }
+
+  /** The frame of `values`, with its data for the taps (OutFrame.data). */
+  frame(kind: FrameKind, ...values: V): OutFrame {
+    return { text: this.text(...values), kind, data: this.shape(...values) };
   }
 
   /** The sample's text cut at each hole, in order; null when a hole is missing or repeated (a value the shape copies or drops). */

@@ -1,5 +1,6 @@
 // Public types of the formats module (re-exported by index.ts).
 import type { UsageSummary } from "./usage.js";
+import type { JsonObject } from "./values.js";
 
 export interface TranslateContext {
   clientModel: string;
@@ -19,6 +20,12 @@ export interface OutFrame {
   /** Complete SSE frame text, e.g. "event: message_start\ndata: {...}\n\n" or "data: {...}\n\n". */
   text: string;
   kind: FrameKind;
+  /**
+   * The data an encoder serialised into `text`, for whoever reads the answer as it goes out (the
+   * taps): they read this object instead of parsing the text back (issue 33). Absent for a frame
+   * passed through as the upstream wrote it, whose text is all there is.
+   */
+  data?: JsonObject;
 }
 
 export interface UpstreamEvent {

@@ -9,6 +9,7 @@ import type { AnswerHooks } from "../context/requestContext.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
 import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
 import type { NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
+import type { OutFrame } from "../formats/types.js";
 import { JsonArrayStream } from "./jsonArrayStream.js";
 import type { UsageSummary } from "../formats/usage.js";
 import type { FinalError } from "../outcome.js";
@@ -33,8 +34,8 @@ export interface ClientResponseOptions {
 /** Sees every answer that goes out (a Responses turn keeps what it served, R16.4, R16.7). */
 export interface AnswerObserver {
   json(body: unknown): void;
-  /** Stream text as written to the client, whole frames. */
-  streamText(text: string): void;
+  /** Stream text as written to the client, whole frames, and the frames it was made of (their data, where an encoder made them). */
+  streamText(text: string, frames: readonly OutFrame[]): void;
 }
 
 const SSE_HEADERS = {
@@ -209,14 +210,17 @@ export class ClientResponse {
     this.res.writeHead(200, { ...this.baseHeaders(true), ...this.successHeaders, ...this.streamHeaders });
   }
 
-  /** Writes SSE text; false when the socket is full and the writer should wait for `drained()`. */
-  write(text: string): boolean {
+  /**
+   * Writes SSE text, the text of `frames`; false when the socket is full and the writer should wait
+   * for `drained()`. The hooks get the frames too, so they read their data, not the text (issue 33).
+   */
+  write(text: string, frames: readonly OutFrame[] = []): boolean {
     if (!text || this.res.writableEnded) return true;
     if (this.numbering) text = this.numbering.shift(text, this.keepAlivesSent);
     if (this.array) text = this.array.elements(text);
     this.bytesOut += Buffer.byteLength(text);
     this.lastWritten = text;
-    this.hooks?.frame(text);
+    this.hooks?.frame(text, frames);
     return this.res.write(text);
   }
 
@@ -243,7 +247,7 @@ export class ClientResponse {
     this.markFirstOutput();
     if (this.hooks) body = this.hooks.answer(body);
     const text = typeof body === "string" ? body : JSON.stringify(body);
-    this.hooks?.frame(text);
+    this.hooks?.frame(text, []);
     this.bytesOut += this.endWhole(200, this.successJsonHeaders(), text);
     this.finish(200, null, usage);
   }

@@ -119,10 +119,13 @@ function createWatchdogs(budgets: StreamBudgets, onFire: (code: StreamFailureCod
   };
 }
 
-/** Holds lifecycle frames until the first progress frame, then commits and gathers output per chunk. */
+/**
+ * Holds lifecycle frames until the first progress frame, then commits and gathers output per chunk.
+ * The frames go to the client with their text, so what reads them there has their data (issue 33).
+ */
 function createFrameGate(client: ClientResponse) {
   let held: OutFrame[] = [];
-  let out = "";
+  let out: OutFrame[] = [];
   let committed = false;
   let sawTerminalFrame = false;
   const commit = () => {
@@ -131,9 +134,12 @@ function createFrameGate(client: ClientResponse) {
   };
   /** false when the client's socket is full: the caller waits for it to drain. */
   const flush = (): boolean => {
-    const text = out;
-    out = "";
-    return client.write(text);
+    if (out.length === 0) return true;
+    const frames = out;
+    out = [];
+    let text = "";
+    for (const f of frames) text += f.text;
+    return client.write(text, frames);
   };
   return {
     committed: () => committed,
@@ -142,13 +148,13 @@ function createFrameGate(client: ClientResponse) {
       for (const f of frames) {
         if (f.kind === "done") sawTerminalFrame = true;
         if (committed) {
-          out += f.text;
+          out.push(f);
           continue;
         }
         held.push(f);
         if (!PROGRESS_KINDS.has(f.kind)) continue;
         commit();
-        out += held.map((h) => h.text).join("");
+        out.push(...held);
         held = [];
       }
     },
@@ -157,7 +163,7 @@ function createFrameGate(client: ClientResponse) {
     /** The stream ended well: the held frames and the translator's closing frames go out. */
     close(closing: OutFrame[]): boolean {
       if (!committed) commit();
-      out += [...held, ...closing].map((f) => f.text).join("");
+      out.push(...held, ...closing);
       held = [];
       return flush();
     },

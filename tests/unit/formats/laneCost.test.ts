@@ -10,6 +10,7 @@ import { OpenaiStreamDecoder } from "../../../main/gateway/formats/openai/stream
 import { ResponseJson } from "../../../main/gateway/formats/responses/response.js";
 import { sseJson } from "../../../main/gateway/formats/sse.js";
 import { DroppedFields } from "../../../main/gateway/formats/values.js";
+import { responsesAnswerTap } from "../../../main/gateway/responses/answerTap.js";
 import { parseSse, runStream } from "./helpers.js";
 
 const TEXTS = ["plain", 'quote " and \\ backslash', "line\nbreak\ttab", "é ü 中文 🙂", "\u0000\u001f control", "lone \ud800 surrogate", "</script>"];
@@ -42,18 +43,54 @@ describe("issue 33: frames serialised around their values", () => {
   });
 
   it.each<WireFormat>(["openai", "anthropic", "gemini", "openai-responses"])(
-    "every frame of a translated stream to a %s client is the canonical JSON of its data (escapes, unicode, a model name with quotes)",
+    "every frame of a translated stream to a %s client is the canonical JSON of its data, which it carries (escapes, unicode, a model name with quotes)",
     (client) => {
       const ctx = { clientModel: 'alias "q"', requestId: "req-33", includeUsage: true, clientBody: { model: "m", input: "hi", instructions: "be brief\n", tools: [] } };
-      const { frames } = runStream("openai", client, ctx, chatStream(TEXTS));
+      // A chat client's stream is translated from an Anthropic upstream's (itself made from the chat stream).
+      const upstream = client === "openai" ? "anthropic" : "openai";
+      const sse = client === "openai" ? runStream("openai", "anthropic", ctx, chatStream(TEXTS)).text : chatStream(TEXTS);
+      const { frames } = runStream(upstream, client, ctx, sse);
       expect(frames.filter((f) => f.kind === "content")).toHaveLength(TEXTS.length);
       for (const frame of frames) {
         const [evt] = parseSse(frame.text);
         if (evt.data === "[DONE]") continue;
         expect(frame.text).toBe(sseJson(JSON.parse(evt.data), evt.event));
+        // What the taps read instead of the text is what the text says.
+        expect(frame.data).toEqual(JSON.parse(evt.data));
       }
     },
   );
+});
+
+describe("issue 33: what reads the frames reads their data", () => {
+  const ctx = { clientModel: "alias", requestId: "req-33", includeUsage: true, clientBody: { model: "m", input: "hi", instructions: "be brief", tools: [] } };
+
+  it("a Responses turn keeps the encoder's own response object, as the text says it; a passed-through stream's is read off its text", () => {
+    const { frames, text } = runStream("openai", "openai-responses", ctx, chatStream(["Hello", " there"]));
+    const kept: Record<string, unknown>[] = [];
+    const tap = responsesAnswerTap((response) => kept.push(response));
+    for (const frame of frames) tap.streamText(frame.text, [frame]);
+    const completed = frames[frames.length - 1];
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toBe(completed.data!["response"]);
+    expect(kept[0]).toEqual(JSON.parse(parseSse(completed.text)[0].data)["response"]);
+
+    const passed: Record<string, unknown>[] = [];
+    const passthrough = responsesAnswerTap((response) => passed.push(response));
+    const relayed = runStream("openai-responses", "openai-responses", ctx, text);
+    for (const frame of relayed.frames) passthrough.streamText(frame.text, [frame]);
+    expect(relayed.frames.every((frame) => frame.data === undefined)).toBe(true);
+    expect(passed).toEqual([{ ...(kept[0] as object), model: "alias" }]);
+  });
+
+  it.each<WireFormat>(["openai", "anthropic", "gemini"])("mid-stream continuation reads a %s frame's text delta off its data, as off its text", (client) => {
+    const upstream = client === "openai" ? "anthropic" : "openai";
+    const sse = client === "openai" ? runStream("openai", "anthropic", ctx, chatStream(TEXTS)).text : chatStream(TEXTS);
+    const frames = runStream(upstream, client, ctx, sse).frames.filter((frame) => frame.kind === "content");
+    const continuation = clientHalf(client).continuation!;
+    expect(frames.map((frame) => continuation.textOf(frame))).toEqual(TEXTS);
+    expect(frames.map((frame) => continuation.textOf({ text: frame.text, kind: frame.kind }))).toEqual(TEXTS);
+  });
 });
 
 describe("issue 33: plain OpenAI chunks read without a parse", () => {

@@ -187,7 +187,7 @@ describe("Responses streams (R16.2, R16.6)", () => {
     expect(out.response).toMatchObject({ status: "failed", error: { code: "overloaded_error", message: "Overloaded" } });
     const chat = createStreamTranslator("openai-responses", "openai", plainCtx);
     const failed = { type: "response.failed", sequence_number: 3, response: { status: "failed", error: { code: "server_error", message: "boom" } } };
-    expect(chat.push({ event: "response.failed", data: JSON.stringify(failed) })).toEqual([
+    expect(chat.push({ event: "response.failed", data: JSON.stringify(failed) })).toMatchObject([
       { text: 'data: {"error":{"message":"boom","type":"server_error","code":"server_error"}}\n\n', kind: "error" },
     ]);
     expect(chat.finished()).toBe(true);

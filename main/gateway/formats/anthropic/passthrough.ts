@@ -3,7 +3,7 @@
 
 import type { PassthroughTracker } from "../adapter.js";
 import type { HubUsage } from "../hub.js";
-import { sseJson } from "../sse.js";
+import { dataFrame } from "../sse.js";
 import type { OutFrame, UpstreamEvent } from "../types.js";
 import { asNumber, asRecord, asString, type JsonObject } from "../values.js";
 import { mergeAnthropicRawUsage, usageFromAnthropic } from "./usage.js";
@@ -37,17 +37,13 @@ export class AnthropicPassthroughTracker implements PassthroughTracker {
   }
 
   closing(usage: HubUsage): OutFrame[] {
-    const frames: OutFrame[] = [...this.openBlocks].map((index) => ({
-      text: sseJson({ type: "content_block_stop", index }, "content_block_stop"),
-      kind: "lifecycle" as const,
-    }));
+    const frames: OutFrame[] = [...this.openBlocks].map((index) => dataFrame({ type: "content_block_stop", index }, "lifecycle", "content_block_stop"));
     if (!this.sawMessageDelta) {
-      frames.push({
-        text: sseJson({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.outputTokens ?? 0 } }, "message_delta"),
-        kind: "usage",
-      });
+      frames.push(
+        dataFrame({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.outputTokens ?? 0 } }, "usage", "message_delta"),
+      );
     }
-    frames.push({ text: sseJson({ type: "message_stop" }, "message_stop"), kind: "done" });
+    frames.push(dataFrame({ type: "message_stop" }, "done", "message_stop"));
     return frames;
   }
 

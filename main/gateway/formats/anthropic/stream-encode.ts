@@ -6,7 +6,7 @@ import { FrameTemplate } from "../frameTemplate.js";
 import { emptyUsage, mergeUsage, type HubFinish, type HubStreamEvent, type HubUsage, type ReasoningOrigin } from "../hub.js";
 import { messageId } from "../ids.js";
 import { markerSignature } from "../reasoning.js";
-import { sseJson } from "../sse.js";
+import { dataFrame } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
 import { usageToAnthropic } from "./usage.js";
 
@@ -33,7 +33,7 @@ const ANTHROPIC_ERROR_TYPES = new Set([
 ]);
 
 function frame(event: string, payload: Record<string, unknown>, kind: FrameKind): OutFrame {
-  return { text: sseJson(payload, event), kind };
+  return dataFrame(payload, kind, event);
 }
 
 const deltaData = (index: number, delta: Record<string, unknown>): Record<string, unknown> => ({ type: "content_block_delta", index, delta });
@@ -64,7 +64,7 @@ export class AnthropicStreamEncoder {
         return this.ensureStarted();
       case "text":
         if (event.text === "") return [];
-        return [...this.openBlock("text"), { text: TEXT_DELTA.text(this.block?.index ?? 0, event.text), kind: "content" }];
+        return [...this.openBlock("text"), TEXT_DELTA.frame("content", this.block?.index ?? 0, event.text)];
       case "reasoning":
         return [...this.openBlock("thinking"), this.delta({ type: "thinking_delta", thinking: event.text }, "reasoning")];
       case "reasoning_signature":

@@ -4,7 +4,7 @@
 import { finishToGemini } from "../finish.js";
 import { FrameTemplate } from "../frameTemplate.js";
 import { emptyUsage, mergeUsage, type HubFinish, type HubStreamEvent, type HubUsage } from "../hub.js";
-import { sseJson } from "../sse.js";
+import { dataFrame } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
 import { argumentsToObject } from "../values.js";
 import { usageToGemini } from "./usage.js";
@@ -54,7 +54,7 @@ export class GeminiStreamEncoder {
         return [];
       case "error":
         this.finished = true;
-        return [{ text: sseJson({ error: { code: 500, message: event.message, status: "INTERNAL" } }), kind: "error" }];
+        return [dataFrame({ error: { code: 500, message: event.message, status: "INTERNAL" } }, "error")];
       case "done":
         return this.close();
       case "reasoning_signature":
@@ -79,12 +79,12 @@ export class GeminiStreamEncoder {
   }
 
   private frame(parts: Record<string, unknown>[], kind: FrameKind, final = false): OutFrame {
-    return { text: sseJson(this.chunk(parts, final)), kind };
+    return dataFrame(this.chunk(parts, final), kind);
   }
 
   private text(text: string): OutFrame {
     this.textChunk ??= new FrameTemplate(1, (value: string) => this.chunk([{ text: value }], false));
-    return { text: this.textChunk.text(text), kind: "content" };
+    return this.textChunk.frame("content", text);
   }
 
   private flushCall(): OutFrame[] {

@@ -5,7 +5,7 @@ import { finishToOpenai } from "../finish.js";
 import { emptyUsage, mergeUsage, type HubStreamEvent, type HubUsage } from "../hub.js";
 import { FrameTemplate } from "../frameTemplate.js";
 import { messageId } from "../ids.js";
-import { sseFrame, sseJson } from "../sse.js";
+import { dataFrame, sseFrame } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
 import { usageToOpenai } from "./usage.js";
 
@@ -56,7 +56,7 @@ export class OpenaiStreamEncoder {
         return [];
       case "error":
         this.finished = true;
-        return [{ text: sseJson({ error: { message: event.message, type: event.errorType ?? "server_error", code: event.code ?? null } }), kind: "error" }];
+        return [dataFrame({ error: { message: event.message, type: event.errorType ?? "server_error", code: event.code ?? null } }, "error")];
       case "done":
         return this.close();
       case "reasoning_signature":
@@ -79,12 +79,12 @@ export class OpenaiStreamEncoder {
   }
 
   private chunk(delta: Record<string, unknown>, kind: FrameKind, finishReason: string | null = null): OutFrame {
-    return { text: sseJson(this.chunkData(delta, finishReason)), kind };
+    return dataFrame(this.chunkData(delta, finishReason), kind);
   }
 
   private text(text: string): OutFrame {
     this.textChunk ??= new FrameTemplate(1, (content: string) => this.chunkData({ content }, null));
-    return { text: this.textChunk.text(text), kind: "content" };
+    return this.textChunk.frame("content", text);
   }
 
   private ensureStarted(): OutFrame[] {
@@ -101,7 +101,7 @@ export class OpenaiStreamEncoder {
       frames.push(this.chunk({}, "lifecycle", this.toolIndex.size > 0 ? "tool_calls" : "stop"));
     }
     if (this.ctx.includeUsage !== false) {
-      frames.push({ text: sseJson({ ...this.base(), choices: [], usage: usageToOpenai(this.usage) }), kind: "usage" });
+      frames.push(dataFrame({ ...this.base(), choices: [], usage: usageToOpenai(this.usage) }, "usage"));
     }
     frames.push({ text: sseFrame("[DONE]"), kind: "done" });
     return frames;

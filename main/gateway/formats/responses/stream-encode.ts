@@ -7,7 +7,7 @@ import type { UpstreamHalf } from "../adapter.js";
 import { emptyUsage, mergeUsage, type HubFinish, type HubStreamEvent, type HubUsage } from "../hub.js";
 import { FrameTemplate } from "../frameTemplate.js";
 import { markerSignature } from "../reasoning.js";
-import { sseFrame, sseJson } from "../sse.js";
+import { dataFrame, sseFrame } from "../sse.js";
 import type { FrameKind, OutFrame, TranslateContext } from "../types.js";
 import type { JsonObject } from "../values.js";
 import { itemId } from "./ids.js";
@@ -107,20 +107,23 @@ export class ResponsesStreamEncoder {
   }
 
   private frame(type: string, payload: JsonObject, kind: FrameKind): OutFrame {
-    const frame = { text: sseJson({ type, sequence_number: this.sequence, ...payload }, type), kind };
+    const frame = dataFrame({ type, sequence_number: this.sequence, ...payload }, kind, type);
     this.sequence += 1;
     return frame;
   }
 
-  /** A lifecycle event carrying the response object (in its JSON text, serialised once for both starting events). */
-  private responseFrame(type: string, responseText: string, kind: FrameKind): OutFrame {
-    const frame = { text: sseFrame(`{"type":${JSON.stringify(type)},"sequence_number":${this.sequence},"response":${responseText}}`, type), kind };
+  /** A lifecycle event carrying the response object, its JSON text made once for both starting events. */
+  private responseFrame(type: string, response: { object: JsonObject; text: string }, kind: FrameKind): OutFrame {
+    const data = { type, sequence_number: this.sequence, response: response.object };
+    const frame = { text: sseFrame(`{"type":${JSON.stringify(type)},"sequence_number":${this.sequence},"response":${response.text}}`, type), kind, data };
     this.sequence += 1;
     return frame;
   }
 
-  private response(state: Omit<ResponseState, "output">): string {
-    return this.responseJson.text(responseObject(this.ctx, this.createdAt, { ...state, output: this.output }));
+  private response(state: Omit<ResponseState, "output">): { object: JsonObject; text: string } {
+    // The output so far, not the list it grows in: the frame's data must stay what its text says.
+    const object = responseObject(this.ctx, this.createdAt, { ...state, output: [...this.output] });
+    return { object, text: this.responseJson.text(object) };
   }
 
   private ensureStarted(): OutFrame[] {
@@ -169,7 +172,7 @@ export class ResponsesStreamEncoder {
   private textDelta(text: string): OutFrame {
     const item = this.current!;
     item.text += text;
-    const frame: OutFrame = { text: TEXT_DELTA.text(this.sequence, item.id, item.outputIndex, text), kind: "content" };
+    const frame = TEXT_DELTA.frame("content", this.sequence, item.id, item.outputIndex, text);
     this.sequence += 1;
     return frame;
   }
