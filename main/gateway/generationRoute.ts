@@ -137,7 +137,7 @@ export function createGenerationRoute(deps: GenerationRouteDeps): (req: Incoming
     // R1.9: a missing or non-string model is a malformed request, not an unknown model.
     if (typeof model !== "string" || model === "") return clientError(res, format, 400, "invalid_request", "model must be a non-empty string");
     if (!fencesLease(format, fenceDeps, req, res, edge)) return;
-    const count = clientHalf(format).count;
+    const count = clientHalf(format).count ?? undefined;
     await deps.pipeline.handle({ format, body, model, count, headers: req.headers, res, session: sessionOf(format, req, edge, body), ...edgeFields(req, edge) });
   }
 

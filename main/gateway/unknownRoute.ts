@@ -6,17 +6,19 @@ import type { WireFormat } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { clientError } from "./clientRoutes.js";
 import { edgeOf } from "./edge.js";
+import { clientHalves } from "./formats/index.js";
 import type { RequestLogSink } from "./ports.js";
 import { unservedEntry } from "./request/requestRecord.js";
 import { clientKindOf } from "./request/trace.js";
 
-/** The client format a path implies: each family's own prefix, OpenAI chat for the rest of /v1. */
+/** The client format a path implies: the format whose route prefix matches longest (each half names its own, R22.5). */
 export function formatOfUnknownPath(path: string): WireFormat {
   const lower = path.toLowerCase();
-  if (lower.startsWith("/v1/messages")) return "anthropic";
-  if (lower.startsWith("/v1/responses")) return "openai-responses";
-  if (lower.startsWith("/v1beta/")) return "gemini";
-  return "openai";
+  let best: { format: WireFormat; length: number } = { format: "openai", length: -1 };
+  for (const half of clientHalves()) {
+    for (const prefix of half.routePrefixes) if (lower.startsWith(prefix) && prefix.length > best.length) best = { format: half.format, length: prefix.length };
+  }
+  return best.format;
 }
 
 export function unknownClientRoute(deps: { requestLog: RequestLogSink; clock: Clock }): RequestHandler {

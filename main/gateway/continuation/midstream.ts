@@ -10,7 +10,7 @@
 import type { WireFormat } from "../../../shared/types.js";
 import type { Target } from "../resolve.js";
 import type { OutFrame } from "../formats/index.js";
-import { clientHalf, upstreamFormatOf } from "../formats/index.js";
+import { clientHalf, upstreamFormatOf, upstreamHalf } from "../formats/index.js";
 import type { ContinuationText } from "../formats/adapter.js";
 
 type Json = Record<string, unknown>;
@@ -56,9 +56,9 @@ export class StreamTranscript {
     return this.broken;
   }
 
-  /** Can this target continue? Only an Anthropic-format upstream takes an assistant prefill. */
+  /** Can this target continue? Only an upstream format that takes an assistant prefill (its half says, R22.5). */
   canContinueOn(target: Pick<Target, "provider">): boolean {
-    return upstreamFormatOf(target.provider, this.clientFormat) === "anthropic";
+    return upstreamHalf(upstreamFormatOf(target.provider, this.clientFormat)).takesPrefill;
   }
 
   /** The client's request with the text so far as the assistant's unfinished answer. */

@@ -8,6 +8,7 @@
 import type { Provider, WireFormat } from "../../../shared/types.js";
 import type { HubRequest, HubResponse, HubStreamEvent, HubUsage, ReasoningOrigin } from "./hub.js";
 import type { FrameKind, OutFrame, TranslateContext, UpstreamEvent } from "./types.js";
+import type { IssuedHere, Stripped } from "./reasoningArtifacts.js";
 import type { DroppedFields, JsonObject } from "./values.js";
 
 /** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
@@ -59,10 +60,21 @@ export interface ClientHalf {
    * call a POST path asks for, or null. The route puts `model` and `stream` into the body it hands on.
    */
   generationPathCall?(path: string, query: string): PathGeneration | null;
-  /** The token-count endpoint of this format (R16.5, R17.1, R22.5), when it has one. */
-  readonly count?: CountShape;
+  /** The token-count endpoint of this format (R16.5, R17.1, R22.5); null when it has none. */
+  readonly count: CountShape | null;
   /** R16.5: the routes that answer a turn as a compaction (lower-case exact paths). */
-  readonly compactPaths?: readonly string[];
+  readonly compactPaths: readonly string[];
+  /** API.md: the path prefixes (lower-case) whose unknown routes are answered in this format; the longest match wins. */
+  readonly routePrefixes: readonly string[];
+  /** R20.3, R22.5: the texts a traffic class is read from (whole; the classifier reads only their openings). */
+  trafficTexts(body: Record<string, unknown>): TrafficTexts;
+  /**
+   * R20.1, R22.5: the account-bound reasoning artifacts in a text this client receives (a JSON answer
+   * or whole stream frames); null when this format's answers carry none that are read off text.
+   */
+  readonly reasoningArtifacts: ((text: string) => string[]) | null;
+  /** R20.1, R22.5: the request without the artifacts `issued` does not vouch for, null when none is foreign; null when the format carries none. */
+  readonly foreignReasoningStripped: ((body: Record<string, unknown>, issued: IssuedHere) => Stripped | null) | null;
 
   /** R1.9 (and R16.1 for Responses): the first thing wrong with a generation request's shape, or null. */
   shapeProblem(body: Record<string, unknown>): string | null;
@@ -109,6 +121,16 @@ export interface ClientHalf {
   readonly numberedKeepAlive?: NumberedKeepAlive;
 }
 
+/** What a request says it is for, in its own words (R20.3): the system texts, and the last user text. */
+export interface TrafficTexts {
+  /** The opening system texts (Anthropic's system blocks, a leading system message, Gemini's instruction parts). */
+  system: string[];
+  /** The last message's text when a user wrote it, else "". */
+  lastUser: string;
+  /** The type of the last input item, where the format has typed items (Responses: Codex's `compaction_trigger`). */
+  lastItemType?: string;
+}
+
 /** Keep-alive events inside a numbered event sequence (Responses' sequence_number). */
 export interface NumberedKeepAlive {
   /** The keep-alive as the stream's n-th event. */
@@ -150,6 +172,8 @@ export interface ProviderAdapter {
   upstreamFormatFor(clientFormat: WireFormat): WireFormat;
   /** Headers this kind of provider takes beyond auth (the simulator's fault programs). */
   extraHeaders(provider: Provider, clientHeaders: ClientHeaders): Record<string, string>;
+  /** R18.1, R22.5: the price catalogue's provider for this kind of provider, when its base URL names none. */
+  readonly pricingProvider: string | null;
 }
 
 /** What we speak to a provider of this format: path, auth, request build, answer decoding. */
@@ -168,6 +192,8 @@ export interface UpstreamHalf extends ProviderAdapter {
   streamDecoder(ctx: TranslateContext): StreamDecoder;
   /** How this format's reasoning is marked when relayed into Anthropic thinking blocks; null for Anthropic's own. */
   readonly reasoningMarker: Exclude<ReasoningOrigin, "anthropic"> | null;
+  /** R13.3, R22.5: a trailing assistant message is continued (a true prefill), so a broken stream can be resumed here. */
+  readonly takesPrefill: boolean;
 
   /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
   classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;

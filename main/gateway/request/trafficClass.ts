@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { isRecord } from "../../../shared/records.js";
 import type { ClientKind, TrafficClass, WireFormat } from "../../../shared/types.js";
+import { clientHalf } from "../formats/index.js";
 
 export interface TrafficInput {
   format: WireFormat;
@@ -19,8 +20,6 @@ export interface TrafficInput {
 
 /** How much of a prompt is read: every opening matched below is shorter. */
 const HEAD = 200;
-/** How many system blocks or content parts are looked at, from the start or the end. */
-const PARTS = 4;
 
 function headerOf(headers: IncomingHttpHeaders, name: string): string {
   const value = headers[name];
@@ -28,65 +27,19 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string {
   return Array.isArray(value) ? (value[0] ?? "") : "";
 }
 
-function partText(part: unknown): string {
-  if (typeof part === "string") return part;
-  return isRecord(part) && typeof part.text === "string" ? part.text : "";
-}
-
-/** The first text of a content (a string, or parts/blocks), or the last when `fromEnd`. */
-function contentText(content: unknown, fromEnd: boolean): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  for (let i = 0; i < content.length && i < PARTS; i++) {
-    const text = partText(content[fromEnd ? content.length - 1 - i : i]);
-    if (text !== "") return text;
-  }
-  return "";
-}
-
 const head = (text: string) => text.slice(0, HEAD).trimStart();
 
-/** The openings of the system prompt: Anthropic's system blocks, the first system message, Gemini's systemInstruction parts. */
-function systemHeads(format: WireFormat, body: Record<string, unknown>): string[] {
-  const heads: string[] = [];
-  const add = (text: string) => text !== "" && heads.push(head(text));
-  if (format === "anthropic") {
-    if (Array.isArray(body.system)) body.system.slice(0, PARTS).forEach((block) => add(partText(block)));
-    else add(partText(body.system));
-  } else if (format === "gemini") {
-    const instruction = body.systemInstruction ?? body.system_instruction;
-    add(isRecord(instruction) ? contentText(instruction.parts, false) : partText(instruction));
-  } else {
-    if (format === "openai-responses") add(partText(body.instructions));
-    const list = format === "openai" ? body.messages : body.input;
-    const first: unknown = Array.isArray(list) ? list[0] : undefined;
-    if (isRecord(first) && (first.role === "system" || first.role === "developer")) add(contentText(first.content, false));
-  }
-  return heads;
-}
-
-/** The opening of the last text of the last message when a user wrote it (a side request's own instruction sits there). */
-function lastUserHead(format: WireFormat, body: Record<string, unknown>): string {
-  const list = format === "gemini" ? body.contents : format === "openai-responses" ? body.input : body.messages;
-  if (typeof list === "string") return head(list);
-  const last: unknown = Array.isArray(list) ? list[list.length - 1] : undefined;
-  if (!isRecord(last) || last.role !== "user") return "";
-  return head(contentText(last.content ?? last.parts, true));
-}
-
-/** The last item of a Responses input, for Codex's `compaction_trigger`. */
-function lastInputType(body: Record<string, unknown>): unknown {
-  const input = body.input;
-  const last: unknown = Array.isArray(input) ? input[input.length - 1] : undefined;
-  return isRecord(last) ? last.type : undefined;
+/** The openings of the system prompt and of the last user text, as the client's format says where they are (R22.5). */
+function openings(format: WireFormat, body: Record<string, unknown>): { system: string[]; lastUser: string; lastItemType: string | undefined } {
+  const texts = clientHalf(format).trafficTexts(body);
+  return { system: texts.system.filter((t) => t !== "").map(head), lastUser: head(texts.lastUser), lastItemType: texts.lastItemType };
 }
 
 const startsWithAny = (heads: string[], opening: string) => heads.some((h) => h.startsWith(opening));
 
 // Claude Code 2.1.332.
 function claudeCode({ format, headers, body }: TrafficInput): TrafficClass {
-  const system = systemHeads(format, body);
-  const user = lastUserHead(format, body);
+  const { system, lastUser: user } = openings(format, body);
   // "session title (claude-haiku-4-5)": sent on ANTHROPIC_SMALL_FAST_MODEL when it is set, else on the main model.
   if (startsWithAny(system, "You are naming a coding session")) return "background";
   // "prompt suggestion after the turn": a fork of the main conversation (same system and tools), its own last user text.
@@ -110,7 +63,8 @@ function codex({ format, headers, body }: TrafficInput): TrafficClass {
   // input item, provider named OpenAI) — say `"request_kind":"compaction"` in x-codex-turn-metadata.
   if (headerOf(headers, "x-codex-turn-metadata").includes('"request_kind":"compaction"')) return "compaction";
   // The same without the metadata header (a proxy that drops x-codex-* headers).
-  if (lastInputType(body) === "compaction_trigger" || lastUserHead(format, body).startsWith("You are performing a CONTEXT CHECKPOINT COMPACTION")) return "compaction";
+  const { lastItemType, lastUser } = openings(format, body);
+  if (lastItemType === "compaction_trigger" || lastUser.startsWith("You are performing a CONTEXT CHECKPOINT COMPACTION")) return "compaction";
   // "child thread (collab_spawn)" and "codex exec review": any other x-openai-subagent label is a subagent's thread.
   if (subagent !== "") return "subagent";
   return "main";
@@ -118,13 +72,13 @@ function codex({ format, headers, body }: TrafficInput): TrafficClass {
 
 // Gemini CLI 0.61.0: its utility calls are non-streaming generateContent; its turns stream.
 function geminiCli({ format, path, body }: TrafficInput): TrafficClass {
-  const system = systemHeads(format, body);
+  const { system } = openings(format, body);
   // "/compress, the <state_snapshot> summary" and "its self-check pass" share this system prompt.
   if (startsWithAny(system, "You are a specialized system component responsible for distilling chat history")) return "compaction";
   // "model router's complexity classifier (-m auto)", on its flash-lite model.
   if (startsWithAny(system, "You are a specialized Task Routing AI")) return "background";
   // "next-speaker check" (model.skipNextSpeakerCheck: false), on its flash model.
-  if (lastUserHead(format, body).startsWith("Analyze *only* the content and structure of your immediately preceding response")) return "background";
+  if (openings(format, body).lastUser.startsWith("Analyze *only* the content and structure of your immediately preceding response")) return "background";
   // Both side checks above ask for JSON of a schema (responseJsonSchema) without streaming; so does any other of its
   // JSON utility calls. A turn never does.
   const config = body.generationConfig;
@@ -134,7 +88,7 @@ function geminiCli({ format, path, body }: TrafficInput): TrafficClass {
 
 // opencode 1.18.33 (on the OpenAI-compatible provider; the prompts are its own whatever the provider).
 function opencode({ format, headers, body }: TrafficInput): TrafficClass {
-  const system = systemHeads(format, body);
+  const { system } = openings(format, body);
   // "session title": the first of the two requests each prompt sends.
   if (startsWithAny(system, "You are a title generator")) return "background";
   // "session compaction summary".
@@ -146,7 +100,7 @@ function opencode({ format, headers, body }: TrafficInput): TrafficClass {
 
 // Qwen Code 0.24.4, in OpenAI and in Anthropic mode alike: no header tells its requests apart, the system prompt does.
 function qwenCode({ format, body }: TrafficInput): TrafficClass {
-  const system = systemHeads(format, body);
+  const { system } = openings(format, body);
   // "memory extraction after the turn".
   if (startsWithAny(system, "You are now acting as the managed memory extraction subagent")) return "background";
   // "auto-compaction summary".

@@ -5,6 +5,7 @@
 // unit test holds it to the library's own calcPrice.
 import { calcPrice, type ModelPrice } from "@pydantic/genai-prices";
 import type { Provider } from "../../../shared/types.js";
+import { providerAdapterFor } from "../formats/index.js";
 
 export interface TokenUse {
   /** Every prompt token, cache reads and writes included. */
@@ -34,14 +35,6 @@ export interface Price {
 }
 
 const NO_PRICE: Price = { costUsd: null, costSource: null };
-
-/** The catalogue's provider for a provider format, when its base URL names none. */
-const CATALOG_PROVIDER_OF_FORMAT: Record<string, string> = {
-  anthropic: "anthropic",
-  openai: "openai",
-  "openai-responses": "openai",
-  gemini: "google",
-};
 
 function flat(value: number | undefined): Rate | null {
   return value === undefined ? null : { base: value, tiers: [] };
@@ -79,7 +72,7 @@ function publicApiUrl(baseUrl: string): string | undefined {
 function fromCatalog(provider: Provider, model: string): Rates | null {
   const probe = { input_tokens: 1_000, output_tokens: 1_000 };
   const apiUrl = publicApiUrl(provider.baseUrl);
-  const providerId = CATALOG_PROVIDER_OF_FORMAT[provider.format];
+  const providerId = providerAdapterFor(provider.format).pricingProvider;
   const found = (apiUrl ? calcPrice(probe, model, { providerApiUrl: apiUrl }) : null) ?? (providerId ? calcPrice(probe, model, { providerId }) : null) ?? calcPrice(probe, model);
   if (!found) return null;
   const p = found.model_price;

@@ -7,7 +7,9 @@ import { cacheControlHint, messagesShapeProblem, metadataSessionHint } from "../
 import { sseJson } from "../sse.js";
 import { estimateInputTokens } from "../tokens.js";
 import { arrayLength, asRecord, DroppedFields } from "../values.js";
+import { lastUserText, partText, SIGNAL_PARTS } from "../textParts.js";
 import { anthropicContinuation } from "./continuation.js";
+import { anthropicArtifacts, anthropicForeignStripped } from "./reasoning-artifacts.js";
 import { anthropicErrorBody } from "./errors.js";
 import { anthropicTextDeltaBytes, classifyAnthropic, isAnthropicToolOrReasoning, isPlainAnthropicTextDelta } from "./events.js";
 import { AnthropicPassthroughTracker } from "./passthrough.js";
@@ -25,6 +27,14 @@ const isPositiveInteger = (value: unknown): value is number => typeof value === 
 const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
+  compactPaths: [],
+  routePrefixes: ["/v1/messages"],
+  trafficTexts: (body) => ({
+    system: Array.isArray(body["system"]) ? body["system"].slice(0, SIGNAL_PARTS).map(partText) : [partText(body["system"])],
+    lastUser: lastUserText(body["messages"]),
+  }),
+  reasoningArtifacts: anthropicArtifacts,
+  foreignReasoningStripped: anthropicForeignStripped,
   count: {
     paths: ["/v1/messages/count_tokens"],
     upstreamPath: () => "/v1/messages/count_tokens",
@@ -54,6 +64,8 @@ const client: ClientHalf = {
 const upstream: UpstreamHalf = {
   format: "anthropic",
   upstreamFormatFor: () => "anthropic",
+  takesPrefill: true,
+  pricingProvider: "anthropic",
   extraHeaders: () => ({}),
   path: () => "/v1/messages",
   // R1.2: an Anthropic client's anthropic-version and anthropic-beta reach an Anthropic upstream;

@@ -3,7 +3,10 @@
 // and `stream` into the body it hands on, which the same-format half takes out again.
 
 import type { ClientHalf, FormatHalves, PassthroughTracker, PathGeneration, SameFormatHalf, UpstreamHalf } from "../adapter.js";
+import { isRecord } from "../../../../shared/records.js";
+import { contentText, lastUserText, partText } from "../textParts.js";
 import { geminiContinuation } from "./continuation.js";
+import { geminiArtifacts, geminiForeignStripped } from "./reasoning-artifacts.js";
 import { geminiPathCall } from "./paths.js";
 import { statusForCode } from "../errors.js";
 import { promptTextOfHub } from "../promptText.js";
@@ -53,6 +56,14 @@ const client: ClientHalf = {
   format: "gemini",
   generationPaths: [],
   generationPathCall,
+  compactPaths: [],
+  routePrefixes: ["/v1beta/"],
+  trafficTexts: (body) => {
+    const instruction = body["systemInstruction"] ?? body["system_instruction"];
+    return { system: [isRecord(instruction) ? contentText(instruction["parts"], false) : partText(instruction)], lastUser: lastUserText(body["contents"]) };
+  },
+  reasoningArtifacts: geminiArtifacts,
+  foreignReasoningStripped: geminiForeignStripped,
   // R17.1: `models/{model}:countTokens`, the model in the path.
   count: { paths: [], upstreamPath: (model) => `/models/${model}:countTokens`, upstreamBody: (body) => body, estimateBody: (tokens) => ({ totalTokens: tokens }) },
   shapeProblem: (body) => (Array.isArray(body["contents"]) && body["contents"].length > 0 ? null : "contents: required non-empty array"),
@@ -78,6 +89,8 @@ const client: ClientHalf = {
 const upstream: UpstreamHalf = {
   format: "gemini",
   upstreamFormatFor: () => "gemini",
+  takesPrefill: false,
+  pricingProvider: "google",
   extraHeaders: () => ({}),
   path: (model, stream) => {
     const name = model.startsWith("models/") ? model.slice("models/".length) : model;

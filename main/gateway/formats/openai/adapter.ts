@@ -1,6 +1,7 @@
 // The OpenAI Chat Completions wire format: both halves.
 
 import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
+import { lastUserText, leadingSystemText } from "../textParts.js";
 import { chatContinuation } from "./continuation.js";
 import { statusForCode } from "../errors.js";
 import { promptTextOfHub } from "../promptText.js";
@@ -28,6 +29,13 @@ const passthrough: PassthroughTracker = {
 const client: ClientHalf = {
   format: "openai",
   generationPaths: ["/v1/chat/completions"],
+  count: null,
+  compactPaths: [],
+  // Chat is the /v1 family's default: what no other format's prefix claims is answered as chat.
+  routePrefixes: ["/v1/"],
+  trafficTexts: (body) => ({ system: [leadingSystemText(body["messages"])], lastUser: lastUserText(body["messages"]) }),
+  reasoningArtifacts: null,
+  foreignReasoningStripped: null,
   shapeProblem: messagesShapeProblem,
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),
@@ -51,6 +59,8 @@ const client: ClientHalf = {
 const upstream: UpstreamHalf = {
   format: "openai",
   upstreamFormatFor: () => "openai",
+  takesPrefill: false,
+  pricingProvider: "openai",
   extraHeaders: () => ({}),
   path: () => "/chat/completions",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

@@ -5,7 +5,10 @@ import { promptTextOfHub } from "../promptText.js";
 import { metadataSessionHint } from "../shape.js";
 import { estimateHubInputTokens } from "../tokens.js";
 import { arrayLength, asRecord, DroppedFields } from "../values.js";
+import { isRecord } from "../../../../shared/records.js";
+import { lastUserText, leadingSystemText, partText } from "../textParts.js";
 import { responsesErrorBody, responsesErrorFrame } from "./errors.js";
+import { responsesForeignStripped } from "./reasoning-artifacts.js";
 import { responsesKeepAlive } from "./keepalive.js";
 import { classifyResponses, isPlainResponsesTextDelta, isResponsesToolOrReasoning, responsesTextDeltaBytes } from "./events.js";
 import { responsesPassthrough } from "./passthrough.js";
@@ -26,6 +29,16 @@ const client: ClientHalf = {
     estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
   },
   compactPaths: ["/v1/responses/compact"],
+  routePrefixes: ["/v1/responses"],
+  trafficTexts: (body) => {
+    const input = body["input"];
+    const last: unknown = Array.isArray(input) ? input[input.length - 1] : undefined;
+    const lastItemType = isRecord(last) && typeof last["type"] === "string" ? last["type"] : undefined;
+    return { system: [partText(body["instructions"]), leadingSystemText(input)], lastUser: lastUserText(input), lastItemType };
+  },
+  // Its account-bound items are read off the finished response by the turn that served it (R16.7).
+  reasoningArtifacts: null,
+  foreignReasoningStripped: responsesForeignStripped,
   shapeProblem: responsesShapeProblem,
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),
@@ -55,6 +68,8 @@ const client: ClientHalf = {
 const upstream: UpstreamHalf = {
   format: "openai-responses",
   upstreamFormatFor: () => "openai-responses",
+  takesPrefill: false,
+  pricingProvider: "openai",
   extraHeaders: () => ({}),
   path: () => "/responses",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

@@ -1,0 +1,170 @@
+// R22.5: a format's knowledge lives in its folder. This is the list of what a format must provide:
+// every registered half declares each member (null where the format has no such thing, never left
+// out), the registry has one line per folder, and the per-format facts the gateway used to switch on
+// format names (count shapes, traffic signals, reasoning artifacts, prefill, unknown routes, pricing)
+// answer from the halves.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { clientHalf, clientHalves, providerAdapterFor, upstreamHalf } from "../../../main/gateway/formats/index.js";
+import { formatOfUnknownPath } from "../../../main/gateway/unknownRoute.js";
+import type { WireFormat } from "../../../shared/types.js";
+
+const FORMATS_DIR = path.resolve("main/gateway/formats");
+
+/** Every member a client half must declare; the compiler requires them too, this keeps the list in one readable place. */
+const CLIENT_MEMBERS = [
+  "format",
+  "generationPaths",
+  "count",
+  "compactPaths",
+  "routePrefixes",
+  "shapeProblem",
+  "isStreamRequest",
+  "toolCount",
+  "wantsStreamUsage",
+  "toHub",
+  "promptText",
+  "estimateInputTokens",
+  "sessionHint",
+  "hasCacheHint",
+  "trafficTexts",
+  "reasoningArtifacts",
+  "foreignReasoningStripped",
+  "hubToResponse",
+  "streamEncoder",
+  "continuation",
+  "errorBody",
+  "errorFrame",
+  "heartbeatFrame",
+] as const;
+
+const UPSTREAM_MEMBERS = [
+  "format",
+  "upstreamFormatFor",
+  "extraHeaders",
+  "pricingProvider",
+  "path",
+  "authHeaders",
+  "fromHub",
+  "responseToHub",
+  "usage",
+  "streamDecoder",
+  "reasoningMarker",
+  "takesPrefill",
+  "classify",
+  "textDeltaBytes",
+  "isToolOrReasoningEvent",
+] as const;
+
+const FORMATS: WireFormat[] = clientHalves().map((h) => h.format);
+
+describe("R22.5 what a format must provide", () => {
+  it("R22.5 every format is one folder and one registry line", () => {
+    const folders = readdirSync(FORMATS_DIR).filter((f) => statSync(path.join(FORMATS_DIR, f)).isDirectory() && f !== "simulator");
+    const folderOf: Record<WireFormat, string> = { openai: "openai", "openai-responses": "responses", anthropic: "anthropic", gemini: "gemini" };
+    expect(FORMATS.map((f) => folderOf[f]).sort()).toEqual(folders.sort());
+    const registry = readFileSync(path.join(FORMATS_DIR, "adapters.ts"), "utf8");
+    for (const folder of folders) expect(registry.match(new RegExp(`from "\\./${folder}/adapter\\.js"`, "g"))).toHaveLength(1);
+  });
+
+  it.each(FORMATS)("R22.5 the %s client half declares every member (null where it has none)", (format) => {
+    const half = clientHalf(format) as unknown as Record<string, unknown>;
+    const missing = CLIENT_MEMBERS.filter((m) => !(m in half) || half[m] === undefined);
+    expect(missing).toEqual([]);
+    expect(half.format).toBe(format);
+  });
+
+  it.each(FORMATS)("R22.5 the %s upstream half declares every member", (format) => {
+    const half = upstreamHalf(format) as unknown as Record<string, unknown>;
+    const missing = UPSTREAM_MEMBERS.filter((m) => !(m in half) || half[m] === undefined);
+    expect(missing).toEqual([]);
+  });
+
+  it("R22.5 R1.4 every client half answers its unknown routes, and a path's format is the half whose prefix matches longest", () => {
+    for (const half of clientHalves()) expect(half.routePrefixes.length).toBeGreaterThan(0);
+    expect(formatOfUnknownPath("/v1/messages/batches")).toBe("anthropic");
+    expect(formatOfUnknownPath("/v1/responses/abc/cancel")).toBe("openai-responses");
+    expect(formatOfUnknownPath("/v1beta/cachedContents")).toBe("gemini");
+    expect(formatOfUnknownPath("/v1/embeddings")).toBe("openai");
+  });
+
+  it("R22.5 R16.5 count shapes: each format with a count route says how an upstream counts and how an estimate answers", () => {
+    expect(clientHalf("openai").count).toBeNull();
+    expect(clientHalf("anthropic").count?.estimateBody(7)).toEqual({ input_tokens: 7 });
+    expect(clientHalf("openai-responses").count?.estimateBody(7)).toEqual({ object: "response.input_tokens", input_tokens: 7 });
+    expect(clientHalf("gemini").count?.estimateBody(7)).toEqual({ totalTokens: 7 });
+    expect(clientHalf("gemini").count?.upstreamPath("g-1")).toBe("/models/g-1:countTokens");
+  });
+
+  it("R22.5 R20.3 traffic signals: each format says where its system prompt and last user text are", () => {
+    const texts = (format: WireFormat, body: Record<string, unknown>) => clientHalf(format).trafficTexts(body);
+    expect(texts("anthropic", { system: [{ type: "text", text: "SYS" }], messages: [{ role: "user", content: [{ type: "text", text: "ASK" }] }] })).toMatchObject({
+      system: ["SYS"],
+      lastUser: "ASK",
+    });
+    expect(
+      texts("openai", {
+        messages: [
+          { role: "system", content: "SYS" },
+          { role: "user", content: "ASK" },
+        ],
+      }),
+    ).toMatchObject({ system: ["SYS"], lastUser: "ASK" });
+    expect(texts("gemini", { systemInstruction: { parts: [{ text: "SYS" }] }, contents: [{ role: "user", parts: [{ text: "ASK" }] }] })).toMatchObject({
+      system: ["SYS"],
+      lastUser: "ASK",
+    });
+    expect(texts("openai-responses", { instructions: "SYS", input: [{ type: "compaction_trigger" }] })).toMatchObject({ system: ["SYS", ""], lastItemType: "compaction_trigger" });
+    expect(texts("openai-responses", { input: "ASK" }).lastUser).toBe("ASK");
+  });
+
+  it("R22.5 R20.1 reasoning artifacts: the formats that carry them in answer text read them; the others say they carry none", () => {
+    expect(clientHalf("anthropic").reasoningArtifacts?.('{"type":"thinking","thinking":"x","signature":"sig-1"}')).toEqual(["sig-1"]);
+    expect(clientHalf("gemini").reasoningArtifacts?.('{"text":"x","thoughtSignature":"g-1"}')).toEqual(["g-1"]);
+    expect(clientHalf("anthropic").reasoningArtifacts?.('{"signature":"switchyard.reasoning.openai.x"}')).toEqual([]);
+    expect(clientHalf("openai").reasoningArtifacts).toBeNull();
+    expect(clientHalf("openai").foreignReasoningStripped).toBeNull();
+    const none = () => false;
+    const stripped = clientHalf("openai-responses").foreignReasoningStripped?.(
+      {
+        input: [
+          { type: "reasoning", id: "rs_1", encrypted_content: "e" },
+          { role: "user", content: "hi" },
+        ],
+      },
+      none,
+    );
+    expect(stripped).toMatchObject({ removed: 1, body: { input: [{ role: "user", content: "hi" }] } });
+  });
+
+  it("R22.5 R13.3 R18.1 the upstream halves say whether they take a prefill and which catalogue prices them", () => {
+    expect(FORMATS.filter((f) => upstreamHalf(f).takesPrefill)).toEqual(["anthropic"]);
+    expect(Object.fromEntries(FORMATS.map((f) => [f, upstreamHalf(f).pricingProvider]))).toEqual({
+      openai: "openai",
+      "openai-responses": "openai",
+      anthropic: "anthropic",
+      gemini: "google",
+    });
+    expect(providerAdapterFor("simulator").pricingProvider).toBeNull();
+  });
+});
+
+describe("R22.5 no format-name switches outside formats/", () => {
+  it("R22.5 the gateway outside formats/ asks the halves instead of comparing format names", () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) {
+          if (full !== FORMATS_DIR) walk(full);
+        } else if (name.endsWith(".ts")) {
+          const text = readFileSync(full, "utf8");
+          if (/format\s*===\s*"(openai|openai-responses|anthropic|gemini)"/.test(text)) offenders.push(path.relative(process.cwd(), full));
+        }
+      }
+    };
+    walk(path.resolve("main/gateway"));
+    expect(offenders).toEqual([]);
+  });
+});
