@@ -71,15 +71,30 @@ function printLanes(results) {
   const cases = results.cases.filter((c) => c.lines.chat);
   if (!cases.length) return;
   const compare = cases.some((c) => c.lines["compare chat"]);
-  console.log("\nLanes (issue 33): each client format to the same OpenAI upstream, agent-sized bodies; ×chat is the lane's throughput over the chat lane's of the same build");
-  const head = ["case", "lane", "req/s", "thr ×floor", "×chat"];
-  const rows = [compare ? [...head, "compare req/s", "compare ×chat", "× compare"] : head];
+  console.log(
+    "\nLanes (issue 33): each client format to the same OpenAI upstream, agent-sized bodies; ×chat is the lane's throughput over the chat lane's of the same build, cpu ×chat the chat lane's CPU per request over the lane's (both per round, median)",
+  );
+  const head = ["case", "lane", "req/s", "cpu ms/req", "thr ×floor", "×chat", "cpu ×chat"];
+  const rows = [compare ? [...head, "compare req/s", "compare ×chat", "compare cpu ×chat", "× compare", "cpu × compare"] : head];
   for (const c of cases) {
     LANE_NAMES.forEach((lane, i) => {
       const s = c.lines[lane];
       const old = c.lines[`compare ${lane}`];
-      const row = [i === 0 ? `${c.scenario} c${c.concurrency}` : "", lane, fmt(s?.rps, 0), fmt(s?.ratio.throughput, 3), lane === "chat" ? "1" : fmt(s?.ratio.vsChat, 3)];
-      rows.push(compare ? [...row, fmt(old?.rps, 0), lane === "chat" ? "1" : fmt(old?.ratio.vsChat, 3), fmt(s?.ratio.vsCompare, 3)] : row);
+      const chat = lane === "chat";
+      const row = [
+        i === 0 ? `${c.scenario} c${c.concurrency}` : "",
+        lane,
+        fmt(s?.rps, 0),
+        fmt(s?.cpuMsPerRequest, 3),
+        fmt(s?.ratio.throughput, 3),
+        chat ? "1" : fmt(s?.ratio.vsChat, 3),
+        chat ? "1" : fmt(s?.ratio.cpuVsChat, 3),
+      ];
+      rows.push(
+        compare
+          ? [...row, fmt(old?.rps, 0), chat ? "1" : fmt(old?.ratio.vsChat, 3), chat ? "1" : fmt(old?.ratio.cpuVsChat, 3), fmt(s?.ratio.vsCompare, 3), fmt(s?.ratio.cpuVsCompare, 3)]
+          : row,
+      );
     });
   }
   console.log(table(rows));

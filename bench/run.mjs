@@ -469,6 +469,7 @@ async function measureCase(gen, lines, concurrency, cfg, targets) {
     });
     s.ratio = Object.fromEntries(["throughput", "p50", "p99", "cpuPerRequest"].map((k) => [k, median(paired.map((p) => p[k]))]));
     s.roundRatios = paired.map((p) => p.throughput);
+    s.roundCpuMsPerRequest = acc[key].runs.map((r) => round(r.cpuMs / Math.max(1, r.requests), 4));
     s.addedMs = { p50: round(s.p50 - floor.p50, 3), p99: round(s.p99 - floor.p99, 3) };
   }
   return out;
@@ -491,12 +492,19 @@ function addRedisRatio(lines) {
  */
 function addLaneRatios(lines) {
   const vs = (a, b) => (a && b ? median(a.roundRatios.map((r, i) => ratio(r, b.roundRatios[i]))) : null);
+  // The CPU of one request of `b` over one of `a`, round by round: less moved by other work on the machine than throughput.
+  const cpuVs = (a, b) => (a && b ? median(a.roundCpuMsPerRequest.map((cpu, i) => ratio(b.roundCpuMsPerRequest[i], cpu))) : null);
+  const both = (line, chat) => {
+    line.ratio.vsChat = vs(line, chat);
+    line.ratio.cpuVsChat = cpuVs(line, chat);
+  };
   for (const lane of Object.keys(LANES)) {
-    if (lines[lane]) lines[lane].ratio.vsChat = vs(lines[lane], lines.chat);
+    if (lines[lane]) both(lines[lane], lines.chat);
     const old = lines[`compare ${lane}`];
     if (old) {
-      old.ratio.vsChat = vs(old, lines["compare chat"]);
+      both(old, lines["compare chat"]);
       lines[lane].ratio.vsCompare = vs(lines[lane], old);
+      lines[lane].ratio.cpuVsCompare = cpuVs(lines[lane], old);
     }
   }
 }
