@@ -5,9 +5,20 @@
 import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
+import { gatewayFloorsRule } from "./tests/unit/layering/gatewayFloors.mjs";
 
 /** Plain scripts outside every tsconfig; the project service types them with a default program. */
-const outsideTsconfigs = ["*.ts", "*.js", "scripts/*.mjs", "bench/*.mjs", "assets/*.mjs", "tests/chaos/*.mjs", "tests/integration/heap/*.mjs", "tests/security/*.cjs"];
+const outsideTsconfigs = [
+  "*.ts",
+  "*.js",
+  "scripts/*.mjs",
+  "tests/unit/layering/*.mjs",
+  "bench/*.mjs",
+  "assets/*.mjs",
+  "tests/chaos/*.mjs",
+  "tests/integration/heap/*.mjs",
+  "tests/security/*.cjs",
+];
 
 /** The product's own code, where a cast that narrows a type unchecked is a bug waiting on the wire. */
 const productCode = ["main/**", "shared/**", "preload/**", "renderer/**"];
@@ -92,6 +103,12 @@ export default defineConfig(
   {
     files: productCode,
     rules: { "@typescript-eslint/no-unsafe-type-assertion": "error" },
+  },
+  {
+    // DESIGN.md "Gateway floors" (R22): imports point down only; tests/unit/layering/gatewayFloors.test.ts checks the same and the cycles.
+    files: ["main/gateway/**/*.ts", "main/group/**/*.ts"],
+    plugins: { switchyard: { rules: { "gateway-floors": gatewayFloorsRule } } },
+    rules: { "switchyard/gateway-floors": "error" },
   },
   {
     // Tests cast parsed bodies and rows on purpose (a wrong cast fails the test's own expectations), but an

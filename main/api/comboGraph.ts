@@ -2,7 +2,7 @@
 // and never deeper than MAX_COMBO_DEPTH levels. Checked on the graph as it would be after the save,
 // so an edit that makes some other combo too deep, or closes a loop through it, is refused too.
 import type { ComboTarget } from "../../shared/types.js";
-import { MAX_COMBO_DEPTH } from "../gateway/resolve.js";
+import { MAX_COMBO_DEPTH } from "../gateway/context/resolve.js";
 import { invalidRequest } from "./errors.js";
 
 /** combo name -> the model names of its targets */

@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
-import { sendPlainJson } from "./plainJson.js";
+import { sendPlainJson } from "../gateway/context/plainJson.js";
 
 /** `name` or `name:port` / `[v6]` or `[v6]:port`; anything else (userinfo, paths) is refused outright. */
 const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;

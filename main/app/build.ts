@@ -8,13 +8,13 @@ import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
 import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
 import { hostAcceptor } from "../api/hostGuard.js";
-import { refuseUpgrade } from "../gateway/responses/upgrade.js";
-import { createGatewayApp } from "../gateway/server.js";
-import { followSharedState, type SharedStateSwitch } from "../gateway/sharedState/follow.js";
-import type { SharedState } from "../gateway/sharedState/types.js";
-import { connectionKeys } from "../gateway/sharedState/sessionKinds.js";
-import { createUpstreamCaller } from "../gateway/upstream/call.js";
-import { createUpstreamClient } from "../gateway/upstream/client.js";
+import { refuseUpgrade } from "../gateway/http/upgrade.js";
+import { createGatewayApp } from "../gateway/http/server.js";
+import { followSharedState, type SharedStateSwitch } from "../group/follow.js";
+import type { SharedState } from "../engine/sharedState.js";
+import { connectionKeys } from "../group/sessionKinds.js";
+import { createUpstreamCaller } from "../gateway/context/upstream/call.js";
+import { createUpstreamClient } from "../gateway/context/upstream/client.js";
 import { createFileKeyCipher, createStore, type SecretCipher } from "../store/index.js";
 import { createClock } from "./clock.js";
 import { createConnectionTester } from "./connectionTest.js";
@@ -42,7 +42,7 @@ import {
   redisUrlOf,
   type GatewayPipelineParts,
 } from "./buildParts.js";
-import type { SessionGatewayDeps } from "../gateway/server.js";
+import type { SessionGatewayDeps } from "../gateway/http/server.js";
 
 export interface BuildOptions {
   home?: string;

@@ -2,21 +2,22 @@
 // clock and the settings (build.ts assembles them).
 import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import type { AppSettings } from "../../shared/types.js";
-import { ReasoningProvenance } from "../gateway/provenance/book.js";
-import { WarmCaches } from "../gateway/sessions/warmCaches.js";
-import { trafficClassOf } from "../gateway/request/trafficClass.js";
+import { ReasoningProvenance } from "../gateway/features/provenance/book.js";
+import { WarmCaches } from "../gateway/features/warmCache/warmCaches.js";
+import { trafficClassOf } from "../gateway/features/trafficClass/rules.js";
 import { createResilienceEngine } from "../engine/index.js";
 import { resolveBreakerProfile } from "../engine/breaker.js";
 import { LeaseBook } from "../engine/leases.js";
 import { RemainingQuota } from "../engine/quotaCutoff.js";
 import type { Clock } from "../engine/ports.js";
 import { SessionPins } from "../engine/sessionAffinity.js";
-import { effectiveEmergencyFallback } from "../gateway/request/fallback.js";
-import { type SessionGatewayDeps } from "../gateway/server.js";
-import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/egress/siblingLock.js";
-import type { UsageWallDeps } from "../gateway/usageWall/lane.js";
-import { createLimitResetClient } from "../gateway/usageWall/limitReset.js";
-import { createPipeline, type PipelineBudgets, type PipelineDeps } from "../gateway/pipeline.js";
+import { effectiveEmergencyFallback } from "../gateway/pipeline/fallback.js";
+import { type SessionGatewayDeps } from "../gateway/http/server.js";
+import { createEgressLock, type EgressLock, type EgressLockDeps } from "../gateway/features/egress/siblingLock.js";
+import type { UsageWallDeps } from "../gateway/features/usageWall/lane.js";
+import { createLimitResetClient } from "../gateway/features/usageWall/limitReset.js";
+import { createPipeline, type PipelineBudgets, type PipelineDeps } from "../gateway/pipeline/pipeline.js";
+import { blockedForMs } from "../gateway/pipeline/select.js";
 import { RequestFeatures } from "../gateway/features/index.js";
 import { continuationFeature } from "../gateway/features/continuation.js";
 import { egressFeature } from "../gateway/features/egress.js";
@@ -26,17 +27,17 @@ import { toolLimitsFeature } from "../gateway/features/toolLimits.js";
 import { trafficClassesFeature } from "../gateway/features/trafficClasses.js";
 import { usageWallFeature } from "../gateway/features/usageWall.js";
 import { warmCacheFeature } from "../gateway/features/warmCache.js";
-import { prepareResponsesTurn, type ResponsesTurnDeps } from "../gateway/responses/turn.js";
-import { withGroupProbe } from "../gateway/request/admit.js";
-import type { CatalogPort, ConnectionsPort } from "../gateway/ports.js";
-import { createAdmissionControl } from "../gateway/admission/control.js";
-import { followRedisUrl } from "../gateway/admission/sharedLimits.js";
-import type { SharedState } from "../gateway/sharedState/types.js";
-import { connectionKeys, type ConnectionKeys, shareLeases, sharePins, shareQueuePauses, shareQuota, sharedToolLimits } from "../gateway/sharedState/sessionKinds.js";
-import { shareEngineState } from "../gateway/sharedState/engineKinds.js";
-import { shareProvenance } from "../gateway/sharedState/provenanceKind.js";
-import { createUpstreamCaller } from "../gateway/upstream/call.js";
-import { createRouting } from "../gateway/routing/index.js";
+import { prepareResponsesTurn, type ResponsesTurnDeps } from "../gateway/features/responses/turn.js";
+import { withGroupProbe } from "../gateway/pipeline/admit.js";
+import type { CatalogPort, ConnectionsPort } from "../gateway/context/ports.js";
+import { createAdmissionControl } from "../gateway/pipeline/admission/control.js";
+import { followRedisUrl } from "../gateway/pipeline/admission/sharedLimits.js";
+import type { SharedState } from "../engine/sharedState.js";
+import { connectionKeys, type ConnectionKeys, shareLeases, sharePins, shareQueuePauses, shareQuota, sharedToolLimits } from "../group/sessionKinds.js";
+import { shareEngineState } from "../group/engineKinds.js";
+import { shareProvenance } from "../group/provenanceKind.js";
+import { createUpstreamCaller } from "../gateway/context/upstream/call.js";
+import { createRouting } from "../gateway/pipeline/routing/index.js";
 import { type Store } from "../store/index.js";
 import { type EventBus } from "./eventBus.js";
 import type { createLogger } from "./logger.js";
@@ -276,7 +277,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     egressFeature(rules.egressLock),
     toolLimitsFeature(sharedToolLimits(sharedState, clock)),
     trafficClassesFeature({ settings: codingAgents, classify: trafficClassOf }),
-    warmCacheFeature({ settings: codingAgents, warmCaches: new WarmCaches(), engine, connections, clock, budgets: usage.gate, quotaCutoff: quotas.quotaCutoff }),
+    warmCacheFeature({ settings: codingAgents, warmCaches: new WarmCaches(), clock, blockedForMs: (target, id) => blockedForMs(target, { engine, connections, clock }, id) }),
     continuationFeature(() => streamRecovery().midstreamEnabled === true),
     provenanceFeature({ book: parts.provenance, settings: codingAgents }),
     usageWallFeature(rules.usageWall),

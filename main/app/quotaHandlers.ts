@@ -3,7 +3,7 @@
 // connection's windows when it goes, and GET /api/usage/quotas.
 import type { HandlersFor } from "../api/index.js";
 import type { RemainingQuota } from "../engine/quotaCutoff.js";
-import { hasQuotaHeaders, readQuotaHeaders, type QuotaObserver } from "../gateway/usage/quotaHeaders.js";
+import { hasQuotaHeaders, readQuotaHeaders, type QuotaObserver } from "../gateway/context/usage/quotaHeaders.js";
 import type { Store } from "../store/index.js";
 import type { EventBus } from "./eventBus.js";
 

@@ -4,12 +4,12 @@
 // Every route that reaches an upstream makes one, and every feature hook receives it, so a feature
 // written once holds on all of them.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { RequestLogEntry, TrafficClass, WireFormat } from "../../../shared/types.js";
+import type { TrafficClass, WireFormat } from "../../../shared/types.js";
 import type { CountShape, StreamFraming } from "../formats/adapter.js";
-import type { OutFrame } from "../formats/types.js";
-import type { StreamTranscript } from "../continuation/midstream.js";
-import type { ClientResponse } from "../response/clientResponse.js";
-import type { RequestSession } from "../sessions/routing.js";
+import type { StreamTranscript } from "./streamTranscript.js";
+import type { ClientResponse } from "./clientResponse.js";
+export type { AnswerHooks } from "./clientResponse.js";
+import type { RequestSession } from "./requestSession.js";
 
 export interface ClientCall {
   format: WireFormat;
@@ -43,18 +43,6 @@ export class ContextVar<T> {
   /** Never set: it carries the value's type on the key; the name is for debugging only. */
   declare readonly valueType?: T;
   constructor(readonly name: string) {}
-}
-
-/** What the writer hands to the features: every text the client receives, the JSON answer, and the row. */
-export interface AnswerHooks {
-  /**
-   * Every text written to the client: a whole JSON answer (no frames), or stream frames as they go
-   * out, with the frames themselves (an encoder's carry their data: nothing need parse the text).
-   */
-  frame(text: string, frames: readonly OutFrame[]): void;
-  /** The JSON answer before it is written; a feature may give another shape in its place (a compaction). */
-  answer(body: unknown): unknown;
-  finished(entry: RequestLogEntry): void;
 }
 
 export class RequestContext {

@@ -1,7 +1,7 @@
 // Mid-stream continuation (R13.3) as a feature: a streaming request keeps a transcript of the text
 // its client received; when the stream breaks after text, the next candidate is asked for the rest
 // with that text as the assistant's prefix, and only the new suffix reaches the client.
-import { StreamTranscript } from "../continuation/midstream.js";
+import { StreamTranscript } from "../context/streamTranscript.js";
 import type { RequestFeature } from "./feature.js";
 
 export function continuationFeature(enabled: () => boolean): RequestFeature {

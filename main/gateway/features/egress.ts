@@ -1,6 +1,6 @@
 // Egress-bucketed rate limits (R12.5) as a feature: a 429 on a connection that leaves from a shared
 // IP cools that IP's siblings too, right after the failing connection's own cooldown was set.
-import type { EgressLock } from "../egress/siblingLock.js";
+import type { EgressLock } from "./egress/siblingLock.js";
 import type { RequestFeature } from "./feature.js";
 
 export function egressFeature(lock: EgressLock): RequestFeature {

@@ -12,14 +12,11 @@
 // Features run in the order of features/index.ts; the first afterAttempt decision wins.
 import type { Connection, RequestLogEntry } from "../../../shared/types.js";
 import type { RequestContext } from "../context/requestContext.js";
-import type { FinalError } from "../outcome.js";
-import type { AttemptOutcome } from "../request/attempt.js";
-import type { RequestPlan } from "../request/plan.js";
-import type { AttemptResult } from "../request/record.js";
-import type { SelectionLog } from "../request/select.js";
+import type { FinalError } from "../context/outcome.js";
+import type { AttemptOutcome, AttemptResult, RequestPlan, SelectionLog } from "../context/attempt.js";
 import type { OutFrame } from "../formats/types.js";
-import type { Target } from "../resolve.js";
-import type { SendCall, UpstreamCall } from "../upstream/call.js";
+import type { Target } from "../context/resolve.js";
+import type { SendCall, UpstreamCall } from "../context/upstream/call.js";
 
 /** One attempt: the target and the connection it is sent to. */
 export interface AttemptTarget {

@@ -4,10 +4,9 @@
 // continuation's prefix is added before foreign reasoning is stripped from what is sent.
 import type { RequestLogEntry } from "../../../shared/types.js";
 import type { AnswerHooks, RequestContext } from "../context/requestContext.js";
-import type { FinalError } from "../outcome.js";
-import type { RequestPlan } from "../request/plan.js";
-import type { SelectionLog } from "../request/select.js";
-import type { SendCall, UpstreamCall } from "../upstream/call.js";
+import type { FinalError } from "../context/outcome.js";
+import type { RequestPlan, SelectionLog } from "../context/attempt.js";
+import type { SendCall, UpstreamCall } from "../context/upstream/call.js";
 import type { AfterAttempt, AttemptReport, AttemptTarget, RequestFeature } from "./feature.js";
 
 export type { AfterAttempt, AttemptReport, AttemptTarget, RequestFeature } from "./feature.js";

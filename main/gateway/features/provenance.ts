@@ -3,9 +3,9 @@
 // the artifacts the target connection did not issue are taken out of the body it is sent.
 import type { CodingAgentSettings } from "../../engine/agentPolicy.js";
 import { ContextVar } from "../context/requestContext.js";
-import type { ReasoningProvenance } from "../provenance/book.js";
-import { foreignStripped } from "../provenance/strip.js";
-import { artifactTap } from "../provenance/tap.js";
+import type { ReasoningProvenance } from "./provenance/book.js";
+import { foreignStripped } from "./provenance/strip.js";
+import { artifactTap } from "./provenance/tap.js";
 import type { RequestFeature } from "./feature.js";
 
 export interface ProvenanceDeps {

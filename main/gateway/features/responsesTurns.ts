@@ -5,10 +5,10 @@
 import { isRecord } from "../../../shared/records.js";
 import type { WireFormat } from "../../../shared/types.js";
 import { ContextVar } from "../context/requestContext.js";
-import type { FinalError } from "../outcome.js";
-import type { AnswerObserver } from "../response/clientResponse.js";
-import { compactionAnswer, compactionTurn } from "../responses/compact.js";
-import type { PreparedTurn } from "../responses/turn.js";
+import type { FinalError } from "../context/outcome.js";
+import type { AnswerObserver } from "../context/clientResponse.js";
+import { compactionAnswer, compactionTurn } from "./responses/compact.js";
+import type { PreparedTurn } from "./responses/turn.js";
 import type { RequestFeature } from "./feature.js";
 
 /** What a client format's turns need beyond the pipeline (Responses: stored turns, R16.4). */

@@ -1,7 +1,7 @@
 // Dynamic tool limits (R11.7) as a feature: once the targets are planned, those whose learned limit
 // this request exceeds are excluded; a too-many-tools refusal teaches the target's limit.
 import type { ToolLimits } from "../../engine/toolLimits.js";
-import { learnToolLimit, skipTargetsOverToolLimit } from "../request/toolLimitGate.js";
+import { learnToolLimit, skipTargetsOverToolLimit } from "./toolLimits/gate.js";
 import type { RequestFeature } from "./feature.js";
 
 export function toolLimitsFeature(limits: ToolLimits): RequestFeature {

@@ -5,8 +5,8 @@ import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import type { TrafficClass } from "../../../shared/types.js";
 import { decideShed, type CodingAgentSettings } from "../../engine/agentPolicy.js";
 import type { Verdict } from "../../engine/ports.js";
-import type { FinalError } from "../outcome.js";
-import type { TrafficInput } from "../request/trafficClass.js";
+import type { FinalError } from "../context/outcome.js";
+import type { TrafficInput } from "./trafficClass/rules.js";
 import type { RequestFeature } from "./feature.js";
 
 export interface TrafficClassDeps {

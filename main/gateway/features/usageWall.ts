@@ -1,7 +1,7 @@
 // The Claude usage wall (R12.6) as a feature: the call of a connection that opted in goes through
 // the session-limit reset and the slow lane; whatever the wall does not absorb is the call's answer.
-import { ClientBoundTarget } from "../request/admit.js";
-import { callThroughUsageWall, type UsageWallDeps } from "../usageWall/lane.js";
+import { ClientBoundTarget } from "../context/admissionRequest.js";
+import { callThroughUsageWall, type UsageWallDeps } from "./usageWall/lane.js";
 import type { RequestFeature } from "./feature.js";
 
 export function usageWallFeature(deps: UsageWallDeps): RequestFeature {

@@ -4,13 +4,17 @@
 // waitOrSwitch.maxWaitMs; when the request ends, the warm cache follows its answer.
 import { decideWaitOrSwitch, type CodingAgentSettings } from "../../engine/agentPolicy.js";
 import { ContextVar } from "../context/requestContext.js";
-import { blockedForMs, type SelectionDeps } from "../request/select.js";
-import type { WarmCaches } from "../sessions/warmCaches.js";
+import type { Clock } from "../../engine/ports.js";
+import type { Target } from "../context/resolve.js";
+import type { WarmCaches } from "./warmCache/warmCaches.js";
 import type { RequestFeature } from "./feature.js";
 
-export interface WarmCacheDeps extends SelectionDeps {
+export interface WarmCacheDeps {
   settings: () => CodingAgentSettings;
   warmCaches: WarmCaches;
+  clock: Clock;
+  /** How long a connection stays excluded for a target after a failure (0: free now; null: no end known); selection's answer. */
+  blockedForMs: (target: Target, connectionId: string) => number | null;
 }
 
 const SESSION = new ContextVar<string>("warm session");
@@ -35,7 +39,7 @@ export function warmCacheFeature(deps: WarmCacheDeps): RequestFeature {
         verdict: result.verdict,
         connectionId: connection.id,
         warmConnectionId: ctx.record.warmConnectionId,
-        blockedMs: blockedForMs(target, deps, connection.id),
+        blockedMs: deps.blockedForMs(target, connection.id),
         waitedMs: waited?.ms ?? 0,
       });
       if (!decision) return null;

@@ -3,9 +3,9 @@
 // was down are merged by the same rules when it returns.
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createRedisSharedState, stateHashKey } from "../../../main/gateway/sharedState/redisState.js";
-import { createLocalSharedState } from "../../../main/gateway/sharedState/follow.js";
-import type { SharedEntry, SharedKind, SharedState } from "../../../main/gateway/sharedState/types.js";
+import { createRedisSharedState, stateHashKey } from "../../../main/group/redisState.js";
+import { createLocalSharedState } from "../../../main/group/follow.js";
+import type { SharedEntry, SharedKind, SharedState } from "../../../main/engine/sharedState.js";
 import { startRedis, type RedisProcess } from "../admission/processes.js";
 
 let redis: RedisProcess;

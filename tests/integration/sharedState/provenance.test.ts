@@ -6,8 +6,8 @@
 // B knew none of A's artifacts and stripped them as a stranger's.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blobMark } from "../../../main/gateway/provenance/book.js";
-import { stateHashKey } from "../../../main/gateway/sharedState/redisState.js";
+import { blobMark } from "../../../main/gateway/features/provenance/book.js";
+import { stateHashKey } from "../../../main/group/redisState.js";
 import type { Simulator } from "../../../main/simulator/index.js";
 import { startGateway, startSim, type TestGateway } from "../harness.js";
 import { startRedis, type RedisProcess } from "../admission/processes.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sliceOf } from "../../../main/gateway/admission/control.js";
+import { sliceOf } from "../../../main/gateway/pipeline/admission/control.js";
 
 describe("cap slices (R19.1)", () => {
   it("R19.1 the slices of a cap add up to it exactly, whatever the group's size, and differ by at most one", () => {

@@ -1,7 +1,7 @@
 // The admit stage with real timers (short budgets): semaphores, queue budgets, pacing, fail-open.
 import { describe, expect, it } from "vitest";
-import { createAdmissionControl } from "../../../main/gateway/admission/control.js";
-import type { Admission } from "../../../main/gateway/request/admit.js";
+import { createAdmissionControl } from "../../../main/gateway/pipeline/admission/control.js";
+import type { Admission } from "../../../main/gateway/pipeline/admit.js";
 import type { Verdict } from "../../../main/engine/ports.js";
 import { DEFAULT_RESILIENCE_SETTINGS, type ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import type { Connection } from "../../../shared/types.js";

@@ -2,8 +2,8 @@
 // taken all at once in the order global → provider → connection → model, with the connection
 // gate's queue and wait semantics (R9.3 budgets, SEMAPHORE_* and RATE_LIMIT_QUEUE_* refusals).
 import { describe, expect, it } from "vitest";
-import { createAdmissionControl } from "../../../main/gateway/admission/control.js";
-import type { Admission, AdmissionRequest } from "../../../main/gateway/request/admit.js";
+import { createAdmissionControl } from "../../../main/gateway/pipeline/admission/control.js";
+import type { Admission, AdmissionRequest } from "../../../main/gateway/pipeline/admit.js";
 import { DEFAULT_RESILIENCE_SETTINGS, type ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import type { Provider } from "../../../shared/types.js";
 import { connection, provider } from "../gateway/fixtures.js";

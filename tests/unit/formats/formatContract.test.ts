@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { clientHalf, clientHalves, providerAdapterFor, upstreamHalf } from "../../../main/gateway/formats/index.js";
-import { formatOfUnknownPath } from "../../../main/gateway/unknownRoute.js";
+import { formatOfUnknownPath } from "../../../main/gateway/http/unknownRoute.js";
 import type { WireFormat } from "../../../shared/types.js";
 
 const FORMATS_DIR = path.resolve("main/gateway/formats");

@@ -10,7 +10,7 @@ import { OpenaiStreamDecoder } from "../../../main/gateway/formats/openai/stream
 import { ResponseJson } from "../../../main/gateway/formats/responses/response.js";
 import { sseJson } from "../../../main/gateway/formats/sse.js";
 import { DroppedFields } from "../../../main/gateway/formats/values.js";
-import { responsesAnswerTap } from "../../../main/gateway/responses/answerTap.js";
+import { responsesAnswerTap } from "../../../main/gateway/features/responses/answerTap.js";
 import { parseSse, runStream } from "./helpers.js";
 
 const TEXTS = ["plain", 'quote " and \\ backslash', "line\nbreak\ttab", "é ü 中文 🙂", "\u0000\u001f control", "lone \ud800 surrogate", "</script>"];

@@ -1,6 +1,6 @@
 // Stage "admit": a no-op today with the final shape — async, a typed refusal, release once.
 import { describe, expect, it } from "vitest";
-import { createAdmission, releaseOnce } from "../../../main/gateway/request/admit.js";
+import { createAdmission, releaseOnce } from "../../../main/gateway/pipeline/admit.js";
 import { connection, provider } from "./fixtures.js";
 
 describe("admit", () => {

@@ -6,7 +6,7 @@ import type { RequestLogEntry } from "../../../shared/types.js";
 import type { Verdict } from "../../../main/engine/ports.js";
 import { decideWaitOrSwitch, type WarmFailure } from "../../../main/engine/agentPolicy.js";
 import { shedBackground } from "../../../main/gateway/features/trafficClasses.js";
-import { WARM_CACHE_TTL_MS, WarmCaches } from "../../../main/gateway/sessions/warmCaches.js";
+import { WARM_CACHE_TTL_MS, WarmCaches } from "../../../main/gateway/features/warmCache/warmCaches.js";
 
 const settings = DEFAULT_RESILIENCE_SETTINGS;
 const verdict = (reason: Verdict["reason"], retryHintMs: number | null): Verdict => ({

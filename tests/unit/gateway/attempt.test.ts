@@ -1,7 +1,7 @@
 // Stage "attempt": one upstream call against the real simulator over loopback, JSON and SSE,
 // translated between formats; it reports the outcome and records nothing itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAttempt, type AttemptDeps, type ClientRequest } from "../../../main/gateway/request/attempt.js";
+import { runAttempt, type AttemptDeps, type ClientRequest } from "../../../main/gateway/pipeline/attempt.js";
 import { startSimulator, type Simulator } from "../../../main/simulator/index.js";
 import { clientSide, connection, ports, provider, upstreamCaller, type Ports } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 // The one owner of a client's response, against a real node:http response over loopback.
 import { describe, expect, it } from "vitest";
 import { parseSse } from "../../integration/harness.js";
-import type { FinalError } from "../../../main/gateway/outcome.js";
+import type { FinalError } from "../../../main/gateway/context/outcome.js";
 import { clientSide, ports, T0 } from "./fixtures.js";
 
 const rateLimited: FinalError = { status: 429, code: "rate_limit_error", message: "slow down", retryAfterMs: 7_000, noRetry: false };

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { describe, expect, it } from "vitest";
-import { clientKindOf } from "../../../main/gateway/request/trace.js";
+import { clientKindOf } from "../../../main/gateway/context/trace.js";
 import type { ClientKind } from "../../../shared/types.js";
 
 interface Recorded {

@@ -1,6 +1,6 @@
 // R11.6 with R10.2: how OMNIROUTE_EMERGENCY_FALLBACK seeds the emergency fallback and when a saved value wins.
 import { describe, expect, it } from "vitest";
-import { effectiveEmergencyFallback, emergencyFallbackFromEnv } from "../../../main/gateway/request/fallback.js";
+import { effectiveEmergencyFallback, emergencyFallbackFromEnv } from "../../../main/gateway/pipeline/fallback.js";
 
 describe("emergency fallback setting", () => {
   it("R11.6 the env value is a switch word or the fallback model itself", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StreamTranscript, textOfFrame } from "../../../main/gateway/continuation/midstream.js";
+import { StreamTranscript, textOfFrame } from "../../../main/gateway/context/streamTranscript.js";
 import type { OutFrame } from "../../../main/gateway/formats/index.js";
 
 const delta = (text: string): OutFrame => ({

@@ -2,8 +2,8 @@
 // the real simulator as upstream and a real client over loopback.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RequestFeatures } from "../../../main/gateway/features/index.js";
-import { createPipeline, type PipelineDeps } from "../../../main/gateway/pipeline.js";
-import { ClientBoundTarget, createAdmission, releaseOnce, type AdmissionRequest, type AdmissionStage } from "../../../main/gateway/request/admit.js";
+import { createPipeline, type PipelineDeps } from "../../../main/gateway/pipeline/pipeline.js";
+import { ClientBoundTarget, createAdmission, releaseOnce, type AdmissionRequest, type AdmissionStage } from "../../../main/gateway/pipeline/admit.js";
 import { startSimulator, type Simulator } from "../../../main/simulator/index.js";
 import { combo, connection, listen, ports, provider, upstreamCaller, type Ports } from "./fixtures.js";
 

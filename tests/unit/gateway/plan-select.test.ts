@@ -1,8 +1,8 @@
 // Stage "plan" (model → ordered targets) and the selection of a target's connections, with
 // in-memory ports and the real engine on a fake clock.
 import { describe, expect, it } from "vitest";
-import { planRequest } from "../../../main/gateway/request/plan.js";
-import { candidatesFor, SelectionLog } from "../../../main/gateway/request/select.js";
+import { planRequest } from "../../../main/gateway/pipeline/plan.js";
+import { candidatesFor, SelectionLog } from "../../../main/gateway/pipeline/select.js";
 import { combo, connection, ports, provider } from "./fixtures.js";
 
 const alpha = provider({ id: "alpha", models: ["m1", "shared"] });

@@ -2,7 +2,7 @@
 // modelInfo prices win over the catalogue.
 import { calcPrice } from "@pydantic/genai-prices";
 import { describe, expect, it } from "vitest";
-import { createPricer } from "../../../main/gateway/usage/pricing.js";
+import { createPricer } from "../../../main/gateway/context/usage/pricing.js";
 import { provider } from "../engine/fixtures.js";
 
 const uses = [

@@ -1,9 +1,9 @@
 // R20.1: the provenance book, the tap that fills it from what clients receive, and the stripping
 // of foreign artifacts per client format (integration: tests/integration/gateway/codingAgent).
 import { describe, expect, it } from "vitest";
-import { blobMark, idMark, ReasoningProvenance } from "../../../main/gateway/provenance/book.js";
-import { foreignStripped } from "../../../main/gateway/provenance/strip.js";
-import { artifactTap } from "../../../main/gateway/provenance/tap.js";
+import { blobMark, idMark, ReasoningProvenance } from "../../../main/gateway/features/provenance/book.js";
+import { foreignStripped } from "../../../main/gateway/features/provenance/strip.js";
+import { artifactTap } from "../../../main/gateway/features/provenance/tap.js";
 
 type Json = Record<string, any>;
 

@@ -1,7 +1,7 @@
 // R18.3: the quota header families, parsed into one reading per window.
 import { describe, expect, it } from "vitest";
-import { quotaFromHeaders } from "../../../main/gateway/routing/learnedQuota.js";
-import { hasQuotaHeaders, readQuotaHeaders, windowNameOfMinutes } from "../../../main/gateway/usage/quotaHeaders.js";
+import { quotaFromHeaders } from "../../../main/gateway/pipeline/routing/learnedQuota.js";
+import { hasQuotaHeaders, readQuotaHeaders, windowNameOfMinutes } from "../../../main/gateway/context/usage/quotaHeaders.js";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const sec = (ms: number) => String(Math.floor(ms / 1000));

@@ -1,11 +1,11 @@
 // Stages "classify and record" and "next target or finish", with the real engine on a fake
 // clock and a real client response over loopback.
 import { describe, expect, it } from "vitest";
-import type { AttemptOutcome } from "../../../main/gateway/request/attempt.js";
-import { settleAttempt, terminalError } from "../../../main/gateway/request/finish.js";
-import { recordAttempt } from "../../../main/gateway/request/record.js";
-import { SelectionLog } from "../../../main/gateway/request/select.js";
-import { errorFromExclusions, errorFromVerdict } from "../../../main/gateway/outcome.js";
+import type { AttemptOutcome } from "../../../main/gateway/pipeline/attempt.js";
+import { settleAttempt, terminalError } from "../../../main/gateway/pipeline/finish.js";
+import { recordAttempt } from "../../../main/gateway/pipeline/record.js";
+import { SelectionLog } from "../../../main/gateway/pipeline/select.js";
+import { errorFromExclusions, errorFromVerdict } from "../../../main/gateway/context/outcome.js";
 import { clientSide, connection, ports, provider } from "./fixtures.js";
 
 const oai = provider({ id: "oai", models: ["m1"] });

@@ -3,11 +3,11 @@
 // and the fallback of an unknown strategy name to priority.
 import { describe, expect, it } from "vitest";
 import type { Combo } from "../../../shared/types.js";
-import { planRequest } from "../../../main/gateway/request/plan.js";
-import { expandCombo, HARD_COMBO_DEPTH } from "../../../main/gateway/resolve.js";
-import { ComboRouter } from "../../../main/gateway/routing/comboRouter.js";
-import { LearnedQuotas, quotaFromHeaders } from "../../../main/gateway/routing/learnedQuota.js";
-import type { PinnedTarget } from "../../../main/gateway/routing/sessionTarget.js";
+import { planRequest } from "../../../main/gateway/pipeline/plan.js";
+import { expandCombo, HARD_COMBO_DEPTH } from "../../../main/gateway/context/resolve.js";
+import { ComboRouter } from "../../../main/gateway/pipeline/routing/comboRouter.js";
+import { LearnedQuotas, quotaFromHeaders } from "../../../main/gateway/pipeline/routing/learnedQuota.js";
+import type { PinnedTarget } from "../../../main/gateway/pipeline/routing/sessionTarget.js";
 import { parseWindowReset } from "../../../main/engine/retryHints.js";
 import { combo, ports, provider, T0 } from "./fixtures.js";
 

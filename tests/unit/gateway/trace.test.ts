@@ -1,11 +1,11 @@
 // What the request log keeps beyond the attempts (issue 14): the client kind from the user-agent
 // and the prompt text (only ever read when prompt logging is on).
 import { describe, expect, it } from "vitest";
-import { candidatesFor, SelectionLog } from "../../../main/gateway/request/select.js";
+import { candidatesFor, SelectionLog } from "../../../main/gateway/pipeline/select.js";
 import { clientHalf } from "../../../main/gateway/formats/index.js";
 import { PROMPT_TEXT_MAX_CHARS } from "../../../main/gateway/formats/promptText.js";
-import { arrivalFields, clientKindOf, skipRecordsOf } from "../../../main/gateway/request/trace.js";
-import type { RequestSession } from "../../../main/gateway/sessions/routing.js";
+import { arrivalFields, clientKindOf, skipRecordsOf } from "../../../main/gateway/context/trace.js";
+import type { RequestSession } from "../../../main/gateway/context/requestSession.js";
 import { connection, ports, provider } from "./fixtures.js";
 
 describe("client kind", () => {

@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { describe, expect, it } from "vitest";
-import { clientKindOf } from "../../../main/gateway/request/trace.js";
-import { trafficClassOf } from "../../../main/gateway/request/trafficClass.js";
+import { clientKindOf } from "../../../main/gateway/context/trace.js";
+import { trafficClassOf } from "../../../main/gateway/features/trafficClass/rules.js";
 import { TRAFFIC_CLASSES, type ClientKind, type TrafficClass, type WireFormat } from "../../../shared/types.js";
 
 interface Capture {

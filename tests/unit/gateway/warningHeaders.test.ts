@@ -4,8 +4,8 @@
 // Headers would join repeated lines with ", " and hide the difference.
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
-import { ClientResponse } from "../../../main/gateway/response/clientResponse.js";
-import { BACKGROUND_WARNING } from "../../../main/gateway/responses/turn.js";
+import { ClientResponse } from "../../../main/gateway/context/clientResponse.js";
+import { BACKGROUND_WARNING } from "../../../main/gateway/features/responses/turn.js";
 import { listen, ports } from "./fixtures.js";
 
 const DROPPED_WARNING = "not sent to this upstream's format: web_search, file_search";

@@ -5,11 +5,11 @@ import { describe, expect, it } from "vitest";
 import type { Connection } from "../../../shared/types.js";
 import { LeaseBook, type Lease } from "../../../main/engine/leases.js";
 import { SessionPins } from "../../../main/engine/sessionAffinity.js";
-import { hashOwnerToken, leaseContextOf } from "../../../main/gateway/sessions/leaseContext.js";
-import { leaseInService } from "../../../main/gateway/sessions/leaseEligibility.js";
-import { boundedLeaseRetryMs, createRequestSession } from "../../../main/gateway/sessions/routing.js";
+import { hashOwnerToken, leaseContextOf } from "../../../main/gateway/http/leaseContext.js";
+import { leaseInService } from "../../../main/gateway/pipeline/leaseEligibility.js";
+import { boundedLeaseRetryMs, createRequestSession } from "../../../main/gateway/context/requestSession.js";
 import { clientHalf } from "../../../main/gateway/formats/index.js";
-import { sessionKeyOf } from "../../../main/gateway/sessions/sessionKey.js";
+import { sessionKeyOf } from "../../../main/gateway/http/sessionKey.js";
 import { connection, fakeClock, harness, provider } from "../engine/fixtures.js";
 import { MemoryLeaseStore, MemoryPinStore } from "./memoryStores.js";
 

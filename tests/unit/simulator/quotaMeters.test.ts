@@ -1,6 +1,6 @@
 // R18.3: the simulator's rate-limit and subscription headers follow the tokens each key was served.
 import { describe, expect, it } from "vitest";
-import { readQuotaHeaders } from "../../../main/gateway/usage/quotaHeaders.js";
+import { readQuotaHeaders } from "../../../main/gateway/context/usage/quotaHeaders.js";
 import { goDuration, QuotaMeters, SIM_QUOTA } from "../../../main/simulator/quotaMeters.js";
 
 const START = Date.parse("2026-03-01T12:00:10Z");

@@ -2,7 +2,7 @@
 // table: digests and connection ids only, written behind, bounded by age and by a row cap.
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { blobMark, idMark, ReasoningProvenance } from "../../../main/gateway/provenance/book.js";
+import { blobMark, idMark, ReasoningProvenance } from "../../../main/gateway/features/provenance/book.js";
 import { openDatabase } from "../../../main/store/database.js";
 import { PROVENANCE_BOUNDS, createProvenanceRepo } from "../../../main/store/provenanceRepo.js";
 import { FakeClock, openHarness, type StoreHarness } from "./storeFixture.js";

@@ -1,0 +1,155 @@
+// Turns what happened to a request into the client's final error (R1.5, R11.5, D2, D4).
+import { ERROR_CODES, type ErrorCode } from "../../../shared/errorCodes.js";
+import type { Verdict, ConnectionExclusion, VerdictReason } from "../../engine/ports.js";
+
+export interface Exclusion {
+  target: string;
+  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit" | "budget";
+  remainingMs: number | null;
+  provider: string;
+  /** The connection passed over, when the exclusion is about one (the request log's timeline). */
+  connectionId?: string;
+}
+
+export interface FinalError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  retryAfterMs: number | null;
+  /** x-should-retry: false — retrying cannot fix it (terminal, not found, bad request). */
+  noRetry: boolean;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+const TIMER_REASONS = new Set(["model_lockout", "circuit_open", "provider_cooldown", "unavailable", "budget"]);
+
+export function exclusionFromConnection(provider: string, target: string, e: ConnectionExclusion): Exclusion {
+  const reason = e.reason === "cooling_down" ? "unavailable" : e.reason === "model_lockout" ? "model_lockout" : e.reason === "terminal" ? "terminal" : "inactive";
+  return { target, reason, remainingMs: e.remainingMs, provider, connectionId: e.connectionId };
+}
+
+function minRemaining(list: Exclusion[]): number | null {
+  const values = list.map((e) => e.remainingMs).filter((v): v is number => typeof v === "number" && v > 0);
+  return values.length ? Math.min(...values) : null;
+}
+
+/** R11.5: what no wait cures and no other try of the same target fixes: auth, quota, not found. */
+const SKIPPED_REASONS = new Set<string>(["auth_error", "banned", "credits_exhausted", "quota_exhausted", "not_found", "model_not_found"]);
+const SKIPPED_EXCLUSIONS = new Set<Exclusion["reason"]>(["terminal", "inactive"]);
+
+/**
+ * R11.5: a combo's every attempt failed, and every target passed over was excluded, on auth, quota
+ * or not-found alone — whether the upstream said so at dispatch or the connection's state did before.
+ */
+export function onlySkipped(failureReasons: readonly string[], exclusions: readonly Exclusion[]): boolean {
+  if (failureReasons.length === 0 && exclusions.length === 0) return false;
+  return failureReasons.every((r) => SKIPPED_REASONS.has(r)) && exclusions.every((e) => SKIPPED_EXCLUSIONS.has(e.reason));
+}
+
+/** R11.5: no hint, since waiting does not help. */
+export function allTargetsSkipped(): FinalError {
+  return {
+    status: ERROR_CODES.ALL_TARGETS_SKIPPED.status,
+    code: "ALL_TARGETS_SKIPPED",
+    message: "Every target was skipped (auth, quota or not found)",
+    retryAfterMs: null,
+    noRetry: true,
+  };
+}
+
+/** No attempt was made: every target was excluded before dispatch. */
+export function errorFromExclusions(exclusions: Exclusion[], targetCount: number, isCombo: boolean, providerConnectionCounts: Map<string, number>): FinalError {
+  const timers = exclusions.filter((e) => TIMER_REASONS.has(e.reason));
+  const breakerOnly = exclusions.length > 0 && exclusions.every((e) => e.reason === "circuit_open");
+  if (breakerOnly && targetCount === 1 && !isCombo) {
+    const e = exclusions[0];
+    const retryAfterMs = e.remainingMs ?? 0;
+    return {
+      status: ERROR_CODES.provider_circuit_open.status,
+      code: "provider_circuit_open",
+      message: `Provider ${e.provider} is temporarily unavailable (circuit breaker open)`,
+      retryAfterMs,
+      noRetry: false,
+      extra: { type: "server_error", provider: e.provider, retry_after: Math.ceil(retryAfterMs / 1000) },
+      headers: { "X-OmniRoute-Provider-Breaker": "open" },
+    };
+  }
+  if (timers.length > 0) {
+    const retryAfterMs = minRemaining(timers);
+    return {
+      status: ERROR_CODES.all_targets_cooling_down.status,
+      code: "all_targets_cooling_down",
+      message: "Every target is cooling down; retry after the earliest one recovers",
+      retryAfterMs,
+      noRetry: false,
+      extra: {
+        diagnostics: {
+          excluded: timers.map((e) => ({ target: e.target, reason: e.reason, remainingSeconds: Math.ceil((e.remainingMs ?? 0) / 1000) })),
+        },
+      },
+    };
+  }
+  const terminal = exclusions.filter((e) => e.reason === "terminal");
+  if (!isCombo && terminal.length > 0 && terminal.length === exclusions.length) {
+    const provider = terminal[0].provider;
+    const n = providerConnectionCounts.get(provider) ?? terminal.length;
+    return {
+      status: ERROR_CODES.unauthorized.status,
+      code: "unauthorized",
+      message: `All ${n} connection(s) for provider ${provider} are unavailable (expired, banned or out of credits)`,
+      retryAfterMs: null,
+      noRetry: true,
+    };
+  }
+  if (!isCombo && exclusions.length > 0) {
+    return {
+      status: ERROR_CODES.no_executable_targets.status,
+      code: "no_executable_targets",
+      message: `No active credentials for provider: ${exclusions[0].provider}`,
+      retryAfterMs: null,
+      noRetry: true,
+    };
+  }
+  if (isCombo && onlySkipped([], exclusions)) return allTargetsSkipped();
+  return { status: ERROR_CODES.no_executable_targets.status, code: "no_executable_targets", message: "No executable target for this model", retryAfterMs: null, noRetry: true };
+}
+
+const CODE_BY_REASON: Record<VerdictReason, ErrorCode> = {
+  rate_limit: "rate_limit_error",
+  concurrency_limited: "rate_limit_error",
+  quota_exhausted: "rate_limit_error",
+  credits_exhausted: "credits_exhausted",
+  auth_error: "unauthorized",
+  banned: "unauthorized",
+  request_rejected: "request_rejected",
+  not_found: "model_not_found",
+  model_not_found: "model_not_found",
+  context_overflow: "context_length_exceeded",
+  tool_limit: "tool_limit",
+  bad_request: "invalid_request",
+  server_error: "upstream_error",
+  transport: "upstream_unreachable",
+  timeout: "upstream_timeout",
+  stream_stall: "stream_content_stall",
+  stream_early_eof: "STREAM_EARLY_EOF",
+  stream_throughput: "STREAM_THROUGHPUT_TOO_LOW",
+};
+
+/** D2: the code of the 502 Switchyard makes of an upstream 2xx whose body is not JSON. */
+export const UPSTREAM_INVALID_JSON = "upstream_invalid_json" satisfies ErrorCode;
+
+/** At least one attempt was made; the last verdict decides, the cooldowns give the hint. */
+export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | null): FinalError {
+  const rateLimited = verdict.reason === "rate_limit" || verdict.reason === "concurrency_limited" || verdict.reason === "quota_exhausted";
+  // A restated 429 (R12.2) tells the client a fixed wait that is not an internal cooldown.
+  const retryAfterMs = rateLimited || verdict.status >= 500 ? (verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? verdict.retryHintMs) : null;
+  const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
+  return {
+    status: verdict.status,
+    code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : CODE_BY_REASON[verdict.reason],
+    message: verdict.message,
+    retryAfterMs,
+    noRetry,
+  };
+}

@@ -1,0 +1,108 @@
+// The edges of the client routes: the request id on every answer, the proxy switch and client
+// keys (R1.7), the JSON body limit, and the request shape (R1.9) — all before any upstream call.
+// Each is a plain function over the request's ClientEdge (edge.ts); express's routes take them as
+// middleware, the generation routes (generationRoute.ts) call them in turn.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestHandler } from "express";
+import type { ApiKeyInfo, AppSettings, WireFormat } from "../../../shared/types.js";
+import { CLIENT_KEY_PREFIX } from "../../../shared/catalog.js";
+import { isRecord } from "../../../shared/records.js";
+import type { ErrorCode, StatusOf } from "../../../shared/errorCodes.js";
+import { sendPlainJson } from "../context/plainJson.js";
+import { readJsonBody } from "./clientBody.js";
+import { edgeOf, keyVerified, type ClientEdge } from "./edge.js";
+import { clientHalf, errorBody } from "../formats/index.js";
+
+/**
+ * API.md: every client response carries its request id and attempt count, errors included.
+ * The proxied answers write theirs with their status line; every other answer stamps here.
+ */
+export function stampClientHeaders(res: ServerResponse, attempts = 0): void {
+  res.setHeader("X-Switchyard-Request-Id", edgeOf(res.req).requestId);
+  res.setHeader("X-Switchyard-Attempts", String(attempts));
+}
+
+/** A catalogue code (shared/errorCodes.ts) in the client's format, with the status the catalogue gives it. */
+export function clientError<C extends ErrorCode>(res: ServerResponse, format: WireFormat, status: StatusOf<C>, code: C, message: string): void {
+  if (!res.hasHeader("X-Switchyard-Request-Id")) stampClientHeaders(res);
+  sendPlainJson(res, status, errorBody(format, status, code, message));
+}
+
+/**
+ * The JSON object body, read once with the live `maxBodyMb` limit onto the edge; false when an
+ * error went out in the client's format (or the client left mid-body).
+ */
+export async function readClientBody(format: WireFormat, limitMb: number, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): Promise<boolean> {
+  const read = await readJsonBody(req, limitMb * 1024 * 1024);
+  if (read.kind === "aborted") return false;
+  if (read.kind === "too_large") return (clientError(res, format, 413, "payload_too_large", `Request body exceeds the ${limitMb} MB limit (setting maxBodyMb)`), false);
+  if (read.kind === "invalid") return (clientError(res, format, 400, "invalid_request", "Request body is not valid JSON"), false);
+  if (!isRecord(read.value)) return (clientError(res, format, 400, "invalid_request", "Request body must be a JSON object"), false);
+  edge.body = read.value;
+  edge.bodyText = read.text;
+  return true;
+}
+
+/** readClientBody as the middleware of an express client route. */
+export function clientBody(format: WireFormat, settings: () => AppSettings): RequestHandler {
+  return async (req, res, next) => {
+    if (await readClientBody(format, settings().maxBodyMb, req, res, edgeOf(req))) next();
+  };
+}
+
+/**
+ * The client key a request presents, unverified: Authorization: Bearer, x-api-key, or Gemini's
+ * x-goog-api-key or `?key=` (R17.1).
+ */
+export function presentedKey(req: IncomingMessage): string | null {
+  const auth = req.headers.authorization;
+  if (auth?.startsWith("Bearer ")) return auth.slice(7).trim();
+  for (const name of ["x-api-key", "x-goog-api-key"]) {
+    const value = req.headers[name];
+    const key = Array.isArray(value) ? value[0] : value;
+    if (key) return key;
+  }
+  return keyInQuery(req.url ?? "");
+}
+
+/** Gemini's `?key=` (read from the raw URL: the generation route runs before express parses a query). */
+function keyInQuery(url: string): string | null {
+  const q = url.indexOf("?");
+  return q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get("key");
+}
+
+export interface ClientGuardDeps {
+  appSettings: () => AppSettings;
+  verifyClientKey: (key: string) => ApiKeyInfo | null;
+}
+
+/** The proxy switch, then R1.7 client keys (off by default for loopback clients); false when refused. */
+export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): boolean {
+  const settings = deps.appSettings();
+  if (!settings.proxyEnabled) return (clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)"), false);
+  const key = presentedKey(req);
+  if (!settings.requireClientKey) {
+    // Keys are optional here, but a Switchyard key a client sends anyway still names it: its
+    // usage and its budget count (R18). Other keys (a client's placeholder) are not looked up.
+    const info = key?.startsWith(CLIENT_KEY_PREFIX) ? deps.verifyClientKey(key) : null;
+    if (info) keyVerified(edge, info, false);
+    return true;
+  }
+  const info = key ? deps.verifyClientKey(key) : null;
+  // R7.2: a lease fence binds the key, so the verified key is kept for it.
+  if (info) return (keyVerified(edge, info, true), true);
+  clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (Authorization: Bearer sk-sy-… or x-api-key)");
+  return false;
+}
+
+/** admitsClient as the middleware of an express client route. */
+export function clientAuth(format: WireFormat, deps: ClientGuardDeps): RequestHandler {
+  return (req, res, next) => {
+    if (admitsClient(format, deps, req, res, edgeOf(req))) next();
+  };
+}
+
+/** R1.9: the first thing wrong with a generation request's shape, or null. Unknown fields are fine. */
+export function shapeProblem(format: WireFormat, body: Record<string, unknown>): string | null {
+  return clientHalf(format).shapeProblem(body);
+}

@@ -1,0 +1,114 @@
+// The express app on 127.0.0.1: client routes (/v1), management routes (/api), the dashboard.
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { existsSync } from "node:fs";
+import type { RequestListener } from "node:http";
+import path from "node:path";
+import { ERROR_CODES, type ErrorCode } from "../../../shared/errorCodes.js";
+import { isRecord } from "../../../shared/records.js";
+import type { AppSettings } from "../../../shared/types.js";
+import type { Clock } from "../../engine/ports.js";
+import { clientAuth, clientError, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
+import { asksAsGemini, geminiModelGet, geminiModelList } from "./geminiModels.js";
+import { OPENAI_MODEL_PATH, openaiModelRoute } from "./openaiModels.js";
+import type { CatalogPort, ErrorLog, RequestLogSink } from "../context/ports.js";
+import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
+import type { Pipeline } from "../pipeline/pipeline.js";
+import { createGenerationRoute, type SessionGatewayDeps } from "./generationRoute.js";
+export type { SessionGatewayDeps } from "./generationRoute.js";
+import type { StoredResponseDeps } from "../features/responses/storedResponses.js";
+import { storedResponseRoutes } from "./storedResponseRoutes.js";
+import { codexCatalogue, isCodexCatalogueRequest } from "./codexModels.js";
+import { servedModels } from "./servedModels.js";
+import { sessionLeaseHandler } from "./leaseRoute.js";
+
+export interface GatewayAppDeps extends ClientGuardDeps {
+  /** Failures inside Switchyard, logged with the request id. */
+  logger?: ErrorLog;
+  requestLog: RequestLogSink;
+  /** R16.4: stored Responses turns (absent = the Responses API keeps no state). */
+  storedResponses?: StoredResponseDeps;
+  catalog: CatalogPort;
+  clock: Clock;
+  pipeline: Pipeline;
+  appSettings: () => AppSettings;
+  version: string;
+  hostGuard: RequestHandler;
+  apiRouter: express.Router;
+  dashboardDir: string | null;
+  sessions: SessionGatewayDeps;
+  /** GET /metrics (R18.5): its guards and handler, behind the Host check like everything else. */
+  metrics?: RequestHandler[];
+}
+
+/** GET /v1/models: OpenAI list format; ids are `provider/model`, aliases, combos. Codex gets its own shape (R16.5). */
+function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
+  return (req, res) => {
+    stampClientHeaders(res);
+    const served = servedModels(catalog);
+    if (isCodexCatalogueRequest(req.query, req.headers)) return void res.json(codexCatalogue(served));
+    // R17.1: the GenAI SDK lists /v1/models with its Gemini key and reads Google's shape.
+    if (asksAsGemini(req)) return void res.json(geminiModelList(served));
+    const created = Math.floor(clock.now() / 1000);
+    res.json({ object: "list", data: served.map((m) => ({ id: m.id, object: "model", created, owned_by: m.owner })) });
+  };
+}
+
+/** `models/{model}` under /v1beta or /v1 (GET /v1/models itself is OpenAI's list). */
+const GEMINI_MODEL_PATH = /^\/v1(?:beta)?\/models\/.+$/;
+
+/** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
+export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
+  const app = createExpressApp(deps);
+  const generation = createGenerationRoute(deps);
+  return (req, res) => {
+    if (!generation(req, res)) void app(req, res);
+  };
+}
+
+function createExpressApp(deps: GatewayAppDeps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(deps.hostGuard);
+
+  // Claude Code sends HEAD / first; any status is fine as long as it answers at once.
+  app.head("/", (_req, res) => void res.status(200).end());
+  // Claude Code probes HEAD /api/hello for connectivity (without the nonessential-traffic switch);
+  // it carries no admin token and must not be answered 401 by the management guard.
+  app.head("/api/hello", (_req, res) => void res.status(200).end());
+  app.get("/health", (_req, res) => void res.json({ ok: true, version: deps.version }));
+  if (deps.metrics) app.get("/metrics", ...deps.metrics);
+
+  if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
+  app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
+  app.get(OPENAI_MODEL_PATH, ...openaiModelRoute(deps));
+  // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
+  app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {
+    stampClientHeaders(res);
+    res.json(geminiModelList(servedModels(deps.catalog)));
+  });
+  app.get(GEMINI_MODEL_PATH, clientAuth("gemini", deps), geminiModelGet(deps.catalog));
+
+  // A client-key route under /api: mounted before the management router and its admin token.
+  app.post("/api/v1/session-leases", sessionLeaseHandler({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));
+  app.use(deps.apiRouter);
+
+  if (deps.dashboardDir && existsSync(path.join(deps.dashboardDir, "index.html"))) {
+    const dir = deps.dashboardDir;
+    app.use(express.static(dir, { index: "index.html", maxAge: 0 }));
+  }
+
+  const unknown = unknownClientRoute(deps);
+  app.use("/v1", unknown);
+  app.use("/v1beta", unknown);
+  app.use((_req, res) => void res.status(ERROR_CODES.not_found.status).json({ error: { code: "not_found" satisfies ErrorCode, message: "Not found" } }));
+  // express 5 forwards thrown errors here; never leak a stack or a secret to the client.
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return void res.end();
+    if (req.path.startsWith("/v1")) return clientError(res, formatOfUnknownPath(req.path), 500, "internal_error", "Switchyard failed to handle the request");
+    res
+      .status(ERROR_CODES.internal_error.status)
+      .json({ error: { code: "internal_error" satisfies ErrorCode, message: isRecord(err) && typeof err["message"] === "string" ? err["message"] : "internal error" } });
+  });
+  return app;
+}

@@ -1,0 +1,117 @@
+// Stage "next target or finish": after an attempt, answer the client or go on; when no attempt
+// answered, the terminal verdict (R11.5) from the last failure or from what selection skipped.
+import { ERROR_CODES, type ErrorCode } from "../../../shared/errorCodes.js";
+import type { Clock, Verdict } from "../../engine/ports.js";
+import { allTargetsSkipped, errorFromExclusions, errorFromVerdict, onlySkipped, type FinalError } from "../context/outcome.js";
+import type { ConnectionsPort } from "../context/ports.js";
+import type { ClientResponse } from "../context/clientResponse.js";
+import type { AttemptOutcome } from "./attempt.js";
+import type { AttemptResult } from "./record.js";
+import type { SelectionLog } from "./select.js";
+
+export type Step = "answered" | "next";
+
+export interface RecoveryPolicy {
+  /** R13.2: fail over on a stream failure before any client-visible content. */
+  recoveryEnabled: boolean;
+  /** An early EOF is retried on another connection once, not on every one. */
+  earlyEofRetries: { spent: number };
+}
+
+/** Answers the client when this attempt decides the request; "next" lets the loop go on. */
+export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, result: AttemptResult, policy: RecoveryPolicy): Step {
+  if (result.kind === "client_gone") {
+    client.clientClosed();
+    return "answered";
+  }
+  if (result.kind === "success") {
+    const usage = "usage" in outcome ? outcome.usage : null;
+    if (outcome.kind === "json") client.sendJson(outcome.body, usage);
+    else client.endStream(usage);
+    return "answered";
+  }
+  const { verdict } = result;
+  switch (outcome.kind) {
+    case "failed_after_output": {
+      const code: ErrorCode = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
+      client.failAfterOutput(code, `Upstream stream failed after output began: ${outcome.detail}`, outcome.usage);
+      return "answered";
+    }
+    case "failed_before_output": {
+      const eofSpent = outcome.code === "STREAM_EARLY_EOF" && policy.earlyEofRetries.spent++ >= 1;
+      if (policy.recoveryEnabled && !eofSpent) return "next";
+      client.fail(errorFromVerdict(verdict, null));
+      return "answered";
+    }
+    case "upstream_error":
+      if (verdict.failover) return "next";
+      passUpstreamError(client, verdict, outcome);
+      return "answered";
+    default:
+      return "next";
+  }
+}
+
+/** A verdict that must not fail over (bad request, context overflow): the client sees it now. */
+function passUpstreamError(client: ClientResponse, verdict: Verdict, outcome: Extract<AttemptOutcome, { kind: "upstream_error" }>): void {
+  const final = errorFromVerdict(verdict, null);
+  if (outcome.upstreamFormat === client.format && outcome.bodyText.trim().startsWith("{")) {
+    client.passUpstreamError(final, outcome.bodyText, verdict.reason);
+    return;
+  }
+  client.fail(final);
+}
+
+export interface UnansweredDeps {
+  connections: ConnectionsPort;
+  clock: Clock;
+}
+
+/** Earliest instant (ms from now) at which a connection of the tried providers leaves its cooldown. */
+export function earliestRecoveryMs(deps: UnansweredDeps, providers: Set<string>): number | null {
+  const now = deps.clock.now();
+  let best: number | null = null;
+  for (const id of providers) {
+    for (const c of deps.connections.listByProvider(id)) {
+      if (c.rateLimitedUntil && c.rateLimitedUntil > now) best = best === null ? c.rateLimitedUntil - now : Math.min(best, c.rateLimitedUntil - now);
+    }
+  }
+  return best;
+}
+
+/** What a request that no attempt answered has seen on its last pass over the targets. */
+export interface Unanswered {
+  lastVerdict: Verdict | null;
+  /** The reason of each failed attempt of the pass. */
+  failures: ReadonlyArray<{ reason: string }>;
+  selection: SelectionLog;
+}
+
+/**
+ * No attempt answered (R11.5): a combo that met only auth, quota or not-found is ALL_TARGETS_SKIPPED;
+ * otherwise the last verdict decides, else what selection excluded.
+ */
+export function terminalError(deps: UnansweredDeps, unanswered: Unanswered, targetCount: number, isCombo: boolean): FinalError {
+  const { lastVerdict, failures, selection } = unanswered;
+  if (
+    isCombo &&
+    onlySkipped(
+      failures.map((f) => f.reason),
+      selection.exclusions,
+    )
+  )
+    return allTargetsSkipped();
+  if (lastVerdict) return errorFromVerdict(lastVerdict, earliestRecoveryMs(deps, selection.triedProviders));
+  return errorFromExclusions(selection.exclusions, targetCount, isCombo, selection.connectionCounts);
+}
+
+/** R18.4: a key over its budget is refused until its period ends, before anything goes upstream. */
+export function keyBudgetExceeded(retryAfterMs: number): FinalError {
+  return {
+    status: ERROR_CODES.budget_exceeded.status,
+    code: "budget_exceeded",
+    retryAfterMs,
+    noRetry: false,
+    message: "This API key has used its budget for the period; it resets at the period's end",
+  };
+}

@@ -1,0 +1,130 @@
+// Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
+// exactly once per attempt, plus the attempt's line in the request log.
+import type { AttemptRecord, Connection } from "../../../shared/types.js";
+import { ERROR_CODES } from "../../../shared/errorCodes.js";
+import { ATTEMPT_TIMED_OUT, INVALID_JSON_TEXT, type UpstreamFailure } from "../../engine/failure.js";
+import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
+import { egressIpOf, type EgressLock } from "../features/egress/siblingLock.js";
+import { UPSTREAM_INVALID_JSON } from "../context/outcome.js";
+import type { ClientResponse } from "../context/clientResponse.js";
+import type { StreamFailureCode } from "./streaming/relay.js";
+import type { AttemptOutcome } from "./attempt.js";
+
+export type RecordingEngine = Pick<ResilienceEngine, "classify" | "recordFailure" | "recordSuccess" | "recordNeutral"> &
+  /** Reads what a failure left on the connection, for the request log (absent: not noted). */
+  Partial<Pick<ResilienceEngine, "exclusionCheck">>;
+
+import type { AttemptResult } from "../context/attempt.js";
+export type { AttemptResult };
+
+/**
+ * What each stream failure is to the classifier (R12.1 reasons stream_* / transport / timeout): the
+ * attempt deadline mid-stream is the call's timeout, a broken stream a reset connection.
+ */
+const STREAM_FAILURE: Record<StreamFailureCode, (detail: string) => UpstreamFailure> = {
+  STREAM_EARLY_EOF: (detail) => ({ kind: "stream", cause: "early_eof", detail }),
+  stream_content_stall: (detail) => ({ kind: "stream", cause: "content_stall", detail }),
+  stream_idle_timeout: (detail) => ({ kind: "stream", cause: "idle_stall", detail }),
+  stream_attempt_deadline: () => ATTEMPT_TIMED_OUT,
+  STREAM_THROUGHPUT_TOO_LOW: (detail) => ({ kind: "stream", cause: "throughput", detail }),
+  stream_transport_error: () => ({ kind: "transport", cause: "reset", code: "ECONNRESET" }),
+  stream_continuation_refused: (detail) => ({ kind: "stream", cause: "continuation_refused", detail }),
+};
+
+function failureOf(outcome: AttemptOutcome): UpstreamFailure | null {
+  switch (outcome.kind) {
+    case "transport_failure":
+      return outcome.failure;
+    case "upstream_error":
+      return { kind: "http", status: outcome.status, headers: outcome.headers, bodyText: outcome.bodyText };
+    case "invalid_json":
+      return { kind: "invalid_json", status: outcome.status, headers: outcome.headers };
+    case "failed_before_output":
+    case "failed_after_output":
+      return STREAM_FAILURE[outcome.code](outcome.detail);
+    default:
+      return null;
+  }
+}
+
+/** The attempt's line in the request log: the status it failed with (none without an answer) and its size. */
+function failureLine(failure: UpstreamFailure): { status: number | null; bytes: number } {
+  switch (failure.kind) {
+    case "http":
+      return { status: failure.status, bytes: Buffer.byteLength(failure.bodyText) };
+    case "invalid_json":
+      return { status: ERROR_CODES.upstream_invalid_json.status, bytes: Buffer.byteLength(INVALID_JSON_TEXT) };
+    case "stream":
+      return { status: null, bytes: Buffer.byteLength(failure.detail) };
+    case "transport":
+      return { status: null, bytes: 0 };
+  }
+}
+
+/** The connection as the store holds it now (after recordFailure wrote its cooldown). */
+export type FreshConnection = (connection: Connection) => Connection;
+
+export interface RecordExtras {
+  /** R12.5: cools the IP siblings of an egress-bucketed 429. */
+  egressLock?: EgressLock;
+  /** Reads the connection back for the timeline's "what the failure left". */
+  fresh?: FreshConnection;
+}
+
+export function recordAttempt(
+  engine: RecordingEngine,
+  clock: Clock,
+  ctx: AttemptContext,
+  client: ClientResponse,
+  outcome: AttemptOutcome,
+  startedAt: number,
+  extras: RecordExtras = {},
+): AttemptResult {
+  const egressIp = egressIpOf(ctx.connection);
+  const line = (status: number | null, verdict: string | null) =>
+    client.record.attempted({
+      provider: ctx.provider.id,
+      connectionId: ctx.connection.id,
+      model: ctx.model,
+      status,
+      verdict,
+      latencyMs: clock.now() - startedAt,
+      ...(egressIp === null ? {} : { egressIp }),
+    });
+  const streamed = outcome.kind === "completed" || outcome.kind === "client_gone";
+  if (outcome.kind === "client_gone" || (outcome.kind === "transport_failure" && client.gone)) {
+    engine.recordNeutral(ctx);
+    line(streamed ? 200 : null, "client_abort");
+    return { kind: "client_gone" };
+  }
+  const failure = failureOf(outcome);
+  if (!failure) {
+    engine.recordSuccess(ctx);
+    line(outcome.kind === "json" ? outcome.status : 200, null);
+    return { kind: "success" };
+  }
+  const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, failure });
+  engine.recordFailure(ctx, verdict);
+  extras.egressLock?.(ctx, verdict); // R12.5: after the failing connection's own cooldown is set
+  const { status, bytes } = failureLine(failure);
+  // D2: the synthesized 502 is logged under its own name, not as a plain 502.
+  line(status, failure.kind === "invalid_json" ? UPSTREAM_INVALID_JSON : verdict.reason);
+  client.record.lastAttemptFailed({ bytes, ...failureDetails(engine, ctx, verdict, extras.fresh) });
+  return { kind: "failure", verdict };
+}
+
+/** The timeline's view of a failed attempt: the hint it carried and the cooldown or lockout it left. */
+function failureDetails(engine: RecordingEngine, ctx: AttemptContext, verdict: Verdict, fresh?: FreshConnection): Partial<AttemptRecord> {
+  const left = fresh && engine.exclusionCheck ? engine.exclusionCheck(ctx.provider, ctx.model)(fresh(ctx.connection)) : null;
+  return {
+    retryHintMs: verdict.retryHintMs,
+    retryHintSource: verdict.retryHintSource ?? null,
+    after: left ? { state: left.reason, remainingMs: left.remainingMs } : null,
+  };
+}
+
+/** The upstream's response headers of an attempt, where they carry quota windows to learn from. */
+export function upstreamHeadersOf(outcome: AttemptOutcome): Record<string, string | string[] | undefined> | null {
+  if (outcome.kind === "upstream_error" || outcome.kind === "invalid_json") return outcome.headers;
+  return "headers" in outcome && outcome.headers ? outcome.headers : null;
+}

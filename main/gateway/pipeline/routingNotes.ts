@@ -1,0 +1,39 @@
+// What routing learns from each attempt: the quota meters and learned quotas hear its headers,
+// and a combo's router its outcome and time to first byte (R11.1, R4.10, R18.3).
+import type { AttemptContext, Clock } from "../../engine/ports.js";
+import type { Target } from "../context/resolve.js";
+import type { ComboRouter } from "./routing/comboRouter.js";
+import type { LearnedQuotas } from "./routing/learnedQuota.js";
+import type { QuotaObserver } from "../context/usage/quotaHeaders.js";
+import type { AttemptOutcome } from "./attempt.js";
+import { upstreamHeadersOf, type AttemptResult } from "./record.js";
+
+export interface RoutingNotesDeps {
+  clock: Clock;
+  quotas?: QuotaObserver;
+  routing?: { router: ComboRouter; quotas: LearnedQuotas };
+}
+
+export interface AttemptNote {
+  /** The combo the attempt was a target of (null: none, or routing off). */
+  combo: string | null;
+  ctx: AttemptContext;
+  target: Target;
+  outcome: AttemptOutcome;
+  result: AttemptResult;
+  startedAt: number;
+  sessionKey: string | null;
+}
+
+/** Learned quotas and the quota meters hear of every attempt, a combo's book of its own (R11.1, R4.10, R18.3). */
+export function noteForRouting(deps: RoutingNotesDeps, note: AttemptNote): void {
+  const { ctx, outcome, result } = note;
+  const now = deps.clock.now();
+  const headers = upstreamHeadersOf(outcome);
+  if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now);
+  if (!deps.routing) return;
+  // R4.10: the sample is the time to the upstream's first byte, not the whole (streamed) answer.
+  const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: (outcome.firstByteAt ?? now) - note.startedAt };
+  if (note.combo) deps.routing.router.settled(note.combo, note.target, ctx.connection.id, settled, now, note.sessionKey);
+  if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
+}
