@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { FrameTemplate } from "../../../main/gateway/formats/frameTemplate.js";
 import { clientHalf, translateRequest, type WireFormat } from "../../../main/gateway/formats/index.js";
-import { plainOpenaiContent } from "../../../main/gateway/formats/openai/events.js";
+import { isOpenaiToolOrReasoning, openaiTextDeltaBytes, plainOpenaiContent } from "../../../main/gateway/formats/openai/events.js";
 import { OpenaiStreamDecoder } from "../../../main/gateway/formats/openai/stream-decode.js";
 import { ResponseJson } from "../../../main/gateway/formats/responses/response.js";
 import { sseJson } from "../../../main/gateway/formats/sse.js";
@@ -107,6 +107,15 @@ describe("issue 33: plain OpenAI chunks read without a parse", () => {
     for (const data of [raw, badEscape]) {
       expect(plainOpenaiContent(data)).toBeNull();
       expect(new OpenaiStreamDecoder("r").decode({ data })).toEqual([]);
+    }
+  });
+
+  it("R13.5 the throughput watchdog reads a plain chunk's bytes and activity as a parse would", () => {
+    for (const content of TEXTS) {
+      const data = chatChunk({ content }).slice("data: ".length, -2);
+      expect(openaiTextDeltaBytes({ data })).toBe(openaiTextDeltaBytes({ data: `${data} ` }));
+      expect(openaiTextDeltaBytes({ data })).toBe(Buffer.byteLength(content));
+      expect(isOpenaiToolOrReasoning({ data })).toBe(false);
     }
   });
 

@@ -48,7 +48,10 @@ export function classifyOpenai(evt: UpstreamEvent, chunk: JsonObject | undefined
   return "lifecycle";
 }
 
+// The throughput watchdog (R13.5) reads every chunk: a plain text delta is read without a parse.
 export function openaiTextDeltaBytes(evt: UpstreamEvent): number {
+  const plain = plainOpenaiContent(evt.data);
+  if (plain !== null) return utf8Bytes(plain);
   if (evt.data.trim() === "[DONE]") return 0;
   const chunk = asRecord(parseJson(evt.data));
   if (!chunk) return 0;
@@ -56,6 +59,7 @@ export function openaiTextDeltaBytes(evt: UpstreamEvent): number {
 }
 
 export function isOpenaiToolOrReasoning(evt: UpstreamEvent): boolean {
+  if (isPlainOpenaiContentChunk(evt.data)) return false;
   const chunk = asRecord(parseJson(evt.data));
   if (!chunk) return false;
   const delta = firstDelta(chunk);
