@@ -4,6 +4,8 @@
 // small background calls Claude Code makes beside it on its small-fast model. Also the SSE reader
 // that rebuilds an assistant message from an Anthropic stream.
 
+import { readFileSync } from "node:fs";
+
 const SESSION_ID = "5b0c2f7e-27a1-4c3e-9d14-6f2a8e90b1c4";
 const USER_ID = `user_${"7f3a".repeat(16)}_account__session_${SESSION_ID}`;
 
@@ -204,40 +206,19 @@ export function mainBody(model, history, pending) {
   };
 }
 
-/** Claude Code's background calls on its small-fast model: a session name, a title, a command's prefix, the files a command touches. */
-const BACKGROUND = [
-  {
-    system:
-      'Generate a short kebab-case name (2-4 words) that captures the main topic of this conversation. Use lowercase words separated by hyphens. Examples: "fix-login-bug", "add-auth-feature", "refactor-api-client", "debug-test-failures". Return JSON with a "name" field.',
-    user: (turn) => userText(turn),
-  },
-  {
-    system: "Summarize this coding conversation in under 50 characters. Capture the main task, key files, problems addressed, and current status.",
-    user: (turn) => `Conversation so far: ${userText(turn)}`,
-  },
-  {
-    system:
-      "Your task is to process Bash commands that an AI coding agent wants to run. This policy spec defines how to determine the prefix of a Bash command. Respond with the prefix only, or command_injection_detected.",
-    user: () => "Command: npm test -- packages/gateway",
-  },
-  {
-    system:
-      "Extract any file paths that this command reads or modifies. For commands like git diff and cat, include the paths of files being shown. Use paths verbatim. Format your response as <filepaths> tags.",
-    user: () => `Command: npm test -- packages/gateway\nOutput: ${TEST_OUTPUT.slice(0, 400)}`,
-  },
-];
+/**
+ * Claude Code's background calls beside a turn, as Claude Code 2.1.332 really sends them (its session
+ * title and its prompt suggestion, from tests/fixtures/clients/trafficCaptures.json, which the
+ * traffic classifier learned from): the captured system blocks and messages, on the replay's model.
+ */
+const CAPTURES = JSON.parse(readFileSync(new URL("../tests/fixtures/clients/trafficCaptures.json", import.meta.url), "utf8")).captures;
+const BACKGROUND = CAPTURES.filter((c) => c.client === "claude-code" && c.expected === "background").map((c) => c.body);
+if (BACKGROUND.length === 0) throw new Error("trafficCaptures.json holds no Claude Code background call");
 
-/** The `i`th background call beside a turn (non-stream, max_tokens 512, as Claude Code sends them). */
-export function backgroundBody(model, turn, i) {
-  const kind = BACKGROUND[i % BACKGROUND.length];
-  return {
-    model,
-    max_tokens: 512,
-    messages: [{ role: "user", content: kind.user(turn) }],
-    system: [{ type: "text", text: kind.system }],
-    metadata: { user_id: USER_ID },
-    stream: false,
-  };
+/** The `i`th background call beside a turn (non-stream here, max_tokens 512, so its answer is read whole). */
+export function backgroundBody(model, _turn, i) {
+  const captured = BACKGROUND[i % BACKGROUND.length];
+  return { ...captured, model, max_tokens: 512, metadata: { user_id: USER_ID }, stream: false };
 }
 
 function frames(text) {
