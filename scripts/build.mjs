@@ -41,6 +41,6 @@ export function build({ force = false } = {}) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const { ensureDependencies } = await import("./ensure.mjs");
-  ensureDependencies();
+  await ensureDependencies();
   build({ force: process.argv.includes("--force") });
 }

@@ -4,12 +4,11 @@
 // from — to tests/fixtures/clients/trafficCaptures.json, the fixture trafficClass.test.ts checks
 // the classifier against. Re-run it when a client is upgraded:
 //
-//   node scripts/build.mjs
-//   npm install --prefix /tmp/switchyard-clients opencode-ai@1.18.33 @qwen-code/qwen-code@0.24.4
+//   node scripts/build.mjs && node scripts/ensure.mjs --clients
 //   node scripts/capture-traffic.mjs [--only=claude-code,codex-cli,gemini-cli,opencode,qwen-code] [--raw=<dir>]
 //
-// Claude Code, Codex and the Gemini CLI come from this repo's node_modules; opencode and Qwen Code
-// from CAPTURE_CLIENTS_DIR (default /tmp/switchyard-clients). Claude Code's interactive run needs
+// The clients are the pinned ones the tests run, from tests/clients (another folder with the same
+// layout with CAPTURE_CLIENTS_DIR, e.g. to capture a newer version). Claude Code's interactive run needs
 // python3 (a pseudo-terminal). `--only` re-captures some clients and keeps the others' entries;
 // `--raw` also dumps every full exchange there, for reading what a new version sends.
 //
@@ -26,7 +25,7 @@ import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const OUT = path.join(ROOT, "tests/fixtures/clients/trafficCaptures.json");
-const CLIENTS_DIR = process.env.CAPTURE_CLIENTS_DIR ?? "/tmp/switchyard-clients";
+const CLIENTS_DIR = process.env.CAPTURE_CLIENTS_DIR ?? path.join(ROOT, "tests/clients");
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=")));
 const only = args.only ? new Set(args.only.split(",")) : null;
 const TEXT_HEAD = 200;
@@ -199,8 +198,7 @@ function runClient({ cmd, args: argv, env, cwd, timeoutMs }) {
   });
 }
 
-const bin = (name) => path.join(ROOT, "node_modules/.bin", name);
-const extBin = (name) => path.join(CLIENTS_DIR, "node_modules/.bin", name);
+const bin = (name) => path.join(CLIENTS_DIR, "node_modules/.bin", name);
 const versionOf = (pkgDir) => JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")).version;
 
 function write(file, text) {
@@ -419,7 +417,7 @@ const opencode =
     const provider = { sy: { npm: "@ai-sdk/openai-compatible", options: { baseURL: `${proxy}/v1`, apiKey: "opencode-capture-key" }, models: { "gpt-sim": modelExtra } } };
     write(path.join(cwd, "opencode.json"), JSON.stringify({ provider, model: "sy/gpt-sim", ...configExtra }));
     const env = { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_DEFAULT_PLUGINS: "1", OPENCODE_DISABLE_SHARE: "1" };
-    return { cmd: extBin("opencode"), args: ["run", "-m", "sy/gpt-sim", prompt], cwd, env };
+    return { cmd: bin("opencode"), args: ["run", "-m", "sy/gpt-sim", prompt], cwd, env };
   };
 
 const qwen =
@@ -429,13 +427,13 @@ const qwen =
     const env = anthropic
       ? { ANTHROPIC_BASE_URL: proxy, ANTHROPIC_API_KEY: "qwen-capture-key", ANTHROPIC_MODEL: "claude-sim" }
       : { OPENAI_BASE_URL: `${proxy}/v1`, OPENAI_API_KEY: "qwen-capture-key", OPENAI_MODEL: "qwen-sim" };
-    return { cmd: extBin("qwen"), args: ["-p", prompt, "--yolo", ...(anthropic ? ["--auth-type", "anthropic"] : [])], cwd: home, env };
+    return { cmd: bin("qwen"), args: ["-p", prompt, "--yolo", ...(anthropic ? ["--auth-type", "anthropic"] : [])], cwd: home, env };
   };
 
 const CLIENTS = [
   {
     client: "claude-code",
-    version: () => versionOf(path.join(ROOT, "node_modules/@anthropic-ai/claude-code")),
+    version: () => versionOf(path.join(CLIENTS_DIR, "node_modules/@anthropic-ai/claude-code")),
     label: claudeCodeLabel,
     scenarios: [
       ["print-plain", claudePrint(["Say hello", "--max-turns", "1", ...CLAUDE_MODEL], { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" })],
@@ -449,7 +447,7 @@ const CLIENTS = [
   },
   {
     client: "codex-cli",
-    version: () => versionOf(path.join(ROOT, "node_modules/@openai/codex")),
+    version: () => versionOf(path.join(CLIENTS_DIR, "node_modules/@openai/codex")),
     label: codexLabel,
     scenarios: [
       ["plain", codexExec("Say hello")],
@@ -463,7 +461,7 @@ const CLIENTS = [
   },
   {
     client: "gemini-cli",
-    version: () => versionOf(path.join(ROOT, "node_modules/@google/gemini-cli")),
+    version: () => versionOf(path.join(CLIENTS_DIR, "node_modules/@google/gemini-cli")),
     label: geminiLabel,
     scenarios: [
       ["plain", gemini("gemini-2.5-pro", "Say hello")],

@@ -1,19 +1,22 @@
-// `npm start`: install, build what is stale, then run the Electron app, or headless when no
+// `npm start`: install the app's dependencies (not the test clients: `npm test` installs those), build
+// what is stale while better-sqlite3 compiles, then run the Electron app, or headless when no
 // Electron binary can run here (the dashboard URL is printed).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { ensureDependencies } from "./ensure.mjs";
+import { prepareDependencies } from "./ensure.mjs";
 import { build } from "./build.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Say what each step does: a first start installs and builds for minutes, and silence looks like a hang.
 const say = (line) => console.log(`[switchyard] ${line}`);
 say("step 1 of 3: dependencies");
-if (!ensureDependencies()) say("  dependencies are installed");
+const deps = await prepareDependencies();
+if (!deps.installed) say("  dependencies are installed");
 say("step 2 of 3: build");
 if (!build()) say("  the build is up to date");
+await deps.finish();
 const args = process.argv.slice(2);
 
 function electronBinary() {

@@ -1,16 +1,21 @@
-// `npm test`: install what is missing, build, then run every suite (unit, integration, e2e).
+// `npm test`: install what is missing (the app's dependencies and the test clients in tests/clients),
+// build, then run every suite (unit, integration, e2e).
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { ensureDependencies, ensureChromium, ensureNginx, ensureRedisServer } from "./ensure.mjs";
+import { ensureChromium, ensureNginx, ensureRedisServer, ensureTestClients, prepareDependencies } from "./ensure.mjs";
 import { build } from "./build.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-ensureDependencies();
+console.log("[switchyard] dependencies: the app's, then the test clients'");
+const deps = await prepareDependencies();
+// The test clients and Debian's programs install while better-sqlite3 compiles.
+await ensureTestClients();
 const chromium = ensureChromium();
 ensureRedisServer();
 ensureNginx();
 build();
+await deps.finish();
 // The build type-checks main and preload; the renderer (bundled by Vite) and the tests are checked here.
 for (const project of ["tsconfig.renderer.json", "tsconfig.tests.json"]) {
   const tsc = spawnSync(path.join(root, "node_modules", ".bin", "tsc"), ["-p", project, "--noEmit"], { cwd: root, stdio: "inherit" });

@@ -8,9 +8,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { clientPackageDir } from "../clients/locate.js";
 
 const run = promisify(execFile);
-const PKG = path.resolve("node_modules/@doyensec/electronegativity");
+const PKG = clientPackageDir("@doyensec/electronegativity");
 const ELECTRON_VERSION = (JSON.parse(readFileSync(path.resolve("node_modules/electron/package.json"), "utf8")) as { version: string }).version;
 /** Needs release data from the network; offline it can only say "No connectivity?". */
 const ONLINE_ONLY_CHECKS = "AvailableSecurityFixesGlobalCheck";

@@ -13,11 +13,12 @@ import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
+import { clientBin } from "../../clients/locate.js";
 import { makeTempDir, runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
-const CLAUDE = path.resolve("node_modules/.bin/claude");
+const CLAUDE = clientBin("claude");
 const RUN_TIMEOUT_MS = 90_000;
 const UPSTREAM_LABEL = "claude-code-upstream";
 const UPSTREAM_KEY = "cc-key";

@@ -7,11 +7,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import path from "node:path";
+import { clientBin } from "../../clients/locate.js";
 import { makeTempDir, runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 
 export type Json = Record<string, any>;
 
-export const CODEX = path.resolve("node_modules/.bin/codex");
+export const CODEX = clientBin("codex");
 export const CODEX_VERSION = "0.171.0";
 /** The key Codex reads from `env_key`; Switchyard needs no client key in tests. */
 export const CODEX_KEY_ENV = "SWITCHYARD_API_KEY";

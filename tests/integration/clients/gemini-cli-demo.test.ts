@@ -5,10 +5,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../../shared/types.js";
+import { clientBin } from "../../clients/locate.js";
 import { makeTempDir, runClientProcess } from "../../fixtures/clients/clientProcess.js";
 import { startGateway, type TestGateway } from "../harness.js";
 
-const GEMINI = path.resolve("node_modules/.bin/gemini");
+const GEMINI = clientBin("gemini");
 const RUN_TIMEOUT_MS = 90_000;
 const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 30_000;
 

@@ -21,13 +21,14 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
+import { clientBin } from "../../clients/locate.js";
 import { makeTempDir, runClientProcess, type ClientRun } from "../../fixtures/clients/clientProcess.js";
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from "../../fixtures/clients/recordingProxy.js";
 import { addProvider, startGateway, startSim, type TestGateway } from "../harness.js";
 
 type Json = Record<string, any>;
 
-const GEMINI = path.resolve("node_modules/.bin/gemini");
+const GEMINI = clientBin("gemini");
 const GEMINI_VERSION = "0.61.0";
 const RUN_TIMEOUT_MS = 90_000;
 const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 30_000;
