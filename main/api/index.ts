@@ -12,3 +12,7 @@ export { type RawResponse, isRawResponse, rawResponse } from "./rawResponse.js";
 export { CONFIG_DOCUMENT_VERSION, type ConfigDocument, buildConfigDocument } from "./configExport.js";
 export { type ApplyConfigOptions, type ConfigImportResult, type Env, type ImportCounts, applyConfigDocument } from "./configImport.js";
 export { type ConfigTextFormat, configFormatOf, loadConfigFile, parseConfigText } from "./configFile.js";
+export { createMonitoringHandlers, statsWindow, toRequestStats } from "./monitoringHandlers.js";
+export { createQuotaHandlers } from "./quotaHandlers.js";
+export { type AdjustableClock, type BudgetRows, type SettingsCache, createResilienceHandlers } from "./resilienceHandlers.js";
+export { type SessionHandlerDeps, createSessionHandlers } from "./sessionHandlers.js";

@@ -6,7 +6,18 @@ import { fileURLToPath } from "node:url";
 import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
 import type { ContractHandlers } from "../../shared/contract.js";
 import type { AppSettings } from "../../shared/types.js";
-import { createApiRouter, createHostGuard, createManagementHandlers, applyConfigDocument, loadConfigFile, sseEventsHandler } from "../api/index.js";
+import {
+  applyConfigDocument,
+  createApiRouter,
+  createHostGuard,
+  createManagementHandlers,
+  createMonitoringHandlers,
+  createQuotaHandlers,
+  createResilienceHandlers,
+  createSessionHandlers,
+  loadConfigFile,
+  sseEventsHandler,
+} from "../api/index.js";
 import { hostAcceptor } from "../api/hostGuard.js";
 import { refuseUpgrade } from "../gateway/http/upgrade.js";
 import { createGatewayApp } from "../gateway/http/server.js";
@@ -21,12 +32,9 @@ import { createConnectionTester } from "./connectionTest.js";
 import { createEventBus, type EventBus } from "./eventBus.js";
 import { loadAdminToken, resolveHome } from "./home.js";
 import { createLogger } from "./logger.js";
-import { createMonitoringHandlers } from "./monitoringHandlers.js";
-import { createQuotaHandlers } from "./quotaHandlers.js";
-import { createUsageParts } from "./usage.js";
+import { createUsageParts, withBudgetRows } from "./usage.js";
 import { createGatewayMetrics, engineMetricsSources } from "./metrics.js";
-import { createSessionHandlers } from "./sessionHandlers.js";
-import { createResilienceHandlers, createSettingsCache } from "./resilienceHandlers.js";
+import { createSettingsCache } from "./settingsCache.js";
 import { createDemoControl, createInstanceHandlers } from "./demoControl.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 import { VERSION } from "./version.js";
@@ -114,7 +122,16 @@ function createHandlers(
       ...{ store, bus, clock, testConnection: extra.testConnection, budgetUsed: usage.budgetUsed },
       ...{ validateResilience: resilience.validate, onSettingsChanged: extra.onSettingsChanged },
     }),
-    ...createResilienceHandlers({ store, engine, bus, clock, settings: resilience, startedAt: extra.startedAt, admission: admission.health, budgets: usage.gate }),
+    ...createResilienceHandlers({
+      store,
+      engine,
+      bus,
+      clock,
+      settings: resilience,
+      startedAt: extra.startedAt,
+      admission: admission.health,
+      budgetRows: (rows, connections, provider) => withBudgetRows(rows, connections, usage.gate, provider),
+    }),
     ...createMonitoringHandlers({ store, clock }),
     ...createQuotaHandlers({ store }),
     ...usage.handlers,

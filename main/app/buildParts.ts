@@ -42,9 +42,9 @@ import { type Store } from "../store/index.js";
 import { type EventBus } from "./eventBus.js";
 import type { createLogger } from "./logger.js";
 import type { AdjustableClock } from "./clock.js";
-import { createQuotaObserver } from "./quotaHandlers.js";
+import { createQuotaObserver } from "./quotaObserver.js";
 import type { createUsageParts } from "./usage.js";
-import { createSettingsCache } from "./resilienceHandlers.js";
+import { createSettingsCache } from "./settingsCache.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
 
 /** R7.2: how long an exclusive lease lives without a renew. */

@@ -1,11 +1,8 @@
 // The engine's clock. Real time plus an offset that only `--test-clock` may move, so black-box
 // tests can jump over cooldowns while real waits (queues, combo waits) still expire.
-import type { Clock } from "../engine/ports.js";
+import type { AdjustableClock } from "../api/resilienceHandlers.js";
 
-export interface AdjustableClock extends Clock {
-  readonly adjustable: boolean;
-  advance(ms: number): number;
-}
+export type { AdjustableClock };
 
 export function createClock(adjustable: boolean): AdjustableClock {
   let offset = 0;

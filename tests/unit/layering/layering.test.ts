@@ -97,4 +97,9 @@ describe("layering (DESIGN.md)", () => {
     );
     expect(offenders).toEqual([]);
   });
+
+  it("R22 the management handlers are api/'s: the composition root holds no *Handlers.ts", () => {
+    expect(readdirSync(path.join(root, "main/app")).filter((f) => /Handlers\.ts$/.test(f))).toEqual([]);
+    expect(sources("main/api").filter((f) => /(monitoring|quota|resilience|session)Handlers\.ts$/.test(f))).toHaveLength(4);
+  });
 });

@@ -3,7 +3,8 @@
 // bucket the newest 1 000 log entries in the renderer, which undercounted a busy gateway.
 import type { RequestStats, RequestStatsBucket } from "../../shared/apiTypes.js";
 import { NO_PROVIDER, type RequestStatsQuery } from "../../shared/schemas/monitoring.js";
-import type { HandlersFor, StorePorts } from "../api/index.js";
+import type { HandlersFor } from "./handlerTypes.js";
+import type { StorePorts } from "./ports.js";
 import type { Clock } from "../engine/ports.js";
 import type { RequestStatsRow } from "../store/types.js";
 

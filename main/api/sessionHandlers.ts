@@ -2,7 +2,7 @@
 // an operator unpin and force-release. Lease rows name the connection, generation and key; the
 // owner token exists nowhere and its hash is not shown either.
 import type { SessionLeaseItem, SessionPinItem } from "../../shared/apiTypes.js";
-import type { HandlersFor } from "../api/index.js";
+import type { HandlersFor } from "./handlerTypes.js";
 import type { LeaseBook } from "../engine/leases.js";
 import type { SessionPins } from "../engine/sessionAffinity.js";
 import type { Store } from "../store/index.js";

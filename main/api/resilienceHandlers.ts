@@ -1,16 +1,23 @@
 // Contract methods served by the engine: resilience settings, breakers, Cooldown Manager,
 // model lockouts, monitoring health, queue protection, and the test clock.
-import { withBudgetRows, type BudgetGate } from "./usage.js";
-import type { MonitoringHealth } from "../../shared/apiTypes.js";
-import { resilienceDefaults } from "../../shared/resilienceEnv.js";
+import type { CooldownRow, MonitoringHealth } from "../../shared/apiTypes.js";
 import { applyResiliencePatch, type ResilienceSettings } from "../../shared/resilienceSettings.js";
-import { normalizeResilienceSettings, resiliencePatchSchema } from "../../shared/schemas/resilienceDocument.js";
-import { type HandlersFor, type SettingsPort, type StorePorts, notFound, parseInput, unavailableHandlers } from "../api/index.js";
+import type { Connection } from "../../shared/types.js";
 import type { ResilienceAdminEngine } from "../engine/index.js";
-import type { AdjustableClock } from "./clock.js";
-import type { EventBus } from "./eventBus.js";
+import type { Clock } from "../engine/ports.js";
+import { notFound } from "./errors.js";
+import type { EventBus, HandlersFor } from "./handlerTypes.js";
+import type { StorePorts } from "./ports.js";
+import { unavailableHandlers } from "./unavailable.js";
 
-const RESILIENCE_KEY = "resilience";
+/** The engine clock as the test-clock routes see it (`--test-clock`). */
+export interface AdjustableClock extends Clock {
+  readonly adjustable: boolean;
+  advance(ms: number): number;
+}
+
+/** R18.4: adds the connections over budget to the Cooldown Manager's rows (the usage gate's answer). */
+export type BudgetRows = (rows: { items: CooldownRow[] }, connections: Connection[], provider?: string) => { items: CooldownRow[] };
 
 export interface SettingsCache {
   get(): ResilienceSettings;
@@ -22,31 +29,6 @@ export interface SettingsCache {
   sources(): { stored: Record<string, unknown>; envDefaults: ResilienceSettings };
   /** Throws a 400 ApiError naming the field when a resilience document has a wrong type. */
   validate(doc: Record<string, unknown>): Record<string, unknown>;
-}
-
-/** The normalised resilience document, recomputed only when it is saved (R10.3: live apply). */
-export function createSettingsCache(store: { settings: SettingsPort }, env: NodeJS.ProcessEnv): SettingsCache {
-  let raw: Record<string, unknown> = {};
-  let current: ResilienceSettings;
-  const load = () => {
-    raw = store.settings.getDocument<Record<string, unknown>>(RESILIENCE_KEY) ?? {};
-    current = normalizeResilienceSettings(raw, env).settings;
-  };
-  load();
-  return {
-    get: () => current,
-    reload: load,
-    sources: () => ({ stored: raw, envDefaults: resilienceDefaults(env) }),
-    validate: (doc) => parseInput(resiliencePatchSchema, doc),
-    raw: () => raw,
-    save(next) {
-      const normalised = normalizeResilienceSettings(next, env).settings;
-      store.settings.setDocument(RESILIENCE_KEY, next);
-      raw = next;
-      current = normalised;
-      return normalised;
-    },
-  };
 }
 
 type EngineMethod =
@@ -66,14 +48,14 @@ type EngineMethod =
 export function createResilienceHandlers(deps: {
   store: StorePorts<"providers" | "connections">;
   engine: ResilienceAdminEngine;
-  bus: EventBus;
+  bus: Pick<EventBus, "emit">;
   clock: AdjustableClock;
   settings: SettingsCache;
   startedAt: number;
   /** The admission state for `queues` (R9): connections, where the limits live, and where the resilience state lives (R19). */
   admission: () => Pick<MonitoringHealth, "queues" | "sharedLimits" | "sharedState">;
   /** R18.4: connections over budget, listed with the cooldowns. */
-  budgets?: BudgetGate;
+  budgetRows?: BudgetRows;
 }): HandlersFor<EngineMethod> {
   const { store, engine, settings, clock } = deps;
   const handlers = {
@@ -87,7 +69,8 @@ export function createResilienceHandlers(deps: {
     resetBreakers: ({ provider }) => engine.resetBreakers(provider),
     listCooldowns: ({ provider }) => {
       const connections = store.connections.list();
-      return withBudgetRows(engine.listCooldowns(store.providers.list(), connections, provider ? { provider } : undefined), connections, deps.budgets, provider);
+      const rows = engine.listCooldowns(store.providers.list(), connections, provider ? { provider } : undefined);
+      return deps.budgetRows ? deps.budgetRows(rows, connections, provider) : rows;
     },
     clearCooldowns: (body) => engine.clearCooldowns(body, store.connections.list()),
     listModelCooldowns: () => engine.listModelCooldowns(),

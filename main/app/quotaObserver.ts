@@ -1,7 +1,6 @@
 // Quotas (R18.3) put together: the observer the pipeline reports each attempt's response headers
-// to (parsed by the gateway's header families, kept by the store's quota repo), the deletion of a
-// connection's windows when it goes, and GET /api/usage/quotas.
-import type { HandlersFor } from "../api/index.js";
+// to (parsed by the gateway's header families, kept by the store's quota repo) and the deletion of a
+// connection's windows when it goes; GET /api/usage/quotas is api/quotaHandlers.ts.
 import type { RemainingQuota } from "../engine/quotaCutoff.js";
 import { hasQuotaHeaders, readQuotaHeaders, type QuotaObserver } from "../gateway/context/usage/quotaHeaders.js";
 import type { Store } from "../store/index.js";
@@ -27,11 +26,5 @@ export function createQuotaObserver(store: QuotaStore, bus: Pick<EventBus, "subs
       store.quotas.record(connectionId, provider, readings, now);
       remaining?.learn(connectionId, readings, now);
     },
-  };
-}
-
-export function createQuotaHandlers(deps: { store: QuotaStore }): HandlersFor<"listQuotas"> {
-  return {
-    listQuotas: () => ({ items: deps.store.quotas.list() }),
   };
 }
