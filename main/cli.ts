@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Headless entry: `switchyard serve|start|export|import`. Plain Node: never imports electron.
 import { parseArgs } from "node:util";
-import { buildApp, type SwitchyardApp } from "./app/build.js";
+import type { SwitchyardApp } from "./app/build.js";
 import { DEMO_COMBO } from "./app/demo.js";
 import { applyServingHeapPolicy } from "./app/heapPolicy.js";
 import { removeInstanceFile, writeInstanceFile } from "./app/instanceFile.js";
 import { startMemoryReducer } from "./app/memoryReducer.js";
 import { VERSION } from "./app/version.js";
 import { CliError, connect, exportTo, homeOf, importFrom, reset, status } from "./cliRemote.js";
+import { AGENT_USAGE, agentCommand } from "./cli/agentCommands.js";
 import { errorCode } from "../shared/records.js";
 
 const USAGE = `Usage:
@@ -18,6 +19,7 @@ const USAGE = `Usage:
   switchyard reset  [--provider <id>] [--home <dir>] [--url <url>]
   switchyard export [FILE|-] [--format json|yaml] [--secrets redacted|env] [--home <dir>] [--url <url>]
   switchyard import FILE [--dry-run] [--home <dir>] [--url <url>]
+${AGENT_USAGE}
 
 status, reset, export and import talk to the running instance (found through <home>/instance.json;
 admin token from SWITCHYARD_ADMIN_TOKEN or <home>/admin-token).`;
@@ -51,6 +53,8 @@ function messageOf(err: unknown): string {
 async function serve(values: Values, friendly: boolean): Promise<void> {
   // Before the gateway's code runs: a request's objects stay in the young generation.
   applyServingHeapPolicy();
+  // Loaded here, not at the top: the commands that only talk to an instance or start an agent start at once.
+  const { buildApp } = await import("./app/build.js");
   let app: SwitchyardApp;
   try {
     app = await buildApp({
@@ -123,6 +127,9 @@ async function remoteCommand(command: string, file: string | undefined, values: 
 }
 
 async function main(): Promise<void> {
+  // run and connect parse their own arguments: everything after `--` is the agent's.
+  const first = process.argv[2];
+  if (first === "run" || first === "connect") return agentCommand(process.argv.slice(2));
   let parsed;
   try {
     parsed = parseArgs({

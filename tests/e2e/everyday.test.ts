@@ -39,6 +39,14 @@ describe("everyday use (issue 14)", () => {
     const { page, server, context } = h;
     await openPage(h, "Connect your tools", "Connect your tools");
     const claude = page.getByRole("region", { name: "Claude Code" });
+    // R23.2: each coding agent's card starts with the `switchyard run` line, before the lines by hand.
+    const runLine = `switchyard run claude --url ${server.base} -- --model demo`;
+    await claude.getByText(runLine).waitFor();
+    const blocks = await claude.locator("pre code").allInnerTexts();
+    expect(blocks[0]).toBe(runLine);
+    expect(blocks[1]).toContain(`export ANTHROPIC_BASE_URL=${server.base}`);
+    await page.getByRole("region", { name: "Codex CLI" }).getByText(`switchyard run codex --url ${server.base} -- -m demo`).waitFor();
+    await page.getByRole("region", { name: "pi", exact: true }).getByText(`switchyard run pi --url ${server.base} -- --model demo`).waitFor();
     await claude.getByText(`export ANTHROPIC_BASE_URL=${server.base}`).waitFor();
     await claude.getByText("export ANTHROPIC_MODEL=demo").waitFor();
     await claude.getByText("export ANTHROPIC_SMALL_FAST_MODEL=demo").waitFor();
@@ -49,6 +57,7 @@ describe("everyday use (issue 14)", () => {
 
     await page.getByLabel("Model", { exact: true }).selectOption("sim-b/demo-model");
     await claude.getByText("export ANTHROPIC_MODEL=sim-b/demo-model").waitFor();
+    await claude.getByText(`switchyard run claude --url ${server.base} -- --model sim-b/demo-model`).waitFor();
 
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.base });
     await claude.getByRole("button", { name: "Copy Claude Code lines" }).click();

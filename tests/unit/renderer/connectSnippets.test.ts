@@ -1,12 +1,11 @@
 // The Connect page's lines for the Responses-era clients (issue 22, point 9): each must work as
 // pasted with today's clients, so the test reads the text the copy button copies.
 import { describe, expect, it } from "vitest";
-import { buildSnippets, CLIENT_LABELS } from "../../../renderer/src/pages/connect/snippets.js";
-import type { ClientKind } from "../../../shared/types.js";
+import { buildSnippets, CLIENT_LABELS, type SnippetKind } from "../../../renderer/src/pages/connect/snippets.js";
 
 const origin = "http://127.0.0.1:9000";
 const all = buildSnippets({ url: origin, model: "sim-b/demo-model", smallModel: "fast", key: "sk-sy-minted" });
-const textOf = (kind: ClientKind) => all.find((s) => s.kind === kind)!.text;
+const textOf = (kind: SnippetKind) => all.find((s) => s.kind === kind)!.text;
 
 interface TomlTable {
   [key: string]: string | TomlTable;
@@ -93,6 +92,34 @@ describe("Connect page snippets for the Responses API clients (issue 22)", () =>
   it("R16 every kind of client with lines has a label, and no two snippets share a kind", () => {
     const kinds = all.map((s) => s.kind);
     expect(new Set(kinds).size).toBe(kinds.length);
-    for (const kind of kinds) expect(CLIENT_LABELS[kind]).toBeTruthy();
+    for (const kind of kinds) if (kind !== "pi") expect(CLIENT_LABELS[kind]).toBeTruthy();
+  });
+});
+
+describe("Connect page: the switchyard run line of each coding agent (R23.2, issue 35)", () => {
+  const loopback = buildSnippets({ url: "http://127.0.0.1:8642", model: "demo", smallModel: "demo", key: null });
+  const runOf = (snippets: typeof all, kind: string) => snippets.find((s) => s.kind === kind)?.run;
+
+  it("R23.2 each of the six agents has one, with its own model option after --; the SDKs and curl have none", () => {
+    expect(Object.fromEntries(loopback.filter((s) => s.run).map((s) => [s.kind, s.run]))).toEqual({
+      "claude-code": "switchyard run claude -- --model demo",
+      "codex-cli": "switchyard run codex -- -m demo",
+      "gemini-cli": "switchyard run gemini -- -m demo",
+      opencode: "switchyard run opencode -- -m switchyard/demo",
+      "qwen-code": "switchyard run qwen -- -m demo",
+      pi: "switchyard run pi -- --model demo",
+    });
+  });
+
+  it("R23.2 another address is passed with --url, a required key in front, and odd words are shell-quoted", () => {
+    expect(runOf(all, "claude-code")).toBe(`SWITCHYARD_API_KEY=sk-sy-minted switchyard run claude --url ${origin} -- --model sim-b/demo-model`);
+    const odd = buildSnippets({ url: origin, model: "it's mine", smallModel: "x", key: null });
+    expect(runOf(odd, "gemini-cli")).toBe(`switchyard run gemini --url ${origin} -- -m 'it'\\''s mine'`);
+  });
+
+  it("R23.2 pi's lines are a models.json with a switchyard provider at <origin>/v1", () => {
+    expect(JSON.parse(textOf("pi"))).toEqual({
+      providers: { switchyard: { baseUrl: `${origin}/v1`, api: "openai-completions", apiKey: "sk-sy-minted", models: [{ id: "sim-b/demo-model" }] } },
+    });
   });
 });

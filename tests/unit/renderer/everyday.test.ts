@@ -54,7 +54,7 @@ describe("connect snippets", () => {
     expect(by("anthropic-sdk")).toContain('anthropic.Anthropic(base_url="http://127.0.0.1:9000", api_key="sk-sy-minted")');
     const placeholder = /(KEY=|api_key="|apiKey"?: "|Bearer )switchyard/;
     expect(all.filter((s) => placeholder.test(s.text)).map((s) => s.kind)).toEqual([]);
-    expect(buildSnippets(base).filter((s) => placeholder.test(s.text))).toHaveLength(12);
+    expect(buildSnippets(base).filter((s) => placeholder.test(s.text))).toHaveLength(13);
     expect(all.map((s) => s.kind).sort()).toEqual([
       "ai-sdk",
       "aider",
@@ -67,6 +67,7 @@ describe("connect snippets", () => {
       "openai-sdk",
       "opencode",
       "other",
+      "pi",
       "qwen-code",
     ]);
     // R17.5: the Gemini CLI takes the origin and needs its settings to select API-key auth.

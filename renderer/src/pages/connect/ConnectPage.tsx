@@ -1,6 +1,7 @@
-// Connect your tools (issues 14, 22): the exact lines for Claude Code, Codex CLI, opencode, Qwen Code,
-// aider, other OpenAI-compatible tools and the SDKs, filled with this instance's address, each with a copy
-// button; a key minted right here when the instance requires one; and, live, the last request
+// Connect your tools (issues 14, 22, 35): for each coding agent first the `switchyard run` line that
+// starts it pointed here, then the exact lines for Claude Code, Codex CLI, Gemini CLI, opencode, Qwen
+// Code, pi, aider, other OpenAI-compatible tools and the SDKs, filled with this instance's address, each
+// with a copy button; a key minted right here when the instance requires one; and, live, the last request
 // seen from each kind of client, so the user sees the moment their tool is connected.
 import { useEffect, useMemo, useState } from "react";
 import type { ClientActivity } from "../../../../shared/apiTypes.js";
@@ -85,9 +86,18 @@ export function ConnectPage() {
         <section key={s.title} className="card" aria-labelledby={`snippet-${s.kind}`}>
           <div className="card-header">
             <h2 id={`snippet-${s.kind}`}>{s.title}</h2>
-            <SeenBadge activity={seen.get(s.kind)} />
+            {s.kind !== "pi" && <SeenBadge activity={seen.get(s.kind)} />}
           </div>
-          <p className="muted">{s.where}</p>
+          {s.run && (
+            <>
+              <p className="muted">
+                Start it pointed here, for this run only (its login and config stay as they are; <code>switchyard connect</code> sets it up for good):
+              </p>
+              <CopyBlock label={`${s.title} run line`} text={s.run} />
+              <p className="muted">Or set it up by hand. {s.where}</p>
+            </>
+          )}
+          {!s.run && <p className="muted">{s.where}</p>}
           <CopyBlock label={`${s.title} lines`} text={s.text} />
         </section>
       ))}

@@ -12,13 +12,37 @@ export interface SnippetInput {
   key: string | null;
 }
 
+/** The clients the page has lines for: the request log's kinds, and pi (which the log counts as an OpenAI SDK). */
+export type SnippetKind = ClientKind | "pi";
+
 export interface Snippet {
-  kind: ClientKind;
+  kind: SnippetKind;
   title: string;
+  /**
+   * For a coding agent: the one line that starts it pointed at this instance, for that process only
+   * (`switchyard run`, R23.2); the page shows it before the lines that set the agent up by hand.
+   */
+  run?: string;
   /** One sentence: where these lines go. */
   where: string;
   language: "sh" | "toml" | "json" | "ts" | "python";
   text: string;
+}
+
+/** The address `switchyard run` uses when given none (with no instance running in its home). */
+const CLI_DEFAULT_URL = "http://127.0.0.1:8642";
+
+/** A word as a POSIX shell reads it: bare when it is safe, else single-quoted. */
+const sh = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * `switchyard run <agent> [--url …] -- <the agent's own model option>`: --url only where the
+ * instance is not at the CLI's default address (the CLI also finds the running instance itself), and
+ * the key in front where the instance requires one.
+ */
+export function runLine(agent: string, url: string, agentArgs: string[], key: string | null): string {
+  const target = url === CLI_DEFAULT_URL ? "" : ` --url ${sh(url)}`;
+  return `${key === null ? "" : `SWITCHYARD_API_KEY=${sh(key)} `}switchyard run ${agent}${target} -- ${agentArgs.map(sh).join(" ")}`;
 }
 
 /** Any non-empty value passes when the instance does not require a client key. */
@@ -49,6 +73,7 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
     {
       kind: "claude-code",
       title: "Claude Code",
+      run: runLine("claude", url, ["--model", model], key),
       where: "Run in the shell you start claude from (or put the lines in your shell profile).",
       language: "sh",
       text: [
@@ -69,6 +94,7 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
     {
       kind: "codex-cli",
       title: "Codex CLI",
+      run: runLine("codex", url, ["-m", model], key),
       // Codex 0.171 speaks only the Responses API and refuses wire_api = "chat" when it loads the
       // config. A custom provider needs no OpenAI login and never tries the WebSocket (both off by
       // default); a name other than "OpenAI" keeps compaction local, so it works with any upstream.
@@ -91,6 +117,7 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
     {
       kind: "gemini-cli",
       title: "Gemini CLI",
+      run: runLine("gemini", url, ["-m", model], key),
       // CLIENTS.md: with only the base-URL variable the CLI picks an auth type that -p refuses
       // ("Invalid auth method selected", exit 41); the settings line selects API-key auth.
       where: 'Run in your shell. ~/.gemini/settings.json must select API-key auth: the line below creates it; if you have one already, add its "security" key to it.',
@@ -106,6 +133,7 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
     {
       kind: "opencode",
       title: "opencode",
+      run: runLine("opencode", url, ["-m", `switchyard/${model}`], key),
       where:
         'Save as opencode.json in your project (or ~/.config/opencode/opencode.json), then run opencode. This speaks Chat Completions; "npm": "@ai-sdk/openai" speaks the Responses API instead.',
       language: "json",
@@ -124,9 +152,18 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
     {
       kind: "qwen-code",
       title: "Qwen Code",
+      run: runLine("qwen", url, ["-m", model], key),
       where: "Qwen Code needs all three variables; it speaks Chat Completions to Switchyard.",
       language: "sh",
       text: [`export OPENAI_BASE_URL=${url}/v1`, `export OPENAI_API_KEY=${k}`, `export OPENAI_MODEL=${model}`, `qwen`].join("\n"),
+    },
+    {
+      kind: "pi",
+      title: "pi",
+      run: runLine("pi", url, ["--model", model], key),
+      where: 'Save as ~/.pi/agent/models.json (if you have one, add "switchyard" to its "providers"); then run pi --provider switchyard.',
+      language: "json",
+      text: JSON.stringify({ providers: { switchyard: { baseUrl: `${url}/v1`, api: "openai-completions", apiKey: k, models: [{ id: model }] } } }, null, 2),
     },
     {
       kind: "ai-sdk",
