@@ -62,7 +62,11 @@ function connection(fields) {
 
 async function load(root) {
   const dist = (p) => import(pathToFileURL(path.join(root, "dist", p)).href);
-  const [control, admit, settings] = await Promise.all([dist("main/gateway/pipeline/admission/control.js"), dist("main/gateway/pipeline/admit.js"), dist("shared/resilienceSettings.js")]);
+  const [control, admit, settings] = await Promise.all([
+    dist("main/gateway/pipeline/admission/control.js"),
+    dist("main/gateway/pipeline/admit.js"),
+    dist("shared/resilienceSettings.js"),
+  ]);
   return { ...control, ...admit, ...settings };
 }
 
