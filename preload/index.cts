@@ -19,6 +19,7 @@ const CONTRACT_METHODS: Record<ContractMethod, true> = {
   updateProvider: true,
   replaceProvider: true,
   deleteProvider: true,
+  doctorProvider: true,
   listConnections: true,
   getConnection: true,
   createConnection: true,

@@ -24,6 +24,26 @@ export interface ConnectionTestResult {
   error?: string;
 }
 
+/** R23.4: the contract doctor's checks. */
+export type DoctorCheckName = "json" | "stream" | "tools" | "usage" | "errors";
+
+/** One row of the doctor's matrix; `detail` says what is wrong in words a user can act on. */
+export interface DoctorCheck {
+  name: DoctorCheckName;
+  ok: boolean;
+  detail?: string;
+  ms: number;
+}
+
+/** POST /api/providers/:id/doctor (R23.4): `ok` when every check is. */
+export interface ProviderDoctorReport {
+  ok: boolean;
+  checks: DoctorCheck[];
+  /** The connection the tiny requests went out on (the provider's first active one) and the model they named. */
+  connectionId: string;
+  model: string;
+}
+
 /** POST /api/keys: the only answer that ever holds the plain key (R1.7). */
 export interface CreatedKey {
   id: string;

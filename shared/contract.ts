@@ -24,6 +24,7 @@ import type {
   DeletedByName,
   ModelLockoutItem,
   MonitoringHealth,
+  ProviderDoctorReport,
   RateLimitProtectionResult,
   RawResponse,
   RequestStats,
@@ -99,6 +100,8 @@ export const CONTRACT = {
   updateProvider: method<typeof providerUpdateSchema, Provider>()({ verb: "PATCH", path: "/api/providers/:id", source: "body" }),
   replaceProvider: method<typeof providerCreateSchema, Provider>()({ verb: "PUT", path: "/api/providers/:id", source: "body" }),
   deleteProvider: method<typeof byIdSchema, DeletedById>()({ verb: "DELETE", path: "/api/providers/:id", source: "none" }),
+  /** R23.4: tiny requests on the provider's first active connection, one row per check. */
+  doctorProvider: method<typeof byIdSchema, ProviderDoctorReport>()({ verb: "POST", path: "/api/providers/:id/doctor", source: "none" }),
 
   listConnections: method<typeof listConnectionsQuerySchema, Connection[]>()({ verb: "GET", path: "/api/connections", source: "query" }),
   getConnection: method<typeof byIdSchema, Connection>()({ verb: "GET", path: "/api/connections/:id", source: "none" }),

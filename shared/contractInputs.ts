@@ -40,6 +40,7 @@ export const CONTRACT_INPUTS = {
   updateProvider: providerUpdateSchema,
   replaceProvider: providerCreateSchema,
   deleteProvider: byIdSchema,
+  doctorProvider: byIdSchema,
 
   listConnections: listConnectionsQuerySchema,
   getConnection: byIdSchema,

@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, contract: false, meaning: "a known management path with the wrong verb" },
   conflict: { status: 409, contract: false, meaning: "a duplicate id or name" },
   unknown_provider: { status: 400, contract: false, meaning: "the input names a provider that does not exist" },
+  no_active_connection: { status: 409, contract: false, meaning: "the provider has no active connection to check (R23.4)" },
   client_closed: { status: 499, contract: false, meaning: "the client left while the request waited; only the request log sees it" },
   internal_error: { status: 500, contract: false, meaning: "Switchyard failed to handle the request" },
 } as const satisfies Record<string, ErrorCodeEntry>;

@@ -17,7 +17,7 @@ import { connectionConfigFromBody, connectionPatchFromBody, generateConnectionId
 import { ApiError, conflict, invalidRequest, unknownProvider } from "./errors.js";
 import { type ResilienceValidator, parseInput } from "./handlerTypes.js";
 import type { ManagementStore } from "./ports.js";
-import { checkPatchedProvider, providerInputFromBody } from "./providerHandlers.js";
+import { checkPatchedProvider, providerInputFromBody, withNormalisedBaseUrl } from "./providerHandlers.js";
 import { applySettingsPatch, mergeResilienceDocument, readAppSettings, readResilienceDocument } from "./settingsDocument.js";
 
 /** What planning reads; it never writes. */
@@ -108,7 +108,7 @@ function planProviders(store: ImportStore, doc: ConfigDocumentInput, catalog: Co
       const { id, ...patch } = entry;
       checkPatchedProvider(current, patch, `${at}.`);
 
-      return { kind: "update", id, patch };
+      return { kind: "update", id, patch: withNormalisedBaseUrl(current, patch) };
     }
     const body = parseInput(providerCreateSchema, entry, at);
     checkProviderIdFree(catalog, body.id, `${at}.id`);

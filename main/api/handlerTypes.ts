@@ -2,9 +2,9 @@
 // parsing for nested documents and config-event emission. Handler signatures come from the
 // contract (shared/contract.ts); the adapters have parsed the input before a handler runs.
 import type { ZodType } from "zod";
-import type { ConnectionTestResult } from "../../shared/apiTypes.js";
+import type { ConnectionTestResult, ProviderDoctorReport } from "../../shared/apiTypes.js";
 import type { ContractHandlers, ContractMethod } from "../../shared/contract.js";
-import type { Budget, BudgetUsed, SwitchyardEvent } from "../../shared/types.js";
+import type { Budget, BudgetUsed, Connection, Provider, SwitchyardEvent } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import { fromZodError } from "./errors.js";
 import type { ManagementStore, StorePorts } from "./ports.js";
@@ -32,6 +32,8 @@ export interface ManagementDeps {
   bus: EventBus;
   clock: Clock;
   testConnection: (connectionId: string) => Promise<ConnectionTestResult>;
+  /** R23.4: the contract doctor's checks of a provider, over the connection chosen for them. */
+  doctorProvider: (provider: Provider, connection: Connection) => Promise<ProviderDoctorReport>;
   /** Called after settings (general or imported) change, so the gateway reloads them (R10.3). */
   onSettingsChanged?: () => void;
   /** When absent, an imported `resilience` section is stored as the raw patch document. */

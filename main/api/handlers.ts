@@ -20,6 +20,7 @@ export type ManagementMethod =
   | "updateProvider"
   | "replaceProvider"
   | "deleteProvider"
+  | "doctorProvider"
   | "listConnections"
   | "getConnection"
   | "createConnection"

@@ -1,9 +1,10 @@
 // Providers: definitions of upstream services (API.md "Providers").
+import { normaliseBaseUrl } from "../../shared/providerBaseUrl.js";
 import type { ProviderCreateBody, ProviderPatchBody } from "../../shared/schemas/config.js";
 import type { Provider, ProviderCategory } from "../../shared/types.js";
 import type { ProviderInput } from "../store/types.js";
 import { catalogFromStore, checkProviderIdFree } from "./catalog.js";
-import { fromStoreError, invalidRequest, notFound } from "./errors.js";
+import { ApiError, fromStoreError, invalidRequest, notFound } from "./errors.js";
 import { type ConfigChange, type DepsWith, type HandlersFor, emitConfigChanges } from "./handlerTypes.js";
 import { readAppSettings } from "./settingsDocument.js";
 
@@ -17,7 +18,7 @@ export function providerInputFromBody(body: ProviderCreateBody): ProviderInput {
   return {
     id: body.id,
     format: body.format,
-    baseUrl: body.baseUrl ?? "",
+    baseUrl: normaliseBaseUrl(body.format, body.baseUrl ?? ""),
     category: body.category ?? defaultCategory(body.format),
     models: body.models ?? [],
     quotaFamilies: body.quotaFamilies ?? {},
@@ -39,7 +40,17 @@ export function checkPatchedProvider(current: Provider, patch: ProviderPatchBody
   }
 }
 
-type ProviderMethod = "listProviders" | "getProvider" | "createProvider" | "updateProvider" | "replaceProvider" | "deleteProvider";
+/**
+ * R23.3: the patch with the base URL the provider ends up with in its format's convention; a patch
+ * that changes only the format re-reads the stored URL in the new format's convention.
+ */
+export function withNormalisedBaseUrl<P extends ProviderPatchBody>(current: Provider, patch: P): P {
+  if (patch.baseUrl === undefined && patch.format === undefined) return patch;
+  const baseUrl = normaliseBaseUrl(patch.format ?? current.format, patch.baseUrl ?? current.baseUrl);
+  return patch.baseUrl === undefined && baseUrl === current.baseUrl ? patch : { ...patch, baseUrl };
+}
+
+type ProviderMethod = "listProviders" | "getProvider" | "createProvider" | "updateProvider" | "replaceProvider" | "deleteProvider" | "doctorProvider";
 
 export function createProviderHandlers(deps: DepsWith<"providers" | "connections" | "combos" | "settings">): HandlersFor<ProviderMethod> {
   const { store } = deps;
@@ -73,8 +84,9 @@ export function createProviderHandlers(deps: DepsWith<"providers" | "connections
     },
 
     updateProvider({ id, ...patch }) {
-      checkPatchedProvider(requireProvider(id), patch);
-      return saved({ entity: "provider", id, action: "updated" }, store.providers.update(id, patch));
+      const current = requireProvider(id);
+      checkPatchedProvider(current, patch);
+      return saved({ entity: "provider", id, action: "updated" }, store.providers.update(id, withNormalisedBaseUrl(current, patch)));
     },
 
     /** The URL names the provider: the HTTP adapter lets path parameters win over the body. */
@@ -91,6 +103,16 @@ export function createProviderHandlers(deps: DepsWith<"providers" | "connections
       store.providers.delete(id);
       emitConfigChanges(deps, [{ entity: "provider", id, action: "deleted" }, ...connections.map((c): ConfigChange => ({ entity: "connection", id: c.id, action: "deleted" }))]);
       return { ok: true, id };
+    },
+
+    /** R23.4: on the first active connection in the order traffic tries them (the store lists them so). */
+    doctorProvider({ id }) {
+      const provider = requireProvider(id);
+      const connection = store.connections.list({ provider: id }).find((c) => c.active);
+      if (!connection) {
+        throw new ApiError(409, "no_active_connection", `provider "${id}" has no active connection to check: add one, or switch one on, on the Providers page`);
+      }
+      return deps.doctorProvider(provider, connection);
     },
   };
 }

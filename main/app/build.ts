@@ -29,6 +29,7 @@ import { createUpstreamClient } from "../gateway/context/upstream/client.js";
 import { createFileKeyCipher, createStore, type SecretCipher } from "../store/index.js";
 import { createClock } from "./clock.js";
 import { createConnectionTester } from "./connectionTest.js";
+import { createProviderDoctor, type ProviderDoctor } from "./providerDoctor.js";
 import { createEventBus, type EventBus } from "./eventBus.js";
 import { loadAdminToken, resolveHome } from "./home.js";
 import { createLogger } from "./logger.js";
@@ -109,6 +110,7 @@ function createHandlers(
   parts: GatewayPipelineParts,
   extra: {
     testConnection: ReturnType<typeof createConnectionTester>;
+    doctorProvider: ProviderDoctor;
     onSettingsChanged: () => void;
     startedAt: number;
     sessions: SessionGatewayDeps;
@@ -119,7 +121,7 @@ function createHandlers(
   const { store, bus, clock, engine, usage, resilience, admission } = parts;
   return {
     ...createManagementHandlers({
-      ...{ store, bus, clock, testConnection: extra.testConnection, budgetUsed: usage.budgetUsed },
+      ...{ store, bus, clock, testConnection: extra.testConnection, doctorProvider: extra.doctorProvider, budgetUsed: usage.budgetUsed },
       ...{ validateResilience: resilience.validate, onSettingsChanged: extra.onSettingsChanged },
     }),
     ...createResilienceHandlers({
@@ -200,6 +202,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     timeouts: () => ({ attemptDeadlineMs: streamRecovery().attemptDeadlineMs, idleTimeoutMs: streamRecovery().idleTimeoutMs }),
   });
   const testConnection = createConnectionTester({ store, callUpstream, clock, onPassed: (provider) => engine.connectionTestPassed(provider) });
+  const doctorProvider = createProviderDoctor({ callUpstream, secretOf: (id) => store.connections.getSecret(id) });
   const admission = createAdmissionParts({ env, clock, bus, engine, settings: resilience.get, appSettings: getAppSettings, sharedState, keys: connectionKeys(store.connections) });
   const metrics = createGatewayMetrics(bus, engineMetricsSources({ engine, store, queues: () => admission.control.queues() }));
   // Uptime is a real duration; the test clock moves instants, not how long the process has run.
@@ -219,7 +222,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
     admission.shared.refresh();
     sharedState.refresh();
   };
-  const handlers = createHandlers(parts, { testConnection, onSettingsChanged, startedAt, sessions, demo, url: () => url });
+  const handlers = createHandlers(parts, { testConnection, doctorProvider, onSettingsChanged, startedAt, sessions, demo, url: () => url });
   const pipeline = createGatewayPipeline(parts);
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);

@@ -13,8 +13,10 @@ import { cooldowns } from "../stores/resources.js";
 import { call, type ContractOutput } from "../transport.js";
 import { connectionStatus, type StatusTone } from "../format.js";
 import { providerLists, useProviderLists } from "../stores/providers.js";
+import { useDoctor } from "../stores/doctor.js";
 import { EmptyProviders } from "./EmptyProviders.js";
 import { ConnectionForm } from "./providers/ConnectionForm.js";
+import { DoctorButton, DoctorMatrix } from "./providers/DoctorMatrix.js";
 import { ProviderForm } from "./providers/ProviderForm.js";
 
 const BREAKER_TONES: Record<BreakerState, StatusTone> = { CLOSED: "ok", DEGRADED: "warn", HALF_OPEN: "warn", OPEN: "bad" };
@@ -95,6 +97,7 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
   const [mode, setMode] = useState<"view" | "edit" | "add-connection">("view");
   const [failure, setFailure] = useState<string | null>(null);
   const reload = providerLists.use((s) => s.reload);
+  const forgetCheck = useDoctor((s) => s.forget);
 
   const finish = (notice: string | null) => {
     setMode("view");
@@ -120,6 +123,7 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
         <Badge tone="muted">{provider.category}</Badge>
         {breaker && <Badge tone={BREAKER_TONES[breaker] ?? "muted"}>Breaker {breaker.toLowerCase().replace("_", "-")}</Badge>}
         <span className="spacer" />
+        <DoctorButton providerId={provider.id} />
         <button type="button" className="small" aria-label={`Add connection to ${provider.id}`} onClick={() => setMode("add-connection")}>
           Add connection
         </button>
@@ -145,7 +149,17 @@ function ProviderSection(props: { provider: Provider; breaker: BreakerState | nu
           <dd>{provider.models.length > 0 ? provider.models.join(", ") : provider.passthroughModels ? "any (passthrough)" : "none listed"}</dd>
         </div>
       </dl>
-      {mode === "edit" && <ProviderForm provider={provider} onDone={(saved) => finish(saved ? `Provider ${provider.id} saved.` : null)} />}
+      <DoctorMatrix providerId={provider.id} />
+      {mode === "edit" && (
+        <ProviderForm
+          provider={provider}
+          onDone={(saved) => {
+            // A changed definition makes the last check stale (R23.4).
+            if (saved) forgetCheck(provider.id);
+            finish(saved ? `Provider ${provider.id} saved.` : null);
+          }}
+        />
+      )}
       {mode === "add-connection" && <ConnectionForm provider={provider.id} connection={null} onDone={(saved) => finish(saved ? `Connection added to ${provider.id}.` : null)} />}
       {connections.length === 0 ? (
         mode !== "add-connection" && (

@@ -83,6 +83,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     bus,
     clock: { now: () => Date.now() },
     testConnection: opts.testConnection ?? (async () => ({ ok: true, latencyMs: 7 })),
+    // The contract doctor needs a real upstream: tests/integration/api/doctor.test.ts runs it on a whole gateway.
+    doctorProvider: async (_provider, connection) => ({ ok: true, checks: [], connectionId: connection.id, model: "m" }),
     onSettingsChanged: () => {
       settingsChanges += 1;
     },

@@ -63,6 +63,7 @@ function comboHandlers() {
     bus: { emit: (event) => void events.push(event), subscribe: () => () => undefined },
     clock: { now: () => 42 },
     testConnection: async () => ({ ok: true, latencyMs: 0 }),
+    doctorProvider: async (_provider, connection) => ({ ok: true, checks: [], connectionId: connection.id, model: "m1" }),
   });
   // The other methods are not under test here.
   return { ...ports, events, table: fakeHandlers(handlers as unknown as Record<string, (input: Record<string, unknown>) => unknown>) };

@@ -17,6 +17,7 @@ import { appSettings, combos } from "../../stores/resources.js";
 import { call } from "../../transport.js";
 import { useNow } from "../../useNow.js";
 import { useClientActivity, watchClientActivity } from "./clientActivity.js";
+import { ProviderCheckPanel } from "./ProviderCheckPanel.js";
 import { buildSnippets, CLIENT_LABELS } from "./snippets.js";
 
 const KINDS = keysOf(CLIENT_LABELS);
@@ -81,6 +82,7 @@ export function ConnectPage() {
         </div>
         <KeyPanel requireKey={requireKey} keyValue={key} onKey={setKey} />
       </section>
+      <ProviderCheckPanel model={chosen} />
       <ActivityTable items={items} error={error} />
       {snippets.map((s) => (
         <section key={s.title} className="card" aria-labelledby={`snippet-${s.kind}`}>

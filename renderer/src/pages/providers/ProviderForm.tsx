@@ -9,10 +9,10 @@ import { SelectField, TextField } from "../../components/Field.js";
 import { call } from "../../transport.js";
 
 const BASE_URL_HINTS: Record<ProviderFormat, string> = {
-  openai: "Includes the version path, e.g. https://api.openai.com/v1",
+  openai: "Includes the version path, e.g. https://api.openai.com/v1 (a bare origin gets /v1 on save)",
   "openai-responses": "Includes the version path, e.g. https://api.openai.com/v1 (Switchyard appends /responses)",
-  anthropic: "The origin, e.g. https://api.anthropic.com",
-  gemini: "Up to the version, e.g. https://generativelanguage.googleapis.com/v1beta",
+  anthropic: "The origin, e.g. https://api.anthropic.com (a trailing /v1 is removed on save)",
+  gemini: "Up to the version, e.g. https://generativelanguage.googleapis.com/v1beta (a bare origin gets /v1beta)",
   simulator: "Optional: the built-in fake upstream",
 };
 
