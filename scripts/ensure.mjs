@@ -38,13 +38,43 @@ function heartbeat(what, started = Date.now()) {
   return () => clearInterval(beat);
 }
 
+// What runs ahead (the native compile) runs in its own process group, so that when this process stops
+// early (an npm step failed, Ctrl-C) it stops make and the compiler with it and removes its folder.
+const aheadGroups = new Set();
+const aheadDirs = new Set();
+function stopAhead() {
+  for (const pid of aheadGroups) {
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+  aheadGroups.clear();
+  for (const dir of aheadDirs) rmSync(dir, { recursive: true, force: true });
+  aheadDirs.clear();
+}
+process.on("exit", stopAhead);
+const stopOnSignal = (signal) => {
+  stopAhead();
+  process.exit(signal === "SIGINT" ? 130 : 143);
+};
+
 /**
  * Runs a command with its output kept back; with `what`, says every 30 s that it still runs.
  * Resolves to its stdout. When it fails: with `mayFail`, resolves to null; else shows its output
- * and exits.
+ * and exits. `ahead`: in its own process group, stopped when this process stops.
  */
-function quietly(cmd, args, cwd, what, { mayFail = false } = {}) {
-  const child = spawn(cmd, args, { cwd, env: { ...process.env, ...NPM_ENV }, stdio: ["ignore", "pipe", "pipe"] });
+function quietly(cmd, args, cwd, what, { mayFail = false, ahead = false } = {}) {
+  const child = spawn(cmd, args, { cwd, env: { ...process.env, ...NPM_ENV }, stdio: ["ignore", "pipe", "pipe"], detached: ahead });
+  if (ahead && child.pid !== undefined) {
+    if (aheadGroups.size === 0) for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, stopOnSignal);
+    aheadGroups.add(child.pid);
+    child.on("close", () => {
+      aheadGroups.delete(child.pid);
+      if (aheadGroups.size === 0) for (const signal of ["SIGINT", "SIGTERM"]) process.off(signal, stopOnSignal);
+    });
+  }
   let out = "";
   let err = "";
   child.stdout.on("data", (d) => (out += d));
@@ -95,16 +125,17 @@ async function compileAhead(name, lockEntry) {
   const gyp = process.env.npm_config_node_gyp;
   if (!gyp || !existsSync(gyp) || !lockEntry?.version || !lockEntry.integrity) return null;
   const dir = mkdtempSync(path.join(tmpdir(), `switchyard-${name.replace("/", "+")}-`));
-  const fail = () => (rmSync(dir, { recursive: true, force: true }), null);
-  const packed = await quietly("npm", ["pack", `${name}@${lockEntry.version}`, "--json", "--pack-destination", dir, ...NPM_QUIET], dir, null, { mayFail: true });
+  aheadDirs.add(dir);
+  const fail = () => (rmSync(dir, { recursive: true, force: true }), aheadDirs.delete(dir), null);
+  const packed = await quietly("npm", ["pack", `${name}@${lockEntry.version}`, "--json", "--pack-destination", dir, ...NPM_QUIET], dir, null, { mayFail: true, ahead: true });
   const tarball = packed === null ? undefined : JSON.parse(packed)[0];
   if (!tarball || tarball.integrity !== lockEntry.integrity) return fail();
-  if ((await quietly("tar", ["xzf", path.join(dir, tarball.filename), "-C", dir], dir, null, { mayFail: true })) === null) return fail();
+  if ((await quietly("tar", ["xzf", path.join(dir, tarball.filename), "-C", dir], dir, null, { mayFail: true, ahead: true })) === null) return fail();
   const pkgDir = path.join(dir, "package");
   const script = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")).scripts?.install ?? "";
   const gypArgs = /(?:^|\|\|)\s*node-gyp (rebuild(?: --release)?)\s*$/.exec(script)?.[1]?.split(" ");
   if (!gypArgs) return fail();
-  if ((await quietly(process.execPath, [gyp, ...gypArgs], pkgDir, null, { mayFail: true })) === null) return fail();
+  if ((await quietly(process.execPath, [gyp, ...gypArgs], pkgDir, null, { mayFail: true, ahead: true })) === null) return fail();
   return { build: path.join(pkgDir, "build"), cleanup: fail };
 }
 
