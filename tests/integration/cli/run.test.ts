@@ -75,30 +75,25 @@ const REAL: RealCase[] = [
 
 describe("switchyard run with the real agents (R23.2)", () => {
   for (const c of REAL) {
-    // claude, codex and gemini are the repo's own dev dependencies; the other three come with the pinned test clients.
-    const installed = clientBin(c.agent) !== null;
-    it.skipIf(!installed && !["claude", "codex", "gemini"].includes(c.agent))(
-      `R23.2 switchyard run ${c.agent} -- ${c.args.join(" ")} is answered through Switchyard, with nothing written to its config`,
-      { timeout: TEST_TIMEOUT_MS },
-      async () => {
-        expect(installed, `${c.agent} is not installed`).toBe(true);
-        const home = temp(`${c.agent}-home`);
-        const since = Date.now();
-        const run = await runCli(["run", c.agent, "--", ...c.args], { cwd: temp(`${c.agent}-cwd`), env: agentEnv(c.agent, home, { SWITCHYARD_URL: gw.url }) });
-        expect(run.timedOut, describeRun(run)).toBe(false);
-        expect(run.code, describeRun(run)).toBe(0);
-        expect(run.stdout, describeRun(run)).toMatch(HELLO);
-        const rows = (await logRows(since)).filter((r) => r.clientKind === c.kind);
-        expect(rows.length, JSON.stringify(await logRows(since))).toBeGreaterThan(0);
-        expect(
-          rows.map((r) => [r.clientFormat, r.combo]),
-          JSON.stringify(rows),
-        ).toEqual(rows.map(() => [c.format, "demo"]));
-        // The answer the agent printed; a side request (a title, say) may have been shed meanwhile (R20.3).
-        expect(rows.some((r) => r.status === 200 && r.trafficClass === "main")).toBe(true);
-        for (const file of c.config) expect(existsSync(path.join(home, file)), file).toBe(false);
-      },
-    );
+    // All six come with the pinned test clients (tests/clients), which `npm test` installs: none may be missing.
+    it(`R23.2 switchyard run ${c.agent} -- ${c.args.join(" ")} is answered through Switchyard, with nothing written to its config`, { timeout: TEST_TIMEOUT_MS }, async () => {
+      expect(clientBin(c.agent), `${c.agent} is not installed`).not.toBeNull();
+      const home = temp(`${c.agent}-home`);
+      const since = Date.now();
+      const run = await runCli(["run", c.agent, "--", ...c.args], { cwd: temp(`${c.agent}-cwd`), env: agentEnv(c.agent, home, { SWITCHYARD_URL: gw.url }) });
+      expect(run.timedOut, describeRun(run)).toBe(false);
+      expect(run.code, describeRun(run)).toBe(0);
+      expect(run.stdout, describeRun(run)).toMatch(HELLO);
+      const rows = (await logRows(since)).filter((r) => r.clientKind === c.kind);
+      expect(rows.length, JSON.stringify(await logRows(since))).toBeGreaterThan(0);
+      expect(
+        rows.map((r) => [r.clientFormat, r.combo]),
+        JSON.stringify(rows),
+      ).toEqual(rows.map(() => [c.format, "demo"]));
+      // The answer the agent printed; a side request (a title, say) may have been shed meanwhile (R20.3).
+      expect(rows.some((r) => r.status === 200 && r.trafficClass === "main")).toBe(true);
+      for (const file of c.config) expect(existsSync(path.join(home, file)), file).toBe(false);
+    });
   }
 
   it("R21.8 Claude Code keeps its Pro/Max login: only ANTHROPIC_BASE_URL is set, and its OAuth token reaches Switchyard", { timeout: TEST_TIMEOUT_MS }, async () => {
