@@ -83,6 +83,13 @@ export interface Connection extends ConnectionRuntime {
   budget: Budget | null;
   /** What the current period has used against `budget` (null without a budget). */
   budgetUsed?: BudgetUsed | null;
+  /**
+   * R21.1: "key" = Switchyard holds the secret; "client" = each request's own login is the
+   * credential (such a connection is a template: every distinct login becomes an account of its own).
+   */
+  credential: "key" | "client";
+  /** R21.2: on a login's account, the client-login connection it belongs to; null otherwise. */
+  accountOf: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -315,7 +322,12 @@ export type SwitchyardEvent =
   /** R18.4: a key's or connection's use crossed 80 % or 100 % of its budget for the period. */
   | { type: "budget"; scope: "key" | "connection"; id: string; name: string; percent: 80 | 100; usedCostUsd: number; usedTokens: number; resetAt: number; at: number }
   /** Admission state changed (R9): every connection's in-flight, queued and paused-until. */
-  | { type: "queues"; queues: QueueRow[]; at: number };
+  | { type: "queues"; queues: QueueRow[]; at: number }
+  /** R21.5: a request left a subscription account for a metered one (first of an episode), or the episode ended. */
+  | { type: "billing.crossed"; fromConnectionId: string; toConnectionId: string; trafficClass: string; at: number }
+  | { type: "billing.returned"; connectionId: string; at: number }
+  /** R21.7: a subscription window reached 80, 95 or 100 % (once per window period). */
+  | { type: "quota.threshold"; connectionId: string; window: string; percent: 80 | 95 | 100; at: number };
 
 /** One Responses API turn as served (R16.4): what the client sent and what it was answered, nothing else. */
 export interface StoredResponseRecord {

@@ -158,6 +158,12 @@ export interface Verdict {
   rule?: RuleMatch | null;
   /** R11.7: the tool limit a `tool_limit` error stated, if it named one. */
   statedToolLimit?: number | null;
+  /**
+   * R21.4: a subscription window was used up (verdict code `window_exhausted`): its name ("5h",
+   * "7d", "7d_opus"…), when it resets (epoch ms, null when unstated) and its length (ms, null when
+   * unknown). The account cools until `resetAt`, capped by `windowMs`, not by maxCooldownMs.
+   */
+  window?: { name: string; resetAt: number | null; windowMs: number | null } | null;
 }
 
 export interface AttemptContext {

@@ -24,6 +24,8 @@ interface ConnectionRow {
   disable_cooling: number;
   subscription: number;
   budget: string | null;
+  credential: Connection["credential"];
+  account_of: string | null;
   test_status: Connection["testStatus"];
   rate_limited_until: number | null;
   backoff_level: number;
@@ -38,7 +40,7 @@ interface ConnectionRow {
 
 // The secret column is deliberately absent: a listed connection only learns whether one exists.
 const COLUMNS = `id, provider, name, priority, weight, active, secret IS NOT NULL AS has_secret, max_concurrent,
-  rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, subscription, budget, test_status,
+  rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, subscription, budget, credential, account_of, test_status,
   rate_limited_until, backoff_level, last_error, last_error_type, error_code, last_error_at,
   auth_failure_count, created_at, updated_at`;
 const ORDER = "ORDER BY priority ASC, created_at ASC, id ASC";
@@ -70,6 +72,8 @@ function toConnection(row: ConnectionRow): Connection {
     disableCooling: fromFlag(row.disable_cooling),
     subscription: fromFlag(row.subscription),
     budget: row.budget ? fromJson(row.budget) : null,
+    credential: row.credential,
+    accountOf: row.account_of,
     testStatus: row.test_status,
     rateLimitedUntil: row.rate_limited_until,
     backoffLevel: row.backoff_level,
@@ -124,10 +128,10 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
   const providerExists = db.prepare<[string], { found: number }>("SELECT 1 AS found FROM providers WHERE id = ?");
   const insert = db.prepare(
     `INSERT INTO connections (id, provider, name, priority, weight, active, secret, max_concurrent,
-       rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, subscription, budget, test_status,
+       rate_limit_overrides, rate_limit_protection, provider_specific_data, disable_cooling, subscription, budget, credential, account_of, test_status,
        backoff_level, auth_failure_count, created_at, updated_at)
      VALUES (@id, @provider, @name, @priority, @weight, @active, @secret, @max_concurrent,
-       @rate_limit_overrides, NULL, @provider_specific_data, @disable_cooling, @subscription, @budget, 'active',
+       @rate_limit_overrides, NULL, @provider_specific_data, @disable_cooling, @subscription, @budget, @credential, @account_of, 'active',
        0, 0, @updated_at, @updated_at)`,
   );
   const updateConfig = db.prepare(
@@ -183,7 +187,10 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
         insert.run({
           ...configParams(input.id, config, clock.now()),
           provider: input.provider,
-          secret: secret === undefined ? null : cipher.encrypt(secret),
+          credential: input.credential ?? "key",
+          account_of: input.accountOf ?? null,
+          // A client-login connection and a login's account never hold a secret (R21.1).
+          secret: secret === undefined || input.credential === "client" ? null : cipher.encrypt(secret),
         }),
       );
     } catch (err) {
@@ -200,6 +207,8 @@ export function createConnectionRepo(db: Database.Database, clock: Clock, cipher
     const changes = definedOnly(patch) as Partial<ConnectionInput>;
     delete changes.id;
     delete changes.provider;
+    delete changes.credential;
+    delete changes.accountOf;
     write(() => {
       updateConfig.run(configParams(id, { ...current, ...changes }, clock.now()));
       if (secret === null) updateSecret.run(null, id);

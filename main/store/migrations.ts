@@ -326,6 +326,19 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R21.1, R21.2: a client-login connection holds no secret (each request brings its login);
+    // every distinct login becomes an account row of its own, named by its digest, never the login,
+    // and deleted with the connection it belongs to.
+    version: 11,
+    up(db) {
+      db.exec(`
+        ALTER TABLE connections ADD COLUMN credential TEXT NOT NULL DEFAULT 'key' CHECK (credential IN ('key', 'client'));
+        ALTER TABLE connections ADD COLUMN account_of TEXT REFERENCES connections(id) ON DELETE CASCADE;
+        CREATE INDEX IF NOT EXISTS connections_by_account_of ON connections (account_of);
+      `);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -24,6 +24,10 @@ export interface ConnectionInput {
   disableCooling: boolean;
   subscription?: boolean;
   budget?: Connection["budget"];
+  /** Set at creation only (R21.1): "client" = the request's login is the credential. */
+  credential?: Connection["credential"];
+  /** Set at creation only (R21.2): the client-login connection a login's account belongs to. */
+  accountOf?: string | null;
 }
 
 export interface ProviderRepo {

@@ -52,6 +52,8 @@ export function connection(over: Partial<Connection> = {}): Connection {
     disableCooling: false,
     subscription: false,
     budget: null,
+    credential: "key",
+    accountOf: null,
     createdAt: 0,
     updatedAt: 0,
     testStatus: "active",
