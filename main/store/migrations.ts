@@ -339,6 +339,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R21.6: who burned each subscription window in its current period: the rises charged to a
+    // session ('' = none named) and traffic class. Kept with usage_quotas (quotaRepo.ts), replaced
+    // when the window's period changes and deleted with the connection's windows.
+    version: 12,
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS usage_quota_sessions (
+          connection_id TEXT NOT NULL,
+          "window" TEXT NOT NULL,
+          session TEXT NOT NULL,
+          traffic_class TEXT NOT NULL,
+          period_reset_at INTEGER,
+          used_percent REAL NOT NULL,
+          requests INTEGER NOT NULL,
+          PRIMARY KEY (connection_id, "window", session, traffic_class)
+        );
+      `);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
