@@ -33,6 +33,7 @@ import { INVALID_JSON_TEXT, type StreamCause, type TransportFailure, type Upstre
 import type { FailureInput, RuleMatch, Verdict, VerdictReason } from "./ports.js";
 import { builtinProviderKey, hasOperatorRules, matchBuiltinRule, matchOperatorRule, matchProviderDefault, restateStatus } from "./providerRules.js";
 import { parseRetryHint } from "./retryHints.js";
+import { readWindowSignals, windowRest, type WindowSignals } from "./subscriptionWindows.js";
 
 export interface ClassifyContext {
   settings: ResilienceSettings;
@@ -42,6 +43,9 @@ export interface ClassifyContext {
   /** The engine clock; needed for date-shaped hints and "until local midnight". */
   now?: number;
 }
+
+/** R21.4: the code of a used-up subscription window (the connection's errorCode, the client's error code). */
+export const WINDOW_EXHAUSTED = "window_exhausted";
 
 const REASON_SHAPE: Record<VerdictReason, Pick<Verdict, "scope" | "failover">> = {
   rate_limit: { scope: "connection", failover: true },
@@ -72,6 +76,8 @@ interface Facts {
   errorCode: string | null;
   message: string;
   clientRetryAfterMs: number | null;
+  /** R21.4(c): the answer's subscription window headers show no window used up: a 429 is a burst limit. */
+  windowsFine?: boolean;
 }
 
 function build(reason: VerdictReason, facts: Facts, extra: Partial<Verdict> = {}): Verdict {
@@ -129,7 +135,8 @@ export function msUntilLocalMidnight(now: number): number {
 
 /** R4.5, D4: the 429 body decides between quota, concurrency and plain rate limit. */
 function classify429(text: string, provider: Provider, facts: Facts, now: number | undefined): Verdict {
-  const quota = quotaKind(text);
+  // R21.4(c): the windows are fine, so a quota text is not a window: a burst limit, never hours.
+  const quota = facts.windowsFine ? null : quotaKind(text);
   const hint = facts.hintMs;
   switch (quota) {
     case "weekly":
@@ -147,6 +154,36 @@ function classify429(text: string, provider: Provider, facts: Facts, now: number
   }
   if (looksLikeConcurrencyLimit(text)) return build("concurrency_limited", facts, { cooldownMs: hint ?? CONCURRENCY_LIMIT_COOLDOWN_MS });
   return build("rate_limit", facts);
+}
+
+/** D4's text classes, the rest of a used-up window whose reset the answer did not state. */
+function textClassMs(text: string): number | null {
+  switch (quotaKind(text)) {
+    case "weekly":
+      return WEEKLY_LIMIT_COOLDOWN_MS;
+    case "session":
+      return SESSION_LIMIT_COOLDOWN_MS;
+    case "usage":
+      return USAGE_LIMIT_COOLDOWN_MS;
+    default:
+      return null;
+  }
+}
+
+/**
+ * R21.4(a): a used-up subscription window is its own verdict — quota_exhausted, code
+ * `window_exhausted`, the account (or a model family's own window: the family) resting until the
+ * window's reset, capped by the window's length and not by maxCooldownMs (R21.4(b)).
+ */
+function classifyWindow(text: string, answer: Pick<Answer, "headers">, facts: Facts, signals: WindowSignals, now: number): Verdict | null {
+  const rest = windowRest(signals, answer.headers, now, textClassMs(text));
+  if (!rest) return null;
+  const { name, resetAt, windowMs } = rest.window;
+  return build(
+    "quota_exhausted",
+    { ...facts, errorCode: WINDOW_EXHAUSTED, clientRetryAfterMs: rest.cooldownMs },
+    { scope: rest.scope, cooldownMs: rest.cooldownMs, window: { name, resetAt, windowMs } },
+  );
 }
 
 function classify400(text: string, facts: Facts): Verdict {
@@ -254,6 +291,12 @@ function classifyAnswer(answer: Answer, ctx: ClassifyContext): Verdict {
   if (operator) return applyRule(classifyByStatus(text, answer, facts, ctx), operator, facts, ctx.settings);
   if (looksBanned(text)) return build("banned", facts, { terminal: "banned" });
   if (looksLikeCreditsExhausted(text, status)) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
+  if (status === 429 && ctx.now !== undefined) {
+    const signals = readWindowSignals(answer.headers, answer.bodyText, ctx.now);
+    const windowed = classifyWindow(text, answer, facts, signals, ctx.now);
+    if (windowed) return windowed;
+    facts.windowsFine = signals.windowHeaders;
+  }
   if (status === 429 && quotaKind(text) === "daily") return classify429(text, answer.provider, facts, ctx.now);
   if (status >= 400 && status < 500 && status !== 429 && looksLikeToolLimit(text)) {
     return build("tool_limit", facts, { statedToolLimit: statedToolLimit(text) });

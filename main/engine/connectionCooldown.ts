@@ -12,7 +12,7 @@ import {
 } from "../../shared/resilienceSettings.js";
 import type { Verdict } from "./ports.js";
 
-export type CooldownSource = "upstream_hint" | "connection_override" | "provider_retry_delay" | "env_default" | "classifier" | "rule" | "fixed" | "backoff";
+export type CooldownSource = "upstream_hint" | "connection_override" | "provider_retry_delay" | "env_default" | "classifier" | "rule" | "fixed" | "backoff" | "window";
 
 export interface CooldownChoice {
   ms: number;

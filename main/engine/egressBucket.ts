@@ -21,6 +21,8 @@ export function egressFamilyOf(provider: Pick<Provider, "id" | "baseUrl">): stri
 /** R12.5: only a 429 classified quota_exhausted or rate_limit locks the IP's siblings. */
 export function locksEgressBucket(provider: Pick<Provider, "id" | "baseUrl">, verdict: Verdict): boolean {
   if (egressFamilyOf(provider) === null || verdict.status !== 429) return false;
+  // R21.4: a used-up subscription window is the account's own, not its egress IP's.
+  if (verdict.window) return false;
   return verdict.reason === "quota_exhausted" || verdict.reason === "rate_limit";
 }
 

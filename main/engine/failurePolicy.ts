@@ -64,6 +64,18 @@ export function planFailure(input: FailurePlanInput): FailurePlan {
   return { ...plan, connection: { kind: "error_only", authFailureCount: plan.connection.authFailureCount }, lockout };
 }
 
+/**
+ * R21.4(b): a used-up window rests the account until the window's reset (the classifier's cooldown,
+ * already capped by the window's length only), whatever the lockout settings; a model family's own
+ * window (`7d_opus`) takes only that family out, for the same time.
+ */
+function planWindowRest(verdict: Verdict, ms: number, model: string): FailurePlan {
+  if (verdict.scope === "model" && model) {
+    return { connection: { kind: "error_only" }, lockout: { scope: "family", reason: verdict.errorCode ?? verdict.reason, fixedMs: ms }, providerCooldownMs: null };
+  }
+  return { connection: { kind: "cooldown", choice: { ms, source: "window", level: "reset" } }, lockout: null, providerCooldownMs: null };
+}
+
 function decide(input: FailurePlanInput): FailurePlan {
   const { verdict, runtime, settings } = input;
   if (isTerminal(runtime.testStatus)) return NOTHING; // R4.6: nothing transient replaces a terminal state
@@ -103,6 +115,8 @@ function decide(input: FailurePlanInput): FailurePlan {
     if (authFailureCount >= EXPIRED_RETRY_MAX) return only({ kind: "terminal", status: "expired", authFailureCount });
     return only({ kind: "cooldown", choice: cooldown(), authFailureCount });
   }
+
+  if (verdict.window && verdict.cooldownMs !== null) return planWindowRest(verdict, verdict.cooldownMs, input.model);
 
   const ruleScope = verdict.rule?.scope ?? null;
   if (ruleScope === "provider") {

@@ -2,8 +2,9 @@
 // remaining quota is at or below `cutoffPercent` of its limit is passed over while a sibling
 // connection of the same provider has more, so an account is not spent to its last requests while
 // another could serve. What is learned is every quota window a response's headers stated (R18.3:
-// requests and tokens counts, Anthropic's unified utilization, Codex's used percent); a
-// connection's share is its lowest window still in force. Pure bookkeeping on instants the caller
+// requests and tokens counts, Anthropic's unified utilization and status, Codex's used percent —
+// R21.4(d): subscription windows too, so an account whose window is at or above (100 − cutoff) %
+// used is passed over while a sibling has more); a connection's share is its lowest window still in force. Pure bookkeeping on instants the caller
 // passes: no timers, no clock reads.
 
 /** One window as a response's headers stated it (the gateway's quota readings have this shape). */
@@ -14,6 +15,8 @@ export interface QuotaWindowFacts {
   limit: number | null;
   /** Epoch ms at which the window starts over; null when the headers did not say. */
   resetAt: number | null;
+  /** Anthropic's unified status for the window ("rejected" = used up, whatever its utilisation says). */
+  status?: string | null;
 }
 
 /** What is left of a connection's tightest window, and when that window starts over. */
@@ -28,6 +31,7 @@ export const UNDATED_WINDOW_TRUST_MS = 60_000;
 
 /** The share of the limit a window has left, 0–100, or null when it states neither a share nor a count and a limit. */
 export function remainingPercentOf(window: QuotaWindowFacts): number | null {
+  if (window.status === "rejected") return 0; // R21.4(d)
   if (window.usedPercent !== null) return Math.min(100, Math.max(0, 100 - window.usedPercent));
   if (window.remaining === null || window.limit === null || window.limit <= 0) return null;
   return Math.min(100, Math.max(0, (window.remaining / window.limit) * 100));

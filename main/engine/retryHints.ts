@@ -16,6 +16,8 @@ const UNIT = "milliseconds?|msecs?|ms|minutes?|mins?|m|seconds?|secs?|s|hours?|h
 // seconds only when no word follows it ("30" yes, "30 requests" no).
 const PART = new RegExp(`\\s*(?:,|and)?\\s*(\\d+(?:\\.\\d+)?)\\s*(?:(${UNIT})(?![a-z])|(?!\\s*[a-z]))`, "iy");
 
+const UNIFIED_PREFIX = "anthropic-ratelimit-unified-";
+
 const cap = (ms: number): number => Math.min(Math.round(ms), PARSED_RESET_CAP_MS);
 
 function unitMs(unit: string | undefined): number {
@@ -184,7 +186,9 @@ export function parseRetryHint(headers: Headers, body: string, now: number): Ret
   }
   const google = parseGoogleRetryDelay(body);
   if (google !== null) return { ms: google, source: "google_rpc_retry_info" };
-  const anthropic = longestReset(headers, (n) => n.startsWith("anthropic-ratelimit-") && n.endsWith("-reset"), now);
+  // R21.4(c): the unified (subscription) windows' resets say when a window starts over, not when a
+  // burst limit lifts; a used-up window is its own verdict (subscriptionWindows.ts).
+  const anthropic = longestReset(headers, (n) => n.startsWith("anthropic-ratelimit-") && n.endsWith("-reset") && !n.startsWith(UNIFIED_PREFIX), now);
   if (anthropic !== null) return { ms: anthropic, source: "anthropic-ratelimit-reset" };
   const xReset = longestReset(headers, (n) => n === "x-ratelimit-reset" || n.startsWith("x-ratelimit-reset-"), now);
   if (xReset !== null) return { ms: xReset, source: "x-ratelimit-reset" };

@@ -11,6 +11,8 @@
 import type { UsageQuotaItem } from "../../../../shared/apiTypes.js";
 import { headerValue, parseWindowReset, type Headers } from "../../../engine/retryHints.js";
 import { parseResetAt } from "../../../engine/usageWall.js";
+// The window names are the engine's, which reads the same families for its window verdicts (R21.4).
+import { CLAIM_WINDOWS, windowNameOfMinutes } from "../../../engine/subscriptionWindows.js";
 
 export type QuotaSource = "anthropic-unified" | "anthropic" | "openai" | "codex";
 
@@ -22,7 +24,8 @@ export type QuotaReading = Omit<UsageQuotaItem, "connectionId" | "provider" | "s
 
 /** Where the pipeline reports each attempt's response headers (successes and refusals alike). */
 export interface QuotaObserver {
-  observe(connectionId: string, provider: string, headers: Headers, now: number): void;
+  /** `who`: the request's R7.1 session key and R20.3 traffic class, charged with the rise of each window (R21.6). */
+  observe(connectionId: string, provider: string, headers: Headers, now: number, who?: { session: string | null; trafficClass: string }): void;
 }
 
 const UNIFIED = "anthropic-ratelimit-unified-";
@@ -36,13 +39,6 @@ const OPENAI_FIELD = /^(limit|remaining|reset)-(.+)$/;
 const CODEX_FIELD = /^(?:(.+)-)?(primary|secondary)-(used-percent|window-minutes|reset-at|reset-after-seconds)$/;
 /** Unified names that match a window's shape but are not a window: the R12.6 slow lane's own. */
 const NOT_UNIFIED_WINDOWS = new Set(["slow"]);
-/** `representative-claim` values, as the window names the per-window headers use. */
-const CLAIM_WINDOWS: Readonly<Record<string, string>> = {
-  five_hour: "5h",
-  seven_day: "7d",
-  seven_day_opus: "7d_opus",
-  seven_day_sonnet: "7d_sonnet",
-};
 
 /** `name` starts with the lower-case `prefix` (letters and dashes), whatever its case; allocates nothing. */
 function startsWithFolded(name: string, prefix: string): boolean {
@@ -155,12 +151,7 @@ function countReadings(found: Map<string, string>, family: "anthropic" | "openai
   return [...windows.values()];
 }
 
-/** 300 → "5h", 10080 → "7d", 90 → "90m". */
-export function windowNameOfMinutes(minutes: number): string {
-  if (minutes % 1_440 === 0) return `${minutes / 1_440}d`;
-  if (minutes % 60 === 0) return `${minutes / 60}h`;
-  return `${minutes}m`;
-}
+export { windowNameOfMinutes };
 
 interface CodexSlot {
   limit: string | undefined;
