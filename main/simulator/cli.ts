@@ -3,9 +3,14 @@
 import { parseArgs } from "node:util";
 import { parseFault } from "./faults.js";
 import { startSimulator } from "./index.js";
+import { parseSubscriptions } from "./subscriptions.js";
 
 const USAGE = `Usage: simulator [--port N] [--host H] [--label NAME] [--reply TEXT] [--fault JSON] [--quota-headers]
-A simulated LLM provider (OpenAI Chat and Responses, Anthropic and Gemini wire formats) with programmable faults.`;
+                 [--subscriptions JSON] [--api-keys K1,K2]
+A simulated LLM provider (OpenAI Chat and Responses, Anthropic and Gemini wire formats) with programmable faults.
+--subscriptions takes a JSON array of logins (see main/simulator/subscriptions.ts), e.g.
+  '[{"kind":"anthropic","token":"sk-ant-oat01-…","fiveHourLimit":3},{"kind":"chatgpt","token":"…","chatgptAccountId":"acct-1"}]'
+--api-keys lists metered keys Anthropic routes still serve once Anthropic logins are configured.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -16,6 +21,8 @@ async function main(): Promise<void> {
       reply: { type: "string" },
       fault: { type: "string" },
       "quota-headers": { type: "boolean", default: false },
+      subscriptions: { type: "string" },
+      "api-keys": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -31,6 +38,8 @@ async function main(): Promise<void> {
     label: values.label,
     replyText: values.reply,
     quotaHeaders: values["quota-headers"],
+    subscriptions: values.subscriptions === undefined ? undefined : parseSubscriptions(JSON.parse(values.subscriptions)),
+    apiKeys: values["api-keys"]?.split(",").filter((k) => k.length > 0),
     defaultFault: values.fault === undefined ? undefined : parseFault(JSON.parse(values.fault)),
   });
   console.log(`Simulator listening on ${sim.url}`);

@@ -3,21 +3,23 @@ import { readConversation } from "./conversation.js";
 import { ANY_KEY, FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./faults.js";
 import { composeAnswer, type Answer } from "./reply.js";
 import { PromptCaches } from "./promptCache.js";
-import { formatOfPath, matchRoute, modelList, readKey, type Route } from "./routes.js";
-import { Pacer, playStream } from "./stream.js";
+import { codexModelList, formatOfPath, matchRoute, modelList, readKey, type Route } from "./routes.js";
+import { Pacer, playStream, renderFrames } from "./stream.js";
 import type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
-import { anthropicWriter } from "./wire/anthropic.js";
+import { anthropicErrorEvent, anthropicWriter } from "./wire/anthropic.js";
 import { geminiChunks, geminiWriter } from "./wire/gemini.js";
 import { artifactRefusal, randomId, type ArtifactRefusal } from "./wire/artifacts.js";
 import { anthropicSignatureRefusal, geminiSignatureRefusal } from "./wire/signatures.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
-import { compactionAnswer, responsesWriter } from "./wire/responses.js";
+import { compactionAnswer, responsesWriter, usageLimitEnd } from "./wire/responses.js";
 import { isRecord } from "./records.js";
 import { parseUsageWall, UsageWalls } from "./usageWall.js";
 import { QuotaMeters } from "./quotaMeters.js";
+import { Subscriptions, USAGE_LIMIT_MESSAGE, type Login, type StreamCut } from "./subscriptions.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
+export type { StreamExhaustionSpec, SubscriptionSpec, SubscriptionState, UsageChange } from "./subscriptions.js";
 
 const WRITERS: Record<WireFormat, WireWriter> = {
   openai: openaiWriter,
@@ -61,6 +63,35 @@ function replyId(format: WireFormat, seq: number): string {
   return `sim-${seq}`;
 }
 
+/** A control route's JSON body, which must be an object. */
+function controlObject(text: string, shape: string): Record<string, unknown> {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    throw new InvalidFaultError("body is not valid JSON");
+  }
+  if (!isRecord(payload)) throw new InvalidFaultError(`body must be ${shape}`);
+  return payload;
+}
+
+/** The subscription login a control body names (`login`: its name or token). */
+function loginOf(payload: Record<string, unknown>): string {
+  if (typeof payload.login !== "string" || !payload.login) throw new InvalidFaultError("body must name the login (its name or token)");
+  return payload.login;
+}
+
+/**
+ * R21.9: a 200 stream that runs into the account's usage limit: the opening frames, `afterChunks`
+ * content deltas (the content's own opening frames only when some are sent), then the limit.
+ */
+function cutStream(format: WireFormat, ctx: ReplyContext, cut: StreamCut): string {
+  const plan = WRITERS[format].stream(ctx, false);
+  const sent = Math.min(cut.afterChunks, plan.content.length);
+  const end = format === "anthropic" ? anthropicErrorEvent(429, USAGE_LIMIT_MESSAGE) : usageLimitEnd(ctx, cut.as, USAGE_LIMIT_MESSAGE);
+  return renderFrames([...plan.head, ...(sent > 0 ? [...plan.open, ...plan.content.slice(0, sent)] : []), end]);
+}
+
 function looksLikeJson(text: string): boolean {
   const first = text.trimStart()[0];
   return first === "{" || first === "[";
@@ -98,6 +129,8 @@ interface Call {
   fault: FaultSpec | undefined;
   /** Headers of a usage wall the request passed (R12.6 slow lane). */
   wallHeaders?: OutgoingHttpHeaders;
+  /** The subscription login the request presented (R21.9). */
+  login?: Login;
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
@@ -106,8 +139,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const recordLimit = opts.recordLimit ?? DEFAULT_RECORD_LIMIT;
   const faults = new FaultBook();
   const walls = new UsageWalls();
-  const quotaNow = opts.quotaClock ?? Date.now;
+  const baseClock = opts.quotaClock ?? Date.now;
+  // POST /__sim/clock moves the window clock ahead, so a test passes a 5-hour reset in a moment.
+  let clockOffset = 0;
+  const quotaNow = (): number => baseClock() + clockOffset;
   const meters = opts.quotaHeaders ? new QuotaMeters(quotaNow()) : null;
+  const subs = new Subscriptions(opts.subscriptions ?? [], opts.apiKeys ?? [], quotaNow);
   const requests: SimulatedRequest[] = [];
   let received = 0;
   let seq = 0;
@@ -153,7 +190,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       req.socket.resetAndDestroy();
       return;
     }
-    const headers = { ...responseHeaders(call.key, label, fault), ...call.wallHeaders };
+    // A login's token never goes back out: its name stands for it (R21.9).
+    const headers = { ...responseHeaders(call.login ? call.login.name : call.key, label, fault), ...call.wallHeaders };
     const toolRefusal = toolLimitRefusal(fault, route.format, call.body);
     if (toolRefusal) return sendJson(res, 400, writer.error(400, toolRefusal), headers);
     const foreign = route.kind === "generate" || route.kind === "compact" ? foreignRefusal(route.format, call.body, call.key) : null;
@@ -170,7 +208,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return;
     }
     if (route.kind === "models") {
-      sendJson(res, 200, modelList(route.format, label), headers);
+      sendJson(res, 200, route.chatgptBackend ? codexModelList(label) : modelList(route.format, label), headers);
       return;
     }
     const conversation = readConversation(route.format, call.body);
@@ -190,13 +228,23 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       id: replyId(route.format, seq),
       model: call.model,
       created: Math.floor(Date.now() / 1000),
-      answer: withCache(composeAnswer(conversation, opts.replyText ?? `Hello from ${label} (key ${call.key ?? "none"})`), call),
+      answer: withCache(composeAnswer(conversation, opts.replyText ?? `Hello from ${label} (${call.login ? `login ${call.login.name}` : `key ${call.key ?? "none"}`})`), call),
       includeUsage: isRecord(call.body) && isRecord(call.body.stream_options) && call.body.stream_options.include_usage === true,
       body: call.body,
       key: call.key,
     };
+    // R21.9: a subscription login answers with its own windows; a due stream cut ends this stream at the limit.
+    const cut = call.login && call.stream && route.kind === "generate" ? subs.takeStreamCut(call.login) : null;
+    if (call.login) Object.assign(headers, cut ? cut.headers : subs.served(call.login));
     // R18.3: a key behind the usage wall answers with the wall's own unified headers instead.
-    if (meters && !call.wallHeaders) Object.assign(headers, meters.served(route.format, call.key, ctx.answer.usage, quotaNow()));
+    else if (meters && !call.wallHeaders) Object.assign(headers, meters.served(route.format, call.key, ctx.answer.usage, quotaNow()));
+    if (cut) {
+      headers["content-type"] = "text/event-stream";
+      headers["cache-control"] = "no-cache";
+      res.writeHead(200, headers);
+      res.end(cutStream(route.format, ctx, cut));
+      return;
+    }
     if (route.kind === "compact") {
       sendJson(res, 200, compactionAnswer(ctx), headers);
       return;
@@ -246,6 +294,32 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     } else if (path === "/__sim/usage-wall" && method === "DELETE") {
       walls.clear(query?.get("key") ?? undefined);
       sendJson(res, 200, { ok: true });
+    } else if (path === "/__sim/subscriptions" && method === "GET") {
+      sendJson(res, 200, { now: quotaNow(), logins: subs.states() });
+    } else if (path === "/__sim/subscriptions/usage" && method === "POST") {
+      const payload = controlObject(text, "{login, window, used?, exhaust?, resetInSeconds?}");
+      sendJson(res, 200, { ok: true, login: subs.changeUsage(loginOf(payload), payload) });
+    } else if (path === "/__sim/subscriptions/stream-exhaustion" && method === "POST") {
+      const payload = controlObject(text, "{login, afterChunks?, window?, as?, times?}");
+      const login = loginOf(payload);
+      subs.setStreamCut(login, payload);
+      sendJson(res, 200, { ok: true, login: subs.states().find((s) => s.name === subs.find(login).name) });
+    } else if (path === "/__sim/subscriptions/stream-exhaustion" && method === "DELETE") {
+      subs.clearStreamCuts(query?.get("login") ?? undefined);
+      sendJson(res, 200, { ok: true });
+    } else if (path === "/__sim/clock" && method === "GET") {
+      sendJson(res, 200, { now: quotaNow(), offsetMs: clockOffset });
+    } else if (path === "/__sim/clock" && method === "POST") {
+      const payload = controlObject(text, "{advanceMs} or {offsetMs}");
+      if (payload.advanceMs !== undefined) {
+        if (typeof payload.advanceMs !== "number" || !Number.isFinite(payload.advanceMs) || payload.advanceMs < 0)
+          throw new InvalidFaultError("advanceMs must be a non-negative number");
+        clockOffset += payload.advanceMs;
+      } else if (payload.offsetMs !== undefined) {
+        if (typeof payload.offsetMs !== "number" || !Number.isFinite(payload.offsetMs)) throw new InvalidFaultError("offsetMs must be a number");
+        clockOffset = payload.offsetMs;
+      } else throw new InvalidFaultError("body must be {advanceMs} or {offsetMs}");
+      sendJson(res, 200, { now: quotaNow(), offsetMs: clockOffset });
     } else if (path === "/__sim/requests" && method === "GET") {
       sendJson(res, 200, { count: received, requests: requests.slice(-CONTROL_RECENT) });
     } else if (path === "/__sim/requests" && method === "DELETE") {
@@ -275,6 +349,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return sendJson(res, 200, walls.claim(readKey(req.headers, query)));
     }
     const route = matchRoute(method, path, query, req.headers);
+    // Every Anthropic answer names its request, as Anthropic's do (R21.10 passes it on to the client).
+    if ((route?.format ?? formatOfPath(path)) === "anthropic") res.setHeader("request-id", randomId("req", 12));
     if (!route) {
       req.resume();
       const format = formatOfPath(path);
@@ -308,14 +384,24 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       remoteAddress: req.socket.remoteAddress,
     };
     record(entry);
+    // R21.9: ChatGPT-backend routes serve only ChatGPT logins; Anthropic routes only known logins once some are configured.
+    const auth = subs.authenticate(route.format, route.chatgptBackend === true, key, req.headers);
+    if (auth.kind === "refuse") {
+      req.resume();
+      return sendJson(res, auth.refusal.status, auth.refusal.body, { "x-sim-label": label, ...auth.refusal.headers });
+    }
+    const login = auth.kind === "login" ? auth.login : undefined;
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));
       return;
     }
     const wall = route.kind === "models" || route.kind === "count_tokens" ? null : walls.check(key, req.headers);
     if (wall?.kind === "reject") return sendJson(res, wall.status, WRITERS[route.format].error(wall.status, wall.message), { "x-sim-label": label, ...wall.headers });
+    // R21.9: a login whose window is used up is refused until the window's reset.
+    const exhausted = login && (route.kind === "generate" || route.kind === "compact") ? subs.refusal(login) : null;
+    if (login && exhausted) return sendJson(res, exhausted.status, exhausted.body, { "x-sim-label": label, "x-sim-key": login.name, ...exhausted.headers });
     const fault = chooseFault(req, key, entry);
-    await answer({ req, res, route, model, key, stream, body, fault, wallHeaders: wall?.headers });
+    await answer({ req, res, route, model, key, stream, body, fault, wallHeaders: wall?.headers, login });
   }
 
   const server = createServer({ noDelay: true }, (req, res) => {
@@ -355,6 +441,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     setUsageWall: (key, spec) => walls.set(key, parseUsageWall(spec)),
     clearUsageWall: (key) => walls.clear(key),
     clearFaults: (key) => faults.clear(key),
+    subscriptions: () => subs.states(),
+    setSubscriptionUsage: (login, change) => subs.changeUsage(login, change),
+    exhaustInStream: (login, spec = {}) => subs.setStreamCut(login, spec),
+    advanceClock: (ms) => {
+      if (!Number.isFinite(ms) || ms < 0) throw new RangeError("advanceClock: ms must be a non-negative number");
+      clockOffset += ms;
+      return quotaNow();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -40,7 +40,7 @@ interface KeyMeter {
 }
 
 /** Whole epoch seconds, as the unified and Codex headers carry instants. */
-const epochSeconds = (ms: number): string => String(Math.floor(ms / 1_000));
+export const epochSeconds = (ms: number): string => String(Math.floor(ms / 1_000));
 const fraction = (n: number): string => String(Math.round(n * 1e6) / 1e6);
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
@@ -52,7 +52,7 @@ export function goDuration(ms: number): string {
   return minutes > 0 ? `${minutes}m${seconds}` : seconds;
 }
 
-function statusOf(utilisation: number): string {
+function statusOf(utilisation: number): WindowStatus {
   return utilisation >= 1 ? "rejected" : utilisation >= SIM_QUOTA.warnAt ? "allowed_warning" : "allowed";
 }
 
@@ -107,17 +107,44 @@ export class QuotaMeters {
 function unifiedHeaders(m: KeyMeter): OutgoingHttpHeaders {
   const u5 = m.fiveHour.used / SIM_QUOTA.fiveHourTokens;
   const u7 = m.week.used / SIM_QUOTA.weekTokens;
-  const weekly = u7 > u5;
+  return unifiedWindowHeaders({ utilisation: u5, resetAt: m.fiveHour.resetAt, status: statusOf(u5) }, { utilisation: u7, resetAt: m.week.resetAt, status: statusOf(u7) });
+}
+
+export type WindowStatus = "allowed" | "allowed_warning" | "rejected";
+
+/** One subscription window as Anthropic's unified headers state it (`resetAt` in epoch ms). */
+export interface UnifiedWindow {
+  utilisation: number;
+  resetAt: number;
+  status: WindowStatus;
+}
+
+const STATUS_RANK: Record<WindowStatus, number> = { allowed: 0, allowed_warning: 1, rejected: 2 };
+
+/**
+ * Anthropic's unified 5h/7d headers (also the subscription accounts', subscriptions.ts, R21.9). The
+ * overall status is the worse window's; the representative claim is the window that binds: a
+ * rejected one (of two, the one resetting later), else the fuller one (the 5-hour on a tie).
+ */
+export function unifiedWindowHeaders(fiveHour: UnifiedWindow, week: UnifiedWindow): OutgoingHttpHeaders {
+  const rank5 = STATUS_RANK[fiveHour.status];
+  const rank7 = STATUS_RANK[week.status];
+  const weekly =
+    fiveHour.status === "rejected" && week.status === "rejected"
+      ? week.resetAt > fiveHour.resetAt
+      : rank5 === 2 || rank7 === 2
+        ? rank7 === 2
+        : week.utilisation > fiveHour.utilisation;
   return {
-    "anthropic-ratelimit-unified-status": statusOf(Math.max(u5, u7)),
-    "anthropic-ratelimit-unified-reset": epochSeconds(weekly ? m.week.resetAt : m.fiveHour.resetAt),
+    "anthropic-ratelimit-unified-status": rank7 > rank5 ? week.status : fiveHour.status,
+    "anthropic-ratelimit-unified-reset": epochSeconds(weekly ? week.resetAt : fiveHour.resetAt),
     "anthropic-ratelimit-unified-representative-claim": weekly ? "seven_day" : "five_hour",
-    "anthropic-ratelimit-unified-5h-utilization": fraction(u5),
-    "anthropic-ratelimit-unified-5h-reset": epochSeconds(m.fiveHour.resetAt),
-    "anthropic-ratelimit-unified-5h-status": statusOf(u5),
-    "anthropic-ratelimit-unified-7d-utilization": fraction(u7),
-    "anthropic-ratelimit-unified-7d-reset": epochSeconds(m.week.resetAt),
-    "anthropic-ratelimit-unified-7d-status": statusOf(u7),
+    "anthropic-ratelimit-unified-5h-utilization": fraction(fiveHour.utilisation),
+    "anthropic-ratelimit-unified-5h-reset": epochSeconds(fiveHour.resetAt),
+    "anthropic-ratelimit-unified-5h-status": fiveHour.status,
+    "anthropic-ratelimit-unified-7d-utilization": fraction(week.utilisation),
+    "anthropic-ratelimit-unified-7d-reset": epochSeconds(week.resetAt),
+    "anthropic-ratelimit-unified-7d-status": week.status,
   };
 }
 
@@ -153,16 +180,31 @@ function openaiHeaders(m: KeyMeter, now: number): OutgoingHttpHeaders {
 }
 
 function codexHeaders(m: KeyMeter, now: number): OutgoingHttpHeaders {
-  const percent = (w: Window, allowance: number) => String(Math.round((w.used / allowance) * 1e6) / 1e4);
-  const after = (w: Window) => String(Math.max(0, Math.ceil((w.resetAt - now) / 1_000)));
-  return {
-    "x-codex-primary-used-percent": percent(m.fiveHour, SIM_QUOTA.fiveHourTokens),
-    "x-codex-primary-window-minutes": String(SIM_QUOTA.fiveHourMs / MINUTE_MS),
-    "x-codex-primary-reset-at": epochSeconds(m.fiveHour.resetAt),
-    "x-codex-primary-reset-after-seconds": after(m.fiveHour),
-    "x-codex-secondary-used-percent": percent(m.week, SIM_QUOTA.weekTokens),
-    "x-codex-secondary-window-minutes": String(SIM_QUOTA.weekMs / MINUTE_MS),
-    "x-codex-secondary-reset-at": epochSeconds(m.week.resetAt),
-    "x-codex-secondary-reset-after-seconds": after(m.week),
-  };
+  return codexWindowHeaders(
+    { usedPercent: (m.fiveHour.used / SIM_QUOTA.fiveHourTokens) * 100, lengthMs: SIM_QUOTA.fiveHourMs, resetAt: m.fiveHour.resetAt },
+    { usedPercent: (m.week.used / SIM_QUOTA.weekTokens) * 100, lengthMs: SIM_QUOTA.weekMs, resetAt: m.week.resetAt },
+    now,
+  );
+}
+
+/** One Codex window (`resetAt` in epoch ms). */
+export interface CodexWindow {
+  usedPercent: number;
+  lengthMs: number;
+  resetAt: number;
+}
+
+/** Codex's primary (5-hour) and secondary (weekly) usage headers (also the ChatGPT logins', subscriptions.ts, R21.9). */
+export function codexWindowHeaders(primary: CodexWindow, secondary: CodexWindow, now: number): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, w] of [
+    ["primary", primary],
+    ["secondary", secondary],
+  ] as const) {
+    headers[`x-codex-${name}-used-percent`] = String(Math.round(w.usedPercent * 1e4) / 1e4);
+    headers[`x-codex-${name}-window-minutes`] = String(Math.round(w.lengthMs / MINUTE_MS));
+    headers[`x-codex-${name}-reset-at`] = epochSeconds(w.resetAt);
+    headers[`x-codex-${name}-reset-after-seconds`] = String(Math.max(0, Math.ceil((w.resetAt - now) / 1_000)));
+  }
+  return headers;
 }

@@ -12,6 +12,8 @@ export interface Route {
   pathStream?: boolean;
   /** Gemini `alt=sse`: stream as SSE rather than a JSON array. */
   sse?: boolean;
+  /** ChatGPT's Codex backend (`/backend-api/codex/…`), served only to ChatGPT logins (R21.9, subscriptions.ts). */
+  chatgptBackend?: boolean;
 }
 
 export const SIM_MODELS = ["sim-fast", "sim-smart", "sim-reasoner"] as const;
@@ -30,6 +32,9 @@ for (const base of ["/v1/responses", "/responses"]) {
   RESPONSES_ROUTES.set(`${base}/compact`, "compact");
   RESPONSES_ROUTES.set(`${base}/input_tokens`, "count_tokens");
 }
+
+/** ChatGPT's Codex backend, where Codex logged in with ChatGPT sends its turns (R21.9). */
+const CHATGPT_BACKEND = "/backend-api/codex";
 
 function matchGemini(path: string, query: URLSearchParams | null): Route | null {
   for (const prefix of GEMINI_PREFIXES) {
@@ -60,6 +65,8 @@ export function matchRoute(method: string, path: string, query: URLSearchParams 
     if (path === "/v1/messages/count_tokens") return { kind: "count_tokens", format: "anthropic" };
     const responses = RESPONSES_ROUTES.get(path);
     if (responses) return { kind: responses, format: "openai-responses" };
+    if (path === `${CHATGPT_BACKEND}/responses`) return { kind: "generate", format: "openai-responses", chatgptBackend: true };
+    if (path === `${CHATGPT_BACKEND}/responses/compact`) return { kind: "compact", format: "openai-responses", chatgptBackend: true };
     return matchGemini(path, query);
   }
   if (method === "GET") {
@@ -67,6 +74,7 @@ export function matchRoute(method: string, path: string, query: URLSearchParams 
       return { kind: "models", format: headers["anthropic-version"] !== undefined ? "anthropic" : "openai" };
     }
     if (path === "/v1beta/models") return { kind: "models", format: "gemini" };
+    if (path === `${CHATGPT_BACKEND}/models`) return { kind: "models", format: "openai-responses", chatgptBackend: true };
   }
   return null;
 }
@@ -75,7 +83,7 @@ export function matchRoute(method: string, path: string, query: URLSearchParams 
 export function formatOfPath(path: string): WireFormat {
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1beta/") || (path.startsWith("/models/") && path.includes(":"))) return "gemini";
-  if (path.startsWith("/v1/responses") || path.startsWith("/responses")) return "openai-responses";
+  if (path.startsWith("/v1/responses") || path.startsWith("/responses") || path.startsWith(`${CHATGPT_BACKEND}/`)) return "openai-responses";
   return "openai";
 }
 
@@ -110,4 +118,38 @@ export function modelList(format: WireFormat, label: string): unknown {
     };
   }
   return { object: "list", data: SIM_MODELS.map((id) => ({ id, object: "model", created: 1735689600, owned_by: label })) };
+}
+
+/** Instructions the simulated ChatGPT backend gives each model (Codex uses them as its base prompt). */
+const CODEX_INSTRUCTIONS =
+  "You are a coding agent running in Codex CLI against a simulated ChatGPT backend. Read before you edit, make focused changes, run the project's checks, and report briefly what you changed.";
+
+/**
+ * GET /backend-api/codex/models: the catalogue Codex reads, `{models: [ModelInfo]}`, each entry with every
+ * field Codex refuses to decode without (slug, display_name, priority, visibility, supported_in_api,
+ * shell_type, support_verbosity, supported_reasoning_levels, truncation_policy,
+ * experimental_supported_tools, model_messages.instructions_template) and its context window.
+ */
+export function codexModelList(label: string): unknown {
+  return {
+    models: SIM_MODELS.map((slug, index) => ({
+      slug,
+      display_name: `${slug} (${label}, simulated)`,
+      description: "A simulated model on the simulated ChatGPT backend",
+      priority: index + 1,
+      visibility: "list",
+      supported_in_api: true,
+      shell_type: "shell_command",
+      support_verbosity: false,
+      supported_reasoning_levels: [],
+      truncation_policy: { mode: "tokens", limit: 10_000 },
+      experimental_supported_tools: [],
+      model_messages: { instructions_template: CODEX_INSTRUCTIONS },
+      context_window: 128_000,
+      max_context_window: 128_000,
+      apply_patch_tool_type: "freeform",
+      input_modalities: ["text", "image"],
+      supports_parallel_tool_calls: true,
+    })),
+  };
 }

@@ -72,6 +72,14 @@ function sequencer(): (frame: Frame) => string {
   return (frame) => (typeof frame === "string" ? frame : frame(next++));
 }
 
+/** Renders frames in order as one stream's text, numbering those that ask for it. */
+export function renderFrames(frames: Frame[]): string {
+  const render = sequencer();
+  let text = "";
+  for (const frame of frames) text += render(frame);
+  return text;
+}
+
 function joinFrames(plan: StreamPlan): string {
   const render = sequencer();
   let text = "";

@@ -1,3 +1,4 @@
+import type { StreamExhaustionSpec, SubscriptionSpec, SubscriptionState, UsageChange } from "./subscriptions.js";
 import type { UsageWallSpec } from "./usageWall.js";
 
 /** Wire format of a simulated upstream call, decided by the route it arrived on. */
@@ -80,6 +81,15 @@ export interface SimulatorOptions {
    * clock moves this one with it, so the windows' resets stay ahead of the gateway's "now".
    */
   quotaClock?: () => number;
+  /**
+   * Subscription logins (R21.9; shape and behaviour in subscriptions.ts): Claude OAuth tokens served on
+   * `/v1/messages` and ChatGPT tokens served on `/backend-api/codex/…`, each with 5-hour and weekly
+   * windows that rise per request, run out and reset. With an `anthropic` login configured, Anthropic
+   * routes refuse unknown keys 401; without any, every route behaves as before.
+   */
+  subscriptions?: SubscriptionSpec[];
+  /** Metered keys Anthropic routes still serve, as before, once `anthropic` subscriptions are configured. */
+  apiKeys?: string[];
 }
 
 export interface SimulatedRequest {
@@ -110,5 +120,13 @@ export interface Simulator {
   /** Put this key behind the Claude usage wall (R12.6; see UsageWallSpec). */
   setUsageWall(key: string, spec: UsageWallSpec): void;
   clearUsageWall(key?: string): void;
+  /** R21.9: each subscription login's windows (its token is never shown; `name` names it). */
+  subscriptions(): SubscriptionState[];
+  /** R21.9: set, use up or move the reset of a login's window; `login` is its name or token. */
+  setSubscriptionUsage(login: string, change: UsageChange): SubscriptionState;
+  /** R21.9: the login's next streamed answer(s) start 200 and end with the usage limit. */
+  exhaustInStream(login: string, spec?: StreamExhaustionSpec): void;
+  /** Moves the simulator's window clock (subscription and quota-header windows) forward; returns its now (epoch ms). */
+  advanceClock(ms: number): number;
   close(): Promise<void>;
 }

@@ -49,6 +49,11 @@ function thinkingFrames(ctx: ReplyContext): ThinkingFrames {
   };
 }
 
+/** An SSE `error` event, as Anthropic ends a stream it cannot finish (R21.9: `rate_limit_error` for a used-up window). */
+export function anthropicErrorEvent(status: number, message: string): string {
+  return event("error", { type: "error", error: { type: errorType(status), message } });
+}
+
 export const anthropicWriter: WireWriter = {
   json(ctx) {
     const reply = ctx.answer.reply;

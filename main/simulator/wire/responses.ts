@@ -218,6 +218,16 @@ export const responsesWriter: WireWriter = {
   error: openaiWriter.error,
 };
 
+/**
+ * R21.9: the event a Responses stream ends with when the account's usage limit runs out inside a 200:
+ * `response.failed` with error code `usage_limit_reached`, or `response.incomplete` with that reason.
+ */
+export function usageLimitEnd(ctx: ReplyContext, as: "failed" | "incomplete", message: string): Frame {
+  const d = draft(ctx, false);
+  const ending: Obj = as === "failed" ? { error: { code: "usage_limit_reached", message } } : { incomplete_details: { reason: "usage_limit_reached" } };
+  return event(`response.${as}`, () => ({ response: { ...responseObject(d, false), status: as, ...ending } }));
+}
+
 function userMessages(input: unknown): Obj[] {
   if (typeof input === "string") return [{ type: "message", role: "user", content: [{ type: "input_text", text: input }] }];
   if (!Array.isArray(input)) return [];
