@@ -161,19 +161,35 @@ function codexHome(env: NodeJS.ProcessEnv): string {
   return env.CODEX_HOME || path.join(homeOf(env), ".codex");
 }
 
-export function codexHasLogin(env: NodeJS.ProcessEnv): boolean {
+/** Codex's own login, if any: an OpenAI API key, or a ChatGPT plan's tokens (auth.json `auth_mode`). */
+export type CodexLogin = "apikey" | "chatgpt" | null;
+
+export function codexLogin(env: NodeJS.ProcessEnv): CodexLogin {
   const auth = peekJson(path.join(codexHome(env), "auth.json"));
-  return isRecord(auth.tokens) || (typeof auth.OPENAI_API_KEY === "string" && auth.OPENAI_API_KEY !== "");
+  const apiKey = typeof auth.OPENAI_API_KEY === "string" && auth.OPENAI_API_KEY !== "";
+  // auth.json names its mode ("chatgpt", "apikey"); older files have tokens only for a ChatGPT login.
+  if (auth.auth_mode === "chatgpt" || (auth.auth_mode === undefined && isRecord(auth.tokens) && !apiKey)) return "chatgpt";
+  return apiKey || isRecord(auth.tokens) ? "apikey" : null;
+}
+
+/**
+ * Where Codex's requests go. A ChatGPT login is a subscription that only ChatGPT's Codex backend
+ * serves, so Codex keeps speaking that backend's paths (`<base>/responses`, `<base>/models`) to
+ * Switchyard, which forwards them with the login to a client-login connection (R21.1, R21.8); an
+ * API key or no login speaks the OpenAI API's /v1.
+ */
+export function codexBaseUrl(origin: string, login: CodexLogin): string {
+  return login === "chatgpt" ? `${origin}/backend-api/codex` : `${origin}/v1`;
 }
 
 /** The variable the key travels in (Codex reads it through env_key / env_http_headers). */
 const KEY_VAR = "SWITCHYARD_API_KEY";
 
 /** The provider block's settings, as [key, TOML value] pairs. */
-function codexProvider(gateway: Gateway, login: boolean, keyFrom: "env" | "file"): [string, string][] {
+function codexProvider(gateway: Gateway, login: CodexLogin, keyFrom: "env" | "file"): [string, string][] {
   const pairs: [string, string][] = [
     ["name", tomlString("Switchyard")],
-    ["base_url", tomlString(`${gateway.url}/v1`)],
+    ["base_url", tomlString(codexBaseUrl(gateway.url, login))],
     ["wire_api", tomlString("responses")],
   ];
   if (login) {
@@ -193,13 +209,13 @@ const codex: AgentRecord = {
   title: "Codex CLI",
   bin: "codex",
   launch({ gateway, env }) {
-    const pairs = codexProvider(gateway, codexHasLogin(env), "env");
+    const pairs = codexProvider(gateway, codexLogin(env), "env");
     const args = [`model_provider=${tomlString(PROVIDER_ID)}`, ...pairs.map(([k, v]) => `model_providers.${PROVIDER_ID}.${k}=${v}`)].flatMap((c) => ["-c", c]);
     return Promise.resolve({ env: { [KEY_VAR]: gateway.key }, args });
   },
   connect({ gateway, env }) {
     const file = path.join(codexHome(env), "config.toml");
-    const lines = codexProvider(gateway, codexHasLogin(env), "file").map(([k, v]) => `${k} = ${v}`);
+    const lines = codexProvider(gateway, codexLogin(env), "file").map(([k, v]) => `${k} = ${v}`);
     return Promise.resolve([{ file, edit: (text) => setTomlProvider(text, PROVIDER_ID, lines) }]);
   },
   configFiles: (env) => [path.join(codexHome(env), "config.toml")],

@@ -203,6 +203,35 @@ describe("switchyard connect / --undo (R23.2)", () => {
     });
   }
 
+  it(
+    "R21.8 codex logged in with ChatGPT: connect writes the subscription block (/backend-api/codex, requires_openai_auth, no env_key), and --undo restores the home",
+    { timeout: 60_000 },
+    async () => {
+      const home = temp("codex-chatgpt");
+      mkdirSync(path.join(home, ".codex"));
+      const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+      const jwt = `${b64({ alg: "none" })}.${b64({ exp: 4_102_444_800, "https://api.openai.com/auth": { chatgpt_account_id: "acct-fake" } })}.sig`;
+      const auth = { auth_mode: "chatgpt", OPENAI_API_KEY: null, tokens: { id_token: jwt, access_token: jwt, refresh_token: "rt", account_id: "acct-fake" } };
+      writeFileSync(path.join(home, ".codex", "auth.json"), JSON.stringify(auth), { mode: 0o600 });
+      const before = snapshot(home);
+      await connect("codex", home);
+      const toml = read(home, ".codex/config.toml");
+      expect(toml).toMatch(/^model_provider = "switchyard"$/m);
+      const block = toml.slice(toml.indexOf("[model_providers.switchyard]"));
+      expect(block.trim().split("\n")).toEqual([
+        "[model_providers.switchyard]",
+        'name = "Switchyard"',
+        `base_url = "${gw.url}/backend-api/codex"`,
+        'wire_api = "responses"',
+        "requires_openai_auth = true",
+      ]);
+      // The login itself is Codex's alone: connect reads its mode and leaves the file as it was.
+      expect(snapshot(home)[".codex/auth.json"]).toBe(before[".codex/auth.json"]);
+      await connect("codex", home, true);
+      expect(snapshot(home)).toEqual(before);
+    },
+  );
+
   it("R23.2 undo with nothing to undo says so (exit 1) and changes nothing", async () => {
     const home = temp("nothing");
     const run = await runCli(["connect", "claude", "--undo"], { cwd: home, env: cliEnv(home), timeoutMs: 30_000 });

@@ -125,33 +125,39 @@ describe("switchyard run with the real agents (R23.2)", () => {
     expect(snapshot(path.join(home, ".claude"))[".credentials.json"]).toBe(before[".credentials.json"]);
   });
 
-  it("R21.8 Codex keeps its ChatGPT login: requires_openai_auth sends its token and account id, and no config.toml is written", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const home = temp("codex-login");
-    mkdirSync(path.join(home, ".codex"));
-    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
-    const jwt = `${b64({ alg: "none", typ: "JWT" })}.${b64({ exp: Math.floor(Date.now() / 1000) + 86_400, "https://api.openai.com/auth": { chatgpt_account_id: "acct-run-test", chatgpt_plan_type: "plus" } })}.sig`;
-    const auth = {
-      auth_mode: "chatgpt",
-      OPENAI_API_KEY: null,
-      tokens: { id_token: jwt, access_token: jwt, refresh_token: "rt-run-test", account_id: "acct-run-test" },
-      last_refresh: new Date().toISOString(),
-    };
-    writeFileSync(path.join(home, ".codex", "auth.json"), JSON.stringify(auth), { mode: 0o600 });
-    proxy.exchanges.length = 0;
-    const run = await runCli(["run", "codex", "--url", proxy.url, "--", "exec", "--skip-git-repo-check", "-m", "demo", "Say hello"], {
-      cwd: temp("codex-login-cwd"),
-      env: agentEnv("codex", home),
-    });
-    expect(run.code, describeRun(run)).toBe(0);
-    expect(run.stdout).toMatch(HELLO);
-    const posts = proxy.exchanges.filter((x) => x.method === "POST" && x.url === "/v1/responses");
-    expect(posts.length).toBeGreaterThan(0);
-    for (const x of posts) {
-      expect(x.headers.authorization).toBe(`Bearer ${jwt}`);
-      expect(x.headers["chatgpt-account-id"]).toBe("acct-run-test");
-    }
-    expect(existsSync(path.join(home, ".codex", "config.toml"))).toBe(false);
-  });
+  it(
+    "R21.8 Codex keeps its ChatGPT login: it speaks ChatGPT's backend paths to Switchyard (/backend-api/codex), requires_openai_auth sends its token and account id, and no config.toml is written",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const home = temp("codex-login");
+      mkdirSync(path.join(home, ".codex"));
+      const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+      const jwt = `${b64({ alg: "none", typ: "JWT" })}.${b64({ exp: Math.floor(Date.now() / 1000) + 86_400, "https://api.openai.com/auth": { chatgpt_account_id: "acct-run-test", chatgpt_plan_type: "plus" } })}.sig`;
+      const auth = {
+        auth_mode: "chatgpt",
+        OPENAI_API_KEY: null,
+        tokens: { id_token: jwt, access_token: jwt, refresh_token: "rt-run-test", account_id: "acct-run-test" },
+        last_refresh: new Date().toISOString(),
+      };
+      writeFileSync(path.join(home, ".codex", "auth.json"), JSON.stringify(auth), { mode: 0o600 });
+      proxy.exchanges.length = 0;
+      const run = await runCli(["run", "codex", "--url", proxy.url, "--", "exec", "--skip-git-repo-check", "-m", "demo", "Say hello"], {
+        cwd: temp("codex-login-cwd"),
+        env: agentEnv("codex", home),
+      });
+      expect(run.code, describeRun(run)).toBe(0);
+      expect(run.stdout).toMatch(HELLO);
+      const posts = proxy.exchanges.filter((x) => x.method === "POST" && x.url === "/backend-api/codex/responses");
+      expect(posts.length, JSON.stringify(proxy.exchanges.map((x) => `${x.method} ${x.url}`))).toBeGreaterThan(0);
+      // (The CLI itself reads /v1/models to find the instance; Codex sends nothing to /v1.)
+      expect(proxy.exchanges.filter((x) => x.url.startsWith("/v1/") && x.headers["user-agent"] !== "node").map((x) => `${x.method} ${x.url}`)).toEqual([]);
+      for (const x of posts) {
+        expect(x.headers.authorization).toBe(`Bearer ${jwt}`);
+        expect(x.headers["chatgpt-account-id"]).toBe("acct-run-test");
+      }
+      expect(existsSync(path.join(home, ".codex", "config.toml"))).toBe(false);
+    },
+  );
 
   it("R1.7 with requireClientKey on, run makes the CLI a Switchyard key once (with the admin token) and the agent presents it", { timeout: TEST_TIMEOUT_MS }, async () => {
     const home = temp("key-home");
@@ -310,6 +316,53 @@ describe("switchyard run: the agent's exit status, signals and environment; bad 
     expect(p.argv.slice(2)).toEqual(["--provider", "switchyard", "--model", "demo", "-p", "hi"]);
     // The extension lived in a private folder that went with the agent.
     expect(existsSync(p.argv[1])).toBe(false);
+  });
+
+  it("R21.8 Codex's login decides its provider block: a ChatGPT login speaks /backend-api/codex with requires_openai_auth, an API key /v1; a key rides in X-Switchyard-Key", async () => {
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const jwt = `${b64({ alg: "none" })}.${b64({ exp: 4_102_444_800, "https://api.openai.com/auth": { chatgpt_account_id: "acct-fake" } })}.sig`;
+    const logins: Array<[string, Record<string, unknown>, string]> = [
+      [
+        "chatgpt",
+        { auth_mode: "chatgpt", OPENAI_API_KEY: null, tokens: { id_token: jwt, access_token: jwt, refresh_token: "rt", account_id: "acct-fake" } },
+        `${gw.url}/backend-api/codex`,
+      ],
+      // Files written before auth_mode existed: tokens alone are a ChatGPT login.
+      [
+        "chatgpt (no auth_mode)",
+        { OPENAI_API_KEY: null, tokens: { id_token: jwt, access_token: jwt, refresh_token: "rt", account_id: "acct-fake" } },
+        `${gw.url}/backend-api/codex`,
+      ],
+      ["apikey", { auth_mode: "apikey", OPENAI_API_KEY: "sk-fake-openai-key" }, `${gw.url}/v1`],
+    ];
+    for (const [label, auth, baseUrl] of logins) {
+      for (const key of [null, "sk-sy-fake-client-key"]) {
+        const file = report();
+        const { home, env } = fakeEnv("codex", file, key ? { SWITCHYARD_API_KEY: key } : {});
+        mkdirSync(path.join(home, ".codex"));
+        writeFileSync(path.join(home, ".codex", "auth.json"), JSON.stringify(auth), { mode: 0o600 });
+        const ended = await runFake("codex", ["--", "exec", "hi"], env);
+        expect(ended.code, `${label}: ${ended.stderr}`).toBe(0);
+        const seen = JSON.parse(readFileSync(file, "utf8"));
+        expect(seen.argv, label).toEqual([
+          "-c",
+          'model_provider="switchyard"',
+          "-c",
+          'model_providers.switchyard.name="Switchyard"',
+          "-c",
+          `model_providers.switchyard.base_url="${baseUrl}"`,
+          "-c",
+          'model_providers.switchyard.wire_api="responses"',
+          "-c",
+          "model_providers.switchyard.requires_openai_auth=true",
+          // The key travels in a variable, never on the command line.
+          ...(key ? ["-c", 'model_providers.switchyard.env_http_headers={ "X-Switchyard-Key" = "SWITCHYARD_API_KEY" }'] : []),
+          "exec",
+          "hi",
+        ]);
+        expect(seen.env, label).toEqual({ SWITCHYARD_API_KEY: key ?? "switchyard" });
+      }
+    }
   });
 
   it("R23.2 SIGTERM and SIGINT reach the agent, and the agent's status after it is ours", async () => {
