@@ -3,6 +3,7 @@
 // fails to compile on the other. Types only (no zod): responses are built by our own code.
 import type { ResilienceSettings } from "./resilienceSettings.js";
 import type { REDACTED_SECRET } from "./schemas/config.js";
+import type { QuotaPace } from "./quotaPace.js";
 import type { AppSettings, BreakerState, Budget, ClientKind, Combo, Connection, Provider, TestStatus, WireFormat } from "./types.js";
 
 /** DELETE of an entity addressed by id. */
@@ -384,4 +385,24 @@ export interface UsageQuotaItem {
   seenAt: number;
   /** Anthropic's unified status ("allowed", "allowed_warning", "rejected") when it sent one. */
   status?: string | null;
+  /**
+   * R21.6, always present in GET /api/usage/quotas: the window's length in ms when its name says it
+   * ("5h", "7d", "7d_opus", Codex's by minutes); null for count windows ("requests", "tokens").
+   */
+  windowMs?: number | null;
+  /** R21.6: the linear projection from the window's start (shared/quotaPace.ts); null before 3 % of the window has passed. */
+  pace?: QuotaPace | null;
+  /** R21.6: who burned this window period: its rises charged to sessions (R7.1 key), the top 10 by share. */
+  sessions?: QuotaSessionShare[];
+}
+
+/** One session's part of a window period (R21.6): the rises of its responses, in percentage points. */
+export interface QuotaSessionShare {
+  /** The R7.1 session key; null for requests that named no session. */
+  session: string | null;
+  usedPercent: number;
+  /** Responses of this session charged in this period (the period's first reading, the baseline, is nobody's). */
+  requests: number;
+  /** The same share by traffic class (R20.3): "main", "subagent", "background", … */
+  byClass: Record<string, number>;
 }

@@ -135,7 +135,7 @@ function createHandlers(
       budgetRows: (rows, connections, provider) => withBudgetRows(rows, connections, usage.gate, provider),
     }),
     ...createMonitoringHandlers({ store, clock }),
-    ...createQuotaHandlers({ store }),
+    ...createQuotaHandlers({ store, clock }),
     ...usage.handlers,
     ...createSessionHandlers({ ...extra.sessions, store }),
     ...createInstanceHandlers(extra.demo, extra.url, VERSION),

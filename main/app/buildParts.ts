@@ -42,7 +42,7 @@ import { type Store } from "../store/index.js";
 import { type EventBus } from "./eventBus.js";
 import type { createLogger } from "./logger.js";
 import type { AdjustableClock } from "./clock.js";
-import { createQuotaObserver } from "./quotaObserver.js";
+import { createQuotaObserver, type QuotaLogger } from "./quotaObserver.js";
 import type { createUsageParts } from "./usage.js";
 import { createSettingsCache } from "./settingsCache.js";
 import { createBuiltinSimulator } from "./builtinSimulator.js";
@@ -184,11 +184,12 @@ export function quotaParts(
   bus: EventBus,
   settings: () => ResilienceSettings,
   group: { sharedState: SharedState; clock: Clock },
+  logger?: QuotaLogger,
 ): Pick<PipelineDeps, "quotas" | "quotaCutoff"> {
   const remaining = new RemainingQuota();
   shareQuota(group.sharedState, remaining, connectionKeys(store.connections), group.clock);
   return {
-    quotas: createQuotaObserver(store, bus, remaining),
+    quotas: createQuotaObserver(store, bus, remaining, logger),
     quotaCutoff: {
       cutoffPercent() {
         const cutoff = settings().quotaPreflightCutoff;
@@ -269,7 +270,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     () => streamRecovery().attemptDeadlineMs,
     createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent }),
   );
-  const quotas = quotaParts(store, bus, resilience.get, { sharedState, clock });
+  const quotas = quotaParts(store, bus, resilience.get, { sharedState, clock }, parts.logger);
   const turns = responsesTurnDeps(parts);
   // R22: every capability of a request is a feature, called at its hooks in features/index.ts's order.
   const features = new RequestFeatures([

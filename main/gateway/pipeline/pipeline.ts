@@ -320,7 +320,7 @@ export function createPipeline(deps: PipelineDeps) {
     }
     const result = recordAttempt(deps.engine, deps.clock, engineCtx, run.client, outcome, startedAt, { fresh: freshConnection });
     admission.release({ headers: upstreamHeadersOf(outcome), verdict: result.kind === "failure" ? result.verdict : null });
-    noteForRouting(deps, { combo, ctx: engineCtx, target, outcome, result, startedAt, sessionKey: run.session?.key ?? null });
+    noteForRouting(deps, { combo, ctx: engineCtx, target, outcome, result, startedAt, sessionKey: run.session?.key ?? null, trafficClass: ctx.trafficClass });
     return afterAttempt(run, { ...attempt, outcome, result });
   }
 

@@ -23,6 +23,8 @@ export interface AttemptNote {
   result: AttemptResult;
   startedAt: number;
   sessionKey: string | null;
+  /** R20.3: the request's traffic class; with the session key, who a window's rise is charged to (R21.6). */
+  trafficClass?: string;
 }
 
 /** Learned quotas and the quota meters hear of every attempt, a combo's book of its own (R11.1, R4.10, R18.3). */
@@ -30,7 +32,7 @@ export function noteForRouting(deps: RoutingNotesDeps, note: AttemptNote): void 
   const { ctx, outcome, result } = note;
   const now = deps.clock.now();
   const headers = upstreamHeadersOf(outcome);
-  if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now);
+  if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now, { session: note.sessionKey, trafficClass: note.trafficClass ?? "main" });
   if (!deps.routing) return;
   // R4.10: the sample is the time to the upstream's first byte, not the whole (streamed) answer.
   const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: (outcome.firstByteAt ?? now) - note.startedAt };

@@ -19,6 +19,7 @@ const EXPECTED_TABLES = [
   "session_account_affinity",
   "session_leases",
   "settings",
+  "usage_quota_sessions",
   "usage_quotas",
   "usage_rollup",
 ];

@@ -59,6 +59,8 @@ describe("quota repo (R18.3)", () => {
       source: "openai",
       status: null,
       seenAt: 1_000,
+      windowMs: null,
+      sessions: [],
     });
     expect(rows()).toEqual([]);
     q.record("c1", "p", [reading("requests", { remaining: 8, limit: 10 })], 1_500);
@@ -99,8 +101,48 @@ describe("quota repo (R18.3)", () => {
         source: "anthropic-unified",
         status: "allowed",
         seenAt: 3_000,
+        windowMs: 5 * 3_600_000,
+        sessions: [],
       },
     ]);
+  });
+
+  it("R21.6 a window's rises are charged to sessions, written behind and read back after a restart; a new period starts over", () => {
+    setUp();
+    const q = h.store.quotas;
+    const fiveHour = (usedPercent: number, resetAt = 99_000_000) => [reading("5h", { usedPercent, resetAt, source: "anthropic-unified" })];
+    q.record("c1", "p", fiveHour(10), 1_000, { session: "a", trafficClass: "main" });
+    q.record("c1", "p", fiveHour(15), 2_000, { session: "a", trafficClass: "main" });
+    q.record("c1", "p", fiveHour(18), 3_000, { session: "b", trafficClass: "subagent" });
+    q.record("c1", "p", fiveHour(19), 4_000);
+    const expected = [
+      { session: "a", usedPercent: 5, requests: 1, byClass: { main: 5 } },
+      { session: "b", usedPercent: 3, requests: 1, byClass: { subagent: 3 } },
+      { session: null, usedPercent: 1, requests: 1, byClass: { main: 1 } },
+    ];
+    expect(q.list()[0].sessions).toEqual(expected);
+    const store = h.reopen();
+    expect(store.quotas.list()[0].sessions).toEqual(expected);
+    // The next period: its first reading is the baseline, the old charges are gone, in the table too.
+    store.quotas.record("c1", "p", fiveHour(1, 99_000_000 + 5 * 3_600_000), 5_000, { session: "b", trafficClass: "main" });
+    expect(store.quotas.list()[0].sessions).toEqual([]);
+    store.quotas.record("c1", "p", fiveHour(3, 99_000_000 + 5 * 3_600_000), 6_000, { session: "b", trafficClass: "main" });
+    const again = h.reopen();
+    expect(again.quotas.list()[0].sessions).toEqual([{ session: "b", usedPercent: 2, requests: 1, byClass: { main: 2 } }]);
+  });
+
+  it("R21.7 record answers the thresholds a window reached, once per period, also across a restart", () => {
+    setUp();
+    const who = { session: "a", trafficClass: "main" };
+    const at = (q: typeof h.store.quotas, percent: number) => q.record("c1", "p", [reading("5h", { usedPercent: percent, resetAt: 99_000_000 }), reading("requests", { usedPercent: percent })], 1_000, who);
+    expect(at(h.store.quotas, 50)).toEqual([]);
+    expect(at(h.store.quotas, 81)).toEqual([{ window: "5h", percent: 80 }]);
+    expect(at(h.store.quotas, 85)).toEqual([]);
+    const store = h.reopen();
+    expect(at(store.quotas, 90)).toEqual([]);
+    expect(at(store.quotas, 95)).toEqual([{ window: "5h", percent: 95 }]);
+    expect(at(store.quotas, 100)).toEqual([{ window: "5h", percent: 100 }]);
+    expect(at(store.quotas, 100)).toEqual([]);
   });
 
   it("R18.3 a deleted connection loses its windows, whether deleted through the repo or with its provider", () => {
