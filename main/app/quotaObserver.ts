@@ -3,8 +3,8 @@
 // connection's windows when it goes; GET /api/usage/quotas is api/quotaHandlers.ts.
 // R21.6: each response's rise in a window is charged to its session and traffic class (the repo's
 // burn). R21.7: a window reaching 80, 95 or 100 % in its period is told once, as the event
-// `quota.threshold` (to /api/events and the desktop tray) and a log line (headless); the billing
-// boundary's `billing.crossed` / `billing.returned` events get their log line here too.
+// `quota.threshold` (to /api/events and the desktop tray) and a log line (headless). The billing
+// boundary logs its own crossings (gateway/features/billingBoundary.ts).
 import type { RemainingQuota } from "../engine/quotaCutoff.js";
 import { hasQuotaHeaders, readQuotaHeaders, type QuotaObserver } from "../gateway/context/usage/quotaHeaders.js";
 import type { Store } from "../store/index.js";
@@ -15,7 +15,6 @@ type QuotaStore = Pick<Store, "quotas">;
 /** What the observer logs with: pino's shape (an object of fields, then the message). */
 export interface QuotaLogger {
   warn(fields: Record<string, unknown>, message: string): void;
-  info(fields: Record<string, unknown>, message: string): void;
 }
 
 /**
@@ -29,7 +28,6 @@ export function createQuotaObserver(
   logger?: QuotaLogger,
 ): QuotaObserver {
   bus.subscribe((e) => {
-    if (logger && (e.type === "billing.crossed" || e.type === "billing.returned")) return logBilling(logger, e);
     if (e.type !== "config" || e.entity !== "connection" || e.action !== "deleted") return;
     store.quotas.deleteConnection(e.id);
     remaining?.forget(e.id);
@@ -48,15 +46,4 @@ export function createQuotaObserver(
       }
     },
   };
-}
-
-type BillingEvent = Extract<Parameters<Parameters<EventBus["subscribe"]>[0]>[0], { type: "billing.crossed" | "billing.returned" }>;
-
-function logBilling(logger: QuotaLogger, e: BillingEvent): void {
-  if (e.type === "billing.crossed") {
-    logger.warn(
-      { fromConnectionId: e.fromConnectionId, toConnectionId: e.toConnectionId, trafficClass: e.trafficClass },
-      `billing: ${e.trafficClass} requests moved from subscription ${e.fromConnectionId} to metered ${e.toConnectionId}`,
-    );
-  } else logger.info({ connectionId: e.connectionId }, `billing: requests are back on subscription ${e.connectionId}`);
 }
