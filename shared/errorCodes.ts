@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, contract: true, meaning: "no valid key, or every connection is terminal or refused auth" },
   budget_exceeded: { status: 429, contract: true, meaning: "the API key has used its budget for the period (R18.4)" },
   traffic_shed: { status: 429, contract: true, meaning: "a background request met a rate limit and was shed so the main turn keeps the quota (R20.3)" },
+  window_exhausted: { status: 429, contract: true, meaning: "a subscription window is used up and the billing boundary keeps the request on it until the window resets (R21.5)" },
   response_not_found: { status: 404, contract: true, meaning: "previous_response_id names no stored response (R16.4)" },
   response_storage_off: { status: 400, contract: true, meaning: "previous_response_id with response storage off (R16.4)" },
   credits_exhausted: { status: null, contract: false, meaning: "the upstream account is out of credits" },

@@ -3,6 +3,7 @@
 // show defaults and ranges; the document's one validator (strict for PATCH, tolerant and clamping
 // for the stored document) is shared/schemas/resilienceDocument.ts, env seeding shared/resilienceEnv.ts.
 
+import type { TrafficClass } from "./types.js";
 import { isRecord } from "./records.js";
 
 export type Category = "oauth" | "apikey" | "local";
@@ -83,7 +84,25 @@ export interface ResilienceSettings {
   trafficClasses: { enabled: boolean; mainHeadroom: number };
   /** R20.4: at a 429 whose hint is at most `maxWaitMs`, on the connection holding the session's warm cache, wait instead of moving. */
   waitOrSwitch: { enabled: boolean; maxWaitMs: number };
+  /**
+   * R21.5: per traffic class, what happens when a subscription account's window is used up and the
+   * next account is metered: cross (fail over, marked and notified), wait (for a reset within
+   * waitOrSwitch.maxWaitMs, else stay) or stay (429 window_exhausted until the reset).
+   */
+  billingBoundary: Record<TrafficClass, BillingBoundaryChoice>;
 }
+
+export const BILLING_BOUNDARY_CHOICES = ["cross", "wait", "stay"] as const;
+export type BillingBoundaryChoice = (typeof BILLING_BOUNDARY_CHOICES)[number];
+
+/** Settings whose value is one word of a fixed list (every other leaf is a number, a boolean or a code list). */
+export const RESILIENCE_CHOICES: Readonly<Record<string, readonly string[]>> = {
+  "billingBoundary.main": BILLING_BOUNDARY_CHOICES,
+  "billingBoundary.subagent": BILLING_BOUNDARY_CHOICES,
+  "billingBoundary.background": BILLING_BOUNDARY_CHOICES,
+  "billingBoundary.compaction": BILLING_BOUNDARY_CHOICES,
+  "billingBoundary.count": BILLING_BOUNDARY_CHOICES,
+};
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -160,6 +179,7 @@ export const DEFAULT_RESILIENCE_SETTINGS: ResilienceSettings = {
   reasoningProvenance: { enabled: true }, // R20.1
   trafficClasses: { enabled: true, mainHeadroom: 1 }, // R20.3
   waitOrSwitch: { enabled: true, maxWaitMs: 8_000 }, // R20.4 (on, 8 000)
+  billingBoundary: { main: "cross", subagent: "cross", background: "stay", compaction: "cross", count: "cross" }, // R21.5
 };
 
 /** A numeric range; `zeroMeansOff` allows 0 below `min` (e.g. a disabled watchdog). */

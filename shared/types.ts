@@ -26,6 +26,11 @@ export interface Provider {
   modelInfo?: Record<string, ModelInfo>;
   /** R8.1: the provider gate, requests in flight over all its connections; null or absent = no gate. */
   maxConcurrent?: number | null;
+  /**
+   * R21.10: derived, never stored: the provider has a client-login connection, so model names its
+   * list does not name pass through (the vendor decides what a login may use).
+   */
+  servesLogins?: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -271,6 +276,10 @@ export interface RequestLogEntry {
   cacheMove?: CacheMove | null;
   /** R20.4: the wait-or-switch decisions this request took (one per short 429 on a warm connection). */
   waitOrSwitch?: WaitOrSwitchRecord[];
+  /** R21.5: the answer came from a metered account after a subscription account was tried or skipped for its window. */
+  billingCrossed?: boolean;
+  /** R21.5: the timeline's view of the crossing: the subscription account left and the metered one that answered. */
+  billingCrossing?: { fromConnectionId: string; toConnectionId: string };
   /** R20.1: set when foreign reasoning artifacts were taken out before sending. */
   provenance?: ProvenanceRecord | null;
 }

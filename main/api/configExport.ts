@@ -19,8 +19,10 @@ export function buildConfigDocument(store: StorePorts<"providers" | "connections
       .list()
       .map(({ createdAt: _c, updatedAt: _u, ...provider }) => provider)
       .sort((a, b) => compare(a.id, b.id)),
+    // R21.2: a login's account is no configuration: it is made again when its login next comes.
     connections: store.connections
       .list()
+      .filter((c) => c.accountOf === null)
       .map(exportConnection)
       .sort((a, b) => compare(a.provider, b.provider) || compare(a.id, b.id)),
     combos: store.combos
@@ -48,6 +50,7 @@ function exportConnection(c: Connection): ExportedConnection {
     rateLimitProtection: c.rateLimitProtection,
     ...(c.subscription ? { subscription: true } : {}),
     ...(c.budget ? { budget: c.budget } : {}),
+    ...(c.credential === "client" ? { credential: "client" as const } : {}),
   };
   if (c.hasSecret) exported.apiKey = REDACTED_SECRET;
   return exported;

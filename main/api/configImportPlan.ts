@@ -121,7 +121,7 @@ function planConnections(store: ImportStore, doc: ConfigDocumentInput, catalog: 
   const seen = new Set<string>();
   return (doc.connections ?? []).map((entry, i): ConnectionStep => {
     const at = `connections.${i}`;
-    const { id: givenId, provider, apiKey, rateLimitProtection, ...fields } = entry;
+    const { id: givenId, provider, apiKey, rateLimitProtection, credential, ...fields } = entry;
     if (!catalog.providers.has(provider)) throw unknownProvider(provider, `${at}.provider`);
     // Without an id, a hand-written entry is recognised by provider + name on later imports.
     const existing =
@@ -143,8 +143,8 @@ function planConnections(store: ImportStore, doc: ConfigDocumentInput, catalog: 
     }
     return {
       kind: "create",
-      input: { id, provider, ...connectionConfigFromBody(fields, id) },
-      secret: secret ?? undefined,
+      input: { id, provider, ...connectionConfigFromBody(fields, id), credential: credential ?? "key" },
+      secret: credential === "client" ? undefined : (secret ?? undefined),
       protection: rateLimitProtection,
     };
   });

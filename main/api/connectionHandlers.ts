@@ -31,6 +31,14 @@ export function connectionPatchFromBody(body: ConnectionPatchBody): Partial<Conn
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
+/** R21.1: a client-login connection or a login's account takes no key; any other keeps the body's. */
+function noSecretForLogins(connection: Connection, apiKey: string | null | undefined): string | null | undefined {
+  if (connection.credential === "client" && typeof apiKey === "string") {
+    throw invalidRequest('apiKey: a connection with credential "client" holds no key (each request brings its own login)', "apiKey");
+  }
+  return apiKey;
+}
+
 export function generateConnectionId(provider: string): string {
   return `${provider}-${randomBytes(6).toString("hex")}`;
 }
@@ -74,9 +82,12 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
       if (!store.providers.get(body.provider)) throw unknownProvider(body.provider, "provider");
       const id = body.id ?? generateConnectionId(body.provider);
       if (store.connections.get(id)) throw conflict(`connection "${id}" already exists`, "id");
+      // R21.1: a client-login connection never holds a secret: its requests bring their own login.
+      if (body.credential === "client" && body.apiKey)
+        throw invalidRequest('apiKey: a connection with credential "client" holds no key (each request brings its own login)', "apiKey");
       let created: Connection;
       try {
-        created = store.connections.create({ id, provider: body.provider, ...connectionConfigFromBody(body, id) }, body.apiKey ?? undefined);
+        created = store.connections.create({ id, provider: body.provider, ...connectionConfigFromBody(body, id), credential: body.credential ?? "key" }, body.apiKey ?? undefined);
       } catch (err) {
         throw fromStoreError(err, "id");
       }
@@ -86,7 +97,7 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
 
     updateConnection({ id, rateLimitProtection, ...body }) {
       refuseProtectionChange(rateLimitProtection, requireConnection(id));
-      return updated(id, store.connections.update(id, connectionPatchFromBody(body), body.apiKey));
+      return updated(id, store.connections.update(id, connectionPatchFromBody(body), noSecretForLogins(requireConnection(id), body.apiKey)));
     },
 
     /** Absent fields return to their defaults, except the secret: absent keeps it (it is never read back). */
@@ -96,7 +107,7 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
       if (body.provider !== undefined && body.provider !== current.provider) {
         throw invalidRequest("provider: a connection cannot move to another provider", "provider");
       }
-      return updated(id, store.connections.update(id, connectionConfigFromBody(body, id), body.apiKey));
+      return updated(id, store.connections.update(id, connectionConfigFromBody(body, id), noSecretForLogins(current, body.apiKey)));
     },
 
     deleteConnection({ id }) {

@@ -1,7 +1,8 @@
 // The composition root's parts: each wires one concern of the gateway from the store, the
 // clock and the settings (build.ts assembles them).
+import { accountView, type ClientLogin } from "../gateway/context/clientLogin.js";
 import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
-import type { AppSettings } from "../../shared/types.js";
+import type { AppSettings, Connection, Provider } from "../../shared/types.js";
 import { ReasoningProvenance } from "../gateway/features/provenance/book.js";
 import { WarmCaches } from "../gateway/features/warmCache/warmCaches.js";
 import { trafficClassOf } from "../gateway/features/trafficClass/rules.js";
@@ -27,6 +28,7 @@ import { toolLimitsFeature } from "../gateway/features/toolLimits.js";
 import { trafficClassesFeature } from "../gateway/features/trafficClasses.js";
 import { usageWallFeature } from "../gateway/features/usageWall.js";
 import { warmCacheFeature } from "../gateway/features/warmCache.js";
+import { billingBoundaryFeature } from "../gateway/features/billingBoundary.js";
 import { prepareResponsesTurn, type ResponsesTurnDeps } from "../gateway/features/responses/turn.js";
 import { withGroupProbe } from "../gateway/pipeline/admit.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/context/ports.js";
@@ -216,11 +218,61 @@ export function accountRules(
   };
 }
 
+/**
+ * R21.2: the row of a login's account, made the first time the login is seen: the template's
+ * settings, the digest's name, no secret (the login lives in its requests only).
+ */
+function loginAccount(store: Store, template: Connection, login: ClientLogin): Connection {
+  const id = login.accountId(template.id);
+  const found = store.connections.get(id);
+  if (found) return found;
+  try {
+    return store.connections.create({
+      id,
+      provider: template.provider,
+      name: login.accountName(template.name),
+      priority: template.priority,
+      weight: template.weight,
+      active: true,
+      maxConcurrent: template.maxConcurrent,
+      rateLimitOverrides: template.rateLimitOverrides,
+      providerSpecificData: template.providerSpecificData,
+      disableCooling: template.disableCooling,
+      subscription: template.subscription || login.subscription,
+      budget: template.budget,
+      credential: "client",
+      accountOf: template.id,
+    });
+  } catch (err) {
+    // Made meanwhile by another request of the same login.
+    const made = store.connections.get(id);
+    if (made) return made;
+    throw err;
+  }
+}
+
+/** One marked copy per stored provider object, so a plan's memo (keyed on identity) holds until a write. */
+const marked = new WeakMap<Provider, Provider>();
+
+/** R21.10: the providers, those with a client-login connection marked as serving logins. */
+function withLoginPassthrough(store: Store): Provider[] {
+  const providers = store.providers.list();
+  let logins: Set<string> | null = null;
+  for (const c of store.connections.list()) if (c.credential === "client" && c.accountOf === null && c.active) (logins ??= new Set()).add(c.provider);
+  if (logins === null) return providers;
+  return providers.map((p) => {
+    if (!logins.has(p.id)) return p;
+    let copy = marked.get(p);
+    if (!copy) marked.set(p, (copy = { ...p, servesLogins: true }));
+    return copy;
+  });
+}
+
 /** What the request path reads of the configuration: the catalogue and each provider's connections. */
 export function gatewayPorts(store: Store, settings: () => AppSettings): { catalog: CatalogPort; connections: ConnectionsPort } {
   return {
     catalog: {
-      providers: () => store.providers.list(),
+      providers: () => withLoginPassthrough(store),
       combo: (name) => store.combos.get(name),
       combos: () => store.combos.list(),
       aliases: () => settings().aliases,
@@ -228,6 +280,7 @@ export function gatewayPorts(store: Store, settings: () => AppSettings): { catal
     connections: {
       listByProvider: (provider) => store.connections.list({ provider }),
       secret: (id) => store.connections.getSecret(id),
+      accountFor: (template, login) => accountView(template, loginAccount(store, template, login)),
     },
   };
 }
@@ -279,6 +332,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     toolLimitsFeature(sharedToolLimits(sharedState, clock)),
     trafficClassesFeature({ settings: codingAgents, classify: trafficClassOf }),
     warmCacheFeature({ settings: codingAgents, warmCaches: new WarmCaches(), clock, blockedForMs: (target, id) => blockedForMs(target, { engine, connections, clock }, id) }),
+    billingBoundaryFeature({ settings: resilience.get, connections, providers: () => catalog.providers(), clock, emit: bus.emit, log: parts.logger }),
     continuationFeature(() => streamRecovery().midstreamEnabled === true),
     provenanceFeature({ book: parts.provenance, settings: codingAgents }),
     usageWallFeature(rules.usageWall),

@@ -104,6 +104,7 @@ interface LogDetails {
   cacheMove?: RequestLogEntry["cacheMove"];
   waitOrSwitch?: RequestLogEntry["waitOrSwitch"];
   provenance?: RequestLogEntry["provenance"];
+  billingCrossing?: RequestLogEntry["billingCrossing"];
 }
 
 /** R20.2: the share of the prompt read from the upstream's cache (input tokens include the reads). */
@@ -154,6 +155,10 @@ function detailFields(row: RequestLogRow): Partial<RequestLogEntry> {
   if (details.cacheMove) out.cacheMove = details.cacheMove;
   if (details.waitOrSwitch) out.waitOrSwitch = details.waitOrSwitch;
   if (details.provenance) out.provenance = details.provenance;
+  if (details.billingCrossing) {
+    out.billingCrossed = true;
+    out.billingCrossing = details.billingCrossing;
+  }
   if (row.prompt_text !== null) out.promptText = row.prompt_text;
   return out;
 }
@@ -166,11 +171,12 @@ function detailsText(e: RequestLogEntry): string {
   const cacheMove = e.cacheMove ?? undefined;
   const waitOrSwitch = e.waitOrSwitch?.length ? e.waitOrSwitch : undefined;
   const provenance = e.provenance ?? undefined;
-  if (e.comboWaits === undefined && cacheMove === undefined && waitOrSwitch === undefined && provenance === undefined) {
+  const billingCrossing = e.billingCrossing ?? undefined;
+  if (e.comboWaits === undefined && cacheMove === undefined && waitOrSwitch === undefined && provenance === undefined && billingCrossing === undefined) {
     if (e.skipped === undefined) return "{}";
     if (e.skipped.length === 0) return NOTHING_SKIPPED;
   }
-  return toJson({ skipped: e.skipped, comboWaits: e.comboWaits, cacheMove, waitOrSwitch, provenance } satisfies LogDetails);
+  return toJson({ skipped: e.skipped, comboWaits: e.comboWaits, cacheMove, waitOrSwitch, provenance, billingCrossing } satisfies LogDetails);
 }
 
 /**

@@ -121,6 +121,8 @@ export const connectionPatchSchema = z.object({
 export const connectionCreateSchema = connectionPatchSchema.extend({
   id: entityName.optional(),
   provider: providerId,
+  /** R21.1: "client" = no secret here; each request's own login is the credential. Set at creation only. */
+  credential: z.enum(["key", "client"]).optional(),
 });
 
 /** PUT /api/connections/:id: a whole connection; `provider` may be restated but not changed. */
@@ -215,6 +217,8 @@ export const configConnectionSchema = connectionPatchSchema.extend({
   apiKey: z.string().min(1).max(20_000).nullable().optional(),
   /** R9.5 switch; only a config document or POST /api/rate-limits may set it. */
   rateLimitProtection: z.boolean().nullable().optional(),
+  /** R21.1: a client-login connection (no key); honoured when the import creates the connection. */
+  credential: z.enum(["key", "client"]).optional(),
 });
 
 export const configComboSchema = comboPatchSchema.extend({ name: entityName });

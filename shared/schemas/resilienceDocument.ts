@@ -13,6 +13,7 @@ import {
   type Env,
   type NormalizedResilience,
   OPTIONAL_SECTIONS,
+  RESILIENCE_CHOICES,
   type ResilienceSettings,
   type SettingsChange,
   applyCrossFieldRules,
@@ -51,8 +52,16 @@ function sectionEntries(defaults: object, path: string): Array<[string, unknown,
 
 // ---------------------------------------------------------------- the patch (strict)
 
+/** The words a one-of-a-list setting takes (RESILIENCE_CHOICES). */
+function choicesAt(path: string): [string, ...string[]] {
+  const choices = RESILIENCE_CHOICES[path];
+  if (!choices || choices.length === 0) throw new Error(`resilience setting ${path} is a word with no list of choices`);
+  return [choices[0]!, ...choices.slice(1)];
+}
+
 function patchNode(sample: unknown, path: string): z.ZodType {
   if (Array.isArray(sample)) return z.array(z.number()).nullable().optional();
+  if (typeof sample === "string") return z.enum(choicesAt(path)).nullable().optional();
   if (typeof sample === "boolean") return z.boolean().nullable().optional();
   if (typeof sample === "number" || sample === null) return z.number().nullable().optional();
   const shape: Record<string, z.ZodType> = {};
@@ -144,6 +153,7 @@ function storedNode(fallback: unknown, path: string, log: Log): z.ZodType {
     );
   if (isRecord(fallback)) return storedSection(fallback, path, log);
   if (typeof fallback === "boolean") return withDefault(z.boolean(), fallback, path, "expected a boolean", log);
+  if (typeof fallback === "string") return withDefault(z.enum(choicesAt(path)), fallback, path, `expected one of ${choicesAt(path).join(", ")}`, log);
   return storedNumber(fallback, path, log);
 }
 

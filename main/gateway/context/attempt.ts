@@ -1,6 +1,7 @@
 // What one attempt is and leaves, as every floor above sees it (R22): the plan of targets, what
 // selection has seen, an attempt's outcome and its classification. Types and one record class only:
 // the stages that make them are the pipeline's (pipeline/), the features read them (features/).
+import type { ClientLogin } from "./clientLogin.js";
 import type { Combo, WireFormat } from "../../../shared/types.js";
 import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import type { TransportFailure } from "../../engine/failure.js";
@@ -26,7 +27,9 @@ export type StreamFailureCode =
   | "STREAM_THROUGHPUT_TOO_LOW"
   | "stream_transport_error"
   /** R13.3: a continuation turned into a tool call or reasoning, which a prefix cannot stitch. */
-  | "stream_continuation_refused";
+  | "stream_continuation_refused"
+  /** R21.4: the stream ended on the account's used-up usage window (`detail`: the event's error body). */
+  | "window_exhausted";
 
 /**
  * R4.10: when the upstream's response head (status line and headers) arrived, by the gateway's
@@ -78,13 +81,17 @@ export class SelectionLog {
   /** Passed over for quotaPreflightCutoff while a sibling had more (tried after them): the timeline shows them. */
   readonly quotaCutoff: QuotaPassOver[] = [];
   private readonly tried = new Set<string>();
+  /** R21.1: the client's own login, which a client-login connection serves as an account of its own (null = none). */
+  login: ClientLogin | null = null;
 
   /** What earlier passes of the same request skipped (a combo that waited and dispatched again). */
   constructor(readonly earlier: readonly SelectionLog[] = []) {}
 
   /** A fresh log for the next pass; the decisions start over, the record of this pass is kept. */
   nextPass(): SelectionLog {
-    return new SelectionLog([...this.earlier, this]);
+    const next = new SelectionLog([...this.earlier, this]);
+    next.login = this.login;
+    return next;
   }
 
   claim(connectionId: string, target: Target): boolean {

@@ -2,11 +2,11 @@
 // and headers (once), JSON and SSE writes with backpressure, the error in the client's format
 // before or after the commit, and the request-log row (its RequestRecord's) and live `request`
 // event, exactly once.
-import type { ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
-import { clientHalf, errorBody, errorFrame } from "../formats/index.js";
+import { clientHalf, errorBody, errorFrame, sameFormatHalf } from "../formats/index.js";
 import type { NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
 import type { OutFrame } from "../formats/types.js";
 import { JsonArrayStream } from "./jsonArrayStream.js";
@@ -167,12 +167,15 @@ export class ClientResponse {
   }
 
   /** The attempt that will answer: its connection and the fields its translation dropped. */
-  answeredBy(connectionId: string, dropped: string[]): void {
+  answeredBy(connectionId: string, dropped: string[], upstreamHeaders?: IncomingHttpHeaders): void {
     this.answering = connectionId;
     // R1.4, R16.6: what the upstream's format cannot carry is named, and warned about in words.
     this.successHeaders = dropped.length
       ? { "X-OmniRoute-Selected-Connection-Id": connectionId, "X-Switchyard-Dropped-Fields": dropped.join(",") }
       : { "X-OmniRoute-Selected-Connection-Id": connectionId };
+    // R21.10: a same-format answer carries the serving account's own rate-limit and request-id headers.
+    const passed = upstreamHeaders && sameFormatHalf(this.opts.format).answerHeaders?.(upstreamHeaders);
+    if (passed) Object.assign(this.successHeaders, passed);
     this.answerWarning = dropped.length ? `not sent to this upstream's format: ${dropped.join(", ")}` : null;
   }
 

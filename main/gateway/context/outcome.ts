@@ -4,7 +4,7 @@ import type { Verdict, ConnectionExclusion, VerdictReason } from "../../engine/p
 
 export interface Exclusion {
   target: string;
-  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit" | "budget";
+  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit" | "budget" | "no_client_credential";
   remainingMs: number | null;
   provider: string;
   /** The connection passed over, when the exclusion is about one (the request log's timeline). */
@@ -145,6 +145,8 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
   // A restated 429 (R12.2) tells the client a fixed wait that is not an internal cooldown.
   const retryAfterMs = rateLimited || verdict.status >= 500 ? (verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? verdict.retryHintMs) : null;
   const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
+  // R21.4: a used-up subscription window says so, with the wait until its reset.
+  if (verdict.window) return { status: 429, code: "window_exhausted", message: verdict.message, retryAfterMs, noRetry: false };
   return {
     status: verdict.status,
     code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : CODE_BY_REASON[verdict.reason],
@@ -153,3 +155,4 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
     noRetry,
   };
 }
+

@@ -1,5 +1,6 @@
 // The narrow ports the request path depends on (issue 8): the composition root adapts the Store
 // to them, and unit tests hand in small in-memory versions instead of SQLite.
+import type { ClientLogin } from "./clientLogin.js";
 import type { AppSettings, Combo, Connection, Provider, RequestLogEntry } from "../../../shared/types.js";
 
 /** What a model name can resolve to: providers, combos and the aliases of the settings. */
@@ -14,6 +15,11 @@ export interface CatalogPort {
 export interface ConnectionsPort {
   listByProvider(providerId: string): Connection[];
   secret(connectionId: string): string | null;
+  /**
+   * R21.2: the account of `login` under the client-login connection `template`, made the first time
+   * the login is seen (named by its digest; the login itself is never stored).
+   */
+  accountFor?(template: Connection, login: ClientLogin): Connection;
 }
 
 /** Where finished requests go (R15.1); the store batches the writes off the hot path. */

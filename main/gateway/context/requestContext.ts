@@ -10,6 +10,7 @@ import type { StreamTranscript } from "./streamTranscript.js";
 import type { ClientResponse } from "./clientResponse.js";
 export type { AnswerHooks } from "./clientResponse.js";
 import type { RequestSession } from "./requestSession.js";
+import type { ClientLogin } from "./clientLogin.js";
 
 export interface ClientCall {
   format: WireFormat;
@@ -36,6 +37,8 @@ export interface ClientCall {
   compact?: boolean;
   /** The model when the path names it and the body does not (Gemini's `:countTokens`). */
   model?: string;
+  /** R21.1: the client's own login, for client-login connections only (null = none). */
+  login?: ClientLogin | null;
 }
 
 /** A typed variable of the context, private to whoever holds the key (Hono's `c.set`/`c.get`, typed by key). */
@@ -88,6 +91,10 @@ export class RequestContext {
 
   get apiKeyId(): string | null {
     return this.call.apiKeyId ?? null;
+  }
+
+  get login(): ClientLogin | null {
+    return this.call.login ?? null;
   }
 
   get allowed(): Set<string> | null {

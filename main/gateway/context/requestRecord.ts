@@ -50,6 +50,7 @@ export class RequestRecord {
   /** R20.1: what the latest attempt's request lost of its foreign reasoning artifacts. */
   private stripped: ProvenanceRecord | null = null;
   private readonly decisions: WaitOrSwitchRecord[] = [];
+  private crossing: { fromConnectionId: string; toConnectionId: string } | null = null;
   /** R20.2: the connection holding the session's warm cache when the request arrived. */
   private warmOn: string | null = null;
 
@@ -96,6 +97,11 @@ export class RequestRecord {
   /** R20.1: the attempt about to be sent lost these artifacts (null: none). */
   artifactsStripped(record: ProvenanceRecord | null): void {
     this.stripped = record;
+  }
+
+  /** R21.5: the request left subscription account `from` for metered account `to`. */
+  billingCrossed(from: string, to: string): void {
+    this.crossing = { fromConnectionId: from, toConnectionId: to };
   }
 
   /** R20.4: a wait-or-switch decision, in the order taken. */
@@ -163,6 +169,11 @@ export class RequestRecord {
     entry.cacheReadShare = cacheReadShareOf(entry.inputTokens, entry.cacheReadTokens);
     if (this.stripped) entry.provenance = this.stripped;
     if (this.decisions.length) entry.waitOrSwitch = this.decisions;
+    // R21.5: marked when the metered account the request crossed to is the one that answered.
+    if (this.crossing && entry.status < 400 && entry.connectionId === this.crossing.toConnectionId) {
+      entry.billingCrossed = true;
+      entry.billingCrossing = this.crossing;
+    }
     const from = this.warmOn;
     const to = entry.connectionId;
     if (entry.status < 400 && from !== null && to !== null && to !== from) {

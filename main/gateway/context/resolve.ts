@@ -28,7 +28,7 @@ export const MAX_COMBO_DEPTH = 3;
 export const HARD_COMBO_DEPTH = 10;
 
 function serves(provider: Provider, model: string): boolean {
-  return provider.passthroughModels || provider.models.length === 0 || provider.models.includes(model);
+  return provider.passthroughModels || provider.servesLogins === true || provider.models.length === 0 || provider.models.includes(model);
 }
 
 export function resolveDirect(name: string, providers: Provider[]): Target[] {
@@ -41,7 +41,9 @@ export function resolveDirect(name: string, providers: Provider[]): Target[] {
   // A bare name (or one whose prefix is not a provider, such as "anthropic/claude-x" on a router):
   // every provider that lists it, lower priority first (R1.3), ties in provider order (creation).
   // The rest stay behind the first for failover. Resolutions are memoised (plan.ts): no sort per request.
-  const serving = providers.filter((p) => p.models.includes(name));
+  const listing = providers.filter((p) => p.models.includes(name));
+  // R21.10: a name no list names goes to the providers that serve logins (Claude Code's small-fast model).
+  const serving = listing.length > 0 ? listing : providers.filter((p) => p.servesLogins === true);
   return byPriority(serving).map((provider) => ({ provider, model: name }));
 }
 

@@ -2,6 +2,8 @@
 // the hooks it uses. The pipeline calls them in one documented order, for every route:
 //   arrive(ctx)                       the request arrived (session, class, a Responses turn…); may refuse it
 //   planned(ctx, plan, selection)     its targets are known (a learned tool limit narrows them)
+//   beforeSend(ctx, attempt, selection) an attempt is about to go to this connection: stop the request, or
+//                                     wait and walk the targets again (R21.5: the billing boundary)
 //   beforeAttempt(ctx, attempt, body) the body one connection is sent (provenance strip, a continuation's prefix)
 //   send(ctx, attempt, next)          the upstream call, wrapped (the usage wall's lane)
 //   afterAttempt(ctx, report)         an attempt was recorded: shed the request, retry the same connection
@@ -42,8 +44,17 @@ export type AfterAttempt =
   | { kind: "resume" }
   | null;
 
+/** What a feature decides before an attempt is sent; null lets it go. */
+export type BeforeSend =
+  /** The request ends now with this error (R21.5: the billing boundary says stay). */
+  | { kind: "stop"; error: FinalError }
+  /** Wait, then walk the targets again from the first (R21.5: a window resets soon). */
+  | { kind: "walk_again"; waitMs: number }
+  | null;
+
 export interface RequestFeature {
   readonly name: string;
+  beforeSend?(ctx: RequestContext, attempt: AttemptTarget, selection: SelectionLog): BeforeSend;
   arrive?(ctx: RequestContext): FinalError | null;
   planned?(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): void;
   beforeAttempt?(ctx: RequestContext, attempt: AttemptTarget, body: Record<string, unknown>): Record<string, unknown>;

@@ -7,12 +7,12 @@ import type { AnswerHooks, RequestContext } from "../context/requestContext.js";
 import type { FinalError } from "../context/outcome.js";
 import type { RequestPlan, SelectionLog } from "../context/attempt.js";
 import type { SendCall, UpstreamCall } from "../context/upstream/call.js";
-import type { AfterAttempt, AttemptReport, AttemptTarget, RequestFeature } from "./feature.js";
+import type { AfterAttempt, AttemptReport, AttemptTarget, BeforeSend, RequestFeature } from "./feature.js";
 
-export type { AfterAttempt, AttemptReport, AttemptTarget, RequestFeature } from "./feature.js";
+export type { AfterAttempt, AttemptReport, AttemptTarget, BeforeSend, RequestFeature } from "./feature.js";
 
 /** The order features are listed in (features absent from a build are skipped). */
-export const FEATURE_ORDER = ["responses-turns", "egress", "tool-limits", "traffic-classes", "warm-cache", "continuation", "provenance", "usage-wall"] as const;
+export const FEATURE_ORDER = ["responses-turns", "egress", "tool-limits", "traffic-classes", "warm-cache", "billing-boundary", "continuation", "provenance", "usage-wall"] as const;
 
 type Hook = keyof Omit<RequestFeature, "name">;
 
@@ -31,6 +31,7 @@ export class RequestFeatures {
     this.by = {
       arrive: having("arrive"),
       planned: having("planned"),
+      beforeSend: having("beforeSend"),
       beforeAttempt: having("beforeAttempt"),
       send: having("send"),
       afterAttempt: having("afterAttempt"),
@@ -51,6 +52,15 @@ export class RequestFeatures {
 
   planned(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): void {
     for (const f of this.by.planned) f.planned!(ctx, plan, selection);
+  }
+
+  /** The first decision a feature makes before the attempt is sent, or null. */
+  beforeSend(ctx: RequestContext, attempt: AttemptTarget, selection: SelectionLog): BeforeSend {
+    for (const f of this.by.beforeSend) {
+      const decision = f.beforeSend!(ctx, attempt, selection);
+      if (decision) return decision;
+    }
+    return null;
   }
 
   beforeAttempt(ctx: RequestContext, attempt: AttemptTarget, body: Record<string, unknown>): Record<string, unknown> {

@@ -10,6 +10,7 @@ import type { HubRequest, HubResponse, HubStreamEvent, HubUsage, ReasoningOrigin
 import type { FrameKind, OutFrame, TranslateContext, UpstreamEvent } from "./types.js";
 import type { IssuedHere, Stripped } from "./reasoningArtifacts.js";
 import type { DroppedFields, JsonObject } from "./values.js";
+import type { LoginShape } from "./login.js";
 
 /** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
 export type ClientHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -75,6 +76,9 @@ export interface ClientHalf {
   readonly reasoningArtifacts: ((text: string) => string[]) | null;
   /** R20.1, R22.5: the request without the artifacts `issued` does not vouch for, null when none is foreign; null when the format carries none. */
   readonly foreignReasoningStripped: ((body: Record<string, unknown>, issued: IssuedHere) => Stripped | null) | null;
+
+  /** R21.1: where this format carries the client's own login, and which logins are subscriptions. */
+  readonly login: LoginShape;
 
   /** R1.9 (and R16.1 for Responses): the first thing wrong with a generation request's shape, or null. */
   shapeProblem(body: Record<string, unknown>): string | null;
@@ -223,6 +227,23 @@ export interface SameFormatHalf {
    * "not content".
    */
   isPlainContentChunk?(data: string): boolean;
+  /**
+   * R21.10: the upstream's response headers that reach a client of the same format (the serving
+   * account's rate limits and request id, which the client's own usage warnings read); null = none.
+   */
+  answerHeaders?(headers: ClientHeaders): Record<string, string> | null;
+}
+
+/** Response headers whose names start with one of `prefixes` or equal one of `names`, as the upstream sent them. */
+export function pickHeaders(headers: ClientHeaders, prefixes: readonly string[], names: readonly string[]): Record<string, string> | null {
+  let out: Record<string, string> | null = null;
+  for (const name in headers) {
+    if (!names.includes(name) && !prefixes.some((prefix) => name.startsWith(prefix))) continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    (out ??= {})[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
 }
 
 /** One format's folder exports this: the halves it has. */

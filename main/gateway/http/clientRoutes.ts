@@ -12,6 +12,8 @@ import { sendPlainJson } from "../context/plainJson.js";
 import { readJsonBody } from "./clientBody.js";
 import { edgeOf, keyVerified, type ClientEdge } from "./edge.js";
 import { clientHalf, errorBody } from "../formats/index.js";
+import { readLogin } from "../formats/login.js";
+import { ClientLogin } from "../context/clientLogin.js";
 
 /**
  * API.md: every client response carries its request id and attempt count, errors included.
@@ -55,6 +57,10 @@ export function clientBody(format: WireFormat, settings: () => AppSettings): Req
  * x-goog-api-key or `?key=` (R17.1).
  */
 export function presentedKey(req: IncomingMessage): string | null {
+  // R21.3: beside a login, the Switchyard key comes in a header of its own.
+  const own = req.headers["x-switchyard-key"];
+  const ownKey = Array.isArray(own) ? own[0] : own;
+  if (ownKey) return ownKey.trim();
   const auth = req.headers.authorization;
   if (auth?.startsWith("Bearer ")) return auth.slice(7).trim();
   for (const name of ["x-api-key", "x-goog-api-key"]) {
@@ -81,6 +87,8 @@ export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: Inc
   const settings = deps.appSettings();
   if (!settings.proxyEnabled) return (clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)"), false);
   const key = presentedKey(req);
+  // R21.1: any other credential the request carries is the client's own login (never looked up here).
+  edge.login = loginOf(format, req);
   if (!settings.requireClientKey) {
     // Keys are optional here, but a Switchyard key a client sends anyway still names it: its
     // usage and its budget count (R18). Other keys (a client's placeholder) are not looked up.
@@ -91,8 +99,17 @@ export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: Inc
   const info = key ? deps.verifyClientKey(key) : null;
   // R7.2: a lease fence binds the key, so the verified key is kept for it.
   if (info) return (keyVerified(edge, info, true), true);
-  clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (Authorization: Bearer sk-sy-… or x-api-key)");
+  clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (X-Switchyard-Key, or Authorization: Bearer sk-sy-… or x-api-key)");
   return false;
+}
+
+/** The login the request carries in its format's own headers: any credential that is not Switchyard's key. */
+function loginOf(format: WireFormat, req: IncomingMessage): ClientLogin | null {
+  const url = req.url ?? "";
+  const q = url.indexOf("?");
+  const own = req.headers["x-switchyard-key"];
+  const parts = readLogin(clientHalf(format).login, req.headers, q === -1 ? "" : url.slice(q + 1), (value) => value.startsWith(CLIENT_KEY_PREFIX) || value === own);
+  return parts && new ClientLogin(parts, format);
 }
 
 /** admitsClient as the middleware of an express client route. */

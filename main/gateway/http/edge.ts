@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { ApiKeyInfo } from "../../../shared/types.js";
+import type { ClientLogin } from "../context/clientLogin.js";
 
 export interface ClientEdge {
   /** Names the answer (X-Switchyard-Request-Id) and the request-log row. */
@@ -20,6 +21,8 @@ export interface ClientEdge {
   body: Record<string, unknown> | null;
   /** The JSON text `body` was parsed from, when it arrived as plain UTF-8 (a decoded body has none). */
   bodyText: string | null;
+  /** R21.1: the client's own login (any credential that is not Switchyard's key), or null. */
+  login: ClientLogin | null;
 }
 
 /** Weak: an edge lives exactly as long as its request. */
@@ -29,7 +32,7 @@ const edges = new WeakMap<IncomingMessage, ClientEdge>();
 export function edgeOf(req: IncomingMessage): ClientEdge {
   let edge = edges.get(req);
   if (edge === undefined) {
-    edge = { requestId: randomUUID(), clientKey: null, allowedConnections: null, leaseOwnerHash: null, body: null, bodyText: null };
+    edge = { requestId: randomUUID(), clientKey: null, allowedConnections: null, leaseOwnerHash: null, body: null, bodyText: null, login: null };
     edges.set(req, edge);
   }
   return edge;

@@ -98,7 +98,7 @@ function passes(handler: RequestHandler, req: IncomingMessage, res: ServerRespon
 
 /** What the pipeline learns from the request's edge. */
 function edgeFields(req: IncomingMessage, edge: ClientEdge) {
-  return { requestId: edge.requestId, allowedConnections: edge.allowedConnections, apiKeyId: clientKeyIdOf(edge), path: req.url ?? "" };
+  return { requestId: edge.requestId, allowedConnections: edge.allowedConnections, apiKeyId: clientKeyIdOf(edge), path: req.url ?? "", login: edge.login };
 }
 
 /** Returns a handler that serves the generation routes and answers false for every other request. */

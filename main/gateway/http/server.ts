@@ -81,6 +81,8 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
 
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
+  // R21.1: Codex on a ChatGPT plan lists models at its base URL, the ChatGPT backend's path.
+  app.get("/backend-api/codex/models", clientAuth("openai-responses", deps), listModels(deps.catalog, deps.clock));
   app.get(OPENAI_MODEL_PATH, ...openaiModelRoute(deps));
   // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
   app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {

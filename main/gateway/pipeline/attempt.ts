@@ -24,6 +24,7 @@ import type { ClientResponse } from "../context/clientResponse.js";
 import { relayStream, type StreamBudgets } from "./streaming/relay.js";
 import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type SendCall, type UpstreamCall } from "../context/upstream/call.js";
 import type { Cancellation } from "../context/upstream/cancellation.js";
+import type { ClientLogin } from "../context/clientLogin.js";
 
 /** The client's request as the routes accepted it. */
 export interface ClientRequest {
@@ -34,6 +35,8 @@ export interface ClientRequest {
   headers: IncomingHttpHeaders;
   /** The model name the client asked for (responses carry it back). */
   model: string;
+  /** R21.1: the client's own login, sent only to a login's account (a client-login connection). */
+  login?: ClientLogin | null;
 }
 
 import type { AttemptOutcome } from "../context/attempt.js";
@@ -82,13 +85,16 @@ export async function runAttempt(
   const { body, dropped } = upstreamBody(request, hooks.body(request.body), upstreamFormat, model);
   let call: UpstreamCall;
   try {
-    const secret = deps.connections.secret(connection.id);
+    // R21.1: a login's account presents the request's own login, never a held secret.
+    const login = connection.accountOf === null ? null : (request.login ?? null);
+    const secret = connection.accountOf === null ? deps.connections.secret(connection.id) : null;
     call = await hooks.send((extraHeaders) =>
       deps.callUpstream({
         provider,
         upstreamFormat,
         clientFormat: request.format,
         secret,
+        login,
         clientHeaders: request.headers,
         path: upstreamPath(upstreamFormat, model, stream),
         body,
@@ -107,7 +113,7 @@ export async function runAttempt(
     const bodyText = await call.errorText().catch(() => "");
     return { kind: "upstream_error", status: response.status, headers: response.headers, bodyText, upstreamFormat, firstByteAt };
   }
-  client.answeredBy(connection.id, dropped);
+  client.answeredBy(connection.id, dropped, upstreamFormat === request.format ? response.headers : undefined);
   const isSse = String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (stream && isSse) return relayAttempt(deps, request, client, call, upstreamFormat, transcript, firstByteAt);
   let text: string;

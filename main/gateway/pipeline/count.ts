@@ -4,6 +4,8 @@
 // one upstream is down. It runs inside the pipeline, so it has the request's edge, session, class,
 // log row and metrics like every other request; a count is no proof of health, so it never moves
 // a breaker, a cooldown or a session pin.
+import type { ClientLogin } from "../context/clientLogin.js";
+import type { Connection } from "../../../shared/types.js";
 import type { IncomingHttpHeaders } from "node:http";
 import type { CountShape } from "../formats/adapter.js";
 import { clientHalf, upstreamFormatOf } from "../formats/index.js";
@@ -33,11 +35,14 @@ export interface CountRequest {
   headers: IncomingHttpHeaders;
   allowed: Set<string> | null;
   session: RequestSession | null;
+  /** R21.1: the client's own login (a client-login connection counts on it). */
+  login?: ClientLogin | null;
 }
 
 /** Answers the count: exact from the first upstream that counts it, else the estimate. */
 export async function answerCount(deps: CountDeps, client: ClientResponse, plan: RequestPlan, request: CountRequest): Promise<void> {
   const selection = new SelectionLog();
+  selection.login = request.login ?? null;
   client.record.planned(plan.combo, { selection, waits: { count: 0, waitedMs: 0 } });
   for (const target of plan.targets) {
     if (upstreamFormatOf(target.provider, client.format) !== client.format) continue;
@@ -47,7 +52,7 @@ export async function answerCount(deps: CountDeps, client: ClientResponse, plan:
         deps.engine.recordNeutral({ provider: target.provider, connection, model: target.model, probe });
         break;
       }
-      const text = await countOn(deps, client, target, connection.id, request);
+      const text = await countOn(deps, client, target, connection, request);
       if (client.gone) return client.clientClosed();
       if (text === null) continue;
       client.answeredBy(connection.id, []);
@@ -59,9 +64,8 @@ export async function answerCount(deps: CountDeps, client: ClientResponse, plan:
 }
 
 /** One connection's exact count, through admission like any attempt; null when it could not count. */
-async function countOn(deps: CountDeps, client: ClientResponse, target: Target, connectionId: string, request: CountRequest): Promise<string | null> {
-  const connection = deps.connections.listByProvider(target.provider.id).find((c) => c.id === connectionId);
-  if (!connection) return null;
+async function countOn(deps: CountDeps, client: ClientResponse, target: Target, connection: Connection, request: CountRequest): Promise<string | null> {
+  const connectionId = connection.id;
   const decided = deps.admission.admit(new ClientBoundTarget(target.provider, connection, target.model, client, false, false, client.record.trafficClass));
   const admission = decided instanceof Promise ? await decided : decided;
   if (admission.admitted !== true) return null;
@@ -75,7 +79,8 @@ async function countOn(deps: CountDeps, client: ClientResponse, target: Target, 
       provider: target.provider,
       upstreamFormat: client.format,
       clientFormat: client.format,
-      secret: deps.connections.secret(connectionId),
+      secret: connection.accountOf === null ? deps.connections.secret(connectionId) : null,
+      login: connection.accountOf === null ? null : (request.login ?? null),
       clientHeaders: request.headers,
       path: request.shape.upstreamPath(target.model),
       body: request.shape.upstreamBody(request.body, target.model),

@@ -101,6 +101,8 @@ interface RequestRun {
   abandonTarget?: boolean;
   /** A feature asked to try the same connection again after this wait (R20.4). */
   retrySameMs: number | null;
+  /** R21.5: walk the targets again after this wait (a subscription window resets soon), or null. */
+  walkAgainMs: number | null;
 }
 
 export function createPipeline(deps: PipelineDeps) {
@@ -157,11 +159,12 @@ export function createPipeline(deps: PipelineDeps) {
       client.fail({ status: ERROR_CODES.model_not_found.status, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true });
       return;
     }
-    if (call.count) return answerCount(deps, client, plan, { shape: call.count, body: ctx.body, headers: call.headers, allowed: ctx.allowed, session: ctx.session });
+    if (call.count)
+      return answerCount(deps, client, plan, { shape: call.count, body: ctx.body, headers: call.headers, allowed: ctx.allowed, session: ctx.session, login: ctx.login });
     const budgets = deps.streamBudgets();
     const run: RequestRun = {
       ctx,
-      request: { format: call.format, body: ctx.body, bodyText: ctx.bodyText, headers: call.headers, model },
+      request: { format: call.format, body: ctx.body, bodyText: ctx.bodyText, headers: call.headers, model, login: ctx.login },
       client,
       plan,
       selection: new SelectionLog(),
@@ -172,7 +175,9 @@ export function createPipeline(deps: PipelineDeps) {
       allowed: ctx.allowed,
       session: ctx.session,
       retrySameMs: null,
+      walkAgainMs: null,
     };
+    run.selection.login = ctx.login;
     record.planned(plan.combo, run);
     deps.features.planned(ctx, plan, run.selection);
     if (client.streaming) client.startHeartbeat(heartbeatEveryMs(call.format, budgets.heartbeatMs), keepAliveEvents(call.format, record.clientKind));
@@ -186,7 +191,10 @@ export function createPipeline(deps: PipelineDeps) {
   async function tryTargets(run: RequestRun): Promise<void> {
     for (;;) {
       if ((await walkTargets(run)) === "answered") return;
-      const delayMs = comboWaitMs(run);
+      // R21.5: a subscription window resets soon and the class waits for it: walk the targets again after it.
+      const walkAgainMs = run.walkAgainMs;
+      run.walkAgainMs = null;
+      const delayMs = walkAgainMs ?? comboWaitMs(run);
       if (delayMs === null) break;
       if (!(await waitUnlessAborted(delayMs, run.client.signal))) return run.client.clientClosed();
       run.waits.count++;
@@ -204,6 +212,7 @@ export function createPipeline(deps: PipelineDeps) {
       for (const candidate of candidatesFor(target, deps, run.selection, run.allowed, run.session, run.plan.connectionChoice)) {
         if ((await tryConnection(run, target, candidate)) === "answered") return "answered";
         if (run.client.gone) return closed(run);
+        if (run.walkAgainMs !== null) return "next";
         if (run.abandonTarget) break;
       }
       run.abandonTarget = false;
@@ -257,6 +266,14 @@ export function createPipeline(deps: PipelineDeps) {
     const { ctx } = run;
     if (ctx.transcript?.resuming && !ctx.transcript.canContinueOn(target)) return "next";
     const engineCtx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
+    const gate = deps.features.beforeSend(ctx, { target, connection, probe }, run.selection);
+    if (gate) {
+      // Nothing was sent: the HALF_OPEN probe, if this was it, is left for a real attempt.
+      deps.engine.recordNeutral(engineCtx);
+      if (gate.kind === "stop") return (run.client.fail(gate.error), "answered");
+      run.walkAgainMs = gate.waitMs;
+      return "next";
+    }
     const quotaShare = run.plan.comboDef?.config.quotaShare === true;
     let admission: Admission | PassedOver;
     try {
@@ -318,6 +335,19 @@ export function createPipeline(deps: PipelineDeps) {
       run.client.fail(admission.execution.error);
       return "answered";
     }
+    if (loginRefused(connection, outcome)) {
+      // R21.1: the vendor refused the client's own login: the client sees the vendor's answer, in its
+      // own format, and nothing cools (the login is the client's to renew; other logins are untouched).
+      deps.engine.recordNeutral(engineCtx);
+      admission.release();
+      const latencyMs = deps.clock.now() - startedAt;
+      run.client.record.attempted({ provider: target.provider.id, connectionId: connection.id, model: target.model, status: outcome.status, verdict: "auth_error", latencyMs });
+      const message = "The upstream refused the client's own login";
+      const final = { status: outcome.status, code: "unauthorized" as const, message, retryAfterMs: null, noRetry: true };
+      if (outcome.bodyText.trim().startsWith("{")) run.client.passUpstreamError(final, outcome.bodyText, "auth_error");
+      else run.client.fail(final);
+      return "answered";
+    }
     const result = recordAttempt(deps.engine, deps.clock, engineCtx, run.client, outcome, startedAt, { fresh: freshConnection });
     admission.release({ headers: upstreamHeadersOf(outcome), verdict: result.kind === "failure" ? result.verdict : null });
     noteForRouting(deps, { combo, ctx: engineCtx, target, outcome, result, startedAt, sessionKey: run.session?.key ?? null, trafficClass: ctx.trafficClass });
@@ -357,6 +387,11 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   return { handle };
+}
+
+/** R21.1: a login's account answered 401 or 403: the login itself was refused. */
+function loginRefused(connection: Connection, outcome: AttemptOutcome): outcome is Extract<AttemptOutcome, { kind: "upstream_error" }> {
+  return connection.accountOf !== null && outcome.kind === "upstream_error" && (outcome.status === 401 || outcome.status === 403);
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;

@@ -6,6 +6,8 @@ import type { Connection } from "../../../shared/types.js";
 import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import type { BreakerSnapshot, Clock, ResilienceEngine } from "../../engine/ports.js";
 import { exclusionFromConnection } from "../context/outcome.js";
+import { accountView } from "../context/clientLogin.js";
+import { upstreamFormatOf } from "../formats/index.js";
 import type { BudgetPort, ConnectionsPort } from "../context/ports.js";
 import type { RequestSession } from "../context/requestSession.js";
 import { cutoffPercentFor, lowOnQuotaLast, type QuotaCutoffPort } from "./quotaCutoff.js";
@@ -66,8 +68,8 @@ export function* candidatesFor(
     log.exclusions.push({ target: name, reason: "circuit_open", remainingMs: Math.max(0, (breaker.openUntil ?? now) - now), provider: provider.id });
     return;
   }
-  const listed = deps.connections.listByProvider(provider.id);
-  const all = allowed ? listed.filter((c) => allowed.has(c.id)) : listed;
+  const listed = withLoginAccounts(deps, provider, name, deps.connections.listByProvider(provider.id), log);
+  const all = allowed ? listed.filter((c) => allowed.has(c.id) || (c.accountOf !== null && allowed.has(c.accountOf))) : listed;
   log.connectionCounts.set(provider.id, all.length);
   if (all.length === 0) log.exclusions.push({ target: name, reason: "inactive", remainingMs: null, provider: provider.id });
   // Checked one at a time, so a request served by its first connection pays for one check,
@@ -112,8 +114,33 @@ export function* candidatesFor(
   }
 }
 
+/**
+ * R21.1, R21.2: the provider's connections as this request may use them. A login's account is never
+ * chosen by itself; a client-login connection serves the request's own login as that login's
+ * account, and is skipped (`no_client_credential`) when the request carries none. Providers without
+ * a client-login connection pay one pass over their list.
+ */
+function withLoginAccounts(deps: SelectionDeps, provider: Target["provider"], target: string, listed: Connection[], log: SelectionLog): Connection[] {
+  if (!listed.some((c) => c.credential === "client")) return listed;
+  const providerId = provider.id;
+  // Same format only: a login never crosses into another format, and is never translated.
+  const login = log.login && upstreamFormatOf(provider, log.login.format) === log.login.format ? log.login : null;
+  const out: Connection[] = [];
+  for (const c of listed) {
+    if (c.accountOf !== null) continue;
+    if (c.credential !== "client") out.push(c);
+    else if (login && c.active && deps.connections.accountFor) out.push(deps.connections.accountFor(c, login));
+    else log.exclusions.push({ target, reason: "no_client_credential", remainingMs: null, provider: providerId, connectionId: c.id });
+  }
+  return out;
+}
+
 function connectionOf(target: Target, deps: SelectionDeps, connectionId: string): Connection | undefined {
-  return deps.connections.listByProvider(target.provider.id).find((c) => c.id === connectionId);
+  const listed = deps.connections.listByProvider(target.provider.id);
+  const found = listed.find((c) => c.id === connectionId);
+  if (!found || found.accountOf === null) return found;
+  const template = listed.find((c) => c.id === found.accountOf);
+  return template && deps.connections.accountFor ? accountView(template, found) : undefined;
 }
 
 /** R20.4: how long a connection stays excluded for this target after a failure (0: free now; null: no end known). */
@@ -140,7 +167,11 @@ export function sameConnectionAgain(
   if (!connection || deps.engine.breakerSnapshot(target.provider).state === "OPEN") return null;
   if (deps.engine.exclusionCheck(target.provider, target.model)(connection)) return null;
   if ((deps.budgets?.connectionOverBudgetMs(connection) ?? null) !== null) return null;
-  if ((scope.allowed && !scope.allowed.has(connection.id)) || (scope.session && !scope.session.mayStillUse(connection))) return null;
+  if (
+    (scope.allowed && !scope.allowed.has(connection.id) && !(connection.accountOf !== null && scope.allowed.has(connection.accountOf))) ||
+    (scope.session && !scope.session.mayStillUse(connection))
+  )
+    return null;
   const admission = deps.engine.admitProvider(target.provider);
   return admission.allowed ? { connection, probe: admission.probe } : null;
 }

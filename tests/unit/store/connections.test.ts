@@ -43,6 +43,8 @@ describe("connection repository", () => {
       disableCooling: false,
       subscription: false,
       budget: null,
+      credential: "key",
+      accountOf: null,
       testStatus: "active",
       rateLimitedUntil: null,
       backoffLevel: 0,

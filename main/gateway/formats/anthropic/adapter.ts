@@ -1,6 +1,6 @@
 // The Anthropic Messages wire format: both halves.
 
-import { firstHeader, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
+import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
 import { statusForCode } from "../errors.js";
 import { promptTextOfHub } from "../promptText.js";
 import { cacheControlHint, messagesShapeProblem, metadataSessionHint } from "../shape.js";
@@ -21,6 +21,9 @@ import { AnthropicStreamEncoder } from "./stream-encode.js";
 import { usageFromAnthropic } from "./usage.js";
 
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
+/** R21.10: what Claude Code reads off an answer: the serving account's rate limits and the request id. */
+const ANSWER_HEADER_PREFIXES = ["anthropic-ratelimit-"];
+const ANSWER_HEADER_NAMES = ["request-id"];
 
 const isPositiveInteger = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value > 0;
 
@@ -35,6 +38,12 @@ const client: ClientHalf = {
   }),
   reasoningArtifacts: anthropicArtifacts,
   foreignReasoningStripped: anthropicForeignStripped,
+  // R21.1: Claude Code on Pro/Max sends its OAuth token as a Bearer; an API key comes as x-api-key.
+  login: {
+    credentialHeaders: ["authorization", "x-api-key"],
+    companions: [],
+    subscription: (header, credential) => header === "authorization" || credential.startsWith("sk-ant-oat"),
+  },
   count: {
     paths: ["/v1/messages/count_tokens"],
     upstreamPath: () => "/v1/messages/count_tokens",
@@ -68,15 +77,18 @@ const upstream: UpstreamHalf = {
   pricingProvider: "anthropic",
   extraHeaders: () => ({}),
   path: () => "/v1/messages",
-  // R1.2: an Anthropic client's anthropic-version and anthropic-beta reach an Anthropic upstream;
-  // other clients never chose them, so they get the default version and no betas.
+  // R1.2, R21.10: an Anthropic client's `anthropic-*` headers reach an Anthropic upstream as an open
+  // list (version, betas, workspace, capability headers not yet invented); other clients never chose
+  // them, so they get the default version and no betas.
   authHeaders: (secret, clientHeaders, clientFormat) => {
-    const fromAnthropicClient = clientFormat === "anthropic";
-    const headers: Record<string, string> = {
-      "anthropic-version": (fromAnthropicClient && firstHeader(clientHeaders, "anthropic-version")) || DEFAULT_ANTHROPIC_VERSION,
-    };
-    const beta = fromAnthropicClient ? clientHeaders["anthropic-beta"] : undefined;
-    if (beta) headers["anthropic-beta"] = Array.isArray(beta) ? beta.join(",") : beta;
+    const headers: Record<string, string> = { "anthropic-version": DEFAULT_ANTHROPIC_VERSION };
+    if (clientFormat === "anthropic") {
+      for (const name in clientHeaders) {
+        if (!name.startsWith("anthropic-")) continue;
+        const value = clientHeaders[name];
+        if (value) headers[name] = Array.isArray(value) ? value.join(",") : value;
+      }
+    }
     if (secret) headers["x-api-key"] = secret;
     return headers;
   },
@@ -95,6 +107,7 @@ const same: SameFormatHalf = {
   withClientModel: (body, clientModel) => ({ ...(asRecord(body) ?? {}), model: clientModel }),
   editableModelText: true,
   passthroughTracker: () => new AnthropicPassthroughTracker(),
+  answerHeaders: (headers) => pickHeaders(headers, ANSWER_HEADER_PREFIXES, ANSWER_HEADER_NAMES),
   isPlainContentChunk: isPlainAnthropicTextDelta,
 };
 

@@ -64,6 +64,8 @@ const client: ClientHalf = {
   },
   reasoningArtifacts: geminiArtifacts,
   foreignReasoningStripped: geminiForeignStripped,
+  // R21.1: a Gemini key in its header, as a Bearer, or in `?key=` (sent upstream in the header).
+  login: { credentialHeaders: ["x-goog-api-key", "authorization"], companions: [], queryKeyHeader: "x-goog-api-key", subscription: () => false },
   // R17.1: `models/{model}:countTokens`, the model in the path.
   count: { paths: [], upstreamPath: (model) => `/models/${model}:countTokens`, upstreamBody: (body) => body, estimateBody: (tokens) => ({ totalTokens: tokens }) },
   shapeProblem: (body) => (Array.isArray(body["contents"]) && body["contents"].length > 0 ? null : "contents: required non-empty array"),

@@ -1,5 +1,6 @@
 // The OpenAI Chat Completions wire format: both halves.
 
+import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { lastUserText, leadingSystemText } from "../textParts.js";
 import { chatContinuation } from "./continuation.js";
@@ -36,6 +37,7 @@ const client: ClientHalf = {
   trafficTexts: (body) => ({ system: [leadingSystemText(body["messages"])], lastUser: lastUserText(body["messages"]) }),
   reasoningArtifacts: null,
   foreignReasoningStripped: null,
+  login: OPENAI_LOGIN,
   shapeProblem: messagesShapeProblem,
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),

@@ -1,5 +1,7 @@
 // The OpenAI Responses wire format (Codex CLI, the AI SDK's default OpenAI provider): both halves.
 
+import { pickHeaders } from "../adapter.js";
+import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { promptTextOfHub } from "../promptText.js";
 import { metadataSessionHint } from "../shape.js";
@@ -21,14 +23,15 @@ import { usageFromResponses } from "./usage.js";
 
 const client: ClientHalf = {
   format: "openai-responses",
-  generationPaths: ["/v1/responses"],
+  // R21.1: Codex on a ChatGPT plan speaks to the ChatGPT backend's paths (its base_url ends in /backend-api/codex).
+  generationPaths: ["/v1/responses", "/backend-api/codex/responses"],
   count: {
     paths: ["/v1/responses/input_tokens"],
     upstreamPath: () => "/responses/input_tokens",
     upstreamBody: (body, model) => ({ ...body, model }),
     estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
   },
-  compactPaths: ["/v1/responses/compact"],
+  compactPaths: ["/v1/responses/compact", "/backend-api/codex/responses/compact"],
   routePrefixes: ["/v1/responses"],
   trafficTexts: (body) => {
     const input = body["input"];
@@ -39,6 +42,7 @@ const client: ClientHalf = {
   // Its account-bound items are read off the finished response by the turn that served it (R16.7).
   reasoningArtifacts: null,
   foreignReasoningStripped: responsesForeignStripped,
+  login: OPENAI_LOGIN,
   shapeProblem: responsesShapeProblem,
   isStreamRequest: (body) => body["stream"] === true,
   toolCount: (body) => arrayLength(body["tools"]),
@@ -91,6 +95,8 @@ const same: SameFormatHalf = {
   editableModelText: true,
   passthroughTracker: () => responsesPassthrough,
   isPlainContentChunk: isPlainResponsesTextDelta,
+  // Codex shows its plan's windows from the serving account's own usage headers (R21.6).
+  answerHeaders: (headers) => pickHeaders(headers, ["x-codex-"], []),
 };
 
 export const responsesFormat: FormatHalves = { client, upstream, same };

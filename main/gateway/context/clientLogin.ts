@@ -1,0 +1,78 @@
+// R21.1, R21.2: the client's own login, as one request carries it. It lives in this request's
+// memory only: it goes upstream exactly as the client sent it, to a client-login connection of the
+// client's own format, and is named everywhere else by its SHA-256 digest (never stored, logged,
+// exported or shown). Each distinct login is an account of its own: `<connection>~<12 hex>`.
+import { createHash } from "node:crypto";
+import type { Connection, WireFormat } from "../../../shared/types.js";
+import type { LoginParts } from "../formats/login.js";
+
+/** Hex digits of the digest in an account's id, and in its name. */
+const ID_HEX = 12;
+const NAME_HEX = 6;
+
+export class ClientLogin {
+  private hash: string | null = null;
+
+  constructor(
+    private readonly parts: LoginParts,
+    /** The client's format, which read the login: it may go only to an upstream of that format. */
+    readonly format: WireFormat,
+  ) {}
+
+  /** Header name → value, to send upstream as they came. */
+  get headers(): Readonly<Record<string, string>> {
+    return this.parts.headers;
+  }
+
+  /** What must never appear in a text Switchyard keeps or shows (an upstream may echo it). */
+  get secret(): string {
+    return this.parts.credential;
+  }
+
+  /** R21.5: an OAuth or ChatGPT-plan login is a subscription account. */
+  get subscription(): boolean {
+    return this.parts.subscription;
+  }
+
+  /** SHA-256 of the credential, hex: the login's only name. Made on first use (most requests never need it). */
+  get digest(): string {
+    return (this.hash ??= createHash("sha256").update(this.parts.credential).digest("hex"));
+  }
+
+  /** The id of this login's account under a client-login connection. */
+  accountId(connectionId: string): string {
+    return `${connectionId}~${this.digest.slice(0, ID_HEX)}`;
+  }
+
+  /** The account's name as every view shows it: `<connection name> · <6 hex of the digest>`. */
+  accountName(connectionName: string): string {
+    return `${connectionName} · ${this.digest.slice(0, NAME_HEX)}`;
+  }
+}
+
+/**
+ * A login's account as the request path sees it: the client-login connection's configuration
+ * (priority, weight, limits, budget: edited once, for every login), with the account's own id,
+ * name and runtime (cooldowns, lockouts, windows are the login's alone).
+ */
+export function accountView(template: Connection, account: Connection): Connection {
+  return {
+    ...template,
+    id: account.id,
+    name: account.name,
+    accountOf: template.id,
+    credential: "client",
+    subscription: account.subscription || template.subscription,
+    hasSecret: false,
+    testStatus: account.testStatus,
+    rateLimitedUntil: account.rateLimitedUntil,
+    backoffLevel: account.backoffLevel,
+    lastError: account.lastError,
+    lastErrorType: account.lastErrorType,
+    errorCode: account.errorCode,
+    lastErrorAt: account.lastErrorAt,
+    authFailureCount: account.authFailureCount,
+    createdAt: account.createdAt,
+    updatedAt: account.updatedAt,
+  };
+}

@@ -1,0 +1,124 @@
+// The billing boundary (R21.5) as a feature. After an attempt, a subscription account that failed
+// for a used-up window is noted; before an attempt goes to a metered account, the request's class
+// decides (engine/billingBoundary.ts): cross — the attempt goes ahead, the row says billingCrossed
+// and the first crossing of an episode is announced (`billing.crossed`); wait — the request waits
+// for the reset and walks its targets again; stay — 429 window_exhausted until the reset. Accounts
+// skipped because their window's cooldown still runs count as passed over too. The episode ends
+// when a subscription account it left serves again (`billing.returned`).
+import type { BillingBoundaryChoice } from "../../../shared/resilienceSettings.js";
+import type { Connection, Provider, SwitchyardEvent, TrafficClass } from "../../../shared/types.js";
+import { decideBoundary, type PassedWindow } from "../../engine/billingBoundary.js";
+import type { Clock } from "../../engine/ports.js";
+import type { SelectionLog } from "../context/attempt.js";
+import type { FinalError } from "../context/outcome.js";
+import type { ConnectionsPort } from "../context/ports.js";
+import { ContextVar } from "../context/requestContext.js";
+import type { RequestFeature } from "./feature.js";
+
+/** What a connection's runtime says after a window verdict (R21.4). */
+export const WINDOW_EXHAUSTED = "window_exhausted";
+
+export interface BillingBoundaryDeps {
+  settings: () => { billingBoundary: Record<TrafficClass, BillingBoundaryChoice>; waitOrSwitch: { maxWaitMs: number } };
+  connections: Pick<ConnectionsPort, "listByProvider">;
+  providers: () => Provider[];
+  clock: Clock;
+  emit: (event: SwitchyardEvent) => void;
+  log?: { info(fields: Record<string, unknown>, message: string): void };
+}
+
+interface BoundaryState {
+  /** Subscription accounts that failed for their window during this request. */
+  failed: PassedWindow[];
+  waited: boolean;
+}
+
+const STATE = new ContextVar<BoundaryState>("billing boundary");
+
+/** R21.5: a held OAuth account, a login that is an OAuth or ChatGPT login, or one marked `subscription`. */
+export function isSubscription(connection: Connection, provider: Provider | undefined): boolean {
+  return connection.subscription || provider?.category === "oauth";
+}
+
+export function billingBoundaryFeature(deps: BillingBoundaryDeps): RequestFeature {
+  /** Crossing episodes in progress: the subscription account left → the metered account taken. */
+  const episodes = new Map<string, string>();
+  const providerOf = (id: string) => deps.providers().find((p) => p.id === id);
+
+  /** Subscription accounts the selection skipped while their window's cooldown runs, on every pass so far. */
+  function skippedForWindow(selection: SelectionLog, now: number): PassedWindow[] {
+    const out: PassedWindow[] = [];
+    for (const log of selection.earlier.length === 0 ? [selection] : [...selection.earlier, selection]) {
+      for (const e of log.exclusions) {
+        if (!e.connectionId || (e.reason !== "unavailable" && e.reason !== "model_lockout")) continue;
+        const c = deps.connections.listByProvider(e.provider).find((x) => x.id === e.connectionId);
+        if (!c || c.errorCode !== WINDOW_EXHAUSTED || !isSubscription(c, providerOf(e.provider))) continue;
+        out.push({ connectionId: c.id, resetAt: e.remainingMs === null ? c.rateLimitedUntil : now + e.remainingMs });
+      }
+    }
+    return out;
+  }
+
+  function announce(from: string, to: string, trafficClass: TrafficClass, now: number): void {
+    if (episodes.has(from)) return;
+    episodes.set(from, to);
+    deps.emit({ type: "billing.crossed", fromConnectionId: from, toConnectionId: to, trafficClass, at: now });
+    deps.log?.info({ fromConnectionId: from, toConnectionId: to, trafficClass }, "billing boundary crossed: a subscription window is used up, requests go to a metered account");
+  }
+
+  return {
+    name: "billing-boundary",
+    beforeSend(ctx, { target, connection }, selection) {
+      if (isSubscription(connection, target.provider)) return null;
+      const state = ctx.get(STATE);
+      // The usual attempt: nothing failed for a window, nothing was skipped at all.
+      if (!state?.failed.length && selection.exclusions.length === 0 && selection.earlier.length === 0) return null;
+      const now = deps.clock.now();
+      const passed = [...(state?.failed ?? []), ...skippedForWindow(selection, now)];
+      const settings = deps.settings();
+      const decision = decideBoundary({
+        choice: settings.billingBoundary[ctx.trafficClass],
+        passed,
+        now,
+        maxWaitMs: settings.waitOrSwitch.maxWaitMs,
+        waitedBefore: state?.waited ?? false,
+      });
+      if (decision === null) return null;
+      if (decision.kind === "cross") {
+        ctx.record.billingCrossed(decision.from, connection.id);
+        announce(decision.from, connection.id, ctx.trafficClass, now);
+        return null;
+      }
+      if (decision.kind === "wait") {
+        ctx.set(STATE, { failed: [], waited: true });
+        return { kind: "walk_again", waitMs: decision.waitMs };
+      }
+      const error: FinalError = {
+        status: 429,
+        code: "window_exhausted",
+        message: `The subscription's usage window is used up; this ${ctx.trafficClass} request stays on the subscription (billingBoundary) until the window resets`,
+        retryAfterMs: decision.retryAfterMs,
+        noRetry: false,
+      };
+      return { kind: "stop", error };
+    },
+    afterAttempt(ctx, { connection, target, result }) {
+      if (!isSubscription(connection, target.provider)) return null;
+      if (result.kind === "success") {
+        if (episodes.delete(connection.id)) {
+          const now = deps.clock.now();
+          deps.emit({ type: "billing.returned", connectionId: connection.id, at: now });
+          deps.log?.info({ connectionId: connection.id }, "billing boundary: the subscription serves again");
+        }
+        return null;
+      }
+      const window = result.kind === "failure" ? result.verdict.window : null;
+      if (!window) return null;
+      let state = ctx.get(STATE);
+      if (!state) ctx.set(STATE, (state = { failed: [], waited: false }));
+      const hint = result.kind === "failure" ? result.verdict.retryHintMs : null;
+      state.failed.push({ connectionId: connection.id, resetAt: hint !== null ? deps.clock.now() + hint : window.resetAt });
+      return null;
+    },
+  };
+}
