@@ -144,7 +144,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   let clockOffset = 0;
   const quotaNow = (): number => baseClock() + clockOffset;
   const meters = opts.quotaHeaders ? new QuotaMeters(quotaNow()) : null;
-  const subs = new Subscriptions(opts.subscriptions ?? [], opts.apiKeys ?? [], quotaNow);
+  const subs = new Subscriptions(opts.subscriptions ?? [], opts, quotaNow);
   const requests: SimulatedRequest[] = [];
   let received = 0;
   let seq = 0;

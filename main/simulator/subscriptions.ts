@@ -16,7 +16,9 @@
 //   `authentication_error`, as Anthropic refuses it. A login's answers carry the unified 5h/7d headers
 //   (quotaMeters.ts); served answers say `allowed` or `allowed_warning` (≥ 80 %), a refusal `rejected`.
 //   Exhausted: 429 `rate_limit_error`, `anthropic-ratelimit-unified-status: rejected`, the window's
-//   `-status: rejected`, `retry-after` (seconds to the unified reset).
+//   `-status: rejected`, `retry-after` (seconds to the unified reset). With the option
+//   `requireOAuthBeta`, a login sent as `Authorization: Bearer` without `oauth-2025-04-20` in
+//   `anthropic-beta` is refused 401 as Anthropic refuses it (Claude Code always sends the beta).
 // - ChatGPT backend (`POST /backend-api/codex/responses`, `/responses/compact`, `GET /backend-api/codex/models`):
 //   always needs `Authorization: Bearer <known chatgpt token>` (else 401) and `chatgpt-account-id`
 //   (missing 401, another account's 403), in OpenAI's error shape. Answers carry `x-codex-primary-*`
@@ -201,6 +203,16 @@ export function parseUsageChange(value: unknown): UsageChange {
 /** Resets fall on whole seconds, so the instant the headers state (epoch seconds) is the instant the window resets. */
 const wholeSecond = (ms: number): number => Math.ceil(ms / 1_000) * 1_000;
 
+/** The beta Anthropic requires of a request authenticated with an OAuth login. */
+const OAUTH_BETA = "oauth-2025-04-20";
+
+/** Every `anthropic-beta` value, however the header was split. */
+function betas(headers: IncomingHttpHeaders): string[] {
+  const raw = headers["anthropic-beta"];
+  const joined = Array.isArray(raw) ? raw.join(",") : (raw ?? "");
+  return joined.split(",").map((b) => b.trim());
+}
+
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return typeof v === "string" && v ? v : undefined;
@@ -211,13 +223,15 @@ export class Subscriptions {
   private readonly byName = new Map<string, Login>();
   private readonly apiKeys: Set<string>;
   private readonly anthropicLogins: boolean;
+  private readonly requireOAuthBeta: boolean;
 
   constructor(
     specs: SubscriptionSpec[],
-    apiKeys: string[],
+    options: { apiKeys?: string[]; requireOAuthBeta?: boolean },
     private readonly now: () => number,
   ) {
-    this.apiKeys = new Set(apiKeys);
+    this.apiKeys = new Set(options.apiKeys ?? []);
+    this.requireOAuthBeta = options.requireOAuthBeta === true;
     let claude = 0;
     for (const spec of parseSubscriptions(specs)) {
       if (spec.kind === "anthropic") claude += 1;
@@ -264,9 +278,17 @@ export class Subscriptions {
     }
     if (format !== "anthropic" || !this.anthropicLogins) return { kind: "pass" };
     const login = key === null ? undefined : this.byToken.get(key);
-    if (login?.kind === "anthropic") return { kind: "login", login };
-    if (key !== null && this.apiKeys.has(key)) return { kind: "pass" };
     const bearer = /^bearer /i.test(header(headers, "authorization") ?? "");
+    if (login?.kind === "anthropic") {
+      if (this.requireOAuthBeta && bearer && !betas(headers).includes(OAUTH_BETA)) {
+        return {
+          kind: "refuse",
+          refusal: { status: 401, body: { type: "error", error: { type: "authentication_error", message: "OAuth authentication is currently not supported." } }, headers: {} },
+        };
+      }
+      return { kind: "login", login };
+    }
+    if (key !== null && this.apiKeys.has(key)) return { kind: "pass" };
     const message = key === null ? "x-api-key header is required" : bearer ? "Invalid bearer token" : "invalid x-api-key";
     return { kind: "refuse", refusal: { status: 401, body: { type: "error", error: { type: "authentication_error", message } }, headers: {} } };
   }

@@ -90,6 +90,8 @@ export interface SimulatorOptions {
   subscriptions?: SubscriptionSpec[];
   /** Metered keys Anthropic routes still serve, as before, once `anthropic` subscriptions are configured. */
   apiKeys?: string[];
+  /** Refuse a Claude login sent as `Authorization: Bearer` without `anthropic-beta: oauth-2025-04-20`, as Anthropic does (R21.1). */
+  requireOAuthBeta?: boolean;
 }
 
 export interface SimulatedRequest {

@@ -1,6 +1,13 @@
 // R21.9: the simulator's subscription accounts, over real HTTP on loopback: Claude OAuth logins on
 // /v1/messages and ChatGPT logins on /backend-api/codex, their windows rising per request, running
 // out (429 in each vendor's shape, or inside a 200 stream) and serving again at the stated reset.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../main/simulator/index.js";
 import { parseSse } from "../unit/simulator/helpers.js";
@@ -15,7 +22,7 @@ const HOUR_MS = 3_600_000;
 
 type Reply = { status: number; headers: Headers; text: string; json: () => any };
 
-async function call(sim: Simulator, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
+async function call(sim: { url: string }, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
   const res = await fetch(`${sim.url}${path}`, {
     method,
     headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
@@ -395,5 +402,88 @@ describe("R21.9 control routes and options", () => {
         ],
       }),
     ).rejects.toThrow(/twice/);
+  });
+});
+
+describe("R21.9 OAuth beta", () => {
+  it("R21.9 with requireOAuthBeta a Bearer login without oauth-2025-04-20 gets Anthropic's 401; with it, or as x-api-key, it is served", async () => {
+    const strict = await startSimulator({ requireOAuthBeta: true, subscriptions: [{ kind: "anthropic", token: CLAUDE }] });
+    try {
+      const noBeta = await call(strict, "POST", "/v1/messages", { authorization: `Bearer ${CLAUDE}`, "anthropic-beta": "claude-code-20250219" }, messages());
+      expect(noBeta.status).toBe(401);
+      expect(noBeta.json().error).toEqual({ type: "authentication_error", message: "OAuth authentication is currently not supported." });
+      const withBeta = await call(strict, "POST", "/v1/messages", { authorization: `Bearer ${CLAUDE}`, "anthropic-beta": "claude-code-20250219, oauth-2025-04-20" }, messages());
+      expect(withBeta.status).toBe(200);
+      expect((await call(strict, "POST", "/v1/messages", { "x-api-key": CLAUDE }, messages())).status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+/** Transpiles the simulator sources to plain ESM in a temp dir, so the real CLI entry runs under node. */
+function transpileSimulator(): string {
+  const out = mkdtempSync(path.join(tmpdir(), "sim-subs-cli-"));
+  const src = fileURLToPath(new URL("../../main/simulator", import.meta.url));
+  const walk = (dir: string, rel: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const from = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        mkdirSync(path.join(out, rel, entry.name), { recursive: true });
+        walk(from, path.join(rel, entry.name));
+      } else if (entry.name.endsWith(".ts")) {
+        const js = ts.transpileModule(readFileSync(from, "utf8"), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+        writeFileSync(path.join(out, rel, entry.name.replace(/\.ts$/, ".js")), js);
+      }
+    }
+  };
+  walk(src, "");
+  writeFileSync(path.join(out, "package.json"), '{"type":"module"}');
+  return out;
+}
+
+describe("R21.9 the CLI", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = transpileSimulator();
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("R21.9 --subscriptions @file configures logins the CLI then serves", async () => {
+    const file = path.join(dir, "logins.json");
+    writeFileSync(file, JSON.stringify([{ kind: "chatgpt", token: CHATGPT, chatgptAccountId: ACCOUNT, fiveHourLimit: 1 }]));
+    const child = spawn(process.execPath, [path.join(dir, "cli.js"), "--port", "0", "--subscriptions", `@${file}`], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once("line", resolve);
+        child.once("exit", (code) => reject(new Error(`cli exited with ${code}`)));
+      });
+      const url = /^Simulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1];
+      expect(url).toBeDefined();
+      const viaCli = { url: url ?? "" };
+      expect((await call(viaCli, "POST", "/backend-api/codex/responses", chatgpt(), responsesBody())).status).toBe(200);
+      expect((await call(viaCli, "POST", "/backend-api/codex/responses", chatgpt(), responsesBody())).status).toBe(429);
+      expect((await call(viaCli, "POST", "/backend-api/codex/responses", chatgpt("someone-else"), responsesBody())).status).toBe(401);
+    } finally {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  it("R21.9 a bad --subscriptions value exits 2 without repeating the logins it holds", async () => {
+    for (const flag of [`[{"kind":"anthropic","token":"${CLAUDE}"`, JSON.stringify([{ kind: "chatgpt", token: CHATGPT }])]) {
+      const child = spawn(process.execPath, [path.join(dir, "cli.js"), "--port", "0", "--subscriptions", flag], { stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(code).toBe(2);
+      expect(output).toMatch(/subscriptions/);
+      expect(output).not.toContain(CLAUDE);
+      expect(output).not.toContain(CHATGPT);
+    }
   });
 });
