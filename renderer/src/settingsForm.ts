@@ -2,11 +2,14 @@
 // turning what the user typed into a PATCH, and telling the user what the server's normaliser
 // changed — by comparing what was sent with what came back, field by field.
 import { isRecord } from "../../shared/records.js";
-import { DEFAULT_RESILIENCE_SETTINGS, rangeAt } from "../../shared/resilienceSettings.js";
+import { DEFAULT_RESILIENCE_SETTINGS, RESILIENCE_CHOICES, rangeAt } from "../../shared/resilienceSettings.js";
+
+/** The words a choice setting takes (the server's list). */
+export const choicesFor = (path: string): readonly string[] => RESILIENCE_CHOICES[path] ?? [];
 import { formatRemaining } from "./format.js";
 
-/** ms: a duration; int/number: a count or ratio; nullableInt: empty means "derived" (null). */
-export type SettingKind = "ms" | "int" | "number" | "bool" | "nullableInt" | "codes";
+/** ms: a duration; int/number: a count or ratio; nullableInt: empty means "derived" (null); choice: one word of RESILIENCE_CHOICES. */
+export type SettingKind = "ms" | "int" | "number" | "bool" | "nullableInt" | "codes" | "choice";
 
 export interface SettingField {
   path: string;
@@ -51,6 +54,7 @@ export function rangeHint(field: SettingField): string | undefined {
 export function toDraft(value: unknown, kind: SettingKind): DraftValue {
   if (kind === "bool") return value === true;
   if (kind === "codes") return Array.isArray(value) ? value.join(", ") : "";
+  if (kind === "choice") return typeof value === "string" ? value : "";
   return typeof value === "number" ? String(value) : "";
 }
 
@@ -60,6 +64,7 @@ export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
 export function parseDraft(draft: DraftValue, kind: SettingKind): Parsed {
   if (kind === "bool") return { ok: true, value: draft === true };
   const text = String(draft).trim();
+  if (kind === "choice") return text === "" ? { ok: false, error: "choose one" } : { ok: true, value: text };
   if (kind === "codes") {
     const tokens = text === "" ? [] : text.split(/[\s,;]+/).filter(Boolean);
     const codes = tokens.map(Number);

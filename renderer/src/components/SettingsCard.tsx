@@ -7,6 +7,7 @@ import { inactiveReason } from "../inactiveSettings.js";
 import {
   adjustments,
   buildPatch,
+  choicesFor,
   describeValue,
   getAt,
   parseDraft,
@@ -165,6 +166,21 @@ export function SettingsCard({ title, description, fields, level = 2 }: Props) {
               return (
                 <Field key={field.path} label={field.label} hint={hint} error={error} check>
                   {(a11y) => <input {...a11y} type="checkbox" checked={draft === true} onChange={(e) => setDraft(e.target.checked)} />}
+                </Field>
+              );
+            }
+            if (field.kind === "choice") {
+              return (
+                <Field key={field.path} label={field.label} hint={hint} error={error}>
+                  {(a11y) => (
+                    <select {...a11y} value={String(draft)} onChange={(e) => setDraft(e.target.value)}>
+                      {choicesFor(field.path).map((choice) => (
+                        <option key={choice} value={choice}>
+                          {choice}
+                        </option>
+                      ))}
+                    </select>
+                  )}
                 </Field>
               );
             }

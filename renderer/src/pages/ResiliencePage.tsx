@@ -92,6 +92,18 @@ const SECTIONS: ReadonlyArray<{ title: string; description: string; fields: Sett
       { path: "waitOrSwitch.maxWaitMs", label: "Longest wait for the warm connection", kind: "ms", help: "a longer retry hint moves the session" },
     ],
   },
+  {
+    title: "Billing boundary",
+    description:
+      "When a subscription's usage window is used up, what each kind of request does before it goes to a metered (pay-per-token) account: cross (fail over, marked on the request and notified once), wait (for a reset within the wait-or-switch budget, else stay) or stay (answer 429 until the window resets) (R21.5).",
+    fields: [
+      { path: "billingBoundary.main", label: "Main turns", kind: "choice" },
+      { path: "billingBoundary.subagent", label: "Subagent turns", kind: "choice" },
+      { path: "billingBoundary.background", label: "Background work (titles, suggestions)", kind: "choice" },
+      { path: "billingBoundary.compaction", label: "Compaction", kind: "choice" },
+      { path: "billingBoundary.count", label: "Token counts", kind: "choice" },
+    ],
+  },
 ];
 
 export function ResiliencePage() {
