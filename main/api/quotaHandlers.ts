@@ -10,7 +10,11 @@ export function createQuotaHandlers(deps: { store: Pick<Store, "quotas">; clock?
     listQuotas: () => {
       // The engine's clock: the test clock moves windows' resets and their readings alike.
       const now = deps.clock?.now() ?? Date.now();
-      return { items: deps.store.quotas.list().map((q) => ({ ...q, windowMs: q.windowMs ?? null, pace: quotaPace({ ...q, windowMs: q.windowMs ?? null }, now), sessions: q.sessions ?? [] })) };
+      return {
+        items: deps.store.quotas
+          .list()
+          .map((q) => ({ ...q, windowMs: q.windowMs ?? null, pace: quotaPace({ ...q, windowMs: q.windowMs ?? null }, now), sessions: q.sessions ?? [] })),
+      };
     },
   };
 }

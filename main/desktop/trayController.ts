@@ -1,9 +1,10 @@
 // The tray's behaviour (R14.1): it keeps the health, proxy and model-lockout state from the same
 // contract handlers the window uses (every call typed by method and checked by the same schemas), rebuilds
 // the menu on every relevant event, runs the menu's actions, and raises a desktop notification
-// when a provider's breaker opens or a budget reaches 80 % or 100 % (R18.4). It also shows today's
-// tokens and cost and the quota window nearest its wall (R18.6), re-read a few seconds after
-// traffic. Electron is reached only through the injected view/effects, so this file runs, and is
+// when a provider's breaker opens or a budget reaches 80 % or 100 % (R18.4), a subscription window
+// 80, 95 or 100 % (R21.7) or the billing boundary is crossed and left (R21.5). It also shows today's
+// tokens and cost and the 5-hour and weekly windows as bars with their pace (R21.6; else the quota
+// window nearest its wall, R18.6), re-read a few seconds after traffic. Electron is reached only through the injected view/effects, so this file runs, and is
 // tested, under plain Node.
 import type { ContractCallArgs, ContractHandlers, ContractMethod, ContractOutput } from "../../shared/contract.js";
 import type { BreakerState, SwitchyardEvent } from "../../shared/types.js";
@@ -19,7 +20,7 @@ import {
   type TrayMenuItem,
   type TraySwitches,
 } from "./trayMenu.js";
-import { budgetNotice, createTrayUsageReader } from "./trayUsage.js";
+import { billingNotice, budgetNotice, createTrayUsageReader, quotaThresholdNotice } from "./trayUsage.js";
 
 export interface TrayRender {
   health: TrayHealth;
@@ -108,6 +109,11 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
       const { title, body } = budgetNotice(event);
       return effects.notify(title, body);
     }
+    if (event.type === "quota.threshold" || event.type === "billing.crossed" || event.type === "billing.returned") {
+      void notifyByName(event);
+      // The bars move with the threshold; re-read them with the next traffic read.
+      return usage.soon(render);
+    }
     if (event.type === "breaker") {
       breakers[event.provider] = event.to;
       if (event.to === "OPEN" && event.from !== "OPEN") {
@@ -119,6 +125,14 @@ export function createTrayController(deps: TrayControllerDeps): TrayController {
     } else if (event.type === "config" && event.entity === "provider") {
       void readHealth().then(render);
     }
+  }
+
+  /** R21.7: the notifications that name accounts, by their names (the ids when the list cannot be read). */
+  async function notifyByName(event: Extract<SwitchyardEvent, { type: "quota.threshold" | "billing.crossed" | "billing.returned" }>): Promise<void> {
+    const connections = await invoke("listConnections").catch(() => null);
+    const nameOf = (id: string) => connections?.find((c) => c.id === id)?.name ?? id;
+    const { title, body } = event.type === "quota.threshold" ? quotaThresholdNotice(event, nameOf(event.connectionId)) : billingNotice(event, nameOf);
+    effects.notify(title, body);
   }
 
   async function perform(action: TrayAction): Promise<void> {

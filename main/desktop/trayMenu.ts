@@ -2,6 +2,7 @@
 // and wires the item ids to actions. No electron import, so it is unit-tested under Node.
 import type { BreakerState } from "../../shared/types.js";
 import { isRecord } from "../../shared/records.js";
+import { paceText, textBar, type QuotaPace } from "../../shared/quotaPace.js";
 import { formatCompact, formatRemaining, formatUsd } from "../../shared/usageText.js";
 
 export type TrayHealth = "healthy" | "degraded" | "open";
@@ -26,7 +27,32 @@ export interface TrayUsage {
   todayTokens: number;
   todayCostUsd: number;
   quota: { label: string; usedPercent: number; resetAt: number | null } | null;
+  /** R21.6: the fullest 5-hour and weekly subscription windows, drawn as bars (then `quota` is not shown). */
+  windows?: TrayWindow[];
 }
+
+/** One subscription window in the tray (R21.6). */
+export interface TrayWindow {
+  /** "5h" or "7d". */
+  window: TrayWindowName;
+  /** Whose window: the connection's name. */
+  name: string;
+  usedPercent: number;
+  resetAt: number | null;
+  pace: QuotaPace | null;
+  /** When the upstream last said it (epoch ms). */
+  seenAt: number;
+}
+
+export type TrayWindowName = "5h" | "7d";
+export const TRAY_WINDOWS: readonly TrayWindowName[] = ["5h", "7d"];
+
+/**
+ * A window bar whose reading is older than this is dimmed (shown disabled, with its age): 30 min
+ * is a sixth of a 5-hour window, long enough that an idle account's window has moved on without
+ * the tray seeing it, short enough that a working session (an answer every few minutes) stays lit.
+ */
+export const TRAY_WINDOW_STALE_MS = 30 * 60_000;
 
 export type TrayAction = "open-dashboard" | "toggle-proxy" | "toggle-model-lockout" | "reset-cooldowns" | "reset-breakers" | "copy-endpoint" | "quit";
 
@@ -35,10 +61,17 @@ export type TrayMenuItem =
   | { type: "checkbox"; id: TrayAction; label: string; checked: boolean; enabled: boolean }
   | { type: "separator" };
 
-/** Menu lines that only inform: shown disabled, no action. */
-export type TrayInfoLine = "status" | "usage-today" | "usage-quota";
+/** Menu lines that only inform: no action; shown disabled, except a fresh window bar (lit; a stale one is dimmed). */
+export type TrayInfoLine = "status" | "usage-today" | "usage-quota" | "usage-window-5h" | "usage-window-7d";
 
-const INFO_LINES: ReadonlySet<string> = new Set<TrayInfoLine>(["status", "usage-today", "usage-quota"]);
+/** A usage line of the menu: `enabled` only for a window bar whose reading is fresh (R21.6). */
+export interface TrayUsageLine {
+  id: TrayInfoLine;
+  label: string;
+  enabled?: boolean;
+}
+
+const INFO_LINES: ReadonlySet<string> = new Set<TrayInfoLine>(["status", "usage-today", "usage-quota", "usage-window-5h", "usage-window-7d"]);
 const isInfoLine = (id: string): id is TrayInfoLine => INFO_LINES.has(id);
 
 export const TRAY_ICON_FILES: Record<TrayHealth, string> = {
@@ -66,10 +99,24 @@ export function trayStatusLine(state: TrayState): string {
   return "All providers healthy";
 }
 
-/** "Today: 12.3k tokens · $0.42" and "Quota: Work key 5h 82 % · resets in 1 h 20 min" (when one is known). */
-export function trayUsageLines(usage: TrayUsage | null, now: number): Array<{ id: TrayInfoLine; label: string }> {
+/** "5h ██████░░░░ 62 % · runs out at 15:40 at this pace · Max plan", dimmed (disabled, with its age) when stale. */
+export function trayWindowLine(w: TrayWindow, now: number): TrayUsageLine {
+  const used = Math.round(w.usedPercent);
+  const words = paceText(w.pace, now, w.usedPercent) ?? (w.resetAt === null ? null : w.resetAt > now ? `resets in ${formatRemaining(w.resetAt - now)}` : "reset passed");
+  const age = now - w.seenAt;
+  const stale = age > TRAY_WINDOW_STALE_MS;
+  const parts = [`${w.window} ${textBar(w.usedPercent)} ${used} %`, ...(words ? [words] : []), w.name, ...(stale ? [`seen ${formatRemaining(age)} ago`] : [])];
+  return { id: `usage-window-${w.window}`, label: parts.join(" · "), enabled: !stale };
+}
+
+/**
+ * "Today: 12.3k tokens · $0.42", then the 5-hour and weekly windows as bars with their pace (R21.6),
+ * or, without those, "Quota: Work key 5h 82 % · resets in 1 h 20 min" (when one is known).
+ */
+export function trayUsageLines(usage: TrayUsage | null, now: number): TrayUsageLine[] {
   if (!usage) return [];
-  const lines: Array<{ id: TrayInfoLine; label: string }> = [{ id: "usage-today", label: `Today: ${formatCompact(usage.todayTokens)} tokens · ${formatUsd(usage.todayCostUsd)}` }];
+  const lines: TrayUsageLine[] = [{ id: "usage-today", label: `Today: ${formatCompact(usage.todayTokens)} tokens · ${formatUsd(usage.todayCostUsd)}` }];
+  if (usage.windows?.length) return [...lines, ...usage.windows.map((w) => trayWindowLine(w, now))];
   const q = usage.quota;
   if (q) {
     const left = q.resetAt === null ? "" : q.resetAt > now ? ` · resets in ${formatRemaining(q.resetAt - now)}` : " · reset passed";
@@ -83,10 +130,10 @@ export function trayTooltip(state: TrayState, switches: TraySwitches, usageLines
   return [`Switchyard — ${trayStatusLine(state)}${proxy}`, ...usageLines.map((l) => l.label)].join("\n");
 }
 
-export function buildTrayMenuTemplate(state: TrayState, switches: TraySwitches, usageLines: ReadonlyArray<{ id: TrayInfoLine; label: string }> = []): TrayMenuItem[] {
+export function buildTrayMenuTemplate(state: TrayState, switches: TraySwitches, usageLines: readonly TrayUsageLine[] = []): TrayMenuItem[] {
   return [
     { type: "normal", id: "status", label: trayStatusLine(state), enabled: false },
-    ...usageLines.map((l): TrayMenuItem => ({ type: "normal", id: l.id, label: l.label, enabled: false })),
+    ...usageLines.map((l): TrayMenuItem => ({ type: "normal", id: l.id, label: l.label, enabled: l.enabled ?? false })),
     { type: "separator" },
     { type: "normal", id: "open-dashboard", label: "Open dashboard", enabled: true },
     { type: "separator" },

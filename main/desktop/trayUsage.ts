@@ -3,8 +3,9 @@
 // re-read a few seconds after traffic; and the words of a budget notification. Plain Node.
 import type { ContractCallArgs, ContractMethod, ContractOutput } from "../../shared/contract.js";
 import type { SwitchyardEvent } from "../../shared/types.js";
+import type { UsageQuotaItem } from "../../shared/apiTypes.js";
 import { formatCount, formatUsd, nearestQuota, quotaUsedPercent } from "../../shared/usageText.js";
-import type { TrayUsage } from "./trayMenu.js";
+import { TRAY_WINDOWS, type TrayUsage, type TrayWindow } from "./trayMenu.js";
 
 /** Traffic re-reads today's use at most this often. */
 export const TRAY_USAGE_REFRESH_MS = 5_000;
@@ -35,11 +36,12 @@ export function createTrayUsageReader(invoke: Invoke, now: () => number): TrayUs
     // A failed read keeps the last one.
     if (!report) return;
     const nearest = quotas ? nearestQuota(quotas.items) : null;
-    const name = connections?.find((c) => c.id === nearest?.connectionId)?.name ?? nearest?.connectionId;
+    const nameOf = (id: string) => connections?.find((c) => c.id === id)?.name ?? id;
     usage = {
       todayTokens: report.totals.inputTokens + report.totals.outputTokens,
       todayCostUsd: report.totals.costUsd,
-      quota: nearest ? { label: `${name} ${nearest.window}`, usedPercent: quotaUsedPercent(nearest) ?? 0, resetAt: nearest.resetAt } : null,
+      quota: nearest ? { label: `${nameOf(nearest.connectionId)} ${nearest.window}`, usedPercent: quotaUsedPercent(nearest) ?? 0, resetAt: nearest.resetAt } : null,
+      windows: quotas ? trayWindows(quotas.items, nameOf) : [],
     };
   }
 
@@ -57,6 +59,35 @@ export function createTrayUsageReader(invoke: Invoke, now: () => number): TrayUs
       timer = null;
     },
   };
+}
+
+/** R21.6: the fullest 5-hour and the fullest weekly window of all accounts (the first of equals), in that order. */
+export function trayWindows(items: readonly UsageQuotaItem[], nameOf: (connectionId: string) => string): TrayWindow[] {
+  const out: TrayWindow[] = [];
+  for (const window of TRAY_WINDOWS) {
+    const fullest = nearestQuota(items.filter((q) => q.window === window && q.usedPercent !== null));
+    if (!fullest) continue;
+    out.push({ window, name: nameOf(fullest.connectionId), usedPercent: fullest.usedPercent!, resetAt: fullest.resetAt, pace: fullest.pace ?? null, seenAt: fullest.seenAt });
+  }
+  return out;
+}
+
+/** R21.7: the notification of a window reaching 80, 95 or 100 % in its period. */
+export function quotaThresholdNotice(event: Extract<SwitchyardEvent, { type: "quota.threshold" }>, name: string): { title: string; body: string } {
+  const what = `${name}'s ${event.window} window`;
+  if (event.percent >= 100) return { title: `${event.window} window used up`, body: `${what} is used up; Switchyard moves its requests to other accounts until it resets.` };
+  return { title: `${event.window} window ${event.percent} % used`, body: `${what} has used ${event.percent} % of this period.` };
+}
+
+/** R21.5/R21.7: the notifications of a billing-crossing episode's start and end. */
+export function billingNotice(event: Extract<SwitchyardEvent, { type: "billing.crossed" | "billing.returned" }>, nameOf: (id: string) => string): { title: string; body: string } {
+  if (event.type === "billing.crossed") {
+    return {
+      title: "Now billed per use",
+      body: `${nameOf(event.fromConnectionId)}'s subscription window is used up: ${event.trafficClass} requests go to ${nameOf(event.toConnectionId)}, which is billed per use.`,
+    };
+  }
+  return { title: "Back on the subscription", body: `${nameOf(event.connectionId)} serves again; requests are back on the subscription.` };
 }
 
 /** The notification of a budget crossing 80 % or 100 % (R18.4). */

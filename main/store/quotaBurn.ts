@@ -96,7 +96,7 @@ export function burnReading(burn: WindowBurn | null, reading: { usedPercent: num
   }
   const b = burn!;
   const level = thresholdOf(b.highWater);
-  const threshold = level > b.notified ? (level as QuotaThreshold) : null;
+  const threshold = level !== 0 && level > b.notified ? level : null;
   if (threshold !== null) b.notified = threshold;
   return { burn: b, newPeriod, charged, threshold };
 }

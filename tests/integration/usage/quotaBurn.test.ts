@@ -47,7 +47,14 @@ function quotaEvents(): typeof events {
   return streamText
     .split("\n\n")
     .filter((f) => f.startsWith("event: quota.threshold\n"))
-    .map((f) => JSON.parse(f.split("\n").find((l) => l.startsWith("data: "))!.slice(6)));
+    .map((f) =>
+      JSON.parse(
+        f
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6),
+      ),
+    );
 }
 
 /** Waits until the stream has carried `count` quota.threshold events (or a little while for none). */

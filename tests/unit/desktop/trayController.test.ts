@@ -167,7 +167,7 @@ describe("tray controller", () => {
     expect(t.item("toggle-model-lockout")).toMatchObject({ enabled: true });
   });
 
-  it("R18.6 shows today's use and the fullest quota window, re-read a few seconds after traffic", async () => {
+  it("R18.6 / R21.6 shows today's use and the 5-hour and weekly windows as bars, re-read a few seconds after traffic, dimmed once stale", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
     try {
       const usage = { tokens: 1_000 };
@@ -183,15 +183,29 @@ describe("tray controller", () => {
         }),
         listQuotas: () => ({
           items: [
-            { connectionId: "c1", provider: "claude", window: "7d", usedPercent: 40, remaining: null, limit: null, resetAt: null, source: "anthropic-unified", seenAt: 0 },
-            { connectionId: "c1", provider: "claude", window: "5h", usedPercent: 91, remaining: null, limit: null, resetAt, source: "anthropic-unified", seenAt: 0 },
+            {
+              connectionId: "c1",
+              provider: "claude",
+              window: "7d",
+              usedPercent: 40,
+              remaining: null,
+              limit: null,
+              resetAt: null,
+              source: "anthropic-unified",
+              seenAt: Date.now(),
+              pace: null,
+            },
+            { connectionId: "c1", provider: "claude", window: "5h", usedPercent: 91, remaining: null, limit: null, resetAt, source: "anthropic-unified", seenAt: Date.now() },
+            { connectionId: "c2", provider: "claude", window: "5h", usedPercent: 20, remaining: null, limit: null, resetAt, source: "anthropic-unified", seenAt: Date.now() },
           ],
         }),
         listConnections: () => [{ id: "c1", name: "Max plan" }],
       });
       await t.controller.start();
       expect(t.item("usage-today").label).toBe("Today: 1.5k tokens · $0.25");
-      expect(t.item("usage-quota").label).toBe("Quota: Max plan 5h 91 % · resets in 1 h");
+      expect(t.item("usage-quota")).toBeUndefined();
+      expect(t.item("usage-window-5h")).toMatchObject({ label: "5h █████████░ 91 % · resets in 1 h · Max plan", enabled: true });
+      expect(t.item("usage-window-7d")).toMatchObject({ label: "7d ████░░░░░░ 40 % · Max plan", enabled: true });
       expect(t.last().tooltip).toContain("\nToday: 1.5k tokens · $0.25");
       expect(t.calls.find(([name]) => name === "getUsage")![1]).toMatchObject({ groupBy: "provider", bucket: "hour" });
 
@@ -204,7 +218,10 @@ describe("tray controller", () => {
       expect(t.calls.filter(([name]) => name === "getUsage")).toHaveLength(2);
       expect(t.item("usage-today").label).toBe("Today: 20.5k tokens · $0.25");
       await vi.advanceTimersByTimeAsync(60_000);
-      expect(t.item("usage-quota").label).toBe("Quota: Max plan 5h 91 % · resets in 59 min");
+      expect(t.item("usage-window-5h").label).toBe("5h █████████░ 91 % · resets in 59 min · Max plan");
+      // Half an hour without a fresh reading: dimmed, with its age.
+      await vi.advanceTimersByTimeAsync(30 * 60_000);
+      expect(t.item("usage-window-5h")).toMatchObject({ label: "5h █████████░ 91 % · resets in 29 min · Max plan · seen 30 min 55 s ago", enabled: false });
       t.controller.dispose();
     } finally {
       vi.useRealTimers();
@@ -220,6 +237,30 @@ describe("tray controller", () => {
     t.emit({ ...base, scope: "connection", name: "Work key", percent: 100 });
     expect(t.effects.notify.mock.calls.at(-1)![0]).toBe("Budget 100 % used");
     expect(t.effects.notify.mock.calls.at(-1)![1]).toMatch(/^Connection "Work key" is over its budget \(\$4\.00 and 1,000 tokens used\): it is skipped until /);
+  });
+
+  it("R21.7 a window at 80/95/100 % and a billing crossing's start and end raise desktop notifications naming the accounts", async () => {
+    const t = setup({
+      listConnections: () => [
+        { id: "c1", name: "Max plan" },
+        { id: "c2", name: "Team key" },
+      ],
+    });
+    await t.controller.start();
+    t.emit({ type: "quota.threshold", connectionId: "c1", window: "5h", percent: 80, at: 1 });
+    await flush();
+    expect(t.effects.notify).toHaveBeenLastCalledWith("5h window 80 % used", "Max plan's 5h window has used 80 % of this period.");
+    t.emit({ type: "quota.threshold", connectionId: "c1", window: "7d", percent: 100, at: 2 });
+    await flush();
+    expect(t.effects.notify).toHaveBeenLastCalledWith("7d window used up", "Max plan's 7d window is used up; Switchyard moves its requests to other accounts until it resets.");
+    t.emit({ type: "billing.crossed", fromConnectionId: "c1", toConnectionId: "c2", trafficClass: "main", at: 3 });
+    await flush();
+    expect(t.effects.notify).toHaveBeenLastCalledWith("Now billed per use", "Max plan's subscription window is used up: main requests go to Team key, which is billed per use.");
+    t.emit({ type: "billing.returned", connectionId: "c1", at: 4 });
+    await flush();
+    expect(t.effects.notify).toHaveBeenLastCalledWith("Back on the subscription", "Max plan serves again; requests are back on the subscription.");
+    expect(t.effects.notify).toHaveBeenCalledTimes(4);
+    t.controller.dispose();
   });
 
   it("R14.1 dispose stops following events", async () => {

@@ -9,6 +9,9 @@ import {
   trayStatusLine,
   trayTooltip,
   trayUsageLines,
+  trayWindowLine,
+  TRAY_WINDOW_STALE_MS,
+  type TrayWindow,
 } from "../../../main/desktop/trayMenu.js";
 
 describe("tray state", () => {
@@ -133,5 +136,49 @@ describe("tray usage lines", () => {
     expect(trayTooltip(trayStateFromBreakers({}), SWITCHES, lines)).toBe(
       "Switchyard — All providers healthy\nToday: 12.3k tokens · $0.42\nQuota: Work key 5h 82 % · resets in 1 h 20 min",
     );
+  });
+});
+
+describe("R21.6 tray window bars", () => {
+  const now = new Date(2026, 11, 3, 12, 0).getTime();
+  const window = (over: Partial<TrayWindow> = {}): TrayWindow => ({
+    window: "5h",
+    name: "Max plan",
+    usedPercent: 62,
+    resetAt: now + 2 * 3_600_000,
+    pace: null,
+    seenAt: now - 60_000,
+    ...over,
+  });
+
+  it("R21.6 the 5-hour and weekly windows are bars with their pace; they replace the single quota line", () => {
+    const usage = {
+      todayTokens: 1_000,
+      todayCostUsd: 0,
+      quota: { label: "Max plan 5h", usedPercent: 62, resetAt: null },
+      windows: [
+        window({ pace: { state: "deficit", runsOutAt: new Date(2026, 11, 3, 15, 40).getTime() } }),
+        window({ window: "7d", usedPercent: 30, resetAt: now + 4 * 86_400_000, pace: { state: "reserve" } }),
+      ],
+    };
+    expect(trayUsageLines(usage, now)).toEqual([
+      { id: "usage-today", label: "Today: 1k tokens · $0.00" },
+      { id: "usage-window-5h", label: "5h ██████░░░░ 62 % · runs out at 15:40 at this pace · Max plan", enabled: true },
+      { id: "usage-window-7d", label: "7d ███░░░░░░░ 30 % · lasts until the reset, with room to spare · Max plan", enabled: true },
+    ]);
+    const template = buildTrayMenuTemplate(trayStateFromBreakers({}), SWITCHES, trayUsageLines(usage, now));
+    expect(template[2]).toMatchObject({ id: "usage-window-5h", enabled: true });
+    const run = vi.fn();
+    for (const item of toNativeMenu(template, run)) item.click?.();
+    expect(run.mock.calls.map(([id]) => id)).not.toContain("usage-window-5h");
+  });
+
+  it(`R21.6 a window not seen for ${TRAY_WINDOW_STALE_MS / 60_000} min is dimmed (disabled) and says how old it is`, () => {
+    expect(trayWindowLine(window({ seenAt: now - TRAY_WINDOW_STALE_MS }), now).enabled).toBe(true);
+    expect(trayWindowLine(window({ seenAt: now - TRAY_WINDOW_STALE_MS - 60_000, pace: { state: "on_pace" } }), now)).toEqual({
+      id: "usage-window-5h",
+      label: "5h ██████░░░░ 62 % · lasts until the reset · Max plan · seen 31 min ago",
+      enabled: false,
+    });
   });
 });

@@ -88,12 +88,36 @@ describe("R21.6 charging a window's rises to sessions", () => {
 
 describe("R21.7 thresholds once per window period", () => {
   it("R21.7 80, 95 and 100 % are each told once per period; a jump over several tells the highest", () => {
-    expect(run([[10, A], [79.9, A], [80, A], [85, B], [95.5, A], [97, A], [100, B], [100, A]]).thresholds).toEqual([80, 95, 100]);
-    expect(run([[10, A], [96, A], [99, A]]).thresholds).toEqual([95]);
+    expect(
+      run([
+        [10, A],
+        [79.9, A],
+        [80, A],
+        [85, B],
+        [95.5, A],
+        [97, A],
+        [100, B],
+        [100, A],
+      ]).thresholds,
+    ).toEqual([80, 95, 100]);
+    expect(
+      run([
+        [10, A],
+        [96, A],
+        [99, A],
+      ]).thresholds,
+    ).toEqual([95]);
     // A baseline already over a threshold is told (nobody told it in this period yet).
     expect(run([[82, A]]).thresholds).toEqual([80]);
     // A new period tells them again.
-    expect(run([[10, A], [81, A], [5, A, RESET + 3_600_000], [84, A, RESET + 3_600_000]]).thresholds).toEqual([80, 80]);
+    expect(
+      run([
+        [10, A],
+        [81, A],
+        [5, A, RESET + 3_600_000],
+        [84, A, RESET + 3_600_000],
+      ]).thresholds,
+    ).toEqual([80, 80]);
   });
 
   it("R21.7 a period resumed after a restart does not repeat the thresholds its stored reading passed", () => {

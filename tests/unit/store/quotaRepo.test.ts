@@ -134,7 +134,8 @@ describe("quota repo (R18.3)", () => {
   it("R21.7 record answers the thresholds a window reached, once per period, also across a restart", () => {
     setUp();
     const who = { session: "a", trafficClass: "main" };
-    const at = (q: typeof h.store.quotas, percent: number) => q.record("c1", "p", [reading("5h", { usedPercent: percent, resetAt: 99_000_000 }), reading("requests", { usedPercent: percent })], 1_000, who);
+    const at = (q: typeof h.store.quotas, percent: number) =>
+      q.record("c1", "p", [reading("5h", { usedPercent: percent, resetAt: 99_000_000 }), reading("requests", { usedPercent: percent })], 1_000, who);
     expect(at(h.store.quotas, 50)).toEqual([]);
     expect(at(h.store.quotas, 81)).toEqual([{ window: "5h", percent: 80 }]);
     expect(at(h.store.quotas, 85)).toEqual([]);
