@@ -238,6 +238,8 @@ export function classifyUpstreamFailure(input: FailureInput, ctx: ClassifyContex
       return classifyTransport(failure);
     case "stream":
       return classifyStream(failure.cause);
+    case "stream_limit":
+      return classifyStreamLimit(input, failure.headers, failure.bodyText, ctx);
     default:
       return unknownFailure(failure);
   }
@@ -260,6 +262,27 @@ function classifyInvalidJson(input: FailureInput, headers: UpstreamHeaders, ctx:
   const verdict = classifyAnswer({ provider: input.provider, model: input.model, status, headers, bodyText: INVALID_JSON_TEXT }, ctx);
   const errorCode: ErrorCode = "upstream_invalid_json";
   return { ...verdict, errorCode, message: "The upstream answered with a body that is not JSON" };
+}
+
+/**
+ * R21.4(d): a limit that ended a 200 stream is the 429 it stands for, with the stream's headers: a
+ * used-up window rests the account as the 429 would; anything else is a rate limit. Errors inside a
+ * stream are out of scope of restatement and rules (R12.2).
+ */
+function classifyStreamLimit(input: FailureInput, headers: UpstreamHeaders, bodyText: string, ctx: ClassifyContext): Verdict {
+  const now = ctx.now ?? Number.NaN;
+  const hint = parseRetryHint(headers, bodyText, now);
+  const detail = (upstreamErrorMessage(bodyText) ?? bodyText).replace(/\s+/g, " ").trim().slice(0, 300);
+  const facts: Facts = {
+    status: 429,
+    hintMs: hint?.ms ?? null,
+    hintSource: hint?.source ?? null,
+    errorCode: upstreamErrorCode(bodyText),
+    message: `upstream stream: ${detail}`,
+    clientRetryAfterMs: hint?.ms ?? null,
+  };
+  const windowed = ctx.now === undefined ? null : classifyWindow(bodyText.toLowerCase(), { headers }, facts, readWindowSignals(headers, bodyText, ctx.now), ctx.now);
+  return windowed ?? classify429(bodyText.toLowerCase(), input.provider, { ...facts, windowsFine: true }, ctx.now);
 }
 
 /** An upstream's error answer (status ≥ 400), with who gave it. */

@@ -31,7 +31,12 @@ export type UpstreamFailure =
   /** D2: a 2xx (`status`) whose body is not JSON; it is classified as the 502 it becomes. */
   | { kind: "invalid_json"; status: number; headers: UpstreamHeaders }
   | TransportFailure
-  | { kind: "stream"; cause: StreamCause; detail: string };
+  | { kind: "stream"; cause: StreamCause; detail: string }
+  /**
+   * R21.4: a 200 stream ended on the account's limit (an error event the relay recognised): its
+   * error body and the stream's response headers, classified as the 429 it stands for.
+   */
+  | { kind: "stream_limit"; headers: UpstreamHeaders; bodyText: string };
 
 /** The attempt deadline passed (R13.6): whatever undici reported, it is this timeout. */
 export const ATTEMPT_TIMED_OUT: TransportFailure = { kind: "transport", cause: "timeout", code: "ETIMEDOUT" };

@@ -34,7 +34,9 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
   switch (outcome.kind) {
     case "failed_after_output": {
       const code: ErrorCode = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
-      client.failAfterOutput(code, `Upstream stream failed after output began: ${outcome.detail}`, outcome.usage);
+      // R21.4: the detail of a used-up window is the upstream's error body; the client reads what happened.
+      const why = outcome.code === "window_exhausted" ? `the account's usage window ran out (${verdict.message})` : outcome.detail;
+      client.failAfterOutput(code, `Upstream stream failed after output began: ${why}`, outcome.usage);
       return "answered";
     }
     case "failed_before_output": {

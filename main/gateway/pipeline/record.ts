@@ -21,7 +21,7 @@ export type { AttemptResult };
  * What each stream failure is to the classifier (R12.1 reasons stream_* / transport / timeout): the
  * attempt deadline mid-stream is the call's timeout, a broken stream a reset connection.
  */
-const STREAM_FAILURE: Record<StreamFailureCode, (detail: string) => UpstreamFailure> = {
+const STREAM_FAILURE: Record<Exclude<StreamFailureCode, "window_exhausted">, (detail: string) => UpstreamFailure> = {
   STREAM_EARLY_EOF: (detail) => ({ kind: "stream", cause: "early_eof", detail }),
   stream_content_stall: (detail) => ({ kind: "stream", cause: "content_stall", detail }),
   stream_idle_timeout: (detail) => ({ kind: "stream", cause: "idle_stall", detail }),
@@ -41,6 +41,8 @@ function failureOf(outcome: AttemptOutcome): UpstreamFailure | null {
       return { kind: "invalid_json", status: outcome.status, headers: outcome.headers };
     case "failed_before_output":
     case "failed_after_output":
+      // R21.4: the limit event's error body, read with the stream's response headers.
+      if (outcome.code === "window_exhausted") return { kind: "stream_limit", headers: outcome.headers ?? {}, bodyText: outcome.detail };
       return STREAM_FAILURE[outcome.code](outcome.detail);
     default:
       return null;
@@ -56,6 +58,8 @@ function failureLine(failure: UpstreamFailure): { status: number | null; bytes: 
       return { status: ERROR_CODES.upstream_invalid_json.status, bytes: Buffer.byteLength(INVALID_JSON_TEXT) };
     case "stream":
       return { status: null, bytes: Buffer.byteLength(failure.detail) };
+    case "stream_limit":
+      return { status: null, bytes: Buffer.byteLength(failure.bodyText) };
     case "transport":
       return { status: null, bytes: 0 };
   }

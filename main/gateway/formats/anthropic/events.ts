@@ -68,3 +68,17 @@ export function isAnthropicToolOrReasoning(evt: UpstreamEvent): boolean {
   const type = asRecord(payload["delta"])?.["type"] ?? asRecord(payload["content_block"])?.["type"];
   return typeof type === "string" && TOOL_OR_REASONING.has(type);
 }
+
+/**
+ * R21.4: an `error` event for a rate limit ends the stream: its error body, for the classifier to
+ * read with the stream's response headers (a unified status `rejected` makes it a used-up window);
+ * null for any other event. Other events cost one comparison.
+ */
+export function anthropicLimitEventBody(evt: UpstreamEvent): string | null {
+  if (evt.event !== undefined && evt.event !== "error") return null;
+  if (!evt.data.includes("rate_limit_error")) return null;
+  const payload = asRecord(parseJson(evt.data));
+  const error = asRecord(payload?.["error"]);
+  if ((asString(payload?.["type"]) ?? evt.event) !== "error" || error?.["type"] !== "rate_limit_error") return null;
+  return JSON.stringify({ type: "error", error });
+}

@@ -63,3 +63,36 @@ export function isResponsesToolOrReasoning(evt: UpstreamEvent): boolean {
   const kind = classifyResponses(evt, payload);
   return kind === "tool" || kind === "reasoning";
 }
+
+const USAGE_LIMIT = "usage_limit_reached";
+const LIMIT_EVENTS = new Set(["response.failed", "response.incomplete", "error"]);
+
+const isUsageLimit = (error: JsonObject | undefined): boolean => error?.["code"] === USAGE_LIMIT || error?.["type"] === USAGE_LIMIT;
+
+/**
+ * R21.4: a stream that ends for the account's usage limit — `response.failed` with error code
+ * `usage_limit_reached`, `response.incomplete` with that reason, or an `error` event saying it —
+ * as the 429 body Codex answers the same limit with, for the classifier; null for any other event.
+ */
+export function responsesLimitEventBody(evt: UpstreamEvent): string | null {
+  if (evt.event !== undefined && !LIMIT_EVENTS.has(evt.event)) return null;
+  if (!evt.data.includes(USAGE_LIMIT)) return null;
+  const payload = asRecord(parseJson(evt.data));
+  const response = asRecord(payload?.["response"]);
+  let error: JsonObject | undefined;
+  switch (typeOf(evt, payload)) {
+    case "response.failed":
+      error = asRecord(response?.["error"]);
+      break;
+    case "response.incomplete":
+      if (asRecord(response?.["incomplete_details"])?.["reason"] === USAGE_LIMIT) error = { code: USAGE_LIMIT, message: "The usage limit has been reached" };
+      break;
+    case "error":
+      error = asRecord(payload?.["error"]) ?? payload;
+      break;
+    default:
+      return null;
+  }
+  if (!error || !isUsageLimit(error)) return null;
+  return JSON.stringify({ error: { type: USAGE_LIMIT, ...error } });
+}

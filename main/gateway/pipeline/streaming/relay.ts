@@ -6,6 +6,8 @@ import { isToolOrReasoningEvent, textDeltaBytes, type OutFrame, type StreamTrans
 import { isRecord } from "../../../../shared/records.js";
 import type { WireFormat } from "../../../../shared/types.js";
 import { createThroughputWatchdog, type ThroughputSettings } from "./throughput.js";
+import { limitEventReader } from "../../formats/limitEvents.js";
+import { isWindowExhaustion } from "../../../engine/subscriptionWindows.js";
 import type { ClientResponse } from "../../context/clientResponse.js";
 import type { UpstreamCall } from "../../context/upstream/call.js";
 import type { ContinuationStitch, StreamTranscript } from "../../context/streamTranscript.js";
@@ -175,8 +177,17 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   const pending: Array<{ event?: string; data: string }> = [];
   const parser = createParser({ onEvent: (evt) => pending.push({ event: evt.event, data: evt.data }) });
   const decoder = new TextDecoder();
+  const readLimitEvent = limitEventReader(opts.upstreamFormat);
+  /** R21.4: the error body of the event that said the account's window ran out, once one did. */
+  let windowExhausted: string | null = null;
   const push = (evt: { event?: string; data: string }) => {
     if (isMalformedData(evt.data)) throw new Error("upstream sent a malformed SSE frame");
+    const limit = readLimitEvent?.(evt) ?? null;
+    if (limit !== null && isWindowExhaustion(call.response.headers, limit)) {
+      // Not relayed: before output the attempt fails over unseen, after it the stream ends with the format's error.
+      windowExhausted = limit;
+      throw new Error("upstream stream ended on a used-up usage window");
+    }
     watchdogs.event(opts.upstreamFormat, evt);
     const frames = translator.push(evt);
     if (frames.some((f) => PROGRESS_KINDS.has(f.kind))) watchdogs.progress();
@@ -197,8 +208,15 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     if (fired) throw new Error(fired);
   } catch (err) {
     if (client.gone) return { kind: "client_gone" };
-    const code: StreamFailureCode = refused ? "stream_continuation_refused" : call.timedOut() ? "stream_attempt_deadline" : (watchdogs.fired() ?? "stream_transport_error");
-    const detail = code === "stream_transport_error" ? String((isRecord(err) ? err["message"] : undefined) ?? err) : code;
+    const code: StreamFailureCode =
+      windowExhausted !== null
+        ? "window_exhausted"
+        : refused
+          ? "stream_continuation_refused"
+          : call.timedOut()
+            ? "stream_attempt_deadline"
+            : (watchdogs.fired() ?? "stream_transport_error");
+    const detail = windowExhausted ?? (code === "stream_transport_error" ? String((isRecord(err) ? err["message"] : undefined) ?? err) : code);
     if (!gate.committed()) return { kind: "failed_before_output", code, detail };
     // Frames gathered from the chunk that held the bad frame still go out before the error event.
     gate.flush();
