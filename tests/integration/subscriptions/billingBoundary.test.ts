@@ -39,7 +39,7 @@ async function turn(text = "carry on with the refactor"): Promise<Response> {
 
 async function lastRow(): Promise<Json> {
   const rows = (await gw.api<Json[]>("GET", "/api/logs?limit=1")).body;
-  return (await gw.api<Json>("GET", `/api/logs/${rows[0]!.id}`)).body;
+  return (await gw.api<Json>("GET", `/api/logs/${rows[0].id}`)).body;
 }
 
 const eventsOf = (type: string): Json[] =>
@@ -61,7 +61,7 @@ async function settle(): Promise<void> {
 }
 
 const meteredCalls = () => sim.requests.filter((r) => r.key === METERED_KEY).length;
-const loginAccount = async () => ((await gw.api<Json[]>("GET", "/api/connections?provider=claude-max")).body.find((c) => c.accountOf === "max") ?? null) as Json | null;
+const loginAccount = async () => ((await gw.api<Json[]>("GET", "/api/connections?provider=claude-max")).body.find((c) => c.accountOf === "max") ?? null);
 
 async function moveClocks(ms: number): Promise<void> {
   await gw.api("POST", "/api/debug/clock", { advanceMs: ms });
