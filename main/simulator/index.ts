@@ -391,6 +391,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return sendJson(res, auth.refusal.status, auth.refusal.body, { "x-sim-label": label, ...auth.refusal.headers });
     }
     const login = auth.kind === "login" ? auth.login : undefined;
+    if (login) entry.login = login.name;
     if (invalidJson) {
       sendJson(res, 400, WRITERS[route.format].error(400, "Request body is not valid JSON (simulated upstream)"));
       return;

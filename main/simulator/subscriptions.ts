@@ -30,7 +30,16 @@
 //   under unified status `rejected`; Responses `response.failed` (error code `usage_limit_reached`) or
 //   `response.incomplete` (reason `usage_limit_reached`), its headers still showing the window as it
 //   stood when the stream began. The window is then exhausted until its reset.
-// A login's token never appears in an answer: `x-sim-key` and the reply text name the login by `name`.
+// A login's token never appears in an answer: `x-sim-key` and the reply text name the login by `name`
+// (recorded requests keep the key, as the vendor received it, and `login`: the name).
+//
+// Control routes (`login` is a login's name or token; answers show only names):
+//   GET  /__sim/subscriptions                      → {now, logins: SubscriptionState[]}
+//   POST /__sim/subscriptions/usage                {login, window: "5h"|"7d", used?, exhaust?, resetInSeconds?}
+//   POST /__sim/subscriptions/stream-exhaustion    {login, afterChunks?, window?, as?: "failed"|"incomplete", times?}
+//   DELETE /__sim/subscriptions/stream-exhaustion[?login=NAME]
+//   GET  /__sim/clock, POST /__sim/clock {advanceMs} | {offsetMs} → {now, offsetMs} (index.ts): the window
+//   clock, shaped like the gateway's /api/debug/clock, so a test moves both past a reset together.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { InvalidFaultError } from "./faults.js";
 import { codexWindowHeaders, SIM_QUOTA, unifiedWindowHeaders, type UnifiedWindow, type WindowStatus } from "./quotaMeters.js";

@@ -108,6 +108,8 @@ export interface SimulatedRequest {
   at: number;
   /** The caller's address as this upstream saw it (the gateway's egress IP, R12.5). */
   remoteAddress?: string;
+  /** The name of the subscription login the key is, when it is one (R21.9): which account served, without the token. */
+  login?: string;
 }
 
 export interface Simulator {

@@ -108,6 +108,7 @@ describe("R21.9 Claude logins", () => {
     expect(bearer.status).toBe(200);
     expect(bearer.json().content[0].text).toBe(REPLY);
     expect(bearer.headers.get("x-sim-key")).toBe("claude-1");
+    expect(sim.requests.at(-1)).toMatchObject({ login: "claude-1", key: CLAUDE });
     const viaKey = await call(sim, "POST", "/v1/messages", { "x-api-key": CLAUDE, "anthropic-version": "2023-06-01" }, messages());
     expect(viaKey.status).toBe(200);
 
