@@ -6,6 +6,7 @@ import { EXPIRED_RETRY_MAX, LOCKOUT_HINT_CAP_MS, type ResilienceSettings } from 
 import { activeCooldownUntil, chooseCooldown, isTerminal, type CooldownChoice } from "./connectionCooldown.js";
 import { resolveLockScope, type LockScope } from "./modelLockout.js";
 import type { Verdict } from "./ports.js";
+import { windowFamilyOf } from "./subscriptionWindows.js";
 
 export type ConnectionAction =
   | { kind: "none" }
@@ -16,6 +17,8 @@ export type ConnectionAction =
 export interface LockAction {
   scope: LockScope;
   reason: string;
+  /** R21.4: the family a per-model window names, used when the provider declares none for the model. */
+  family?: { name: string; prefixes: string[] } | null;
   minimumMs?: number;
   fixedMs?: number;
 }
@@ -71,7 +74,8 @@ export function planFailure(input: FailurePlanInput): FailurePlan {
  */
 function planWindowRest(verdict: Verdict, ms: number, model: string): FailurePlan {
   if (verdict.scope === "model" && model) {
-    return { connection: { kind: "error_only" }, lockout: { scope: "family", reason: verdict.errorCode ?? verdict.reason, fixedMs: ms }, providerCooldownMs: null };
+    const family = verdict.window ? windowFamilyOf(verdict.window.name, model) : null;
+    return { connection: { kind: "error_only" }, lockout: { scope: "family", reason: verdict.errorCode ?? verdict.reason, fixedMs: ms, family }, providerCooldownMs: null };
   }
   return { connection: { kind: "cooldown", choice: { ms, source: "window", level: "reset" } }, lockout: null, providerCooldownMs: null };
 }

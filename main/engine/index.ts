@@ -157,10 +157,13 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       emit({ type: "cooldown.set", connectionId: connection.id, provider: provider.id, until: null, reason: action.status, at: now });
     }
     if (plan.lockout && ctx.model) {
-      const scope = plan.lockout.scope;
+      const base = { provider: provider.id, connectionId: connection.id, model: ctx.model };
+      const declared = lockTargetFor(plan.lockout.scope, base, provider.quotaFamilies);
+      // R21.4: a per-model window locks the family it names when the provider declares none for the model.
+      const target = declared.family === null && plan.lockout.family ? { ...base, family: plan.lockout.family, exact: false } : declared;
       const entry = lockouts.lock(
         {
-          target: lockTargetFor(scope, { provider: provider.id, connectionId: connection.id, model: ctx.model }, provider.quotaFamilies),
+          target,
           reason: plan.lockout.reason,
           escalationWindowMs: profileOf(provider).resetTimeoutMs,
           minimumMs: plan.lockout.minimumMs,

@@ -60,6 +60,18 @@ export function windowLengthMs(name: string): number | null {
   return m ? Number(m[1]) * UNIT_MS[m[2]] : null;
 }
 
+/**
+ * R21.4: the model family a per-model window names (`7d_opus` → opus), as a lock's model prefix:
+ * the model's name up to the family word ("claude-opus-4-5" → "claude-opus"); null when the window
+ * is the account's or the model does not name the family.
+ */
+export function windowFamilyOf(windowName: string, model: string): { name: string; prefixes: string[] } | null {
+  const family = UNIFIED_WINDOW.exec(windowName)?.[3];
+  if (family === undefined) return null;
+  const at = model.toLowerCase().indexOf(family);
+  return at < 0 ? null : { name: family, prefixes: [model.slice(0, at + family.length)] };
+}
+
 interface UnifiedWindowState {
   status: string | null;
   utilization: number | null;

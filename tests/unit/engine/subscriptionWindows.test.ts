@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure } from "../../../main/engine/classifier.js";
 import { passedOverForQuota, RemainingQuota } from "../../../main/engine/quotaCutoff.js";
-import { isWindowExhaustion, readWindowSignals, windowLengthMs, windowRest } from "../../../main/engine/subscriptionWindows.js";
+import { isWindowExhaustion, readWindowSignals, windowFamilyOf, windowLengthMs, windowRest } from "../../../main/engine/subscriptionWindows.js";
 import { connection, failureInput, fail, harness, provider, settingsWith, T0 } from "./fixtures.js";
 
 const HOUR = 3_600_000;
@@ -185,6 +185,18 @@ describe("R21.4(b) the engine rests the account until the reset", () => {
     expect(lock.remainingMs).toBeGreaterThan(2 * DAY - 1_000);
     expect(h.engine.exclusionCheck(oauth, "claude-opus-4-1")(h.store.row("c1"))).toMatchObject({ reason: "model_lockout" });
     expect(h.engine.exclusionCheck(oauth, "claude-sonnet-4")(h.store.row("c1"))).toBeNull();
+  });
+
+  it("R21.4 without a declared quota family, a per-model window locks the family its name says (7d_opus: every claude-opus model)", () => {
+    const bare = provider({ id: "claude", format: "anthropic", category: "oauth" });
+    const h = harness({ connections: [connection({ id: "c1", provider: "claude" })] });
+    const headers = { "anthropic-ratelimit-unified-7d_opus-status": "rejected", "anthropic-ratelimit-unified-7d_opus-reset": epochS(T0 + DAY) };
+    fail(h, { provider: bare, model: "claude-opus-4-5", status: 429, headers, bodyText: RATE_LIMIT_BODY });
+    const check = h.engine.exclusionCheck(bare, "claude-opus-4-1");
+    expect(check(h.store.row("c1"))).toMatchObject({ reason: "model_lockout" });
+    expect(h.engine.exclusionCheck(bare, "claude-sonnet-4-5")(h.store.row("c1"))).toBeNull();
+    expect(windowFamilyOf("7d_opus", "claude-opus-4-5")).toEqual({ name: "opus", prefixes: ["claude-opus"] });
+    expect(windowFamilyOf("5h", "claude-opus-4-5")).toBeNull();
   });
 
   it("R21.4 a bare 429 cools for the R4 backoff only, seconds not hours", () => {
