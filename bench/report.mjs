@@ -61,6 +61,8 @@ export function goalsOf(results) {
         goal(`${scenario} c32 ${lane} lane throughput × chat lane`, caseOf(results, scenario, 32)?.[lane]?.ratio.vsChat ?? null, "≥ 0.9", (v) => v >= 0.9),
       ),
     ),
+    // Issue 34 (R21.1): the client's own login costs the same-format Anthropic lane nothing measurable (the noise is a few %).
+    goal("loginSse c32 login lane throughput × held-key lane", caseOf(results, "loginSse", 32)?.login?.ratio.vsChat ?? null, "≥ 0.95", (v) => v >= 0.95),
   ];
 }
 

@@ -89,7 +89,7 @@ const okGeminiJson = (r) => {
  * wire format must not cost it speed: each lane's throughput is compared with the chat lane's.
  */
 const LANES = {
-  chat: { path: () => "/v1/chat/completions", check: (stream) => (stream ? okSse : okJson) },
+  chat: { path: () => "/v1/chat/completions", check: (stream) => (stream ? okSse : okJson), base: true },
   messages: { path: () => "/v1/messages", headers: { "anthropic-version": "2023-06-01" }, check: (stream) => (stream ? okAnthropicSse : okAnthropicJson) },
   responses: { path: () => "/v1/responses", check: (stream) => (stream ? okResponsesSse : okResponsesJson) },
   gemini: {
@@ -97,6 +97,23 @@ const LANES = {
     check: (stream) => (stream ? okGeminiSse : okGeminiJson),
   },
 };
+
+/**
+ * Issue 34 (R21.1): the Anthropic lane same-format to an Anthropic upstream, once on a held key and
+ * once with the client's own login on a client-login connection: a login must cost nothing measurable.
+ */
+const LOGIN_LANES = {
+  held: { path: () => "/v1/messages", model: "simA/m", headers: { "anthropic-version": "2023-06-01" }, check: (stream) => (stream ? okAnthropicSse : okAnthropicJson), base: true },
+  login: {
+    path: () => "/v1/messages",
+    model: "simL/m",
+    headers: { "anthropic-version": "2023-06-01", "anthropic-beta": "oauth-2025-04-20", authorization: "Bearer sk-ant-oat01-bench-login" },
+    check: (stream) => (stream ? okAnthropicSse : okAnthropicJson),
+  },
+};
+
+/** The lanes a scenario measures: the four client formats, or the Anthropic lane held against login. */
+const laneSet = (scenario) => (scenario.lanes.set === "login" ? LOGIN_LANES : LANES);
 
 /** Load scenarios: one request shape, measured at each of its concurrencies. */
 const SCENARIOS = {
@@ -144,6 +161,14 @@ const SCENARIOS = {
     check: okSse,
     lanes: { stream: true },
   },
+  loginSse: {
+    title: "SSE, agent-sized, Anthropic to Anthropic: a held key, then the client's own login",
+    path: "/v1/messages",
+    body: () => agentLanes({ model: "simA/m", stream: true }).messages,
+    extraHeaders: { "anthropic-version": "2023-06-01" },
+    check: okAnthropicSse,
+    lanes: { stream: true, set: "login" },
+  },
   // Routing, admission and affinity on: a combo of three gated connections, a queue, session pins.
   features: {
     title: "JSON chat via a combo of 3, gates, queue, affinity",
@@ -160,7 +185,7 @@ const EXTRA = ["stream", "streams500", "selection", "admission", "usage", "repla
 function readConfig() {
   const names = [
     ...new Set(
-      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,lanes,lanesSse,features,stream,streams500,selection,admission,usage,replay")
+      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,lanes,lanesSse,loginSse,features,stream,streams500,selection,admission,usage,replay")
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean),
@@ -182,6 +207,7 @@ function readConfig() {
       claude: other,
       lanes: other,
       lanesSse: other,
+      loginSse: other,
       features: listEnv("BENCH_FEATURES_CONCURRENCY", "32,256"),
     },
     durationS: intEnv("BENCH_DURATION_S", 3, 1),
@@ -261,6 +287,9 @@ async function configureSwitchyard(base, sim) {
   await admin(base, "POST", "/api/connections", { provider: "sim", apiKey: "k" });
   await admin(base, "POST", "/api/providers", { id: "simA", format: "anthropic", baseUrl: sim.url, category: "apikey", models: ["m"] });
   await admin(base, "POST", "/api/connections", { provider: "simA", apiKey: "k" });
+  // R21.1: the same upstream through a client-login connection (each request brings its login).
+  await admin(base, "POST", "/api/providers", { id: "simL", format: "anthropic", baseUrl: sim.url, category: "oauth", models: ["m"] });
+  await admin(base, "POST", "/api/connections", { provider: "simL", name: "bench login", credential: "client" });
   // Switchyard appends /responses to a Responses baseUrl, as it appends /chat/completions for sim.
   await admin(base, "POST", "/api/providers", { id: "simR", format: "openai-responses", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["m"] });
   await admin(base, "POST", "/api/connections", { provider: "simR", apiKey: "k" });
@@ -354,12 +383,13 @@ function requestFor(scenario, cfg, line) {
 }
 
 /** One lane's request (issue 33): its format's body, path and headers. */
-function laneRequest(lane, stream) {
-  const body = JSON.stringify(agentLanes({ model: "sim/m", stream })[lane]);
+function laneRequest(lanes, lane, stream) {
+  const spec = lanes[lane];
+  const body = JSON.stringify(spec.model ? agentLanes({ model: spec.model, stream }).messages : agentLanes({ model: "sim/m", stream })[lane]);
   return {
-    path: LANES[lane].path(stream),
+    path: spec.path(stream),
     body,
-    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...(LANES[lane].headers ?? {}) },
+    headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...(spec.headers ?? {}) },
   };
 }
 
@@ -367,12 +397,13 @@ function laneRequest(lane, stream) {
 function laneLines(scenario, targets) {
   const lines = [{ key: "floor", target: "floor", req: null }];
   for (const build of targets.compare ? ["switchyard", "compare"] : ["switchyard"]) {
-    for (const lane of Object.keys(LANES)) {
+    const lanes = laneSet(scenario);
+    for (const lane of Object.keys(lanes)) {
       lines.push({
         key: build === "switchyard" ? lane : `${build} ${lane}`,
         target: build,
-        req: laneRequest(lane, scenario.lanes.stream),
-        check: LANES[lane].check(scenario.lanes.stream),
+        req: laneRequest(lanes, lane, scenario.lanes.stream),
+        check: lanes[lane].check(scenario.lanes.stream),
       });
     }
   }
@@ -490,7 +521,8 @@ function addRedisRatio(lines) {
  * compare build's (each round's ratio of the two, whose floor run cancels out; the median over the
  * rounds, as for every ratio to the floor).
  */
-function addLaneRatios(lines) {
+function addLaneRatios(lines, lanes) {
+  const baseLane = Object.keys(lanes).find((lane) => lanes[lane].base);
   const vs = (a, b) => (a && b ? median(a.roundRatios.map((r, i) => ratio(r, b.roundRatios[i]))) : null);
   // The CPU of one request of `b` over one of `a`, round by round: less moved by other work on the machine than throughput.
   const cpuVs = (a, b) => (a && b ? median(a.roundCpuMsPerRequest.map((cpu, i) => ratio(b.roundCpuMsPerRequest[i], cpu))) : null);
@@ -498,11 +530,11 @@ function addLaneRatios(lines) {
     line.ratio.vsChat = vs(line, chat);
     line.ratio.cpuVsChat = cpuVs(line, chat);
   };
-  for (const lane of Object.keys(LANES)) {
-    if (lines[lane]) both(lines[lane], lines.chat);
+  for (const lane of Object.keys(lanes)) {
+    if (lines[lane]) both(lines[lane], lines[baseLane]);
     const old = lines[`compare ${lane}`];
     if (old) {
-      both(old, lines["compare chat"]);
+      both(old, lines[`compare ${baseLane}`]);
       lines[lane].ratio.vsCompare = vs(lines[lane], old);
       lines[lane].ratio.cpuVsCompare = cpuVs(lines[lane], old);
     }
@@ -537,7 +569,7 @@ async function measureHttp(cfg, results) {
       process.stdout.write(`bench: ${name} at concurrency ${c}…\n`);
       const measured = await measureCase(gen, lines, c, cfg, targets);
       addRedisRatio(measured);
-      if (SCENARIOS[name].lanes) addLaneRatios(measured);
+      if (SCENARIOS[name].lanes) addLaneRatios(measured, laneSet(SCENARIOS[name]));
       results.cases.push({ scenario: name, title: SCENARIOS[name].title, concurrency: c, requestBytes: Buffer.byteLength(lines[0].req.body), lines: measured });
     }
   }

@@ -6,6 +6,24 @@ import { createHash } from "node:crypto";
 import type { Connection, WireFormat } from "../../../shared/types.js";
 import type { LoginParts } from "../formats/login.js";
 
+/**
+ * Digests of the logins seen lately: an agent sends the same login on every request, and hashing it
+ * each time showed in the login lane's profile. Bounded; the digest is no secret, the key is (it
+ * lives in this process only, like the request that carried it).
+ */
+const DIGESTS = new Map<string, string>();
+const DIGESTS_MAX = 256;
+
+function digestOf(credential: string): string {
+  let hex = DIGESTS.get(credential);
+  if (hex === undefined) {
+    hex = createHash("sha256").update(credential).digest("hex");
+    if (DIGESTS.size >= DIGESTS_MAX) DIGESTS.clear();
+    DIGESTS.set(credential, hex);
+  }
+  return hex;
+}
+
 /** Hex digits of the digest in an account's id, and in its name. */
 const ID_HEX = 12;
 const NAME_HEX = 6;
@@ -36,7 +54,7 @@ export class ClientLogin {
 
   /** SHA-256 of the credential, hex: the login's only name. Made on first use (most requests never need it). */
   get digest(): string {
-    return (this.hash ??= createHash("sha256").update(this.parts.credential).digest("hex"));
+    return (this.hash ??= digestOf(this.parts.credential));
   }
 
   /** The id of this login's account under a client-login connection. */
@@ -56,6 +74,18 @@ export class ClientLogin {
  * name and runtime (cooldowns, lockouts, windows are the login's alone).
  */
 export function accountView(template: Connection, account: Connection): Connection {
+  // Both rows keep their identity until a write changes either (the store's read cache), so the
+  // view is made once per pair, not once per request.
+  const memo = VIEWS.get(account);
+  if (memo?.template === template) return memo.view;
+  const view = makeView(template, account);
+  VIEWS.set(account, { template, view });
+  return view;
+}
+
+const VIEWS = new WeakMap<Connection, { template: Connection; view: Connection }>();
+
+function makeView(template: Connection, account: Connection): Connection {
   return {
     ...template,
     id: account.id,
