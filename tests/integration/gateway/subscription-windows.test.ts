@@ -12,7 +12,8 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
 type Mode =
-  | { kind: "ok" }
+  /** A good answer; with `utilization`, its unified headers say the 5-hour window is that used (0..1). */
+  | { kind: "ok"; utilization?: number; resetAt?: number }
   /** Anthropic 429, unified status rejected, the 5-hour window resetting at `resetAt`. */
   | { kind: "unified_rejected"; resetAt: number }
   /** A 429 whose window headers show the windows fine, with a usage-limit text (R21.4(c)). */
@@ -34,12 +35,12 @@ interface FakeUpstream {
 
 const epochS = (ms: number) => String(Math.floor(ms / 1_000));
 
-function unifiedHeaders(status: "allowed" | "rejected", resetAt: number): Record<string, string> {
+function unifiedHeaders(status: "allowed" | "allowed_warning" | "rejected", resetAt: number, utilization = status === "rejected" ? 1 : 0.2): Record<string, string> {
   return {
     "anthropic-ratelimit-unified-status": status,
     "anthropic-ratelimit-unified-reset": epochS(resetAt),
     "anthropic-ratelimit-unified-representative-claim": "five_hour",
-    "anthropic-ratelimit-unified-5h-utilization": status === "rejected" ? "1.0" : "0.2",
+    "anthropic-ratelimit-unified-5h-utilization": String(utilization),
     "anthropic-ratelimit-unified-5h-reset": epochS(resetAt),
     "anthropic-ratelimit-unified-5h-status": status,
     "anthropic-ratelimit-unified-7d-utilization": "0.3",
@@ -148,7 +149,11 @@ async function startFakeUpstream(): Promise<FakeUpstream> {
           return responsesStream(res, key, "limit");
         case "ok":
           if (body["stream"] === true) return responses ? responsesStream(res, key, "done") : anthropicStream(res, key, unifiedHeaders("allowed", Date.now() + 2 * HOUR), "done");
-          return json(200, responses ? responsesMessage(key) : anthropicMessage(key));
+          return json(
+            200,
+            responses ? responsesMessage(key) : anthropicMessage(key),
+            mode.utilization === undefined ? {} : unifiedHeaders(mode.utilization >= 0.8 ? "allowed_warning" : "allowed", mode.resetAt ?? Date.now() + 2 * HOUR, mode.utilization),
+          );
       }
     })();
   });
@@ -303,5 +308,24 @@ describe("R21.4 windows route, through the gateway", () => {
     expect(up.seen).toEqual(["so-a"]);
     const cooling = await cooldownOf("so-c1");
     expect(cooling!.remainingMs).toBeGreaterThan(2 * HOUR - 2 * MINUTE);
+  });
+
+  it("R21.4 quotaPreflightCutoff reads the windows: an account at or above (100 − cutoffPercent) % of its 5-hour window is passed over while a sibling has more", async () => {
+    await addAccounts("cut", "anthropic", ["cut-a", "cut-b"]);
+    const on = await gw.api("PATCH", "/api/resilience", { quotaPreflightCutoff: { enabled: true, cutoffPercent: 10 } });
+    expect(on.status, on.text).toBe(200);
+    try {
+      // Resets on the engine's clock, which an earlier test moved ahead.
+      const resetAt = (await engineNow()) + 2 * HOUR;
+      up.modes.set("cut-a", { kind: "ok", utilization: 0.93, resetAt });
+      up.modes.set("cut-b", { kind: "ok", utilization: 0.2, resetAt });
+      expect((await messages("cut")).body.content[0].text).toBe("hello from cut-a");
+      up.seen.length = 0;
+      const next = await messages("cut");
+      expect(next.body.content[0].text).toBe("hello from cut-b");
+      expect(up.seen).toEqual(["cut-b"]);
+    } finally {
+      await gw.api("PATCH", "/api/resilience", { quotaPreflightCutoff: { enabled: false } });
+    }
   });
 });
