@@ -1,5 +1,5 @@
-// Connect your tools (issues 14, 22, 35): for each coding agent first the `switchyard run` line that
-// starts it pointed here, then the exact lines for Claude Code, Codex CLI, Gemini CLI, opencode, Qwen
+// Connect your tools (issues 14, 22, 35; R21.8): for each coding agent first the `switchyard run` line that
+// starts it pointed here, "use your subscription" for Claude Code and Codex logged in with a plan, then the exact lines for Claude Code, Codex CLI, Gemini CLI, opencode, Qwen
 // Code, pi, aider, other OpenAI-compatible tools and the SDKs, filled with this instance's address, each
 // with a copy button; a key minted right here when the instance requires one; and, live, the last request
 // seen from each kind of client, so the user sees the moment their tool is connected.
@@ -19,6 +19,7 @@ import { useNow } from "../../useNow.js";
 import { useClientActivity, watchClientActivity } from "./clientActivity.js";
 import { ProviderCheckPanel } from "./ProviderCheckPanel.js";
 import { buildSnippets, CLIENT_LABELS } from "./snippets.js";
+import { SubscriptionSection } from "./SubscriptionSection.js";
 
 const KINDS = keysOf(CLIENT_LABELS);
 
@@ -59,7 +60,8 @@ export function ConnectPage() {
   const [key, setKey] = useState<string | null>(null);
   const chosen = model || models[0] || "provider/model";
   const small = smallModel || chosen;
-  const snippets = buildSnippets({ url, model: chosen, smallModel: small, key: requireKey ? (key ?? "<your Switchyard key>") : null });
+  const clientKey = requireKey ? (key ?? "<your Switchyard key>") : null;
+  const snippets = buildSnippets({ url, model: chosen, smallModel: small, key: clientKey });
   const { items, error } = useClientActivity();
   const seen = new Map(items.map((i) => [i.kind, i]));
   const modelOptions = (models.length ? models : [chosen]).map((m) => ({ value: m, label: m }));
@@ -84,6 +86,7 @@ export function ConnectPage() {
       </section>
       <ProviderCheckPanel model={chosen} />
       <ActivityTable items={items} error={error} />
+      <SubscriptionSection url={url} clientKey={clientKey} />
       {snippets.map((s) => (
         <section key={s.title} className="card" aria-labelledby={`snippet-${s.kind}`}>
           <div className="card-header">

@@ -36,13 +36,14 @@ const CLI_DEFAULT_URL = "http://127.0.0.1:8642";
 const sh = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /**
- * `switchyard run <agent> [--url …] -- <the agent's own model option>`: --url only where the
+ * `switchyard run <agent> [--url …] [-- <the agent's own options>]`: --url only where the
  * instance is not at the CLI's default address (the CLI also finds the running instance itself), and
  * the key in front where the instance requires one.
  */
 export function runLine(agent: string, url: string, agentArgs: string[], key: string | null): string {
   const target = url === CLI_DEFAULT_URL ? "" : ` --url ${sh(url)}`;
-  return `${key === null ? "" : `SWITCHYARD_API_KEY=${sh(key)} `}switchyard run ${agent}${target} -- ${agentArgs.map(sh).join(" ")}`;
+  const own = agentArgs.length > 0 ? ` -- ${agentArgs.map(sh).join(" ")}` : "";
+  return `${key === null ? "" : `SWITCHYARD_API_KEY=${sh(key)} `}switchyard run ${agent}${target}${own}`;
 }
 
 /** Any non-empty value passes when the instance does not require a client key. */
