@@ -4,7 +4,7 @@
 // exported or shown). Each distinct login is an account of its own: `<connection>~<12 hex>`.
 import { createHash } from "node:crypto";
 import type { Connection, WireFormat } from "../../../shared/types.js";
-import type { LoginParts } from "../formats/login.js";
+import type { LoginParts } from "../formats/adapter.js";
 
 /**
  * Digests of the logins seen lately: an agent sends the same login on every request, and hashing it

@@ -10,7 +10,6 @@ import type { HubRequest, HubResponse, HubStreamEvent, HubUsage, ReasoningOrigin
 import type { FrameKind, OutFrame, TranslateContext, UpstreamEvent } from "./types.js";
 import type { IssuedHere, Stripped } from "./reasoningArtifacts.js";
 import type { DroppedFields, JsonObject } from "./values.js";
-import type { LoginShape } from "./login.js";
 
 /** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
 export type ClientHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -49,6 +48,28 @@ export interface ContinuationText {
   withText(frame: OutFrame, text: string): OutFrame;
   /** The client's request with `text` as the assistant's unfinished answer (the prefill a continuation sends). */
   withPrefix(body: Record<string, unknown>, text: string): Record<string, unknown>;
+}
+
+/** R21.1: the login as the request carries it (login.ts reads it): the headers to send upstream, and the credential itself. */
+export interface LoginParts {
+  /** Header name (lower-case) → value, exactly as the client sent them. */
+  headers: Record<string, string>;
+  /** The credential alone (a Bearer token without its scheme, a key), which names the login by its digest. */
+  credential: string;
+  /** An OAuth or ChatGPT-plan login (R21.5: a subscription account), not a metered API key. */
+  subscription: boolean;
+}
+
+/** R21.1: where a format carries the client's own login. */
+export interface LoginShape {
+  /** Credential headers in the order they are looked for; `authorization` must say Bearer. */
+  credentialHeaders: readonly string[];
+  /** Headers that travel with the credential when present. */
+  companions: readonly string[];
+  /** Gemini's `?key=`: a credential the query carries, sent upstream as this header. */
+  queryKeyHeader?: string;
+  /** Whether the credential found (under `header`) is a subscription login. */
+  subscription(header: string, credential: string, companions: Record<string, string>): boolean;
 }
 
 /** What a client speaks to us: its routes, shape check, hub conversion, answers and errors. */

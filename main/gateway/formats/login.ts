@@ -3,7 +3,7 @@
 // `chatgpt-account-id`); the client half says whether such a login is a subscription (OAuth or a
 // ChatGPT plan). What is read here is sent upstream exactly as the client sent it, to a
 // client-login connection of the same format only; nothing else of the request is read.
-import { firstHeader, type ClientHeaders } from "./adapter.js";
+import { firstHeader, type ClientHeaders, type LoginParts, type LoginShape } from "./adapter.js";
 
 /** OpenAI's formats: a Bearer key, or (Codex on a ChatGPT plan) the plan's token with its account id. */
 export const OPENAI_LOGIN: LoginShape = {
@@ -11,27 +11,6 @@ export const OPENAI_LOGIN: LoginShape = {
   companions: ["chatgpt-account-id"],
   subscription: (_header, _credential, companions) => companions["chatgpt-account-id"] !== undefined,
 };
-
-/** The login as the request carries it: the headers to send upstream, and the credential itself. */
-export interface LoginParts {
-  /** Header name (lower-case) → value, exactly as the client sent them. */
-  headers: Record<string, string>;
-  /** The credential alone (a Bearer token without its scheme, a key), which names the login by its digest. */
-  credential: string;
-  /** An OAuth or ChatGPT-plan login (R21.5: a subscription account), not a metered API key. */
-  subscription: boolean;
-}
-
-export interface LoginShape {
-  /** Credential headers in the order they are looked for; `authorization` must say Bearer. */
-  credentialHeaders: readonly string[];
-  /** Headers that travel with the credential when present. */
-  companions: readonly string[];
-  /** Gemini's `?key=`: a credential the query carries, sent upstream as this header. */
-  queryKeyHeader?: string;
-  /** Whether the credential found (under `header`) is a subscription login. */
-  subscription(header: string, credential: string, companions: Record<string, string>): boolean;
-}
 
 /** The login a request carries in this shape, or null; `notLogin` is a value that is Switchyard's own key. */
 export function readLogin(shape: LoginShape, headers: ClientHeaders, query: string, notLogin: (value: string) => boolean): LoginParts | null {
