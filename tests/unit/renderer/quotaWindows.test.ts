@@ -1,7 +1,7 @@
 // R21.6: the words of a window on the Usage page: its share, its reset, its pace; and a session's share.
 import { describe, expect, it } from "vitest";
 import type { UsageQuotaItem } from "../../../shared/apiTypes.js";
-import { quotaText, sessionName, sessionText } from "../../../renderer/src/pages/usage/QuotaMeters.js";
+import { quotaText, sessionName, sessionText } from "../../../renderer/src/pages/usage/quotaWords.js";
 
 const now = new Date(2026, 11, 3, 12, 0).getTime();
 const item = (over: Partial<UsageQuotaItem> = {}): UsageQuotaItem => ({
