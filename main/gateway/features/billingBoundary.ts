@@ -116,8 +116,9 @@ export function billingBoundaryFeature(deps: BillingBoundaryDeps): RequestFeatur
       if (!window) return null;
       let state = ctx.get(STATE);
       if (!state) ctx.set(STATE, (state = { failed: [], waited: false }));
-      const hint = result.kind === "failure" ? result.verdict.retryHintMs : null;
-      state.failed.push({ connectionId: connection.id, resetAt: hint !== null ? deps.clock.now() + hint : window.resetAt });
+      // The rest the engine gave the account ends at the reset, on the engine's clock; a stated reset is the fallback.
+      const restMs = result.kind === "failure" ? result.verdict.cooldownMs : null;
+      state.failed.push({ connectionId: connection.id, resetAt: restMs !== null ? deps.clock.now() + restMs : window.resetAt });
       return null;
     },
   };
