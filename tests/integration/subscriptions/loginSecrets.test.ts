@@ -60,7 +60,7 @@ beforeAll(async () => {
     ],
     apiKeys: [METERED],
   });
-  const env = { ...process.env, SWITCHYARD_LOG_LEVEL: "debug" };
+  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_LOG_LEVEL: "debug" };
   delete env.SWITCHYARD_ADMIN_TOKEN;
   child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--home", home], { env, stdio: ["ignore", "pipe", "pipe"] });
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
