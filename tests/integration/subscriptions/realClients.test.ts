@@ -9,9 +9,12 @@
 //     the traffic is back on the subscription.
 import { createHash, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
+import { clientBin } from "../../clients/locate.js";
 import { makeTempDir, type ClientRun } from "../../fixtures/clients/clientProcess.js";
+import { baseEnv, runCli } from "../cli/agentHarness.js";
 import { startGateway, startSim, type TestGateway } from "../harness.js";
 import {
   CLAUDE_LOGIN,
@@ -163,6 +166,27 @@ describe("R21.8 use your subscription with the real clients: (a) the login is se
     },
   );
 
+  it("R21.8 R23.2 `switchyard run claude` and `switchyard run codex` keep each login and are answered on it", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const claudeHome = temp("run-claude");
+    claudeMaxHome(claudeHome);
+    const claudeEnv = baseEnv(claudeHome, { SWITCHYARD_URL: gw.url });
+    claudeEnv.PATH = `${path.dirname(clientBin("claude"))}${path.delimiter}${claudeEnv.PATH}`;
+    const claude = await runCli(["run", "claude", "--", "-p", "Say hello"], { cwd: temp("run-claude-cwd"), env: claudeEnv });
+    expect(claude.code, describeRun(claude)).toBe(0);
+    expect(claude.stdout, describeRun(claude)).toContain(`Hello from vendor (login ${CLAUDE_NAME})`);
+
+    // No config.toml: run gives Codex the provider block for this process only (-c), here the ChatGPT backend's path.
+    const codexHome = temp("run-codex");
+    codexChatgptHome(codexHome, "");
+    rmSync(path.join(codexHome, ".codex", "config.toml"));
+    const codexEnv = baseEnv(codexHome, { SWITCHYARD_URL: gw.url, SWITCHYARD_AGENT_BIN_CODEX: clientBin("codex") });
+    const from = sim.requests.length;
+    const codex = await runCli(["run", "codex", "--", "exec", "--skip-git-repo-check", "-m", CODEX_MODEL, "Say hello"], { cwd: temp("run-codex-cwd"), env: codexEnv });
+    expect(codex.code, describeRun(codex)).toBe(0);
+    expect(codex.stdout, describeRun(codex)).toContain(`Hello from vendor (login ${CODEX_NAME})`);
+    expect(generations(from).map((r) => r.path)).toContain("/backend-api/codex/responses");
+  });
+
   it("R21.8 R21.1 neither login is in Switchyard's log rows, API answers, export, /metrics or data folder", async () => {
     const logs = (await gw.api<Json[]>("GET", "/api/logs?limit=200")).body;
     const details = await Promise.all(logs.slice(0, 50).map(async (r) => JSON.stringify((await gw.api("GET", `/api/logs/${r.id}`)).body)));
@@ -218,7 +242,8 @@ const SESSIONS: SessionCase[] = [
     connection: "max",
     metered: "team-key",
     meteredKey: METERED_ANTHROPIC_KEY,
-    limitMessage: /limit/i,
+    // What Claude Code prints for Anthropic's own 429 with the unified status rejected (measured against the simulator).
+    limitMessage: /hit your 5-hour limit · resets/,
     start() {
       const home = temp("claude-session");
       claudeMaxHome(home);
