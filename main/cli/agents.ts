@@ -60,8 +60,8 @@ export interface AgentRecord {
   connect(ctx: ConnectContext): Promise<ConfigEdit[]>;
   /** Every file `connect` may have written (where `--undo` looks for backups). */
   configFiles(env: NodeJS.ProcessEnv): string[];
-  /** What the user should know after `connect` (its traps), if anything. */
-  note?: string;
+  /** What the user should know after `connect` (its traps), if anything; it may depend on the agent's login. */
+  note?: string | ((env: NodeJS.ProcessEnv) => string | undefined);
 }
 
 const homeOf = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
@@ -219,6 +219,10 @@ const codex: AgentRecord = {
     return Promise.resolve([{ file, edit: (text) => setTomlProvider(text, PROVIDER_ID, lines) }]);
   },
   configFiles: (env) => [path.join(codexHome(env), "config.toml")],
+  note: (env) =>
+    codexLogin(env) === "chatgpt"
+      ? "Codex is logged in with ChatGPT: it now sends its login to Switchyard on ChatGPT's Codex backend paths (/backend-api/codex), which a provider at https://chatgpt.com/backend-api/codex with a client-login connection serves (Connect page: Use your subscription)."
+      : undefined,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ export async function connectAgent(name: AgentName, gateway: Gateway, env: NodeJ
     writeAtomically(file, next);
     written.push({ file, backup: existsSync(backup) ? backup : null });
   }
-  return { written, note: agent.note };
+  return { written, note: typeof agent.note === "function" ? agent.note(env) : agent.note };
 }
 
 export interface UndoResult {

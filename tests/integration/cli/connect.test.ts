@@ -214,7 +214,8 @@ describe("switchyard connect / --undo (R23.2)", () => {
       const auth = { auth_mode: "chatgpt", OPENAI_API_KEY: null, tokens: { id_token: jwt, access_token: jwt, refresh_token: "rt", account_id: "acct-fake" } };
       writeFileSync(path.join(home, ".codex", "auth.json"), JSON.stringify(auth), { mode: 0o600 });
       const before = snapshot(home);
-      await connect("codex", home);
+      const out = await connect("codex", home);
+      expect(out).toContain("Note: Codex is logged in with ChatGPT: it now sends its login to Switchyard on ChatGPT's Codex backend paths (/backend-api/codex)");
       const toml = read(home, ".codex/config.toml");
       expect(toml).toMatch(/^model_provider = "switchyard"$/m);
       const block = toml.slice(toml.indexOf("[model_providers.switchyard]"));
