@@ -8,6 +8,8 @@ import type { BillingBoundaryChoice } from "../../shared/resilienceSettings.js";
 export interface PassedWindow {
   connectionId: string;
   resetAt: number | null;
+  /** The window's name ("5h", "7d"…), when the failure named it. */
+  window?: string;
 }
 
 export type BoundaryDecision =

@@ -82,14 +82,18 @@ function loginOf(payload: Record<string, unknown>): string {
 }
 
 /**
- * R21.9: a 200 stream that runs into the account's usage limit: the opening frames, `afterChunks`
- * content deltas (the content's own opening frames only when some are sent), then the limit.
+ * R21.9: a 200 stream that runs into the account's usage limit: the message's opening frames,
+ * `afterChunks` content deltas (the thinking and the content's own opening frames only when some
+ * are sent: with none, the limit comes before any output, as the vendor reports it), then the limit.
  */
 function cutStream(format: WireFormat, ctx: ReplyContext, cut: StreamCut): string {
   const plan = WRITERS[format].stream(ctx, false);
+  // The message's own opening frames: the head without the thinking a request that asks for it gets there.
+  const opening = WRITERS[format].stream(ctx, true).head;
+  const thinking = plan.head.slice(opening.length);
   const sent = Math.min(cut.afterChunks, plan.content.length);
   const end = format === "anthropic" ? anthropicErrorEvent(429, USAGE_LIMIT_MESSAGE) : usageLimitEnd(ctx, cut.as, USAGE_LIMIT_MESSAGE);
-  return renderFrames([...plan.head, ...(sent > 0 ? [...plan.open, ...plan.content.slice(0, sent)] : []), end]);
+  return renderFrames([...plan.head.slice(0, opening.length), ...(sent > 0 ? [...thinking, ...plan.open, ...plan.content.slice(0, sent)] : []), end]);
 }
 
 function looksLikeJson(text: string): boolean {

@@ -274,7 +274,15 @@ export class ClientResponse {
     const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
     if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
     if (err.noRetry) headers["x-should-retry"] = "false";
-    const extra = retryFields(err, this.opts.clock.now(), retryAfterSeconds);
+    const now = this.opts.clock.now();
+    let extra = retryFields(err, now, retryAfterSeconds);
+    // R21.5: a used-up window in the vendor's own words (Claude Code's unified headers, Codex's usage_limit_reached).
+    const windowAnswer =
+      err.window && retryAfterSeconds !== null ? clientHalf(this.opts.format).windowExhausted?.(err.window.name, now + retryAfterSeconds * 1000, now) : undefined;
+    if (windowAnswer) {
+      Object.assign(headers, windowAnswer.headers);
+      extra = { ...extra, ...windowAnswer.extra };
+    }
     this.endWhole(err.status, headers, JSON.stringify(errorBody(this.opts.format, err.status, err.code, err.message, extra, retryAfterSeconds)));
     this.finish(err.status, err.code);
   }

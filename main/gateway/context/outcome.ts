@@ -20,6 +20,11 @@ export interface FinalError {
   noRetry: boolean;
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /**
+   * R21.5: a used-up subscription window (its name when known, "" otherwise): the answer says so in
+   * the words the client's vendor uses (clientHalf.windowExhausted), so the agent tells its user.
+   */
+  window?: { name: string };
 }
 
 const TIMER_REASONS = new Set(["model_lockout", "circuit_open", "provider_cooldown", "unavailable", "budget"]);
@@ -146,7 +151,7 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
   const retryAfterMs = rateLimited || verdict.status >= 500 ? (verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? verdict.retryHintMs) : null;
   const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
   // R21.4: a used-up subscription window says so, with the wait until its reset.
-  if (verdict.window) return { status: 429, code: "window_exhausted", message: verdict.message, retryAfterMs, noRetry: false };
+  if (verdict.window) return { status: 429, code: "window_exhausted", message: verdict.message, retryAfterMs, noRetry: false, window: { name: verdict.window.name } };
   return {
     status: verdict.status,
     code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : CODE_BY_REASON[verdict.reason],
@@ -155,4 +160,3 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
     noRetry,
   };
 }
-

@@ -41,9 +41,9 @@ export function resolveDirect(name: string, providers: Provider[]): Target[] {
   // A bare name (or one whose prefix is not a provider, such as "anthropic/claude-x" on a router):
   // every provider that lists it, lower priority first (R1.3), ties in provider order (creation).
   // The rest stay behind the first for failover. Resolutions are memoised (plan.ts): no sort per request.
-  const listing = providers.filter((p) => p.models.includes(name));
-  // R21.10: a name no list names goes to the providers that serve logins (Claude Code's small-fast model).
-  const serving = listing.length > 0 ? listing : providers.filter((p) => p.servesLogins === true);
+  // R21.10: the providers that serve logins take any name (Claude Code's small-fast model among them),
+  // beside the providers that list it, in priority order; a request without a login skips them.
+  const serving = providers.filter((p) => p.models.includes(name) || p.servesLogins === true);
   return byPriority(serving).map((provider) => ({ provider, model: name }));
 }
 

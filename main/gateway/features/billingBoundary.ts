@@ -86,6 +86,9 @@ export function billingBoundaryFeature(deps: BillingBoundaryDeps): RequestFeatur
       if (decision === null) return null;
       if (decision.kind === "cross") {
         ctx.record.billingCrossed(decision.from, connection.id);
+        // The session stays pinned to its subscription: its next request meets the boundary again
+        // (a later "stay" holds), and returns to the subscription at the reset.
+        ctx.movesSession = false;
         announce(decision.from, connection.id, ctx.trafficClass, now);
         return null;
       }
@@ -99,6 +102,7 @@ export function billingBoundaryFeature(deps: BillingBoundaryDeps): RequestFeatur
         message: `The subscription's usage window is used up; this ${ctx.trafficClass} request stays on the subscription (billingBoundary) until the window resets`,
         retryAfterMs: decision.retryAfterMs,
         noRetry: false,
+        window: { name: passed.find((p) => p.connectionId === decision.from)?.window ?? "" },
       };
       return { kind: "stop", error };
     },
@@ -118,7 +122,7 @@ export function billingBoundaryFeature(deps: BillingBoundaryDeps): RequestFeatur
       if (!state) ctx.set(STATE, (state = { failed: [], waited: false }));
       // The rest the engine gave the account ends at the reset, on the engine's clock; a stated reset is the fallback.
       const restMs = result.kind === "failure" ? result.verdict.cooldownMs : null;
-      state.failed.push({ connectionId: connection.id, resetAt: restMs !== null ? deps.clock.now() + restMs : window.resetAt });
+      state.failed.push({ connectionId: connection.id, resetAt: restMs !== null ? deps.clock.now() + restMs : window.resetAt, window: window.name });
       return null;
     },
   };

@@ -135,6 +135,11 @@ export interface ClientHalf {
    * last (empty when none), for formats whose events continue a numbering (Responses).
    */
   errorFrame(code: string, message: string, lastWritten?: string): string;
+  /**
+   * R21.5: how this client's vendor says a subscription window is used up (`window` "5h", "7d"… or ""
+   * when unknown; `resetAt` epoch ms): headers and error fields its agent reads to tell its user.
+   */
+  windowExhausted?(window: string, resetAt: number, now: number): { headers?: Record<string, string>; extra?: Record<string, unknown> };
   /** Keep-alive frame sent while a streaming client waits for the first content (R13). */
   readonly heartbeatFrame: string;
   /**

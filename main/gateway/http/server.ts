@@ -18,7 +18,7 @@ export type { SessionGatewayDeps } from "./generationRoute.js";
 import type { StoredResponseDeps } from "../features/responses/storedResponses.js";
 import { storedResponseRoutes } from "./storedResponseRoutes.js";
 import { codexCatalogue, isCodexCatalogueRequest } from "./codexModels.js";
-import { servedModels } from "./servedModels.js";
+import { loginServedModels, servedModels } from "./servedModels.js";
 import { sessionLeaseHandler } from "./leaseRoute.js";
 
 export interface GatewayAppDeps extends ClientGuardDeps {
@@ -82,7 +82,10 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
   app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
   // R21.1: Codex on a ChatGPT plan lists models at its base URL, the ChatGPT backend's path.
-  app.get("/backend-api/codex/models", clientAuth("openai-responses", deps), listModels(deps.catalog, deps.clock));
+  app.get("/backend-api/codex/models", clientAuth("openai-responses", deps), (_req, res) => {
+    stampClientHeaders(res);
+    res.json(codexCatalogue(loginServedModels(deps.catalog, "openai-responses")));
+  });
   app.get(OPENAI_MODEL_PATH, ...openaiModelRoute(deps));
   // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
   app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {

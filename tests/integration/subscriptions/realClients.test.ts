@@ -166,6 +166,23 @@ describe("R21.8 use your subscription with the real clients: (a) the login is se
     },
   );
 
+  it(
+    "R21.8 Codex started plainly (no -m) takes its model from Switchyard's ChatGPT-backend catalogue, and that model is served on its login",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const home = temp("codex-plain");
+      codexChatgptHome(home, codexSnippet().text);
+      const catalogue = await fetch(`${gw.url}/backend-api/codex/models?client_version=0.171.0`, {
+        headers: { authorization: `Bearer ${CODEX_LOGIN}`, "chatgpt-account-id": CODEX_ACCOUNT, "user-agent": "codex_cli_rs/0.171.0" },
+      });
+      const slugs = ((await catalogue.json()) as { models: Array<{ slug: string }> }).models.map((m) => m.slug);
+      const run = await runCodex(home, temp("codex-plain-cwd"), "Say hello");
+      const why = `${describeRun(run)}\n--- catalogue ${JSON.stringify(slugs)}`;
+      expect(run.code, why).toBe(0);
+      expect(run.stdout, why).toContain(`Hello from vendor (login ${CODEX_NAME})`);
+    },
+  );
+
   it("R21.8 R23.2 `switchyard run claude` and `switchyard run codex` keep each login and are answered on it", { timeout: TEST_TIMEOUT_MS }, async () => {
     const claudeHome = temp("run-claude");
     claudeMaxHome(claudeHome);
@@ -292,6 +309,7 @@ describe("R21.8 R21.5 the window runs out mid-session, and comes back at its res
       const onLogin = `Hello from vendor (login ${c.name})`;
       const onMetered = `Hello from vendor (key ${c.meteredKey})`;
       let turn: Turn;
+      let stayedRun: ClientRun | undefined;
 
       it(`R21.8 ${c.client}: the session's first turn is served on the login`, { timeout: TEST_TIMEOUT_MS }, async () => {
         await setBoundary("stay");
@@ -317,8 +335,17 @@ describe("R21.8 R21.5 the window runs out mid-session, and comes back at its res
           for (const r of rows) expect(r, why).toMatchObject({ status: 429, errorCode: "window_exhausted" });
           expect(generations(from).filter((r) => r.key === c.meteredKey)).toEqual([]);
           expect(stayed.stdout).not.toContain(onMetered);
+          stayedRun = stayed;
         },
       );
+
+      it(`R21.8 R21.5 ${c.client}: under "stay" the client tells its user the plan's limit is reached and ends the turn, as the vendor's own answer makes it`, () => {
+        expect(stayedRun, "the stay turn ran").toBeDefined();
+        const why = describeRun(stayedRun!);
+        expect(stayedRun!.timedOut, why).toBe(false);
+        expect(stayedRun!.code, why).not.toBe(0);
+        expect(stayedRun!.stdout + stayedRun!.stderr, why).toMatch(c.limitMessage);
+      });
 
       it(
         `R21.8 R21.5 ${c.client}: (b) with "cross" the same session carries on on the metered account, and the row says billingCrossed`,
@@ -360,6 +387,24 @@ describe("R21.8 R21.5 the window runs out mid-session, and comes back at its res
           expect(rows.length, why).toBeGreaterThan(0);
           for (const r of rows) expect(r, why).toMatchObject({ connectionId: account() });
           for (const r of rows) expect(r.billingCrossed ?? false, why).toBe(false);
+        },
+      );
+
+      it(
+        `R21.8 R21.4 ${c.client}: the window runs out inside a 200 stream before any content; with "cross" the turn fails over invisibly to the metered account`,
+        { timeout: TEST_TIMEOUT_MS },
+        async () => {
+          await setBoundary("cross");
+          sim.exhaustInStream(c.name, { afterChunks: 0 });
+          const since = await gatewayNow();
+          const run = await turn("Say hello while the window ends");
+          const why = `${describeRun(run)}\n--- rows\n${await rowsText(since)}`;
+          expect(run.code, why).toBe(0);
+          expect(run.stdout, why).toContain(onMetered);
+          expect(run.stdout + run.stderr, why).not.toMatch(/usage limit|rate limit/i);
+          const rows = (await rowsSince(since)).filter((r) => r.clientKind === c.kind && r.trafficClass === "main" && r.status === 200);
+          expect(rows[0], why).toMatchObject({ connectionId: c.metered, billingCrossed: true });
+          expect(rows[rows.length - 1]?.attempts?.[0], why).toMatchObject({ connectionId: account(), verdict: "quota_exhausted" });
         },
       );
     });

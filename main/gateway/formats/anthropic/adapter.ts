@@ -1,5 +1,6 @@
 // The Anthropic Messages wire format: both halves.
 
+import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
 import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
 import { statusForCode } from "../errors.js";
 import { promptTextOfHub } from "../promptText.js";
@@ -24,6 +25,8 @@ const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 /** R21.10: what Claude Code reads off an answer: the serving account's rate limits and the request id. */
 const ANSWER_HEADER_PREFIXES = ["anthropic-ratelimit-"];
 const ANSWER_HEADER_NAMES = ["request-id"];
+/** The unified `representative-claim` of each window name (the engine reads them the other way). */
+const UNIFIED_CLAIMS: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(CLAIM_WINDOWS).map(([claim, window]) => [window, claim]));
 
 const isPositiveInteger = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value > 0;
 
@@ -68,6 +71,19 @@ const client: ClientHalf = {
   errorBody: anthropicErrorBody,
   errorFrame: (code, message) => sseJson(anthropicErrorBody(statusForCode(code), code, message), "error"),
   heartbeatFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
+  // Claude Code reads the unified headers of a 429 to say "You've hit your 5-hour limit · resets …".
+  windowExhausted: (window, resetAt) => {
+    const reset = String(Math.ceil(resetAt / 1000));
+    const headers: Record<string, string> = { "anthropic-ratelimit-unified-status": "rejected", "anthropic-ratelimit-unified-reset": reset };
+    const claim = UNIFIED_CLAIMS[window];
+    if (claim) headers["anthropic-ratelimit-unified-representative-claim"] = claim;
+    if (window) {
+      headers[`anthropic-ratelimit-unified-${window}-status`] = "rejected";
+      headers[`anthropic-ratelimit-unified-${window}-reset`] = reset;
+      headers[`anthropic-ratelimit-unified-${window}-utilization`] = "1";
+    }
+    return { headers };
+  },
 };
 
 const upstream: UpstreamHalf = {

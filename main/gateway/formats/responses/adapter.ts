@@ -64,6 +64,10 @@ const client: ClientHalf = {
   errorFrame: responsesErrorFrame,
   // An SSE comment: Codex's parser (eventsource-stream) and the OpenAI SDKs skip it.
   heartbeatFrame: ": keep-alive\n\n",
+  // Codex ends the turn and tells its user "You've hit your usage limit … try again at …" for this type.
+  windowExhausted: (_window, resetAt, now) => ({
+    extra: { type: "usage_limit_reached", resets_at: Math.ceil(resetAt / 1000), resets_in_seconds: Math.max(0, Math.ceil((resetAt - now) / 1000)) },
+  }),
   // CLIENTS.md: Codex drops a stream that sends no byte for about 5 s.
   silenceToleranceMs: 5_000,
   numberedKeepAlive: responsesKeepAlive,
