@@ -5,11 +5,10 @@
 // Claude Code's gateway contract holds: every anthropic-* header forwarded, the serving account's
 // rate-limit and request-id headers returned, names the list lacks served on the login.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
 import { startGateway, startSim, type TestGateway } from "../harness.js";
+import { filesUnder } from "./realClientsHarness.js";
 
 type Json = Record<string, any>;
 
@@ -40,14 +39,6 @@ const lastSeen = () => sim.requests[sim.requests.length - 1];
 async function lastRow(): Promise<Json> {
   const rows = (await gw.api<Json[]>("GET", "/api/logs?limit=1")).body;
   return (await gw.api<Json>("GET", `/api/logs/${rows[0].id}`)).body;
-}
-
-/** Every file under the data folder, as text. */
-function dataFolderFiles(dir: string): Array<[string, string]> {
-  return readdirSync(dir).flatMap((name): Array<[string, string]> => {
-    const p = path.join(dir, name);
-    return statSync(p).isDirectory() ? dataFolderFiles(p) : [[p, readFileSync(p).toString("latin1")]];
-  });
 }
 
 beforeAll(async () => {
@@ -206,7 +197,7 @@ describe("client-login connections (R21.1, R21.2)", () => {
       (await gw.api("GET", "/metrics")).text,
     ];
     await new Promise((r) => setTimeout(r, 300)); // the request log's batched writes
-    const files = dataFolderFiles(gw.home);
+    const files = filesUnder(gw.home);
     expect(files.length).toBeGreaterThan(0);
     for (const secret of [MAX_LOGIN, OTHER_LOGIN, CHATGPT_TOKEN, "FAKE-revoked"]) {
       for (const [i, t] of texts.entries()) expect(t.includes(secret), `answer ${i} holds ${secret.slice(0, 20)}`).toBe(false);

@@ -5,11 +5,12 @@
 // API answer, the export, /metrics or any file of the data folder; only digests name them.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../main/simulator/index.js";
+import { filesUnder } from "./realClientsHarness.js";
 
 type Json = Record<string, any>;
 
@@ -42,13 +43,6 @@ const claude = (login: string, stream = false) =>
     headers: { "content-type": "application/json", "anthropic-version": "2023-06-01", "anthropic-beta": "oauth-2025-04-20", authorization: `Bearer ${login}` },
     body: JSON.stringify({ model: "claude-sonnet-x", max_tokens: 32, stream, messages: [{ role: "user", content: "hi" }] }),
   });
-
-function files(dir: string): Array<[string, string]> {
-  return readdirSync(dir).flatMap((name): Array<[string, string]> => {
-    const p = path.join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : [[p, readFileSync(p).toString("latin1")]];
-  });
-}
 
 beforeAll(async () => {
   sim = await startSimulator({
@@ -135,7 +129,7 @@ describe("logins are never kept (R21.1)", () => {
       ].sort(),
     );
     expect(output).toMatch(/billing boundary crossed/);
-    const stored = files(home);
+    const stored = filesUnder(home);
     expect(stored.some(([p]) => p.endsWith(".db"))).toBe(true);
     for (const login of LOGINS) {
       expect(output.includes(login), "the server's log lines").toBe(false);

@@ -4,58 +4,16 @@
 import { describe, expect, it } from "vitest";
 import { buildSubscriptionSnippets, loginCarriers, providerForLogin, takesLogin } from "../../../renderer/src/pages/connect/subscription.js";
 import type { Connection, Provider } from "../../../shared/types.js";
+import { connection as fixtureConnection, provider as fixtureProvider } from "../engine/fixtures.js";
 
 const origin = "http://127.0.0.1:9123";
 const bySnippet = (key: string | null) => Object.fromEntries(buildSubscriptionSnippets({ url: origin, key }).map((s) => [s.kind, s]));
 
-function provider(id: string, format: Provider["format"], baseUrl: string, priority = 0): Provider {
-  return {
-    id,
-    format,
-    baseUrl,
-    category: "oauth",
-    models: [],
-    quotaFamilies: {},
-    passthroughModels: false,
-    rateLimitCooldownSeconds: null,
-    priority,
-    options: {},
-    createdAt: 0,
-    updatedAt: 0,
-  };
-}
+const provider = (id: string, format: Provider["format"], baseUrl: string, priority = 0): Provider =>
+  fixtureProvider({ id, format, baseUrl, category: "oauth", models: [], priority });
 
-function connection(id: string, providerId: string, extra: Partial<Connection> = {}): Connection {
-  return {
-    id,
-    provider: providerId,
-    name: id,
-    priority: 0,
-    weight: 1,
-    active: true,
-    hasSecret: false,
-    maxConcurrent: null,
-    rateLimitOverrides: {},
-    rateLimitProtection: null,
-    providerSpecificData: {},
-    disableCooling: false,
-    subscription: false,
-    budget: null,
-    credential: "client",
-    accountOf: null,
-    testStatus: "active",
-    rateLimitedUntil: null,
-    backoffLevel: 0,
-    lastError: null,
-    lastErrorType: null,
-    errorCode: null,
-    lastErrorAt: null,
-    authFailureCount: 0,
-    createdAt: 0,
-    updatedAt: 0,
-    ...extra,
-  };
-}
+const connection = (id: string, providerId: string, extra: Partial<Connection> = {}): Connection =>
+  fixtureConnection({ id, provider: providerId, name: id, hasSecret: false, credential: "client", ...extra });
 
 describe("R21.8 use your subscription: the lines", () => {
   it("R21.8 Claude Code keeps its login: only ANTHROPIC_BASE_URL, no key variable, and the run line passes no options", () => {
