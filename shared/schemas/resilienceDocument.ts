@@ -56,7 +56,7 @@ function sectionEntries(defaults: object, path: string): Array<[string, unknown,
 function choicesAt(path: string): [string, ...string[]] {
   const choices = RESILIENCE_CHOICES[path];
   if (!choices || choices.length === 0) throw new Error(`resilience setting ${path} is a word with no list of choices`);
-  return [choices[0]!, ...choices.slice(1)];
+  return [choices[0], ...choices.slice(1)];
 }
 
 function patchNode(sample: unknown, path: string): z.ZodType {
