@@ -61,7 +61,7 @@ async function settle(): Promise<void> {
 }
 
 const meteredCalls = () => sim.requests.filter((r) => r.key === METERED_KEY).length;
-const loginAccount = async () => ((await gw.api<Json[]>("GET", "/api/connections?provider=claude-max")).body.find((c) => c.accountOf === "max") ?? null);
+const loginAccount = async () => (await gw.api<Json[]>("GET", "/api/connections?provider=claude-max")).body.find((c) => c.accountOf === "max") ?? null;
 
 async function moveClocks(ms: number): Promise<void> {
   await gw.api("POST", "/api/debug/clock", { advanceMs: ms });
