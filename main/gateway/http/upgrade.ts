@@ -32,12 +32,13 @@ export function refuseUpgrade(acceptsHost: (host: string | undefined) => boolean
       return answer(socket, 403, "Forbidden", errorBody("openai", 403, "forbidden_host", "Host header is not a loopback address; Switchyard only answers local requests"));
     }
     const path = (req.url ?? "").split("?")[0]?.replace(/\/$/, "").toLowerCase();
-    if (path === "/v1/responses") {
+    // R21.1: Codex on a ChatGPT plan asks at its base URL, the ChatGPT backend's path.
+    if (path === "/v1/responses" || path === "/backend-api/codex/responses") {
       return answer(
         socket,
         426,
         "Upgrade Required",
-        errorBody("openai-responses", 426, "websocket_not_supported", "Switchyard serves the Responses API over SSE: POST /v1/responses"),
+        errorBody("openai-responses", 426, "websocket_not_supported", `Switchyard serves the Responses API over SSE: POST ${path}`),
       );
     }
     answer(socket, 404, "Not Found", errorBody("openai", 404, "not_found", `No WebSocket route ${req.url ?? ""}`));

@@ -74,6 +74,10 @@ describe("the WebSocket transport (R16.3)", () => {
     expect(answer.body.error).toMatchObject({ code: "websocket_not_supported" });
     expect(answer.ms).toBeLessThan(1_000);
     expect((await upgrade("/v1/other", "127.0.0.1")).status).toBe(404);
+    // R21.1: Codex on a ChatGPT plan asks at the ChatGPT backend's path.
+    const backend = await upgrade("/backend-api/codex/responses", "127.0.0.1");
+    expect(backend.status).toBe(426);
+    expect(backend.body.error).toMatchObject({ code: "websocket_not_supported" });
   });
 
   it("R16.3 an upgrade naming a foreign Host gets the DNS-rebinding guard's 403", async () => {
