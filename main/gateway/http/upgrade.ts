@@ -34,12 +34,7 @@ export function refuseUpgrade(acceptsHost: (host: string | undefined) => boolean
     const path = (req.url ?? "").split("?")[0]?.replace(/\/$/, "").toLowerCase();
     // R21.1: Codex on a ChatGPT plan asks at its base URL, the ChatGPT backend's path.
     if (path === "/v1/responses" || path === "/backend-api/codex/responses") {
-      return answer(
-        socket,
-        426,
-        "Upgrade Required",
-        errorBody("openai-responses", 426, "websocket_not_supported", `Switchyard serves the Responses API over SSE: POST ${path}`),
-      );
+      return answer(socket, 426, "Upgrade Required", errorBody("openai-responses", 426, "websocket_not_supported", `Switchyard serves the Responses API over SSE: POST ${path}`));
     }
     answer(socket, 404, "Not Found", errorBody("openai", 404, "not_found", `No WebSocket route ${req.url ?? ""}`));
   };
