@@ -40,7 +40,11 @@ function mirrorTable(): Record<string, ErrorCodeEntry> {
 function contractCodes(apiMd: string): Statuses {
   const paragraph = apiMd.slice(apiMd.indexOf("Errors use the client's format")).split(/\n\s*\n/)[0];
   const list = paragraph.slice(paragraph.indexOf("Our verdict codes go in"));
-  const tail = list.slice(list.indexOf(":") + 1);
+  // The list is one sentence: it ends at the first parenthesis closed by a full stop (what follows,
+  // such as the vendors' own context-refusal codes of R25.2, is not ours).
+  const rest = list.slice(list.indexOf(":") + 1);
+  const end = rest.search(/\)\.(\s|$)/);
+  const tail = end === -1 ? rest : rest.slice(0, end + 1);
   const codes: Statuses = {};
   let pending: string[] = [];
   for (const match of tail.matchAll(/`([A-Za-z0-9_]+)`|\(([^)]*)\)/g)) {
