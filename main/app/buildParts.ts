@@ -29,6 +29,10 @@ import { trafficClassesFeature } from "../gateway/features/trafficClasses.js";
 import { usageWallFeature } from "../gateway/features/usageWall.js";
 import { warmCacheFeature } from "../gateway/features/warmCache.js";
 import { billingBoundaryFeature } from "../gateway/features/billingBoundary.js";
+import { clientLoginsFeature } from "../gateway/features/clientLogins.js";
+import { leaseHoldersFeature, leaseNarrowingFeature } from "../gateway/features/leaseNarrowing.js";
+import { keyBudgetsFeature } from "../gateway/features/keyBudgets.js";
+import { quotaCutoffFeature, type QuotaCutoffPort } from "../gateway/features/quotaCutoff.js";
 import { prepareResponsesTurn, type ResponsesTurnDeps } from "../gateway/features/responses/turn.js";
 import { withGroupProbe } from "../gateway/pipeline/admit.js";
 import type { CatalogPort, ConnectionsPort } from "../gateway/context/ports.js";
@@ -187,7 +191,7 @@ export function quotaParts(
   settings: () => ResilienceSettings,
   group: { sharedState: SharedState; clock: Clock },
   logger?: QuotaLogger,
-): Pick<PipelineDeps, "quotas" | "quotaCutoff"> {
+): Pick<PipelineDeps, "quotas"> & { quotaCutoff: QuotaCutoffPort } {
   const remaining = new RemainingQuota();
   shareQuota(group.sharedState, remaining, connectionKeys(store.connections), group.clock);
   return {
@@ -323,7 +327,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     () => streamRecovery().attemptDeadlineMs,
     createLimitResetClient({ baseUrlFor: builtinSimulator.baseUrlFor, secret: connections.secret, userAgent }),
   );
-  const quotas = quotaParts(store, bus, resilience.get, { sharedState, clock }, parts.logger);
+  const { quotas, quotaCutoff } = quotaParts(store, bus, resilience.get, { sharedState, clock }, parts.logger);
   const turns = responsesTurnDeps(parts);
   // R22: every capability of a request is a feature, called at its hooks in features/index.ts's order.
   const features = new RequestFeatures([
@@ -331,6 +335,11 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     egressFeature(rules.egressLock),
     toolLimitsFeature(sharedToolLimits(sharedState, clock)),
     trafficClassesFeature({ settings: codingAgents, classify: trafficClassOf }),
+    clientLoginsFeature({ connections: { accountFor: connections.accountFor! } }),
+    leaseNarrowingFeature(),
+    keyBudgetsFeature(usage.gate),
+    leaseHoldersFeature(),
+    quotaCutoffFeature(quotaCutoff),
     warmCacheFeature({ settings: codingAgents, warmCaches: new WarmCaches(), clock, blockedForMs: (target, id) => blockedForMs(target, { engine, connections, clock }, id) }),
     billingBoundaryFeature({ settings: resilience.get, connections, providers: () => catalog.providers(), clock, emit: bus.emit, log: parts.logger }),
     continuationFeature(() => streamRecovery().midstreamEnabled === true),
@@ -355,7 +364,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     promptLogging: () => parts.getAppSettings().promptLogging,
-    ...quotas,
+    quotas,
   });
 }
 

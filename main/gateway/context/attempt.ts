@@ -1,7 +1,6 @@
 // What one attempt is and leaves, as every floor above sees it (R22): the plan of targets, what
 // selection has seen, an attempt's outcome and its classification. Types and one record class only:
 // the stages that make them are the pipeline's (pipeline/), the features read them (features/).
-import type { ClientLogin } from "./clientLogin.js";
 import type { Combo, WireFormat } from "../../../shared/types.js";
 import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import type { TransportFailure } from "../../engine/failure.js";
@@ -64,6 +63,14 @@ export interface RequestPlan {
   connectionChoice?: ConnectionChoice;
 }
 
+/** How a request recovers from a stream that failed before content (R13.2). */
+export interface RecoveryPolicy {
+  /** R13.2: fail over on a stream failure before any client-visible content. */
+  recoveryEnabled: boolean;
+  /** An early EOF is retried on another connection once, not on every one. */
+  earlyEofRetries: { spent: number };
+}
+
 export interface QuotaPassOver {
   provider: string;
   target: string;
@@ -81,17 +88,13 @@ export class SelectionLog {
   /** Passed over for quotaPreflightCutoff while a sibling had more (tried after them): the timeline shows them. */
   readonly quotaCutoff: QuotaPassOver[] = [];
   private readonly tried = new Set<string>();
-  /** R21.1: the client's own login, which a client-login connection serves as an account of its own (null = none). */
-  login: ClientLogin | null = null;
 
   /** What earlier passes of the same request skipped (a combo that waited and dispatched again). */
   constructor(readonly earlier: readonly SelectionLog[] = []) {}
 
   /** A fresh log for the next pass; the decisions start over, the record of this pass is kept. */
   nextPass(): SelectionLog {
-    const next = new SelectionLog([...this.earlier, this]);
-    next.login = this.login;
-    return next;
+    return new SelectionLog([...this.earlier, this]);
   }
 
   claim(connectionId: string, target: Target): boolean {

@@ -11,6 +11,9 @@ import type { ClientResponse } from "./clientResponse.js";
 export type { AnswerHooks } from "./clientResponse.js";
 import type { RequestSession } from "./requestSession.js";
 import type { ClientLogin } from "./clientLogin.js";
+import type { Blocker } from "../../engine/comboWait.js";
+import type { Verdict } from "../../engine/ports.js";
+import { SelectionLog, type RecoveryPolicy, type RequestPlan } from "./attempt.js";
 
 export interface ClientCall {
   format: WireFormat;
@@ -41,6 +44,8 @@ export interface ClientCall {
   login?: ClientLogin | null;
 }
 
+const NOT_PLANNED: RequestPlan = Object.freeze({ targets: [], combo: null });
+
 /** A typed variable of the context, private to whoever holds the key (Hono's `c.set`/`c.get`, typed by key). */
 export class ContextVar<T> {
   /** Never set: it carries the value's type on the key; the name is for debugging only. */
@@ -61,6 +66,23 @@ export class RequestContext {
   movesSession = true;
   /** R13.3: the text this stream sent, when mid-stream continuation is on. */
   transcript: StreamTranscript | null = null;
+
+  // The attempt loop's state (pipeline/): its plan, what selection saw, and why attempts failed.
+  /** The targets to try, in order (empty until planned). */
+  plan: RequestPlan = NOT_PLANNED;
+  /** What the current pass over the targets has seen (a new one per pass). */
+  selection = new SelectionLog();
+  lastVerdict: Verdict | null = null;
+  /** Why each attempt of the current pass failed (R11.4 decides on all of them, not the last). */
+  failures: Blocker[] = [];
+  readonly waits = { count: 0, waitedMs: 0 };
+  readonly policy: RecoveryPolicy = { recoveryEnabled: true, earlyEofRetries: { spent: 0 } };
+  /** A combo target ran out of its config.targetTimeoutMs: the pass goes on with the next target. */
+  abandonTarget = false;
+  /** A feature asked to try the same connection again after this wait (R20.4). */
+  retrySameMs: number | null = null;
+  /** R21.5: walk the targets again after this wait (a subscription window resets soon), or null. */
+  walkAgainMs: number | null = null;
   private readonly vars = new Map<ContextVar<unknown>, unknown>();
 
   constructor(

@@ -9,6 +9,11 @@ export interface Target {
   connectionId?: string;
   /** The combo target's weight (default 1), multiplied through nested combos. */
   weight?: number;
+  /**
+   * R24.2: the provider does not list the model; it takes it only because it serves client logins,
+   * so only a request with a login for it may go there, and only on that login.
+   */
+  loginOnly?: boolean;
 }
 
 export interface Resolution {
@@ -27,8 +32,13 @@ export const MAX_COMBO_DEPTH = 3;
 /** D11 hard cap: resolution never expands deeper than this, whatever was stored. */
 export const HARD_COMBO_DEPTH = 10;
 
-function serves(provider: Provider, model: string): boolean {
-  return provider.passthroughModels || provider.servesLogins === true || provider.models.length === 0 || provider.models.includes(model);
+/** Whether the provider takes the model by its own list (or takes any name); else only on a login (R24.2). */
+function lists(provider: Provider, model: string): boolean {
+  return provider.passthroughModels || provider.models.length === 0 || provider.models.includes(model);
+}
+
+function targetOn(provider: Provider, model: string): Target {
+  return lists(provider, model) ? { provider, model } : { provider, model, loginOnly: true };
 }
 
 export function resolveDirect(name: string, providers: Provider[]): Target[] {
@@ -36,15 +46,16 @@ export function resolveDirect(name: string, providers: Provider[]): Target[] {
   if (slash > 0) {
     const provider = providers.find((p) => p.id === name.slice(0, slash));
     const model = name.slice(slash + 1);
-    if (provider && model && serves(provider, model)) return [{ provider, model }];
+    if (provider && model && (lists(provider, model) || provider.servesLogins === true)) return [targetOn(provider, model)];
   }
   // A bare name (or one whose prefix is not a provider, such as "anthropic/claude-x" on a router):
   // every provider that lists it, lower priority first (R1.3), ties in provider order (creation).
   // The rest stay behind the first for failover. Resolutions are memoised (plan.ts): no sort per request.
-  // R21.10: the providers that serve logins take any name (Claude Code's small-fast model among them),
-  // beside the providers that list it, in priority order; a request without a login skips them.
+  // R21.10, R24.2: the providers that serve logins take any name (Claude Code's small-fast model among
+  // them) beside the providers that list it, in priority order; one that does not list it is a target
+  // for a request with a login only (the client-logins feature drops it otherwise).
   const serving = providers.filter((p) => p.models.includes(name) || p.servesLogins === true);
-  return byPriority(serving).map((provider) => ({ provider, model: name }));
+  return byPriority(serving).map((provider) => (provider.models.includes(name) ? { provider, model: name } : { provider, model: name, loginOnly: true }));
 }
 
 /** Stable: equal priorities keep their order. */

@@ -1,11 +1,17 @@
 // A request feature (R22, DESIGN.md "One request, end to end"): one file under features/, declaring
 // the hooks it uses. The pipeline calls them in one documented order, for every route:
 //   arrive(ctx)                       the request arrived (session, class, a Responses turn…); may refuse it
-//   planned(ctx, plan, selection)     its targets are known (a learned tool limit narrows them)
+//   planned(ctx, plan, selection)     its targets are known (a learned tool limit narrows them; a name only a
+//                                     login provider takes needs a login)
+//   candidates(ctx, target, list, scope) the connections one target may try, in the engine's order: filter
+//                                     and order them, choose their credential (client logins, lease narrowing,
+//                                     connection budgets, quota cutoff)
 //   beforeSend(ctx, attempt, selection) an attempt is about to go to this connection: stop the request, or
 //                                     wait and walk the targets again (R21.5: the billing boundary)
 //   beforeAttempt(ctx, attempt, body) the body one connection is sent (provenance strip, a continuation's prefix)
 //   send(ctx, attempt, next)          the upstream call, wrapped (the usage wall's lane)
+//   outcome(ctx, attempt, outcome)    what came back, before it is classified: a feature that owns it answers the
+//                                     request itself, nothing is recorded and nothing cools (a refused login)
 //   afterAttempt(ctx, report)         an attempt was recorded: shed the request, retry the same connection
 //                                     after a wait, resume a broken stream elsewhere, or nothing
 //   answer(ctx, body) → body          the JSON answer before it is written (a compaction reshapes it)
@@ -19,6 +25,8 @@ import type { AttemptOutcome, AttemptResult, RequestPlan, SelectionLog } from ".
 import type { OutFrame } from "../formats/types.js";
 import type { Target } from "../context/resolve.js";
 import type { SendCall, UpstreamCall } from "../context/upstream/call.js";
+import type { CandidateScope } from "../context/candidates.js";
+export type { CandidateScope } from "../context/candidates.js";
 
 /** One attempt: the target and the connection it is sent to. */
 export interface AttemptTarget {
@@ -52,11 +60,23 @@ export type BeforeSend =
   | { kind: "walk_again"; waitMs: number }
   | null;
 
+/** A feature's own answer to an attempt's outcome (R21.1: the vendor refused the client's own login). */
+export interface OwnAnswer {
+  error: FinalError;
+  /** The request log's verdict for the attempt. */
+  verdict: string;
+  /** The upstream's own error JSON, passed to the client when its format is the client's. */
+  upstreamBody?: string;
+}
+
 export interface RequestFeature {
   readonly name: string;
   beforeSend?(ctx: RequestContext, attempt: AttemptTarget, selection: SelectionLog): BeforeSend;
   arrive?(ctx: RequestContext): FinalError | null;
-  planned?(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): void;
+  /** May narrow the plan's targets, or refuse the request (a name only a login makes servable, R24.2). */
+  planned?(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): FinalError | null | void;
+  candidates?(ctx: RequestContext, target: Target, list: Connection[], scope: CandidateScope): Connection[];
+  outcome?(ctx: RequestContext, attempt: AttemptTarget, outcome: AttemptOutcome): OwnAnswer | null;
   beforeAttempt?(ctx: RequestContext, attempt: AttemptTarget, body: Record<string, unknown>): Record<string, unknown>;
   send?(ctx: RequestContext, attempt: AttemptTarget, next: SendCall): Promise<UpstreamCall>;
   afterAttempt?(ctx: RequestContext, report: AttemptReport): AfterAttempt;

@@ -1,18 +1,36 @@
 // The request features in their one order (feature.ts documents the hooks). The order matters where
 // hooks compose: a Responses turn rewrites the body before it is classed; the side effects of a
-// failed attempt (egress siblings, tool limits) happen before a decision ends the walk; a
-// continuation's prefix is added before foreign reasoning is stripped from what is sent.
-import type { RequestLogEntry } from "../../../shared/types.js";
+// failed attempt (egress siblings, tool limits) happen before a decision ends the walk; a login's
+// account takes its connection's place before the key's connections, budgets and leases narrow the
+// list, and quota cutoff orders what is left; a continuation's prefix is added before foreign
+// reasoning is stripped from what is sent.
+import type { Connection, RequestLogEntry } from "../../../shared/types.js";
 import type { AnswerHooks, RequestContext } from "../context/requestContext.js";
 import type { FinalError } from "../context/outcome.js";
-import type { RequestPlan, SelectionLog } from "../context/attempt.js";
+import type { AttemptOutcome, RequestPlan, SelectionLog } from "../context/attempt.js";
 import type { SendCall, UpstreamCall } from "../context/upstream/call.js";
-import type { AfterAttempt, AttemptReport, AttemptTarget, BeforeSend, RequestFeature } from "./feature.js";
+import type { Target } from "../context/resolve.js";
+import type { AfterAttempt, AttemptReport, AttemptTarget, BeforeSend, CandidateScope, OwnAnswer, RequestFeature } from "./feature.js";
 
-export type { AfterAttempt, AttemptReport, AttemptTarget, BeforeSend, RequestFeature } from "./feature.js";
+export type { AfterAttempt, AttemptReport, AttemptTarget, BeforeSend, CandidateScope, OwnAnswer, RequestFeature } from "./feature.js";
 
 /** The order features are listed in (features absent from a build are skipped). */
-export const FEATURE_ORDER = ["responses-turns", "egress", "tool-limits", "traffic-classes", "warm-cache", "billing-boundary", "continuation", "provenance", "usage-wall"] as const;
+export const FEATURE_ORDER = [
+  "responses-turns",
+  "egress",
+  "tool-limits",
+  "traffic-classes",
+  "client-logins",
+  "lease-narrowing",
+  "key-budgets",
+  "lease-holders",
+  "quota-cutoff",
+  "warm-cache",
+  "billing-boundary",
+  "continuation",
+  "provenance",
+  "usage-wall",
+] as const;
 
 type Hook = keyof Omit<RequestFeature, "name">;
 
@@ -31,6 +49,8 @@ export class RequestFeatures {
     this.by = {
       arrive: having("arrive"),
       planned: having("planned"),
+      candidates: having("candidates"),
+      outcome: having("outcome"),
       beforeSend: having("beforeSend"),
       beforeAttempt: having("beforeAttempt"),
       send: having("send"),
@@ -50,8 +70,28 @@ export class RequestFeatures {
     return null;
   }
 
-  planned(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): void {
-    for (const f of this.by.planned) f.planned!(ctx, plan, selection);
+  /** The first refusal of a `planned` hook, or null; every hook before it narrowed the plan. */
+  planned(ctx: RequestContext, plan: RequestPlan, selection: SelectionLog): FinalError | null {
+    for (const f of this.by.planned) {
+      const refusal = f.planned!(ctx, plan, selection);
+      if (refusal) return refusal;
+    }
+    return null;
+  }
+
+  /** One target's connections through every feature that filters or orders them, in the engine's order to start with. */
+  candidates(ctx: RequestContext, target: Target, list: Connection[], scope: CandidateScope): Connection[] {
+    for (const f of this.by.candidates) list = f.candidates!(ctx, target, list, scope);
+    return list;
+  }
+
+  /** The first feature that answers an attempt's outcome itself, or null. */
+  outcome(ctx: RequestContext, attempt: AttemptTarget, outcome: AttemptOutcome): OwnAnswer | null {
+    for (const f of this.by.outcome) {
+      const answer = f.outcome!(ctx, attempt, outcome);
+      if (answer) return answer;
+    }
+    return null;
   }
 
   /** The first decision a feature makes before the attempt is sent, or null. */

@@ -24,7 +24,6 @@ import type { ClientResponse } from "../context/clientResponse.js";
 import { relayStream, type StreamBudgets } from "./streaming/relay.js";
 import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type SendCall, type UpstreamCall } from "../context/upstream/call.js";
 import type { Cancellation } from "../context/upstream/cancellation.js";
-import type { ClientLogin } from "../context/clientLogin.js";
 
 /** The client's request as the routes accepted it. */
 export interface ClientRequest {
@@ -35,8 +34,6 @@ export interface ClientRequest {
   headers: IncomingHttpHeaders;
   /** The model name the client asked for (responses carry it back). */
   model: string;
-  /** R21.1: the client's own login, sent only to a login's account (a client-login connection). */
-  login?: ClientLogin | null;
 }
 
 import type { AttemptOutcome } from "../context/attempt.js";
@@ -85,8 +82,7 @@ export async function runAttempt(
   const { body, dropped } = upstreamBody(request, hooks.body(request.body), upstreamFormat, model);
   let call: UpstreamCall;
   try {
-    // R21.1: a login's account presents the request's own login, never a held secret.
-    const login = connection.accountOf === null ? null : (request.login ?? null);
+    // A login's account holds no secret: its credential is the request's own (features/clientLogins.ts).
     const secret = connection.accountOf === null ? deps.connections.secret(connection.id) : null;
     call = await hooks.send((extraHeaders) =>
       deps.callUpstream({
@@ -94,7 +90,6 @@ export async function runAttempt(
         upstreamFormat,
         clientFormat: request.format,
         secret,
-        login,
         clientHeaders: request.headers,
         path: upstreamPath(upstreamFormat, model, stream),
         body,

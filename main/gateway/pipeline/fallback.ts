@@ -7,14 +7,14 @@ import { DEFAULT_APP_SETTINGS } from "../../../shared/appSettings.js";
 import { isRecord } from "../../../shared/records.js";
 import { normaliseAppSettings } from "../../../shared/schemas/appSettings.js";
 import type { AppSettings } from "../../../shared/types.js";
-import type { Verdict, VerdictReason } from "../../engine/ports.js";
+import type { VerdictReason } from "../../engine/ports.js";
 import type { CatalogPort } from "../context/ports.js";
 import type { Target } from "../context/resolve.js";
-import type { ClientResponse } from "../context/clientResponse.js";
+import type { RequestContext } from "../context/requestContext.js";
+import type { RequestFeatures } from "../features/index.js";
 import type { Step } from "./finish.js";
 import { resolveFromCatalog, type RequestPlan } from "./plan.js";
-import type { RequestSession } from "../context/requestSession.js";
-import { candidatesFor, type Candidate, type SelectionDeps, type SelectionLog } from "./select.js";
+import { candidatesFor, type Candidate, type SelectionDeps } from "./select.js";
 
 export type EmergencyFallbackSetting = AppSettings["emergencyFallback"];
 
@@ -42,18 +42,10 @@ export function effectiveEmergencyFallback(storedDocument: unknown, env: NodeJS.
   return { ...DEFAULT_APP_SETTINGS.emergencyFallback, ...emergencyFallbackFromEnv(env.OMNIROUTE_EMERGENCY_FALLBACK) };
 }
 
-export interface FallbackRun {
-  client: ClientResponse;
-  plan: RequestPlan;
-  selection: SelectionLog;
-  allowed: Set<string> | null;
-  /** R7/R11.2: the fallback, too, never uses a connection leased by another owner. */
-  session: RequestSession | null;
-  lastVerdict: Verdict | null;
-}
-
 export interface FallbackDeps extends SelectionDeps {
   catalog: CatalogPort;
+  /** The request's features: the fallback's candidates pass their `candidates` hooks too (leases, logins, budgets). */
+  features: RequestFeatures;
   emergencyFallback?: () => EmergencyFallbackSetting;
 }
 
@@ -70,17 +62,17 @@ function fallbackTarget(model: string, plan: RequestPlan, catalog: CatalogPort):
  * Called when no target answered: one attempt on the fallback's first selectable connection, or
  * "next" when the fallback is off, does not apply, or has nothing to try (the verdict stands).
  */
-export async function tryEmergencyFallback<R extends FallbackRun>(
-  run: R,
+export async function tryEmergencyFallback(
+  run: RequestContext,
   deps: FallbackDeps,
-  tryCandidate: (run: R, target: Target, candidate: Candidate) => Promise<Step>,
+  tryCandidate: (run: RequestContext, target: Target, candidate: Candidate) => Promise<Step>,
 ): Promise<Step> {
   const setting = deps.emergencyFallback?.();
   if (!setting?.enabled || !setting.model || run.client.gone) return "next";
   if (run.lastVerdict && CLIENT_FAULTS.has(run.lastVerdict.reason)) return "next";
   const target = fallbackTarget(setting.model, run.plan, deps.catalog);
   if (!target) return "next";
-  const first = candidatesFor(target, deps, run.selection, run.allowed, run.session).next();
+  const first = candidatesFor(target, deps, run.selection, { features: deps.features, ctx: run }).next();
   if (first.done) return "next";
   run.client.addHeader(EMERGENCY_FALLBACK_HEADER, "1");
   return tryCandidate(run, target, first.value);

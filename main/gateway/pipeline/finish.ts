@@ -8,15 +8,11 @@ import type { ClientResponse } from "../context/clientResponse.js";
 import type { AttemptOutcome } from "./attempt.js";
 import type { AttemptResult } from "./record.js";
 import type { SelectionLog } from "./select.js";
+import type { RecoveryPolicy } from "../context/attempt.js";
 
 export type Step = "answered" | "next";
 
-export interface RecoveryPolicy {
-  /** R13.2: fail over on a stream failure before any client-visible content. */
-  recoveryEnabled: boolean;
-  /** An early EOF is retried on another connection once, not on every one. */
-  earlyEofRetries: { spent: number };
-}
+export type { RecoveryPolicy } from "../context/attempt.js";
 
 /** Answers the client when this attempt decides the request; "next" lets the loop go on. */
 export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, result: AttemptResult, policy: RecoveryPolicy): Step {

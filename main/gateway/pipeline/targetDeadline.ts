@@ -74,7 +74,6 @@ export function targetTimeoutVerdict(target: Target, ms: number): Verdict {
 }
 
 export interface AbandonDeps {
-  engine: { recordNeutral(ctx: AttemptContext): void };
   clock: Clock;
   routing?: { router: ComboRouter };
 }
@@ -89,7 +88,7 @@ export interface AbandoningRun {
   session: { key: string | null } | null;
 }
 
-/** Records an attempt its target's deadline stopped (neutral for the engine) and moves the pass to the next target. */
+/** Records an attempt its target's deadline stopped (neutral for the engine: its slot frees the probe) and moves the pass to the next target. */
 export function abandonTimedOutTarget(
   deps: AbandonDeps,
   run: AbandoningRun,
@@ -97,7 +96,6 @@ export function abandonTimedOutTarget(
 ): void {
   const { ctx, target, combo, startedAt, deadline } = attempt;
   const now = deps.clock.now();
-  deps.engine.recordNeutral(ctx);
   run.client.record.attempted({
     provider: ctx.provider.id,
     connectionId: ctx.connection.id,

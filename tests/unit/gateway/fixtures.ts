@@ -1,6 +1,12 @@
 // In-memory ports, the real engine on a fake clock, and real loopback HTTP for the gateway's
 // stage tests: nothing here opens SQLite.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, IncomingMessage, ServerResponse, type Server } from "node:http";
+import { Socket } from "node:net";
+import { RequestContext } from "../../../main/gateway/context/requestContext.js";
+import type { RequestSession } from "../../../main/gateway/context/requestSession.js";
+import { RequestFeatures } from "../../../main/gateway/features/index.js";
+import { leaseHoldersFeature, leaseNarrowingFeature } from "../../../main/gateway/features/leaseNarrowing.js";
+import type { SelectionRequest } from "../../../main/gateway/pipeline/select.js";
 import type { AddressInfo } from "node:net";
 import type { Combo, Connection, Provider, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "../../../main/gateway/context/ports.js";
@@ -113,4 +119,16 @@ export function upstreamCaller(timeouts: Partial<UpstreamTimeouts> = {}, upstrea
       timeouts: () => ({ attemptDeadlineMs: 600_000, idleTimeoutMs: 300_000, ...timeouts }),
     }),
   };
+}
+
+/**
+ * What selection reads of a request (its features' `candidates` hooks and its context), for a
+ * request that may use `allowed` connections only (null = any) under `session`: the lease features
+ * of a built gateway, on a context over a response nobody reads.
+ */
+export function selectionRequest(p: Ports, allowed: Set<string> | null, session: RequestSession | null = null): SelectionRequest {
+  const res = new ServerResponse(new IncomingMessage(new Socket()));
+  const client = new ClientResponse(res, { format: "openai", requestId: "req-1", model: "m1", stream: false, clock: p.h.clock, log: p.log, emit: (e) => p.events.push(e) });
+  const ctx = new RequestContext({ format: "openai", body: {}, headers: {}, res, requestId: "req-1", allowedConnections: allowed, session }, client, "m1");
+  return { features: new RequestFeatures([leaseNarrowingFeature(), leaseHoldersFeature()]), ctx };
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { planRequest } from "../../../main/gateway/pipeline/plan.js";
 import { candidatesFor, SelectionLog } from "../../../main/gateway/pipeline/select.js";
-import { combo, connection, ports, provider } from "./fixtures.js";
+import { combo, connection, ports, provider, selectionRequest } from "./fixtures.js";
 
 const alpha = provider({ id: "alpha", models: ["m1", "shared"] });
 const beta = provider({ id: "beta", models: ["m2", "shared"] });
@@ -39,7 +39,7 @@ describe("select", () => {
     const p = ports({ providers: [alpha], connections: twoKeys() });
     p.h.store.updateRuntime("a1", { rateLimitedUntil: p.h.clock.now() + 30_000, testStatus: "unavailable" });
     const log = new SelectionLog();
-    const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null)];
+    const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, selectionRequest(p, null))];
     expect(got.map((c) => c.connection.id)).toEqual(["a2"]);
     expect(log.exclusions).toEqual([{ target: "alpha/m1", reason: "unavailable", remainingMs: 30_000, provider: "alpha", connectionId: "a1" }]);
     expect(log.connectionCounts.get("alpha")).toBe(2);
@@ -53,7 +53,7 @@ describe("select", () => {
       p.h.engine.recordFailure(ctx, p.h.engine.classify({ provider: local, model: "m1", failure: { kind: "http", status: 503, headers: {}, bodyText: "" } }));
     }
     const log = new SelectionLog();
-    expect([...candidatesFor({ provider: local, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null)]).toEqual([]);
+    expect([...candidatesFor({ provider: local, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, selectionRequest(p, null))]).toEqual([]);
     expect(log.exclusions[0]).toMatchObject({ reason: "circuit_open", provider: "alpha" });
     expect(log.exclusions[0].remainingMs).toBeGreaterThan(0);
   });
@@ -62,15 +62,15 @@ describe("select", () => {
     const p = ports({ providers: [alpha], connections: twoKeys() });
     const log = new SelectionLog();
     const deps = { ...p, engine: p.h.engine, clock: p.h.clock };
-    expect([...candidatesFor({ provider: alpha, model: "m1" }, deps, log, new Set(["a2"]))].map((c) => c.connection.id)).toEqual(["a2"]);
-    expect([...candidatesFor({ provider: alpha, model: "m1" }, deps, log, null)].map((c) => c.connection.id)).toEqual(["a1"]);
+    expect([...candidatesFor({ provider: alpha, model: "m1" }, deps, log, selectionRequest(p, new Set(["a2"])))].map((c) => c.connection.id)).toEqual(["a2"]);
+    expect([...candidatesFor({ provider: alpha, model: "m1" }, deps, log, selectionRequest(p, null))].map((c) => c.connection.id)).toEqual(["a1"]);
     expect(log.triedProviders).toEqual(new Set(["alpha"]));
   });
 
   it("R4 a target with no connection at all is excluded as inactive", () => {
     const p = ports({ providers: [alpha], connections: [] });
     const log = new SelectionLog();
-    expect([...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null)]).toEqual([]);
+    expect([...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, selectionRequest(p, null))]).toEqual([]);
     expect(log.exclusions).toEqual([{ target: "alpha/m1", reason: "inactive", remainingMs: null, provider: "alpha" }]);
   });
 });

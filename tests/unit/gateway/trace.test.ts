@@ -6,7 +6,7 @@ import { clientHalf } from "../../../main/gateway/formats/index.js";
 import { PROMPT_TEXT_MAX_CHARS } from "../../../main/gateway/formats/promptText.js";
 import { arrivalFields, clientKindOf, skipRecordsOf } from "../../../main/gateway/context/trace.js";
 import type { RequestSession } from "../../../main/gateway/context/requestSession.js";
-import { connection, ports, provider } from "./fixtures.js";
+import { connection, ports, provider, selectionRequest } from "./fixtures.js";
 
 describe("client kind", () => {
   it("issue14 tells the common clients apart by their user-agent and marks", () => {
@@ -90,7 +90,7 @@ describe("skipped before dispatch", () => {
       capacityRefusal: () => null,
     };
     const log = new SelectionLog();
-    const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, null, session)];
+    const got = [...candidatesFor({ provider: alpha, model: "m1" }, { ...p, engine: p.h.engine, clock: p.h.clock }, log, selectionRequest(p, null, session))];
     expect(got.map((c) => c.connection.id)).toEqual(["a3"]);
     expect(skipRecordsOf(log)).toEqual([
       { provider: "alpha", target: "alpha/m1", connectionId: "a1", reason: "unavailable", remainingMs: 5_000 },

@@ -17,7 +17,6 @@ import { redactSecret } from "../redact.js";
 import { Cancellation } from "./cancellation.js";
 import { transportFailureOf, type UpstreamClient, type UpstreamResponse } from "./client.js";
 import { buildUpstreamHeaders } from "./headers.js";
-import type { ClientLogin } from "../clientLogin.js";
 
 /**
  * The timeouts of every upstream call, read from the resilience settings (streamRecovery):
@@ -57,8 +56,6 @@ export interface UpstreamCallRequest {
   upstreamFormat: WireFormat;
   clientFormat: WireFormat;
   secret: string | null;
-  /** R21.1: the client's own login, sent as it came (a login's account has no secret of its own). */
-  login?: ClientLogin | null;
   clientHeaders: IncomingHttpHeaders;
   /** Appended to the provider's base URL. */
   path: string;
@@ -195,7 +192,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
     const failure = (err: unknown) => new UpstreamCallError(timedOut() ? ATTEMPT_TIMED_OUT : transportFailureOf(err), timedOut(), { cause: err });
     const base = deps.baseUrlFor(req.provider);
     const url = (typeof base === "string" ? base : await base).replace(/\/+$/, "") + req.path;
-    const built = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent, req.login?.headers);
+    const built = buildUpstreamHeaders(req.provider, req.upstreamFormat, req.clientFormat, req.secret, req.clientHeaders, deps.userAgent);
     const headers = req.extraHeaders ? { ...built, ...req.extraHeaders } : built;
     let response: UpstreamResponse;
     try {
@@ -227,7 +224,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
       },
       async errorText(limit) {
         try {
-          return redactSecret(await response.body.text(limit ?? ERROR_TEXT_LIMIT_BYTES), req.secret ?? req.login?.secret ?? null);
+          return redactSecret(await response.body.text(limit ?? ERROR_TEXT_LIMIT_BYTES), req.secret);
         } catch (err) {
           throw failure(err);
         }

@@ -12,16 +12,12 @@ export function buildUpstreamHeaders(
   secret: string | null,
   clientHeaders: IncomingHttpHeaders,
   userAgent: string,
-  /** R21.1: the client's own login headers, as it sent them (a login's account only). */
-  login?: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const headers: Record<string, string> = {
+  return {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "user-agent": userAgent,
     ...upstreamHalf(upstreamFormat).authHeaders(secret, clientHeaders, clientFormat),
     ...providerAdapterFor(provider.format).extraHeaders(provider, clientHeaders),
   };
-  if (login) for (const name in login) headers[name] = login[name]!;
-  return headers;
 }

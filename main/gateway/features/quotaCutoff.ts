@@ -1,4 +1,5 @@
-// Selection under quotaPreflightCutoff (R10.2; issue 26 item 7; the rule is engine/quotaCutoff.ts):
+// quotaPreflightCutoff (R10.2; issue 26 item 7; the rule is engine/quotaCutoff.ts) as a feature that
+// orders a target's candidates:
 // a connection at or below the cutoff is passed over, before dispatch, while a sibling of the same
 // provider that could serve this request (not excluded, not leased to another session) has more.
 // Passed over, not dropped: it is tried after every such sibling, so when none of them answered
@@ -7,6 +8,7 @@
 import type { Connection } from "../../../shared/types.js";
 import { passedOverForQuota, type QuotaShare } from "../../engine/quotaCutoff.js";
 import type { Target } from "../context/resolve.js";
+import type { CandidateScope, RequestFeature } from "./feature.js";
 
 /** What selection reads of the setting and of the learned quotas. */
 export interface QuotaCutoffPort {
@@ -19,40 +21,41 @@ export interface QuotaCutoffPort {
 import type { QuotaPassOver } from "../context/attempt.js";
 export type { QuotaPassOver };
 
-export interface CutoffContext {
-  port: QuotaCutoffPort;
-  now: number;
-  /** Whether a sibling could serve this request at all (its exclusions, budget and lease). */
-  servable: (connection: Connection) => boolean;
-  passedOver: QuotaPassOver[];
-}
-
-/** The cutoff in force for a target, or null when it is off, the target is pinned to a connection or has no sibling. */
-export function cutoffPercentFor(port: QuotaCutoffPort | undefined, target: Target, connectionCount: number): number | null {
-  if (!port || target.connectionId || connectionCount < 2) return null;
-  return port.cutoffPercent();
-}
-
 /** The try order with each connection at or below `percent` moved after the siblings still to come that have more. */
-export function* lowOnQuotaLast(ordered: Iterable<Connection>, target: Target, percent: number, ctx: CutoffContext): Generator<Connection> {
-  const list = [...ordered];
-  const shares = new Map(list.map((c) => [c.id, ctx.port.remaining(c.id, ctx.now)]));
+function lowOnQuotaLast(list: Connection[], target: Target, percent: number, port: QuotaCutoffPort, scope: CandidateScope): Connection[] {
+  const shares = new Map(list.map((c) => [c.id, port.remaining(c.id, scope.now)]));
+  // Whether a sibling could serve this request at all: the hooks before this one already took out
+  // the connections over budget or leased to another session; the engine's exclusions remain.
+  const servable = (c: Connection) => !scope.excludedBy(c);
+  const out: Connection[] = [];
   const held: Connection[] = [];
   for (const [i, connection] of list.entries()) {
     const own = shares.get(connection.id) ?? null;
     // The siblings still to be tried: those before it had their turn.
-    const siblings = [...list.slice(i + 1), ...held].filter(ctx.servable).map((s) => shares.get(s.id) ?? null);
+    const siblings = [...list.slice(i + 1), ...held].filter(servable).map((s) => shares.get(s.id) ?? null);
     if (!passedOverForQuota(own, percent, siblings)) {
-      yield connection;
+      out.push(connection);
       continue;
     }
     held.push(connection);
-    ctx.passedOver.push({
+    scope.log.quotaCutoff.push({
       provider: target.provider.id,
-      target: `${target.provider.id}/${target.model}`,
+      target: scope.label,
       connectionId: connection.id,
-      remainingMs: own?.resetAt == null ? null : Math.max(0, own.resetAt - ctx.now),
+      remainingMs: own?.resetAt == null ? null : Math.max(0, own.resetAt - scope.now),
     });
   }
-  yield* held;
+  return held.length === 0 ? out : [...out, ...held];
+}
+
+export function quotaCutoffFeature(port: QuotaCutoffPort): RequestFeature {
+  return {
+    name: "quota-cutoff",
+    candidates(_ctx, target, list, scope) {
+      // Off, a target pinned to one connection, or a connection with no sibling: nothing to order.
+      if (target.connectionId || list.length < 2) return list;
+      const percent = port.cutoffPercent();
+      return percent === null ? list : lowOnQuotaLast(list, target, percent, port, scope);
+    },
+  };
 }
