@@ -1,10 +1,11 @@
-// One request, one context (R22, DESIGN.md "One request, end to end"): what a client asked for and
-// what its edge proved (key, lease, session), the typed variables the features share (its class,
-// whether it holds on for a recovery, the stream's transcript…), and the writer that answers it.
-// Every route that reaches an upstream makes one, and every feature hook receives it, so a feature
-// written once holds on all of them.
-import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { TrafficClass, WireFormat } from "../../../shared/types.js";
+// One request, one context (R22, DESIGN.md "One request, end to end"): the only carrier of a client
+// request, made at its edge (http/edge.ts) with the request: what the edge proved (key, login,
+// lease), what the route read (format, body, model, session), the writer that answers it, the
+// attempt loop's state, and the typed variables each feature keeps for itself. Every route that
+// reaches an upstream fills one, and every feature hook receives it, so a feature written once
+// holds on all of them.
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { ApiKeyInfo, ClientKind, TrafficClass, WireFormat } from "../../../shared/types.js";
 import type { CountShape, StreamFraming } from "../formats/adapter.js";
 import type { StreamTranscript } from "./streamTranscript.js";
 import type { ClientResponse } from "./clientResponse.js";
@@ -15,35 +16,8 @@ import type { Blocker } from "../../engine/comboWait.js";
 import type { Verdict } from "../../engine/ports.js";
 import { SelectionLog, type RecoveryPolicy, type RequestPlan } from "./attempt.js";
 
-export interface ClientCall {
-  format: WireFormat;
-  body: Record<string, unknown>;
-  /** The JSON text `body` was parsed from, when the route read it itself. */
-  bodyText?: string;
-  headers: IncomingHttpHeaders;
-  res: ServerResponse;
-  /** Given by the client routes, which already sent it in X-Switchyard-Request-Id. */
-  requestId: string;
-  /** R1.7: a client key limited to these connections (null = any). */
-  allowedConnections?: Set<string> | null;
-  /** The verified client key's id (usage by key, key budgets; R18). */
-  apiKeyId?: string | null;
-  /** R7: the session pin and lease view of this request (null = no session routing). */
-  session?: RequestSession | null;
-  /** How a stream is framed for this client (default SSE; Gemini without alt=sse: a JSON array). */
-  framing?: StreamFraming;
-  /** The request's path (R20.3 reads it: a compaction or count route is its own class). */
-  path?: string;
-  /** A token count of the body rather than an answer (R16.5, R22.1): the count endpoint of the client's format. */
-  count?: CountShape;
-  /** R16.5: the turn is answered as a compaction (POST /v1/responses/compact). */
-  compact?: boolean;
-  /** The model when the path names it and the body does not (Gemini's `:countTokens`). */
-  model?: string;
-  /** R21.1: the client's own login, for client-login connections only (null = none). */
-  login?: ClientLogin | null;
-}
-
+/** The body before the route read it (receivedBody refuses to hand it out). */
+const NO_BODY: Record<string, unknown> = Object.freeze({});
 const NOT_PLANNED: RequestPlan = Object.freeze({ targets: [], combo: null });
 
 /** A typed variable of the context, private to whoever holds the key (Hono's `c.set`/`c.get`, typed by key). */
@@ -54,10 +28,37 @@ export class ContextVar<T> {
 }
 
 export class RequestContext {
+  // The edge (http/): made with the request, before its body is read; what the client proved.
+  /** The verified Switchyard client key (R1.7, R18), or null. */
+  clientKey: ApiKeyInfo | null = null;
+  /** R1.7, R7.2: the only connections this request may use (null = any). */
+  allowed: Set<string> | null = null;
+  /** R7.2: the SHA-256 of the owner of the lease the request is fenced to (null = no lease). */
+  leaseOwnerHash: string | null = null;
+  /** R21.1, R24.1: the client's own login, in its vendor's shape (null = none). */
+  login: ClientLogin | null = null;
+
+  // The route: what the client asked for.
+  format: WireFormat = "openai";
   /** The body the attempts start from; a feature may replace it on arrival (a Responses turn's history). */
-  body: Record<string, unknown>;
+  body: Record<string, unknown> = NO_BODY;
   /** The body's JSON text while `body` is the one received (a same-format pass-through sends it as is). */
-  bodyText: string | undefined;
+  bodyText: string | undefined = undefined;
+  /** The model asked for: the body's, or the path's when it names it (Gemini). */
+  model = "";
+  /** R7: the session pin and lease view of this request (null = no session routing). */
+  session: RequestSession | null = null;
+  /** How a stream is framed for this client (default SSE; Gemini without alt=sse: a JSON array). */
+  framing: StreamFraming | undefined = undefined;
+  /** A token count of the body rather than an answer (R16.5, R22.1): the count endpoint of the client's format. */
+  count: CountShape | null = null;
+  /** R16.5: the turn is answered as a compaction (POST /v1/responses/compact). */
+  compact = false;
+  /** The writer: commit, JSON and SSE writes, keep-alives, and whether content reached the client (set when the pipeline takes the request). */
+  client!: ClientResponse;
+
+  /** Which coding agent or SDK sent it (its headers), known on arrival. */
+  clientKind: ClientKind = "other";
   /** R20.3: what the request is for, from its client's signals. */
   trafficClass: TrafficClass = "main";
   /** R11.4: whether the request holds on for a combo's recovery (background work is shed first). */
@@ -85,46 +86,38 @@ export class RequestContext {
   walkAgainMs: number | null = null;
   private readonly vars = new Map<ContextVar<unknown>, unknown>();
 
+  /** The request's headers, and its path (R20.3 reads it: a compaction or count route is its own class). */
+  readonly headers: IncomingHttpHeaders;
+  readonly path: string;
+
   constructor(
-    readonly call: ClientCall,
-    /** The writer: commit, JSON and SSE writes, keep-alives, and whether content reached the client. */
-    readonly client: ClientResponse,
-    readonly model: string,
+    /** Names the answer (X-Switchyard-Request-Id) and the request-log row. */
+    readonly requestId: string,
+    req: IncomingMessage,
   ) {
-    this.body = call.body;
-    this.bodyText = call.bodyText;
+    this.headers = req.headers;
+    this.path = req.url ?? "";
   }
 
-  get format(): WireFormat {
-    return this.call.format;
-  }
-
-  get headers(): IncomingHttpHeaders {
-    return this.call.headers;
-  }
-
-  get path(): string {
-    return this.call.path ?? "";
-  }
-
-  get session(): RequestSession | null {
-    return this.call.session ?? null;
-  }
-
+  /** The verified client key's id, for usage by key and key budgets (R18). */
   get apiKeyId(): string | null {
-    return this.call.apiKeyId ?? null;
-  }
-
-  get login(): ClientLogin | null {
-    return this.call.login ?? null;
-  }
-
-  get allowed(): Set<string> | null {
-    return this.call.allowedConnections ?? null;
+    return this.clientKey?.id ?? null;
   }
 
   get record(): ClientResponse["record"] {
     return this.client.record;
+  }
+
+  /** The body the route read; a route that asks before the reader ran is a bug. */
+  receivedBody(): Record<string, unknown> {
+    if (this.body === NO_BODY) throw new Error("the client body was asked for before the body reader ran");
+    return this.body;
+  }
+
+  /** The route read the body (once, with the live limit). */
+  bodyRead(body: Record<string, unknown>, text: string | undefined): void {
+    this.body = body;
+    this.bodyText = text;
   }
 
   /** Replaces the body the attempts start from; its received text no longer describes it. */

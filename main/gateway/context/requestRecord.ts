@@ -67,10 +67,6 @@ export class RequestRecord {
     this.arrival = fields;
   }
 
-  get clientKind(): ArrivalFields["clientKind"] {
-    return this.arrival.clientKind;
-  }
-
   /** R18: the verified client key the request presented (its id). */
   keyed(apiKeyId: string | null): void {
     this.apiKeyId = apiKeyId;
@@ -88,10 +84,6 @@ export class RequestRecord {
   /** R20.2: the session's cache was warm on this connection when the request arrived. */
   warmCacheOn(connectionId: string | null): void {
     this.warmOn = connectionId;
-  }
-
-  get warmConnectionId(): string | null {
-    return this.warmOn;
   }
 
   /** R20.1: the attempt about to be sent lost these artifacts (null: none). */

@@ -30,7 +30,7 @@ export function responsesTurnsFeature(turns: Partial<Record<WireFormat, TurnHook
         for (const [name, value] of Object.entries(prepared.headers)) ctx.client.addHeader(name, value);
         ctx.set(OBSERVER, prepared.observe(ctx.client));
       }
-      if (ctx.call.compact) {
+      if (ctx.compact) {
         const history = ctx.body;
         ctx.replaceBody(compactionTurn(history));
         ctx.set(RESHAPE, (answer) => compactionAnswer(answer, history["input"]));

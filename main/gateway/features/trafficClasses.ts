@@ -31,7 +31,7 @@ export function trafficClassesFeature(deps: TrafficClassDeps): RequestFeature {
   return {
     name: "traffic-classes",
     arrive(ctx) {
-      const trafficClass = deps.classify({ format: ctx.format, path: ctx.path, headers: ctx.headers, body: ctx.body, clientKind: ctx.record.clientKind ?? "other" });
+      const trafficClass = deps.classify({ format: ctx.format, path: ctx.path, headers: ctx.headers, body: ctx.body, clientKind: ctx.clientKind });
       ctx.trafficClass = trafficClass;
       const on = deps.settings().trafficClasses.enabled;
       ctx.holdsForRecovery = !(trafficClass === "background" && on);

@@ -18,6 +18,8 @@ export interface WarmCacheDeps {
 }
 
 const SESSION = new ContextVar<string>("warm session");
+/** R20.2: the connection holding the session's warm cache when the request arrived (the feature's own, the row only records it). */
+const WARM_ON = new ContextVar<string | null>("warm connection");
 const WAITED = new ContextVar<{ ms: number }>("warm waits");
 
 export function warmCacheFeature(deps: WarmCacheDeps): RequestFeature {
@@ -26,8 +28,10 @@ export function warmCacheFeature(deps: WarmCacheDeps): RequestFeature {
     arrive(ctx) {
       const key = ctx.session?.key ?? null;
       if (key === null || !ctx.movesSession) return null;
-      ctx.record.warmCacheOn(deps.warmCaches.holder(key, deps.clock.now()));
+      const warmOn = deps.warmCaches.holder(key, deps.clock.now());
+      ctx.record.warmCacheOn(warmOn);
       ctx.set(SESSION, key);
+      ctx.set(WARM_ON, warmOn);
       return null;
     },
     afterAttempt(ctx, { target, connection, result }) {
@@ -38,7 +42,7 @@ export function warmCacheFeature(deps: WarmCacheDeps): RequestFeature {
         trafficClass: ctx.trafficClass,
         verdict: result.verdict,
         connectionId: connection.id,
-        warmConnectionId: ctx.record.warmConnectionId,
+        warmConnectionId: ctx.get(WARM_ON) ?? null,
         blockedMs: deps.blockedForMs(target, connection.id),
         waitedMs: waited?.ms ?? 0,
       });

@@ -1,6 +1,6 @@
 // The edges of the client routes: the request id on every answer, the proxy switch and client
 // keys (R1.7), the JSON body limit, and the request shape (R1.9) — all before any upstream call.
-// Each is a plain function over the request's ClientEdge (edge.ts); express's routes take them as
+// Each is a plain function over the request's RequestContext (edge.ts); express's routes take them as
 // middleware, the generation routes (generationRoute.ts) call them in turn.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
@@ -10,7 +10,8 @@ import { isRecord } from "../../../shared/records.js";
 import type { ErrorCode, StatusOf } from "../../../shared/errorCodes.js";
 import { sendPlainJson } from "../context/plainJson.js";
 import { readJsonBody } from "./clientBody.js";
-import { edgeOf, keyVerified, type ClientEdge } from "./edge.js";
+import { contextOf, keyVerified } from "./edge.js";
+import type { RequestContext } from "../context/requestContext.js";
 import { clientHalf, errorBody } from "../formats/index.js";
 import { readLogin } from "../formats/login.js";
 import { ClientLogin } from "../context/clientLogin.js";
@@ -20,7 +21,7 @@ import { ClientLogin } from "../context/clientLogin.js";
  * The proxied answers write theirs with their status line; every other answer stamps here.
  */
 export function stampClientHeaders(res: ServerResponse, attempts = 0): void {
-  res.setHeader("X-Switchyard-Request-Id", edgeOf(res.req).requestId);
+  res.setHeader("X-Switchyard-Request-Id", contextOf(res.req).requestId);
   res.setHeader("X-Switchyard-Attempts", String(attempts));
 }
 
@@ -34,21 +35,20 @@ export function clientError<C extends ErrorCode>(res: ServerResponse, format: Wi
  * The JSON object body, read once with the live `maxBodyMb` limit onto the edge; false when an
  * error went out in the client's format (or the client left mid-body).
  */
-export async function readClientBody(format: WireFormat, limitMb: number, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): Promise<boolean> {
+export async function readClientBody(format: WireFormat, limitMb: number, req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<boolean> {
   const read = await readJsonBody(req, limitMb * 1024 * 1024);
   if (read.kind === "aborted") return false;
   if (read.kind === "too_large") return (clientError(res, format, 413, "payload_too_large", `Request body exceeds the ${limitMb} MB limit (setting maxBodyMb)`), false);
   if (read.kind === "invalid") return (clientError(res, format, 400, "invalid_request", "Request body is not valid JSON"), false);
   if (!isRecord(read.value)) return (clientError(res, format, 400, "invalid_request", "Request body must be a JSON object"), false);
-  edge.body = read.value;
-  edge.bodyText = read.text;
+  ctx.bodyRead(read.value, read.text ?? undefined);
   return true;
 }
 
 /** readClientBody as the middleware of an express client route. */
 export function clientBody(format: WireFormat, settings: () => AppSettings): RequestHandler {
   return async (req, res, next) => {
-    if (await readClientBody(format, settings().maxBodyMb, req, res, edgeOf(req))) next();
+    if (await readClientBody(format, settings().maxBodyMb, req, res, contextOf(req))) next();
   };
 }
 
@@ -83,22 +83,22 @@ export interface ClientGuardDeps {
 }
 
 /** The proxy switch, then R1.7 client keys (off by default for loopback clients); false when refused. */
-export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): boolean {
+export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: IncomingMessage, res: ServerResponse, ctx: RequestContext): boolean {
   const settings = deps.appSettings();
   if (!settings.proxyEnabled) return (clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)"), false);
   const key = presentedKey(req);
   // R21.1: any other credential the request carries is the client's own login (never looked up here).
-  edge.login = loginOf(format, req);
+  ctx.login = loginOf(format, req);
   if (!settings.requireClientKey) {
     // Keys are optional here, but a Switchyard key a client sends anyway still names it: its
     // usage and its budget count (R18). Other keys (a client's placeholder) are not looked up.
     const info = key?.startsWith(CLIENT_KEY_PREFIX) ? deps.verifyClientKey(key) : null;
-    if (info) keyVerified(edge, info, false);
+    if (info) keyVerified(ctx, info, false);
     return true;
   }
   const info = key ? deps.verifyClientKey(key) : null;
   // R7.2: a lease fence binds the key, so the verified key is kept for it.
-  if (info) return (keyVerified(edge, info, true), true);
+  if (info) return (keyVerified(ctx, info, true), true);
   clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (X-Switchyard-Key, or Authorization: Bearer sk-sy-… or x-api-key)");
   return false;
 }
@@ -115,7 +115,7 @@ function loginOf(format: WireFormat, req: IncomingMessage): ClientLogin | null {
 /** admitsClient as the middleware of an express client route. */
 export function clientAuth(format: WireFormat, deps: ClientGuardDeps): RequestHandler {
   return (req, res, next) => {
-    if (admitsClient(format, deps, req, res, edgeOf(req))) next();
+    if (admitsClient(format, deps, req, res, contextOf(req))) next();
   };
 }
 

@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiKeyInfo, WireFormat } from "../../../shared/types.js";
 import { clientError, presentedKey } from "./clientRoutes.js";
-import { narrowToLease, type ClientEdge } from "./edge.js";
+import { narrowToLease } from "./edge.js";
+import type { RequestContext } from "../context/requestContext.js";
 import { leaseContextOf } from "./leaseContext.js";
 import { leaseInService, type LeaseEligibilityDeps } from "../pipeline/leaseEligibility.js";
 
@@ -14,7 +15,7 @@ export interface LeaseFenceDeps extends LeaseEligibilityDeps {
 }
 
 /** Passes a request without lease context, narrows a fenced one to its lease; false when refused. */
-export function fencesLease(format: WireFormat, deps: LeaseFenceDeps, req: IncomingMessage, res: ServerResponse, edge: ClientEdge): boolean {
+export function fencesLease(format: WireFormat, deps: LeaseFenceDeps, req: IncomingMessage, res: ServerResponse, ctx: RequestContext): boolean {
   const context = leaseContextOf(req.headers);
   if (context.kind === "none") return true;
   if (context.kind === "required") return (clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", context.message), false);
@@ -23,12 +24,12 @@ export function fencesLease(format: WireFormat, deps: LeaseFenceDeps, req: Incom
     return (clientError(res, format, 400, "LEASE_CONTEXT_REQUIRED", "A leased request needs its exact generation (x-omniroute-lease-generation)"), false);
   }
   const presented = presentedKey(req);
-  const key = edge.clientKey ?? (presented ? deps.verifyClientKey(presented) : null);
+  const key = ctx.clientKey ?? (presented ? deps.verifyClientKey(presented) : null);
   const fenced = key ? deps.leases.fence(context.ownerHash, key.id, context.generation) : null;
   if (!key || !fenced) {
     return (clientError(res, format, 409, "LEASE_FENCE_STALE", "The lease is not active for this owner, key and generation; acquire or renew it"), false);
   }
   const lease = leaseInService(deps, fenced, key.allowedConnections);
-  narrowToLease(edge, context.ownerHash, lease.connectionId);
+  narrowToLease(ctx, context.ownerHash, lease.connectionId);
   return true;
 }

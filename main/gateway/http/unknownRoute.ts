@@ -5,7 +5,7 @@ import type { RequestHandler } from "express";
 import type { WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import { clientError } from "./clientRoutes.js";
-import { edgeOf } from "./edge.js";
+import { contextOf } from "./edge.js";
 import { clientHalves } from "../formats/index.js";
 import type { RequestLogSink } from "../context/ports.js";
 import { unservedEntry } from "../context/requestRecord.js";
@@ -27,6 +27,6 @@ export function unknownClientRoute(deps: { requestLog: RequestLogSink; clock: Cl
     const format = formatOfUnknownPath(path);
     const now = deps.clock.now();
     clientError(res, format, 404, "not_found", `No route ${req.method} ${path}`);
-    deps.requestLog.append(unservedEntry(edgeOf(req).requestId, format, clientKindOf(req.headers), now, { status: 404, errorCode: "not_found", now }));
+    deps.requestLog.append(unservedEntry(contextOf(req).requestId, format, clientKindOf(req.headers), now, { status: 404, errorCode: "not_found", now }));
   };
 }

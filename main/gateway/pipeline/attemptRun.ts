@@ -27,7 +27,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
   async function tryCandidate(ctx: RequestContext, target: Target, { connection, probe }: Candidate): Promise<Step> {
     if (ctx.transcript?.resuming && !ctx.transcript.canContinueOn(target)) return release(ctx, target, connection, probe);
     // Counting is no proof of health: the HALF_OPEN probe is left to a real request.
-    if (ctx.call.count && probe) return release(ctx, target, connection, probe, true);
+    if (ctx.count && probe) return release(ctx, target, connection, probe, true);
     const engineCtx: AttemptContext = { provider: target.provider, connection, model: target.model, probe };
     const attempt: AttemptTarget = { target, connection, probe };
     const gate = deps.features.beforeSend(ctx, attempt, ctx.selection);
@@ -39,7 +39,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
       return "next";
     }
     const quotaShare = ctx.plan.comboDef?.config.quotaShare === true;
-    const pending = acquireSlot(deps.engine, deps.admission, { attempt: engineCtx, client: ctx.client, quotaShare: quotaShare && !ctx.call.count, trafficClass: ctx.trafficClass });
+    const pending = acquireSlot(deps.engine, deps.admission, { attempt: engineCtx, client: ctx.client, quotaShare: quotaShare && !ctx.count, trafficClass: ctx.trafficClass });
     const acquired = pending instanceof Promise ? await pending : pending;
     if ("passedOver" in acquired) {
       ctx.selection.exclusions.push(acquired.passedOver.skip);
@@ -50,7 +50,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
     if ("refused" in acquired) return ctx.client.gone ? (ctx.client.clientClosed(), "answered") : (ctx.client.fail(acquired.refused.refusal), "answered");
     const { slot } = acquired;
     try {
-      return ctx.call.count ? await countAttempt(ctx, attempt, slot) : await generationAttempt(ctx, attempt, slot);
+      return ctx.count ? await countAttempt(ctx, attempt, slot) : await generationAttempt(ctx, attempt, slot);
     } finally {
       slot.release();
     }
@@ -150,7 +150,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
   /** When no upstream counted (or none could be asked): the documented estimate (R16.5, R17.1). */
   function countFallback(ctx: RequestContext): void {
     ctx.client.addHeader("X-Switchyard-Token-Count", "estimate");
-    ctx.client.sendJson(ctx.call.count!.estimateBody(clientHalf(ctx.format).estimateInputTokens(ctx.body)));
+    ctx.client.sendJson(ctx.count!.estimateBody(clientHalf(ctx.format).estimateInputTokens(ctx.body)));
   }
 
   /** What the features make of one attempt's body and call (R22: beforeAttempt, send). */

@@ -26,7 +26,7 @@ export interface Counted {
 
 /** One connection's exact count, or why there is none. */
 export async function countOn(deps: CountCallDeps, ctx: RequestContext, { target, connection }: AttemptTarget, hooks: AttemptHooks): Promise<Counted> {
-  const shape = ctx.call.count!;
+  const shape = ctx.count!;
   const body = shape.upstreamBody(hooks.body(ctx.body), target.model);
   // A login's account holds no secret: its credential is the request's own (features/clientLogins.ts).
   const secret = connection.accountOf === null ? deps.connections.secret(connection.id) : null;

@@ -6,7 +6,8 @@
 // (attemptRun.ts) and their fallback.
 import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import { decideComboWait, type Blocker } from "../../engine/comboWait.js";
-import { RequestContext, type ClientCall } from "../context/requestContext.js";
+import type { ServerResponse } from "node:http";
+import type { RequestContext } from "../context/requestContext.js";
 import { clientHalf, isStreamRequest, upstreamFormatOf } from "../formats/index.js";
 import { describeError } from "../context/ports.js";
 import { tryEmergencyFallback } from "./fallback.js";
@@ -23,8 +24,6 @@ import { createAttemptRunner } from "./attemptRun.js";
 export type { PipelineBudgets, PipelineDeps, PipelineRouting } from "./deps.js";
 import type { PipelineDeps } from "./deps.js";
 
-export type { ClientCall } from "../context/requestContext.js";
-
 export function createPipeline(deps: PipelineDeps) {
   const runner = createAttemptRunner(deps);
 
@@ -32,34 +31,36 @@ export function createPipeline(deps: PipelineDeps) {
    * A failure inside Switchyard (a bug, not an upstream's answer) is logged with the request id,
    * and the client gets a 500 in its format and the request its log row, unless it was answered.
    */
-  async function handle(call: ClientCall): Promise<void> {
-    const model = call.model ?? (typeof call.body.model === "string" ? call.body.model : "");
-    const stream = !call.count && isStreamRequest(call.format, call.body);
-    const client = new ClientResponse(call.res, {
-      format: call.format,
-      requestId: call.requestId,
-      model,
+  async function handle(ctx: RequestContext, res: ServerResponse): Promise<void> {
+    if (ctx.model === "" && typeof ctx.body.model === "string") ctx.model = ctx.body.model;
+    const stream = ctx.count === null && isStreamRequest(ctx.format, ctx.body);
+    ctx.client = new ClientResponse(res, {
+      format: ctx.format,
+      requestId: ctx.requestId,
+      model: ctx.model,
       stream,
       clock: deps.clock,
       log: deps.requestLog,
       meter: deps.usageMeter,
       emit: deps.emit,
-      framing: call.framing,
+      framing: ctx.framing,
     });
-    const ctx = new RequestContext(call, client, model);
+    const { client } = ctx;
     client.hooks = deps.features.answerHooks(ctx);
     try {
       await serve(ctx);
     } catch (err) {
-      deps.logger?.error({ requestId: call.requestId, err: describeError(err) }, "internal error while handling a request");
+      deps.logger?.error({ requestId: ctx.requestId, err: describeError(err) }, "internal error while handling a request");
       if (!client.settled)
         client.fail({ status: ERROR_CODES.internal_error.status, code: "internal_error", message: "Switchyard failed to handle the request", retryAfterMs: null, noRetry: false });
     }
   }
 
   async function serve(ctx: RequestContext): Promise<void> {
-    const { client, record, call, model } = ctx;
-    record.arrived(arrivalFields(call.headers, () => clientHalf(call.format).promptText(ctx.body), deps.promptLogging?.() ?? false));
+    const { client, record, model, format } = ctx;
+    const arrival = arrivalFields(ctx.headers, () => clientHalf(format).promptText(ctx.body), deps.promptLogging?.() ?? false);
+    ctx.clientKind = arrival.clientKind ?? "other";
+    record.arrived(arrival);
     record.keyed(ctx.apiKeyId);
     const refusal = deps.features.arrive(ctx);
     record.classed(ctx.trafficClass);
@@ -68,7 +69,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (overBudgetMs !== null) return client.fail(keyBudgetExceeded(overBudgetMs));
     const routing = deps.routing && {
       router: deps.routing.router,
-      format: call.format,
+      format,
       body: ctx.body,
       now: deps.clock.now(),
       random: deps.routing.random,
@@ -76,7 +77,7 @@ export function createPipeline(deps: PipelineDeps) {
       pin: ctx.session?.pin() ?? null,
     };
     // A count takes the stored order: it must not advance a combo's rotation or its session target.
-    const plan = planRequest(model, deps.catalog, call.count ? undefined : routing);
+    const plan = planRequest(model, deps.catalog, ctx.count ? undefined : routing);
     if (!plan) {
       client.fail({ status: ERROR_CODES.model_not_found.status, code: "model_not_found", message: `Unknown model: ${model || "(none)"}`, retryAfterMs: null, noRetry: true });
       return;
@@ -87,7 +88,7 @@ export function createPipeline(deps: PipelineDeps) {
     const budgets = deps.streamBudgets();
     ctx.policy.recoveryEnabled = budgets.recoveryEnabled;
     record.planned(plan.combo, ctx);
-    if (client.streaming) client.startHeartbeat(heartbeatEveryMs(call.format, budgets.heartbeatMs), keepAliveEvents(call.format, record.clientKind));
+    if (client.streaming) client.startHeartbeat(heartbeatEveryMs(format, budgets.heartbeatMs), keepAliveEvents(format, ctx.clientKind));
     try {
       await tryTargets(ctx);
     } finally {
@@ -109,7 +110,7 @@ export function createPipeline(deps: PipelineDeps) {
       ctx.selection = ctx.selection.nextPass();
       ctx.failures = [];
     }
-    if (ctx.call.count) return runner.countFallback(ctx);
+    if (ctx.count) return runner.countFallback(ctx);
     if ((await tryEmergencyFallback(ctx, deps, tryCandidate)) === "answered") return;
     ctx.client.fail(ctx.session?.capacityRefusal() ?? terminalError(deps, ctx, ctx.plan.targets.length, ctx.plan.combo !== null));
   }
@@ -119,7 +120,7 @@ export function createPipeline(deps: PipelineDeps) {
     const choice = ctx.plan.connectionChoice;
     for (const target of ctx.plan.targets) {
       // A count is answered by an upstream of the client's own format only (its count route).
-      if (ctx.call.count && upstreamFormatOf(target.provider, ctx.format) !== ctx.format) continue;
+      if (ctx.count && upstreamFormatOf(target.provider, ctx.format) !== ctx.format) continue;
       for (const candidate of candidatesFor(target, deps, ctx.selection, { features: deps.features, ctx }, choice)) {
         if ((await tryConnection(ctx, target, candidate)) === "answered") return "answered";
         if (ctx.client.gone) return closed(ctx);
@@ -161,7 +162,7 @@ export function createPipeline(deps: PipelineDeps) {
 
   /** R11.4: how long to wait before dispatching the combo again, or null to give the verdict now. */
   function comboWaitMs(ctx: RequestContext): number | null {
-    if (!deps.routing || !ctx.plan.comboDef || !ctx.holdsForRecovery || ctx.call.count) return null;
+    if (!deps.routing || !ctx.plan.comboDef || !ctx.holdsForRecovery || ctx.count) return null;
     const recoveryMs = earliestRecoveryMs(deps, ctx.selection.triedProviders);
     const blockers: Blocker[] = [
       ...ctx.selection.exclusions.map((e) => ({ reason: e.reason, remainingMs: e.remainingMs })),

@@ -127,8 +127,18 @@ export function upstreamCaller(timeouts: Partial<UpstreamTimeouts> = {}, upstrea
  * of a built gateway, on a context over a response nobody reads.
  */
 export function selectionRequest(p: Ports, allowed: Set<string> | null, session: RequestSession | null = null): SelectionRequest {
-  const res = new ServerResponse(new IncomingMessage(new Socket()));
-  const client = new ClientResponse(res, { format: "openai", requestId: "req-1", model: "m1", stream: false, clock: p.h.clock, log: p.log, emit: (e) => p.events.push(e) });
-  const ctx = new RequestContext({ format: "openai", body: {}, headers: {}, res, requestId: "req-1", allowedConnections: allowed, session }, client, "m1");
+  const req = new IncomingMessage(new Socket());
+  const ctx = new RequestContext("req-1", req);
+  ctx.client = new ClientResponse(new ServerResponse(req), {
+    format: "openai",
+    requestId: "req-1",
+    model: "m1",
+    stream: false,
+    clock: p.h.clock,
+    log: p.log,
+    emit: (e) => p.events.push(e),
+  });
+  ctx.allowed = allowed;
+  ctx.session = session;
   return { features: new RequestFeatures([leaseNarrowingFeature(), leaseHoldersFeature()]), ctx };
 }

@@ -2,6 +2,7 @@
 // the real simulator as upstream and a real client over loopback.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RequestFeatures } from "../../../main/gateway/features/index.js";
+import { RequestContext } from "../../../main/gateway/context/requestContext.js";
 import { createPipeline, type PipelineDeps } from "../../../main/gateway/pipeline/pipeline.js";
 import { ClientBoundTarget, createAdmission, releaseOnce, type AdmissionRequest, type AdmissionStage } from "../../../main/gateway/pipeline/admit.js";
 import { startSimulator, type Simulator } from "../../../main/simulator/index.js";
@@ -45,7 +46,11 @@ function rig(admission: AdmissionStage = createAdmission()): { p: Ports; deps: P
 
 async function send(deps: PipelineDeps, body: Record<string, unknown>) {
   const pipeline = createPipeline(deps);
-  const srv = await listen((req, res) => void pipeline.handle({ format: "openai", body, headers: req.headers, res, requestId: "loop-req" }));
+  const srv = await listen((req, res) => {
+    const ctx = new RequestContext("loop-req", req);
+    ctx.bodyRead(body, undefined);
+    void pipeline.handle(ctx, res);
+  });
   try {
     const r = await fetch(srv.url, { method: "POST" });
     return { status: r.status, headers: r.headers, body: await r.json() };
