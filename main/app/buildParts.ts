@@ -42,7 +42,7 @@ import type { SharedState } from "../engine/sharedState.js";
 import { connectionKeys, type ConnectionKeys, shareLeases, sharePins, shareQueuePauses, shareQuota, sharedToolLimits } from "../group/sessionKinds.js";
 import { shareEngineState } from "../group/engineKinds.js";
 import { shareProvenance } from "../group/provenanceKind.js";
-import { createUpstreamCaller } from "../gateway/context/upstream/call.js";
+import { createUpstreamCaller } from "../gateway/upstream/call.js";
 import { createRouting } from "../gateway/pipeline/routing/index.js";
 import { type Store } from "../store/index.js";
 import { type EventBus } from "./eventBus.js";

@@ -4,7 +4,7 @@ import type { Provider } from "../../shared/types.js";
 import type { Clock } from "../engine/ports.js";
 import type { Store } from "../store/types.js";
 import { translateRequest, upstreamFormatOf, upstreamPath } from "../gateway/formats/index.js";
-import { AUXILIARY_CALL_CEILING_MS, UpstreamCallError, type CallUpstream } from "../gateway/context/upstream/call.js";
+import { AUXILIARY_CALL_CEILING_MS, UpstreamCallError, type CallUpstream } from "../gateway/upstream/call.js";
 
 export function createConnectionTester(deps: { store: Store; callUpstream: CallUpstream; clock: Clock; onPassed: (provider: Provider, connectionId: string) => void }) {
   return async (connectionId: string): Promise<ConnectionTestResult> => {

@@ -10,8 +10,8 @@ import type { DoctorCheck, DoctorCheckName, ProviderDoctorReport } from "../../s
 import type { Connection, Provider, WireFormat } from "../../shared/types.js";
 import { extractUsage, translateRequest, upstreamFormatOf, upstreamPath } from "../gateway/formats/index.js";
 import type { HubUsage } from "../gateway/formats/hub.js";
-import { redactSecret } from "../gateway/context/redact.js";
-import { UpstreamCallError, type CallUpstream, type UpstreamCall } from "../gateway/context/upstream/call.js";
+import { redactSecret } from "../gateway/upstream/redact.js";
+import { UpstreamCallError, type CallUpstream, type UpstreamCall } from "../gateway/upstream/call.js";
 import {
   type CallSite,
   type CallVerdict,

@@ -8,7 +8,7 @@ import type { Verdict } from "../../engine/ports.js";
 import type { UsageSummary } from "../formats/index.js";
 import type { Exclusion } from "./outcome.js";
 import type { Target } from "./resolve.js";
-import type { UpstreamResponse } from "./upstream/client.js";
+import type { UpstreamResponse } from "../upstream/client.js";
 
 export type StreamOutcome =
   | { kind: "completed" }

@@ -14,7 +14,7 @@ import type { UsageSummary } from "../formats/usage.js";
 import type { FinalError } from "./outcome.js";
 import type { RequestLogSink } from "./ports.js";
 import { RequestRecord, type UsageMeter } from "./requestRecord.js";
-import { Cancellation } from "./upstream/cancellation.js";
+import { Cancellation } from "../upstream/cancellation.js";
 
 export interface ClientResponseOptions {
   format: WireFormat;

@@ -10,8 +10,8 @@ import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import type { ClientLogin } from "../context/clientLogin.js";
 import type { ConnectionsPort } from "../context/ports.js";
 import type { RequestContext } from "../context/requestContext.js";
-import type { UpstreamCall } from "../context/upstream/call.js";
-import { redactSecret } from "../context/redact.js";
+import type { UpstreamCall } from "../upstream/call.js";
+import { redactSecret } from "../upstream/redact.js";
 import { upstreamFormatOf } from "../formats/index.js";
 import type { OwnAnswer, RequestFeature } from "./feature.js";
 

@@ -24,7 +24,7 @@ import type { FinalError } from "../context/outcome.js";
 import type { AttemptOutcome, AttemptResult, RequestPlan, SelectionLog } from "../context/attempt.js";
 import type { OutFrame } from "../formats/types.js";
 import type { Target } from "../context/resolve.js";
-import type { SendCall, UpstreamCall } from "../context/upstream/call.js";
+import type { SendCall, UpstreamCall } from "../upstream/call.js";
 import type { CandidateScope } from "../context/candidates.js";
 export type { CandidateScope } from "../context/candidates.js";
 

@@ -8,7 +8,7 @@ import type { Connection, RequestLogEntry } from "../../../shared/types.js";
 import type { AnswerHooks, RequestContext } from "../context/requestContext.js";
 import type { FinalError } from "../context/outcome.js";
 import type { AttemptOutcome, RequestPlan, SelectionLog } from "../context/attempt.js";
-import type { SendCall, UpstreamCall } from "../context/upstream/call.js";
+import type { SendCall, UpstreamCall } from "../upstream/call.js";
 import type { Target } from "../context/resolve.js";
 import type { AfterAttempt, AttemptReport, AttemptTarget, BeforeSend, CandidateScope, OwnAnswer, RequestFeature } from "./feature.js";
 

@@ -6,7 +6,7 @@ import type { Provider } from "../../../shared/types.js";
 import type { BreakerSnapshot, Verdict } from "../../engine/ports.js";
 import type { Exclusion, FinalError } from "../context/outcome.js";
 import type { SharedState } from "../../engine/sharedState.js";
-import type { ExecutionDeadline } from "../context/upstream/call.js";
+import type { ExecutionDeadline } from "../upstream/call.js";
 
 import { ClientBoundTarget, type AdmissionRequest } from "../context/admissionRequest.js";
 export { ClientBoundTarget, type AdmissionRequest };

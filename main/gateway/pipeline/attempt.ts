@@ -22,8 +22,8 @@ import type { ConnectionsPort } from "../context/ports.js";
 import type { Target } from "../context/resolve.js";
 import type { ClientResponse } from "../context/clientResponse.js";
 import { relayStream, type StreamBudgets } from "./streaming/relay.js";
-import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type SendCall, type UpstreamCall } from "../context/upstream/call.js";
-import type { Cancellation } from "../context/upstream/cancellation.js";
+import { UpstreamCallError, type CallUpstream, type ExecutionDeadline, type SendCall, type UpstreamCall } from "../upstream/call.js";
+import type { Cancellation } from "../upstream/cancellation.js";
 
 /** The client's request as the routes accepted it. */
 export interface ClientRequest {

@@ -4,7 +4,7 @@
 import type { RequestContext } from "../context/requestContext.js";
 import type { AttemptTarget } from "../features/index.js";
 import type { ConnectionsPort } from "../context/ports.js";
-import { AUXILIARY_CALL_CEILING_MS, type CallUpstream, type UpstreamCall } from "../context/upstream/call.js";
+import { AUXILIARY_CALL_CEILING_MS, type CallUpstream, type UpstreamCall } from "../upstream/call.js";
 import type { AttemptHooks, AttemptOutcome } from "./attempt.js";
 
 /** A count answer is a few bytes; anything larger is not one. */

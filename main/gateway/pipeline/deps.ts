@@ -14,7 +14,7 @@ import type { ComboRouter } from "./routing/comboRouter.js";
 import type { LearnedQuotas } from "./routing/learnedQuota.js";
 import type { QuotaObserver } from "../context/usage/quotaHeaders.js";
 import type { StreamBudgets } from "./streaming/relay.js";
-import type { CallUpstream } from "../context/upstream/call.js";
+import type { CallUpstream } from "../upstream/call.js";
 
 export interface PipelineBudgets extends StreamBudgets {
   /** R13.2: fail over on a stream failure before any client-visible content. */

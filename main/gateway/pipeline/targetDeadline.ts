@@ -14,7 +14,7 @@ import type { AttemptContext, Clock, Verdict } from "../../engine/ports.js";
 import type { Target } from "../context/resolve.js";
 import type { ComboRouter } from "./routing/comboRouter.js";
 import type { RequestRecord } from "../context/requestRecord.js";
-import { Cancellation } from "../context/upstream/cancellation.js";
+import { Cancellation } from "../upstream/cancellation.js";
 
 /** The client as a target deadline sees it: it may leave, and its answer may have begun. */
 export interface AttemptClient {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Provider, ProviderFormat, WireFormat } from "../../../shared/types.js";
 import { clientHalf, createStreamTranslator, extractUsage, providerAdapterFor, sameFormatHalf, upstreamFormatOf, upstreamHalf } from "../../../main/gateway/formats/index.js";
-import { buildUpstreamHeaders } from "../../../main/gateway/context/upstream/headers.js";
+import { buildUpstreamHeaders } from "../../../main/gateway/upstream/headers.js";
 import { parseSse } from "./helpers.js";
 
 const FORMATS = ["openai", "anthropic", "gemini"] as const satisfies readonly WireFormat[];

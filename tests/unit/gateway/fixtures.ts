@@ -11,8 +11,8 @@ import type { AddressInfo } from "node:net";
 import type { Combo, Connection, Provider, RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { CatalogPort, ConnectionsPort, RequestLogSink } from "../../../main/gateway/context/ports.js";
 import { ClientResponse } from "../../../main/gateway/context/clientResponse.js";
-import { createUpstreamCaller, type UpstreamTimeouts } from "../../../main/gateway/context/upstream/call.js";
-import { createUpstreamClient, type UpstreamClient } from "../../../main/gateway/context/upstream/client.js";
+import { createUpstreamCaller, type UpstreamTimeouts } from "../../../main/gateway/upstream/call.js";
+import { createUpstreamClient, type UpstreamClient } from "../../../main/gateway/upstream/client.js";
 import { harness, type Harness } from "../engine/fixtures.js";
 
 export { connection, provider, T0 } from "../engine/fixtures.js";

@@ -2,7 +2,7 @@
 // attempt only while nothing of its answer has reached the client, and reports that it did.
 import { describe, expect, it } from "vitest";
 import { TargetDeadline, targetDeadlineFor, type AttemptClient } from "../../../main/gateway/pipeline/targetDeadline.js";
-import { Cancellation } from "../../../main/gateway/context/upstream/cancellation.js";
+import { Cancellation } from "../../../main/gateway/upstream/cancellation.js";
 import type { Combo } from "../../../shared/types.js";
 
 function client(): AttemptClient & { leave(): void; outputStarted: boolean } {

@@ -3,8 +3,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errors } from "undici";
-import { UpstreamCallError } from "../../../main/gateway/context/upstream/call.js";
-import { transportFailureOf } from "../../../main/gateway/context/upstream/client.js";
+import { UpstreamCallError } from "../../../main/gateway/upstream/call.js";
+import { transportFailureOf } from "../../../main/gateway/upstream/client.js";
 import { listen, provider, upstreamCaller } from "./fixtures.js";
 
 let behave: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end("{}");

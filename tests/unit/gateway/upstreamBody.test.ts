@@ -4,8 +4,8 @@
 // destroy, and the moment the call's cancellation is let go.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createUpstreamClient, type UpstreamClient } from "../../../main/gateway/context/upstream/client.js";
-import { Cancellation } from "../../../main/gateway/context/upstream/cancellation.js";
+import { createUpstreamClient, type UpstreamClient } from "../../../main/gateway/upstream/client.js";
+import { Cancellation } from "../../../main/gateway/upstream/cancellation.js";
 import { listen } from "./fixtures.js";
 
 let behave: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end("{}");

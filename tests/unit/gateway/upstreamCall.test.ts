@@ -2,8 +2,8 @@
 // deadline (R13.6) and an admitted job's execution deadline (R9.1) all stop the call through one
 // signal, and each reports as itself. Real HTTP over loopback against a server that answers late.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Cancellation } from "../../../main/gateway/context/upstream/cancellation.js";
-import { UpstreamCallError, type ExecutionDeadline } from "../../../main/gateway/context/upstream/call.js";
+import { Cancellation } from "../../../main/gateway/upstream/cancellation.js";
+import { UpstreamCallError, type ExecutionDeadline } from "../../../main/gateway/upstream/call.js";
 import { listen, provider, upstreamCaller } from "./fixtures.js";
 
 describe("upstream call cancellation", () => {

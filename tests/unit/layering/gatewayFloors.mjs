@@ -1,11 +1,11 @@
-// DESIGN.md "Gateway floors" (R22): main/gateway is five floors and imports only point down —
-// http/ → pipeline/ → features/ → context/ → formats/. The gateway never imports the Redis adapter
+// DESIGN.md "Gateway floors" (R22): main/gateway is six floors and imports only point down —
+// http/ → pipeline/ → features/ → context/ → upstream/ → formats/. The gateway never imports the Redis adapter
 // (main/group), the store, the management API or the composition root; the group adapter never
 // imports the gateway. One module for the lint rule (eslint.config.js) and the test beside it.
 import path from "node:path";
 
 /** From the bottom up: a floor may import its own and those below it. */
-export const GATEWAY_FLOORS = ["formats", "context", "features", "pipeline", "http"];
+export const GATEWAY_FLOORS = ["formats", "upstream", "context", "features", "pipeline", "http"];
 
 const GATEWAY = "main/gateway/";
 const NOT_FOR_GATEWAY = /^main\/(group|store|api|app|desktop)\//;

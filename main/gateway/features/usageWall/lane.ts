@@ -6,7 +6,7 @@
 import type { Connection, Provider } from "../../../../shared/types.js";
 import type { Clock } from "../../../engine/ports.js";
 import { jitteredWaitMs, readWallAnswer, SLOW_HEADER, SLOW_VALUE, waitBudgetMs, type UsageWallBook } from "../../../engine/usageWall.js";
-import type { SendCall, UpstreamCall } from "../../context/upstream/call.js";
+import type { SendCall, UpstreamCall } from "../../upstream/call.js";
 import type { LimitResetClient } from "./limitReset.js";
 
 export interface UsageWallDeps {

@@ -9,7 +9,7 @@ import { createThroughputWatchdog, type ThroughputSettings } from "./throughput.
 import { limitEventReader } from "../../formats/limitEvents.js";
 import { isWindowExhaustion } from "../../../engine/subscriptionWindows.js";
 import type { ClientResponse } from "../../context/clientResponse.js";
-import type { UpstreamCall } from "../../context/upstream/call.js";
+import type { UpstreamCall } from "../../upstream/call.js";
 import type { ContinuationStitch, StreamTranscript } from "../../context/streamTranscript.js";
 
 export interface StreamBudgets {

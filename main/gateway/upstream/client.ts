@@ -5,8 +5,8 @@
 // soon as they arrive and feeds the body to an UpstreamBody; the caller's signal aborts it the
 // same way (its reason is the error, before or after the headers).
 import { Agent, errors, util, type Dispatcher } from "undici";
-import type { TransportCause, TransportFailure } from "../../../engine/failure.js";
-import { markLowerCaseNames } from "../../../engine/retryHints.js";
+import type { TransportCause, TransportFailure } from "../../engine/failure.js";
+import { markLowerCaseNames } from "../../engine/retryHints.js";
 import { UpstreamBody } from "./body.js";
 import type { Cancellation } from "./cancellation.js";
 

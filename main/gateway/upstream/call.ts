@@ -11,9 +11,9 @@
 // stays armed for the whole deadline (600 s by default) until the garbage collector finalises its
 // signal, which cost about 40 MB of RSS after the bench's load.
 import type { IncomingHttpHeaders } from "node:http";
-import type { Provider, WireFormat } from "../../../../shared/types.js";
-import { ATTEMPT_TIMED_OUT, type TransportFailure } from "../../../engine/failure.js";
-import { redactSecret } from "../redact.js";
+import type { Provider, WireFormat } from "../../../shared/types.js";
+import { ATTEMPT_TIMED_OUT, type TransportFailure } from "../../engine/failure.js";
+import { redactSecret } from "./redact.js";
 import { Cancellation } from "./cancellation.js";
 import { transportFailureOf, type UpstreamClient, type UpstreamResponse } from "./client.js";
 import { buildUpstreamHeaders } from "./headers.js";

@@ -2,8 +2,8 @@
 // lease headers, client keys and cookies must not leak upstream (R7.1, R7.2). Which client headers
 // may pass, and how the secret is presented, is each format's adapter's decision.
 import type { IncomingHttpHeaders } from "node:http";
-import type { Provider, WireFormat } from "../../../../shared/types.js";
-import { providerAdapterFor, upstreamHalf } from "../../formats/index.js";
+import type { Provider, WireFormat } from "../../../shared/types.js";
+import { providerAdapterFor, upstreamHalf } from "../formats/index.js";
 
 export function buildUpstreamHeaders(
   provider: Provider,
