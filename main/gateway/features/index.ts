@@ -34,6 +34,21 @@ export const FEATURE_ORDER = [
 
 type Hook = keyof Omit<RequestFeature, "name">;
 
+/** The hooks in the order a request meets them (feature.ts documents each; DESIGN.md lists them). */
+export const HOOK_ORDER = [
+  "arrive",
+  "planned",
+  "candidates",
+  "beforeSend",
+  "beforeAttempt",
+  "send",
+  "outcome",
+  "afterAttempt",
+  "answer",
+  "frame",
+  "finish",
+] as const satisfies readonly Hook[];
+
 /** The features of one gateway, each hook's callers listed once so a request walks only those. */
 export class RequestFeatures {
   readonly all: readonly RequestFeature[];
