@@ -107,7 +107,8 @@ beforeEach(() => sim.clearFaults());
 describe("R24.1 what a login is", () => {
   it("R24.1 Anthropic: a placeholder, dummy, empty, random or Switchyard key beside a login connection is served by the held key, which alone goes upstream; no account row", async () => {
     for (const [what, value] of notLogins()) {
-      for (const headers of [{ authorization: `Bearer ${value}` }, { "x-api-key": value }]) {
+      const shapes: Array<Record<string, string>> = [{ authorization: `Bearer ${value}` }, { "x-api-key": value }];
+      for (const headers of shapes) {
         const from = sim.requests.length;
         const r = await messages(headers);
         const label = `${what} in ${Object.keys(headers)[0]}`;
