@@ -46,22 +46,18 @@ function noSecretForLogins(connection: Connection, apiKey: string | null | undef
  * field comes from its client-login connection, so a body that sets one here would answer 200 and
  * change nothing. It is refused, naming the field, before anything is saved.
  */
-function accountSettingsOnly(connection: Connection, body: Record<string, unknown>): void {
+export function accountSettingsOnly(connection: Connection, body: Record<string, unknown>, at = ""): void {
   if (connection.accountOf === null) return;
+  const refuse = (field: string, allowed: readonly string[]) =>
+    invalidRequest(`${at}${field}: a login's account takes only ${allowed.join(", ")}; set it on "${connection.accountOf}"`, `${at}${field}`);
   const own: ReadonlySet<string> = new Set(ACCOUNT_FIELDS);
   for (const [field, value] of Object.entries(body)) {
-    if (value === undefined) continue;
-    if (!own.has(field)) throw invalidRequest(`${field}: a login's account takes only ${ACCOUNT_FIELDS.join(", ")}; set it on "${connection.accountOf}"`, field);
+    if (value !== undefined && !own.has(field)) throw refuse(field, ACCOUNT_FIELDS);
   }
   const data: ReadonlySet<string> = new Set(ACCOUNT_PROVIDER_DATA);
   const given = body.providerSpecificData;
   const extra = isRecord(given) ? Object.keys(given).find((key) => !data.has(key)) : undefined;
-  if (extra !== undefined) {
-    throw invalidRequest(
-      `providerSpecificData.${extra}: a login's account takes only ${ACCOUNT_PROVIDER_DATA.join(", ")}; set it on "${connection.accountOf}"`,
-      `providerSpecificData.${extra}`,
-    );
-  }
+  if (extra !== undefined) throw refuse(`providerSpecificData.${extra}`, ACCOUNT_PROVIDER_DATA);
 }
 
 /** PUT on an account row: its own settings, absent ones at their defaults (the rest is its connection's). */

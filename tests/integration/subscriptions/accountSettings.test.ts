@@ -131,6 +131,10 @@ describe("R24.5 a login's account takes its own settings, and they act", () => {
     const put = await gw.api<Json>("PUT", `/api/connections/${encodeURIComponent(A)}`, { priority: 2, name: "renamed" });
     expect(put.status).toBe(400);
     expect(put.body.error.path).toBe("name");
+    // A config document may not slip one past either (it finds the account by its name).
+    const imported = await gw.api<Json>("POST", "/api/config/import", { connections: [{ name: before.name, provider: "claude", maxConcurrent: 3 }] });
+    expect(imported.status).toBe(400);
+    expect(imported.body.error.path).toBe("connections.0.maxConcurrent");
     expect(await row(A)).toEqual(before);
   });
 
