@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
 import { startGateway, startSim, type TestGateway } from "../harness.js";
 
@@ -70,6 +70,12 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
+// Each test starts from rested accounts: what one test leaves cooling must not decide the next.
+beforeEach(async () => {
+  sim.clearUsageWall();
+  expect((await gw.api("POST", "/api/resilience/cooldowns", { all: true })).status).toBe(200);
+});
+
 describe("R24.5 a login's account takes its own settings, and they act", () => {
   it("R24.5 active: an inactive account is not used (its request goes to the held key); its sibling login still is", async () => {
     expect((await patch(A, { active: false })).status).toBe(200);
@@ -102,11 +108,39 @@ describe("R24.5 a login's account takes its own settings, and they act", () => {
     expect(await served(LOGIN_A)).toMatchObject({ connection: A });
   });
 
-  it("R24.5 the usage-wall opt-ins are the account's own (GET shows them; the template's are not the account's)", async () => {
-    const r = await patch(A, { providerSpecificData: { lowPriorityMode: true, autoLimitReset: true, organizationUUID: "org-a" } });
+  it("R24.5 usage-wall opt-ins: an account's own lowPriorityMode takes the slow lane at the wall, on that account", async () => {
+    const r = await patch(A, { providerSpecificData: { lowPriorityMode: true } });
     expect(r.status, r.text).toBe(200);
-    expect((await row(A)).providerSpecificData).toEqual({ lowPriorityMode: true, autoLimitReset: true, organizationUUID: "org-a" });
-    expect((await row(B)).providerSpecificData.lowPriorityMode).not.toBe(true);
+    expect((await row(A)).providerSpecificData).toEqual({ lowPriorityMode: true });
+    const from = sim.requests.length;
+    sim.setUsageWall(LOGIN_A, { resetAt: Math.floor(Date.now() / 1000) + 3_600 });
+    expect(await served(LOGIN_A)).toMatchObject({ status: 200, connection: A });
+    const lane = sim.requests.slice(from).map((q) => [q.headers["authorization"], q.headers["anthropic-usage-limit"] ?? null]);
+    expect(lane).toEqual([
+      [`Bearer ${LOGIN_A}`, null],
+      [`Bearer ${LOGIN_A}`, "slow"],
+    ]);
+    sim.clearUsageWall(LOGIN_A);
+    // The sibling login did not opt in: at its wall it fails over to the held key.
+    sim.setUsageWall(LOGIN_B, { resetAt: Math.floor(Date.now() / 1000) + 3_600 });
+    expect(await served(LOGIN_B)).toMatchObject({ status: 200, connection: "work" });
+    sim.clearUsageWall(LOGIN_B);
+    await gw.api("POST", "/api/resilience/cooldowns", { all: true });
+  });
+
+  it("R24.5 usage-wall opt-ins: an account's own autoLimitReset claims the reset for its organization with its own login", async () => {
+    const r = await patch(A, { providerSpecificData: { autoLimitReset: true, organizationUUID: "org-a" } });
+    expect(r.status, r.text).toBe(200);
+    const from = sim.requests.length;
+    sim.setUsageWall(LOGIN_A, { resetAt: Math.floor(Date.now() / 1000) + 3_600, resettable: true });
+    expect(await served(LOGIN_A)).toMatchObject({ status: 200, connection: A });
+    const generations = sim.requests.slice(from).filter((q) => q.path.startsWith("/v1/messages"));
+    expect(generations.map((q) => [q.headers["authorization"], q.headers["anthropic-usage-limit"] ?? null])).toEqual([
+      [`Bearer ${LOGIN_A}`, null],
+      [`Bearer ${LOGIN_A}`, null],
+    ]);
+    sim.clearUsageWall(LOGIN_A);
+    expect((await patch(A, { providerSpecificData: {} })).status).toBe(200);
   });
 
   it("R24.5 any other field on an account row is a 400 naming it, and nothing is saved", async () => {
@@ -139,9 +173,10 @@ describe("R24.5 a login's account takes its own settings, and they act", () => {
   });
 
   it("R24.5 PUT on an account row sets its own settings, absent ones at their defaults", async () => {
+    const { name } = await row(A);
     const put = await gw.api<Json>("PUT", `/api/connections/${encodeURIComponent(A)}`, { provider: "claude", priority: 3 });
     expect(put.status, put.text).toBe(200);
-    expect(put.body).toMatchObject({ priority: 3, weight: 1, active: true, budget: null, providerSpecificData: {}, name: (await row(A)).name });
+    expect(put.body).toMatchObject({ priority: 3, weight: 1, active: true, budget: null, providerSpecificData: {}, name });
     expect(await served(LOGIN_A)).toMatchObject({ connection: "work" });
   });
 
