@@ -13,7 +13,7 @@ import {
 import type { ApiKeyInfo, AppSettings, Budget, Combo } from "../../shared/types.js";
 import type { ConnectionInput, ProviderInput } from "../store/types.js";
 import { type ConfigCatalog, catalogFromStore, checkComboNameFree, checkComboTargets, checkConnectionsExist, checkProviderIdFree } from "./catalog.js";
-import { connectionConfigFromBody, connectionPatchFromBody, generateConnectionId } from "./connectionHandlers.js";
+import { accountSettingsOnly, connectionConfigFromBody, connectionPatchFromBody, generateConnectionId } from "./connectionHandlers.js";
 import { ApiError, conflict, invalidRequest, unknownProvider } from "./errors.js";
 import { type ResilienceValidator, parseInput } from "./handlerTypes.js";
 import type { ManagementStore } from "./ports.js";
@@ -139,6 +139,9 @@ function planConnections(store: ImportStore, doc: ConfigDocumentInput, catalog: 
       if (existing.provider !== provider) {
         throw invalidRequest(`${at}.provider: connection "${id}" belongs to provider "${existing.provider}"`, `${at}.provider`);
       }
+      // R24.5: an account row takes only its own settings, from a document as from PATCH.
+      // Its name is how an entry without an id finds it, not a change.
+      accountSettingsOnly(existing, { ...fields, name: fields.name === existing.name ? undefined : fields.name, apiKey, rateLimitProtection }, `${at}.`);
       return { kind: "update", id, patch: connectionPatchFromBody(fields), secret, protection: rateLimitProtection };
     }
     return {

@@ -2,7 +2,9 @@
 // from the store, which never reads the secret column into a Connection (only `hasSecret`).
 import { randomBytes } from "node:crypto";
 import type { ConnectionPatchBody } from "../../shared/schemas/config.js";
+import { isRecord } from "../../shared/records.js";
 import type { Connection } from "../../shared/types.js";
+import { ACCOUNT_FIELDS, ACCOUNT_PROVIDER_DATA } from "../gateway/context/clientLogin.js";
 import type { ConnectionInput } from "../store/types.js";
 import { conflict, fromStoreError, invalidRequest, notFound, unknownProvider } from "./errors.js";
 import { type DepsWith, type HandlersFor, emitConfigChanges, withBudgetUse } from "./handlerTypes.js";
@@ -37,6 +39,36 @@ function noSecretForLogins(connection: Connection, apiKey: string | null | undef
     throw invalidRequest('apiKey: a connection with credential "client" holds no key (each request brings its own login)', "apiKey");
   }
   return apiKey;
+}
+
+/**
+ * R24.5: a login's account row (R21.2) takes its own settings only (ACCOUNT_FIELDS); every other
+ * field comes from its client-login connection, so a body that sets one here would answer 200 and
+ * change nothing. It is refused, naming the field, before anything is saved.
+ */
+export function accountSettingsOnly(connection: Connection, body: Record<string, unknown>, at = ""): void {
+  if (connection.accountOf === null) return;
+  const refuse = (field: string, allowed: readonly string[]) =>
+    invalidRequest(`${at}${field}: a login's account takes only ${allowed.join(", ")}; set it on "${connection.accountOf}"`, `${at}${field}`);
+  const own: ReadonlySet<string> = new Set(ACCOUNT_FIELDS);
+  for (const [field, value] of Object.entries(body)) {
+    if (value !== undefined && !own.has(field)) throw refuse(field, ACCOUNT_FIELDS);
+  }
+  const data: ReadonlySet<string> = new Set(ACCOUNT_PROVIDER_DATA);
+  const given = body.providerSpecificData;
+  const extra = isRecord(given) ? Object.keys(given).find((key) => !data.has(key)) : undefined;
+  if (extra !== undefined) throw refuse(`providerSpecificData.${extra}`, ACCOUNT_PROVIDER_DATA);
+}
+
+/** PUT on an account row: its own settings, absent ones at their defaults (the rest is its connection's). */
+function accountConfigFromBody(body: ConnectionPatchBody): Partial<ConnectionConfig> {
+  return {
+    priority: body.priority ?? 0,
+    weight: body.weight ?? 1,
+    active: body.active ?? true,
+    providerSpecificData: body.providerSpecificData ?? {},
+    budget: body.budget ?? null,
+  };
 }
 
 export function generateConnectionId(provider: string): string {
@@ -96,8 +128,10 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
     },
 
     updateConnection({ id, rateLimitProtection, ...body }) {
-      refuseProtectionChange(rateLimitProtection, requireConnection(id));
-      return updated(id, store.connections.update(id, connectionPatchFromBody(body), noSecretForLogins(requireConnection(id), body.apiKey)));
+      const current = requireConnection(id);
+      refuseProtectionChange(rateLimitProtection, current);
+      accountSettingsOnly(current, body);
+      return updated(id, store.connections.update(id, connectionPatchFromBody(body), noSecretForLogins(current, body.apiKey)));
     },
 
     /** Absent fields return to their defaults, except the secret: absent keeps it (it is never read back). */
@@ -107,7 +141,10 @@ export function createConnectionHandlers(deps: DepsWith<"providers" | "connectio
       if (body.provider !== undefined && body.provider !== current.provider) {
         throw invalidRequest("provider: a connection cannot move to another provider", "provider");
       }
-      return updated(id, store.connections.update(id, connectionConfigFromBody(body, id), noSecretForLogins(current, body.apiKey)));
+      const { provider: _provider, ...fields } = body;
+      accountSettingsOnly(current, fields);
+      const config = current.accountOf === null ? connectionConfigFromBody(body, id) : accountConfigFromBody(body);
+      return updated(id, store.connections.update(id, config, noSecretForLogins(current, body.apiKey)));
     },
 
     deleteConnection({ id }) {

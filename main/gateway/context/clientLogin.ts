@@ -69,9 +69,19 @@ export class ClientLogin {
 }
 
 /**
+ * R24.5: what an account row sets for itself (PATCH /api/connections/<account> takes exactly these):
+ * whether it serves, its place among the provider's connections, its budget, and the usage-wall
+ * opt-ins with the organization whose limit reset they claim. Each login is a person's own
+ * subscription, so these are its own; the rest comes from its client-login connection.
+ */
+export const ACCOUNT_FIELDS = ["active", "priority", "weight", "budget", "providerSpecificData"] as const;
+export const ACCOUNT_PROVIDER_DATA = ["lowPriorityMode", "autoLimitReset", "organizationUUID"] as const;
+
+/**
  * A login's account as the request path sees it: the client-login connection's configuration
- * (priority, weight, limits, budget: edited once, for every login), with the account's own id,
- * name and runtime (cooldowns, lockouts, windows are the login's alone).
+ * (limits, cooling, egress: edited once, for every login) with the account's own settings
+ * (ACCOUNT_FIELDS, made from the connection's when the login was first seen), id, name and runtime
+ * (cooldowns, lockouts, windows are the login's alone). The connection switched off serves no login.
  */
 export function accountView(template: Connection, account: Connection): Connection {
   // Both rows keep their identity until a write changes either (the store's read cache), so the
@@ -86,12 +96,22 @@ export function accountView(template: Connection, account: Connection): Connecti
 const VIEWS = new WeakMap<Connection, { template: Connection; view: Connection }>();
 
 function makeView(template: Connection, account: Connection): Connection {
+  const providerSpecificData: Record<string, unknown> = { ...template.providerSpecificData };
+  for (const key of ACCOUNT_PROVIDER_DATA) {
+    if (account.providerSpecificData[key] === undefined) delete providerSpecificData[key];
+    else providerSpecificData[key] = account.providerSpecificData[key];
+  }
   return {
     ...template,
     id: account.id,
     name: account.name,
     accountOf: template.id,
     credential: "client",
+    active: template.active && account.active,
+    priority: account.priority,
+    weight: account.weight,
+    budget: account.budget,
+    providerSpecificData,
     subscription: account.subscription || template.subscription,
     hasSecret: false,
     testStatus: account.testStatus,

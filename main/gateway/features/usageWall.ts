@@ -9,7 +9,10 @@ export function usageWallFeature(deps: UsageWallDeps): RequestFeature {
     name: "usage-wall",
     send(ctx, { target, connection }, next) {
       // The wall's waits need the client's signal; the call itself is stopped by its own cancellation.
-      return callThroughUsageWall(deps, new ClientBoundTarget(target.provider, connection, target.model, ctx.client), next);
+      const wallTarget = new ClientBoundTarget(target.provider, connection, target.model, ctx.client);
+      // R24.5: a login's account claims its reset with the login its request carries.
+      const login = connection.accountOf === null ? null : (ctx.login?.secret ?? null);
+      return callThroughUsageWall(deps, login === null ? wallTarget : { provider: target.provider, connection, signal: wallTarget.signal, login }, next);
     },
   };
 }

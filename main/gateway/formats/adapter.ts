@@ -68,6 +68,11 @@ export interface LoginShape {
   companions: readonly string[];
   /** Gemini's `?key=`: a credential the query carries, sent upstream as this header. */
   queryKeyHeader?: string;
+  /**
+   * R24.1: whether the credential found under `header` (a Bearer without its scheme) has this vendor's
+   * own shape: only such a credential is a login; a placeholder, a Switchyard key or any other string is not.
+   */
+  accepts(header: string, credential: string, companions: Record<string, string>): boolean;
   /** Whether the credential found (under `header`) is a subscription login. */
   subscription(header: string, credential: string, companions: Record<string, string>): boolean;
 }

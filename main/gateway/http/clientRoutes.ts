@@ -87,7 +87,8 @@ export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: Inc
   const settings = deps.appSettings();
   if (!settings.proxyEnabled) return (clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)"), false);
   const key = presentedKey(req);
-  // R21.1: any other credential the request carries is the client's own login (never looked up here).
+  // R21.1, R24.1: a credential in its vendor's own shape is the client's own login (never looked up
+  // here); a placeholder or any other value is nothing, and the held keys serve the request.
   ctx.login = loginOf(format, req);
   if (!settings.requireClientKey) {
     // Keys are optional here, but a Switchyard key a client sends anyway still names it: its
@@ -103,7 +104,7 @@ export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: Inc
   return false;
 }
 
-/** The login the request carries in its format's own headers: any credential that is not Switchyard's key. */
+/** The login the request carries in its format's own headers: a credential of the vendor's shape that is not Switchyard's key. */
 function loginOf(format: WireFormat, req: IncomingMessage): ClientLogin | null {
   const url = req.url ?? "";
   const q = url.indexOf("?");

@@ -45,7 +45,8 @@ export function optedIn(connection: Pick<Connection, "providerSpecificData">): {
   return { lane: data.lowPriorityMode === true, reset: data.autoLimitReset === true };
 }
 
-type WallTarget = { provider: Provider; connection: Connection; signal?: AbortSignal };
+/** `login`: the credential of a login's account (R21.2, R24.5), which claims that login's own reset. */
+type WallTarget = { provider: Provider; connection: Connection; signal?: AbortSignal; login?: string | null };
 
 /** The call of an attempt; a connection that opted into neither lane nor reset is sent straight (no extra promise). */
 export function callThroughUsageWall(deps: UsageWallDeps | undefined, target: WallTarget, send: SendCall): Promise<UpstreamCall> {
@@ -66,7 +67,7 @@ async function throughWall(deps: UsageWallDeps, opt: { lane: boolean; reset: boo
     if (answer.kind === "wall" && !slow) {
       if (opt.reset && !resetTried && book.resetMayTry(id, clock.now())) {
         resetTried = true;
-        const outcome = await deps.limitReset(target.provider, target.connection, target.signal);
+        const outcome = await deps.limitReset(target.provider, target.connection, target.signal, target.login ?? null);
         book.noteReset(id, outcome.result, outcome.nextAvailableAt, clock.now());
         if (outcome.result === "reset" || outcome.result === "not_limited") {
           await discard(call);

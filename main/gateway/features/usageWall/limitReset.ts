@@ -11,7 +11,8 @@ export interface ResetOutcome {
   nextAvailableAt: number | null;
 }
 
-export type LimitResetClient = (provider: Provider, connection: Connection, signal?: AbortSignal) => Promise<ResetOutcome>;
+/** `login`: on a login's account (R21.2) the credential its request carries, which Switchyard never holds. */
+export type LimitResetClient = (provider: Provider, connection: Connection, signal?: AbortSignal, login?: string | null) => Promise<ResetOutcome>;
 
 export interface LimitResetDeps {
   baseUrlFor: (provider: Provider) => string | Promise<string>;
@@ -34,9 +35,10 @@ async function callJson(url: string, method: "GET" | "POST", headers: Record<str
 const nextOf = (v: unknown): number | null => (typeof v === "string" || typeof v === "number" ? parseResetAt(String(v)) : null);
 
 export function createLimitResetClient(deps: LimitResetDeps): LimitResetClient {
-  return async (provider, connection, signal) => {
+  return async (provider, connection, signal, login) => {
     const org = connection.providerSpecificData.organizationUUID;
-    const secret = deps.secret(connection.id);
+    // R24.5: an account's opt-in acts with its own login, sent only to its own provider.
+    const secret = connection.accountOf === null ? deps.secret(connection.id) : (login ?? null);
     if (typeof org !== "string" || org === "" || !secret) return { result: "failed", nextAvailableAt: null };
     const limit = AbortSignal.timeout(CALL_CEILING_MS);
     const both = signal ? AbortSignal.any([signal, limit]) : limit;

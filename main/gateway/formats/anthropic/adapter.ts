@@ -3,6 +3,7 @@
 import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
 import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
 import { statusForCode } from "../errors.js";
+import { KEY_BODY } from "../login.js";
 import { promptTextOfHub } from "../promptText.js";
 import { cacheControlHint, messagesShapeProblem, metadataSessionHint } from "../shape.js";
 import { sseJson } from "../sse.js";
@@ -30,6 +31,9 @@ const UNIFIED_CLAIMS: Readonly<Record<string, string>> = Object.fromEntries(Obje
 
 const isPositiveInteger = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value > 0;
 
+/** R24.1: Anthropic's own credential, an API key `sk-ant-api…` or Claude's OAuth token `sk-ant-oat…`. */
+const ANTHROPIC_KEY = new RegExp(`^sk-ant-${KEY_BODY}{10,}$`);
+
 const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
@@ -42,9 +46,11 @@ const client: ClientHalf = {
   reasoningArtifacts: anthropicArtifacts,
   foreignReasoningStripped: anthropicForeignStripped,
   // R21.1: Claude Code on Pro/Max sends its OAuth token as a Bearer; an API key comes as x-api-key.
+  // R24.1: either way only Anthropic's own `sk-ant-…` (api or oat) is a login.
   login: {
     credentialHeaders: ["authorization", "x-api-key"],
     companions: [],
+    accepts: (_header, credential) => ANTHROPIC_KEY.test(credential),
     subscription: (header, credential) => header === "authorization" || credential.startsWith("sk-ant-oat"),
   },
   count: {

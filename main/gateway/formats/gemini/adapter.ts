@@ -9,6 +9,7 @@ import { geminiContinuation } from "./continuation.js";
 import { geminiArtifacts, geminiForeignStripped } from "./reasoning-artifacts.js";
 import { geminiPathCall } from "./paths.js";
 import { statusForCode } from "../errors.js";
+import { KEY_BODY } from "../login.js";
 import { promptTextOfHub } from "../promptText.js";
 import { sseJson } from "../sse.js";
 import { estimateHubInputTokens } from "../tokens.js";
@@ -52,6 +53,10 @@ function generationPathCall(path: string, query: string): PathGeneration | null 
   return { model: call.model, stream, framing: stream && new URLSearchParams(query).get("alt") === "sse" ? "sse" : stream ? "json-array" : "sse" };
 }
 
+/** R24.1: Google's own credentials, an API key `AIza…` or an OAuth access token `ya29.…`. */
+const GOOGLE_API_KEY = new RegExp(`^AIza${KEY_BODY}{20,}$`);
+const GOOGLE_OAUTH_TOKEN = /^ya29\.[A-Za-z0-9_.-]{10,}$/;
+
 const client: ClientHalf = {
   format: "gemini",
   generationPaths: [],
@@ -64,8 +69,15 @@ const client: ClientHalf = {
   },
   reasoningArtifacts: geminiArtifacts,
   foreignReasoningStripped: geminiForeignStripped,
-  // R21.1: a Gemini key in its header, as a Bearer, or in `?key=` (sent upstream in the header).
-  login: { credentialHeaders: ["x-goog-api-key", "authorization"], companions: [], queryKeyHeader: "x-goog-api-key", subscription: () => false },
+  // R21.1: a Gemini key in its header or in `?key=` (sent upstream in the header), or an OAuth token
+  // as a Bearer. R24.1: a key must be Google's `AIza…`, a Bearer Google's `ya29.…` token.
+  login: {
+    credentialHeaders: ["x-goog-api-key", "authorization"],
+    companions: [],
+    queryKeyHeader: "x-goog-api-key",
+    accepts: (header, credential) => (header === "authorization" ? GOOGLE_OAUTH_TOKEN : GOOGLE_API_KEY).test(credential),
+    subscription: () => false,
+  },
   // R17.1: `models/{model}:countTokens`, the model in the path.
   count: { paths: [], upstreamPath: (model) => `/models/${model}:countTokens`, upstreamBody: (body) => body, estimateBody: (tokens) => ({ totalTokens: tokens }) },
   shapeProblem: (body) => (Array.isArray(body["contents"]) && body["contents"].length > 0 ? null : "contents: required non-empty array"),

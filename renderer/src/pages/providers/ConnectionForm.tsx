@@ -30,21 +30,25 @@ export function ConnectionForm({ provider, connection, onDone }: { provider: str
 
   async function submit(event: SubmitEvent) {
     event.preventDefault();
-    const body: Record<string, unknown> = { active, subscription, budget: budgetFromDraft(budget) };
-    if (name.trim() !== "") body.name = name.trim();
+    // R24.5: a login's account takes only its own settings; its name and the rest are its connection's.
+    const account = connection !== null && connection.accountOf !== null;
+    const body: Record<string, unknown> = { active, budget: budgetFromDraft(budget) };
+    if (!account) body.subscription = subscription;
+    if (!account && name.trim() !== "") body.name = name.trim();
     // Numbers go as typed: a non-number reaches the server's validation, which names the field.
     body.priority = priority.trim() === "" ? 0 : Number(priority);
     body.weight = weight.trim() === "" ? 1 : Number(weight);
     if (isClaude) {
       // R12.6: the opt-ins live next to whatever else the connection keeps in providerSpecificData.
       const org = organizationUUID.trim();
-      const next: Record<string, unknown> = { ...data, lowPriorityMode, autoLimitReset };
+      const next: Record<string, unknown> = { ...(account ? {} : data), lowPriorityMode, autoLimitReset };
       if (org === "") delete next.organizationUUID;
       else next.organizationUUID = org;
       body.providerSpecificData = next;
     }
     if (removeSecret) body.apiKey = null;
     else if (secret !== "") body.apiKey = secret;
+    if (account) delete body.apiKey;
     setSaving(true);
     try {
       if (connection) await call("updateConnection", { id: connection.id, ...body });
