@@ -10,9 +10,10 @@
 // on the used-up window before any content; the billing boundary says stay, so nothing goes to the
 // metered key and the request is answered `window_exhausted` until the reset. The next request meets
 // the resting account before any byte, and its 429 status line is what the stream's event is compared with.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
-import { parseSse, startGateway, startSim, type TestGateway } from "../harness.js";
+import { addProvider, parseSse, startGateway, startSim, type TestGateway } from "../harness.js";
 import { fakeChatgptJwt } from "../subscriptions/realClientsHarness.js";
 
 type Json = Record<string, any>;
@@ -32,6 +33,8 @@ const SLOW_MS = 800;
 
 let gw: TestGateway;
 let sim: Simulator;
+/** A simulator without subscriptions: plain keys, programmed faults. */
+let plain: Simulator;
 
 beforeAll(async () => {
   sim = await startSim({
@@ -62,17 +65,24 @@ beforeAll(async () => {
   await post("/api/connections", { id: "chatgpt-login", provider: "chatgpt", name: "My ChatGPT", credential: "client" });
   await post("/api/providers", { id: "metered-responses", format: "openai-responses", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["gpt-x"], priority: 5 });
   await post("/api/connections", { id: "metered-responses-1", provider: "metered-responses", name: "Team OpenAI key", apiKey: METERED_RESPONSES });
+  plain = await startSim({ label: "plain" });
+  // Each late case's stream meets one provider; the status-line answer it is compared with, its twin.
+  for (const id of ["shed-s", "shed-l", ...FORMATS.flatMap((f) => [`fail-s-${f}`, `fail-l-${f}`])]) await addProvider(gw, id, plain, "openai", [`${id}-key`]);
 }, 30_000);
 
 afterAll(async () => {
   await gw?.close();
   await sim?.close();
+  await plain?.close();
 });
 
 beforeEach(async () => {
   const stay = { main: "stay", subagent: "stay", background: "stay", compaction: "stay" };
   expect((await gw.api("PATCH", "/api/resilience", { billingBoundary: stay })).status).toBe(200);
 });
+
+const FORMATS = ["openai", "anthropic", "gemini", "openai-responses"] as const;
+type ClientFormat = (typeof FORMATS)[number];
 
 const meteredCalls = () => sim.requests.filter((r) => r.key === METERED || r.key === METERED_RESPONSES).length;
 
@@ -265,5 +275,114 @@ describe("R24.4 an answer decided after keep-alives carries the status line's co
     expect(error.resets_at).toBe(Math.ceil(Date.parse(error.reset_at as string) / 1000));
     expect(meteredCalls()).toBe(before);
     await expectSameAsStatusLine(error, "/v1/responses", PRO_LOGIN, PRO_ACCOUNT);
+  });
+});
+
+/** A plain request of each client format for `model`; Responses as Codex sends it (numbered keep-alives). */
+function request(format: ClientFormat, model: string, stream: boolean): Promise<Response> {
+  const json = { "content-type": "application/json" };
+  switch (format) {
+    case "openai":
+      return fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: json, body: JSON.stringify({ model, stream, messages: [{ role: "user", content: "hi" }] }) });
+    case "anthropic":
+      return fetch(`${gw.url}/v1/messages`, {
+        method: "POST",
+        headers: { ...json, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: "user", content: "hi" }] }),
+      });
+    case "gemini": {
+      const call = stream ? "streamGenerateContent?alt=sse" : "generateContent";
+      return fetch(`${gw.url}/v1beta/models/${encodeURIComponent(model)}:${call}`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+      });
+    }
+    case "openai-responses":
+      return fetch(`${gw.url}/backend-api/codex/responses`, {
+        method: "POST",
+        headers: { ...json, "user-agent": "codex_cli_rs/0.171.0 (Ubuntu 24.4.0; x86_64) xterm", originator: "codex_cli_rs" },
+        body: JSON.stringify({ model, input: "hi", stream, store: false }),
+      });
+  }
+}
+
+/** The error object of a stream's closing error event, in each format's place for it. */
+function streamError(format: ClientFormat, text: string): Json {
+  const { data } = lastEvent(text);
+  return (format === "openai-responses" ? data.response.error : data.error) as Json;
+}
+
+/** Keep-alives went out before the answer: the stream's first bytes are its format's keep-alive. */
+function expectKeepAlivesFirst(format: ClientFormat, text: string): void {
+  const first: Record<ClientFormat, string> = {
+    openai: ": keep-alive\n\n",
+    anthropic: 'event: ping\ndata: {"type":"ping"}\n\n',
+    gemini: "\n",
+    "openai-responses": 'event: keepalive\ndata: {"type":"keepalive","sequence_number":0}\n\n',
+  };
+  expect(text.startsWith(first[format])).toBe(true);
+}
+
+describe("R24.4 other answers decided after keep-alives", () => {
+  beforeEach(async () => {
+    plain.clearFaults();
+    await gw.api("PATCH", "/api/resilience", { waitOrSwitch: { enabled: true, maxWaitMs: 8_000 }, trafficClasses: { enabled: true } });
+  });
+
+  for (const format of FORMATS) {
+    it(`R24.4 ${format}: every target failing with a 429 after keep-alives ends the stream with rate_limit_error, retry_after and reset_at, as the status line says it`, async () => {
+      // The only target answers a 30-second 429 (beyond waitOrSwitch.maxWaitMs) after 600 ms of keep-alives.
+      plain.addFault(`fail-s-${format}-key`, { status: 429, retryAfter: 30, latencyMs: 600, times: 1 });
+      const r = await request(format, `fail-s-${format}/m1`, true);
+      expect(r.status).toBe(200);
+      const text = await r.text();
+      const writtenAt = Date.now();
+      expectKeepAlivesFirst(format, text);
+      const error = streamError(format, text);
+      expect(format === "gemini" ? error.details[0].reason : error.code).toBe("rate_limit_error");
+      expectConsistentWait(error, writtenAt);
+      expect(error.retry_after).toBeGreaterThanOrEqual(28);
+      expect(error.retry_after).toBeLessThanOrEqual(30);
+      if (format === "openai-responses") {
+        expect(error.resets_in_seconds).toBe(error.retry_after);
+        expect(error.resets_at).toBe(Math.ceil(Date.parse(error.reset_at as string) / 1000));
+      }
+      if (format === "gemini") expect(error.details[1]).toEqual({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${error.retry_after}s` });
+
+      // The same decision before any byte, on the twin provider: its status line and body.
+      plain.addFault(`fail-l-${format}-key`, { status: 429, retryAfter: 30, times: 1 });
+      const line = await request(format, `fail-l-${format}/m1`, false);
+      expect(line.status).toBe(429);
+      const body = ((await line.json()) as Json).error as Json;
+      if (format === "gemini") expect(body.details[0].reason).toBe(error.details[0].reason);
+      else expect(body.code).toBe(error.code);
+      expect(format === "gemini" ? body.status : body.type).toBe(format === "gemini" ? error.status : error.type);
+      expect(Math.abs((error.retry_after as number) - Number(line.headers.get("retry-after")))).toBeLessThanOrEqual(2);
+      expect(body.retry_after).toBe(Number(line.headers.get("retry-after")));
+    });
+  }
+
+  it("R24.4 Anthropic: background work shed after keep-alives (traffic_shed) carries retry_after and reset_at, as the status line says it", async () => {
+    const captures = (JSON.parse(readFileSync("tests/fixtures/clients/trafficCaptures.json", "utf8")) as { captures: Json[] }).captures;
+    const title = captures.find((c) => c.client === "claude-code" && String(c.what).startsWith("session title"))!;
+    const headers = { ...(title.headers as Record<string, string>), "content-type": "application/json", "x-api-key": "x" };
+    const send = (model: string, stream: boolean) => fetch(`${gw.url}/v1/messages?beta=true`, { method: "POST", headers, body: JSON.stringify({ ...title.body, model, stream }) });
+    plain.addFault("shed-s-key", { status: 429, retryAfter: 20, latencyMs: 600, times: 1 });
+    const r = await send("shed-s/m1", true);
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    const writtenAt = Date.now();
+    expectKeepAlivesFirst("anthropic", text);
+    const error = streamError("anthropic", text);
+    expect(error).toMatchObject({ type: "rate_limit_error", code: "traffic_shed", retry_after: 20 });
+    expectConsistentWait(error, writtenAt);
+
+    plain.addFault("shed-l-key", { status: 429, retryAfter: 20, times: 1 });
+    const line = await send("shed-l/m1", false);
+    expect(line.status).toBe(429);
+    const body = ((await line.json()) as Json).error as Json;
+    expect(body).toMatchObject({ type: error.type, code: error.code, retry_after: error.retry_after });
+    expect(line.headers.get("retry-after")).toBe(String(error.retry_after));
   });
 });
