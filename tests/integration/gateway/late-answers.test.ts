@@ -68,6 +68,10 @@ beforeAll(async () => {
   plain = await startSim({ label: "plain" });
   // Each late case's stream meets one provider; the status-line answer it is compared with, its twin.
   for (const id of ["shed-s", "shed-l", ...FORMATS.flatMap((f) => [`fail-s-${f}`, `fail-l-${f}`])]) await addProvider(gw, id, plain, "openai", [`${id}-key`]);
+  // A session's warm account and a cold one: wait-or-switch holds the turn on the warm one (R20.4).
+  await addProvider(gw, "warm", plain, "anthropic", ["warm-key"]);
+  await addProvider(gw, "cold", plain, "anthropic", ["cold-key"]);
+  expect((await gw.api("POST", "/api/combos", { name: "pair", strategy: "priority", targets: [{ model: "warm/m1" }, { model: "cold/m1" }] })).status).toBe(201);
 }, 30_000);
 
 afterAll(async () => {
@@ -384,5 +388,53 @@ describe("R24.4 other answers decided after keep-alives", () => {
     const body = ((await line.json()) as Json).error as Json;
     expect(body).toMatchObject({ type: error.type, code: error.code, retry_after: error.retry_after });
     expect(line.headers.get("retry-after")).toBe(String(error.retry_after));
+  });
+
+  it("R24.4 Anthropic: a key that ran over its budget while wait-or-switch held the turn ends the stream with budget_exceeded, retry_after and reset_at", async () => {
+    const key = (await gw.api("POST", "/api/keys", { name: "late-budget" })).body as { id: string; key: string };
+    const system = [{ type: "text", text: "You are a careful coding agent. Read the code before you change it. ".repeat(120), cache_control: { type: "ephemeral" } }];
+    const messages = (turns: number) =>
+      Array.from({ length: turns * 2 - 1 }, (_, i) => ({
+        role: i % 2 === 0 ? "user" : "assistant",
+        content: [{ type: "text", text: i % 2 === 0 ? `Step ${i / 2 + 1}` : "Done" }],
+      }));
+    const turn = (turns: number, stream: boolean) =>
+      fetch(`${gw.url}/v1/messages`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "anthropic-version": "2023-06-01",
+          "user-agent": "claude-cli/2.1.332 (external, cli)",
+          "x-api-key": key.key,
+          "x-claude-code-session-id": "late-budget-session",
+        },
+        body: JSON.stringify({ model: "pair", max_tokens: 256, stream, system, messages: messages(turns) }),
+      });
+    // The first turn warms the session's account and spends some of the key's tokens.
+    expect((await turn(1, false)).status).toBe(200);
+    // The warm account answers a 2-second 429: the turn waits for it (keep-alives go out) ...
+    plain.addFault("warm-key", { status: 429, retryAfter: 2, times: 1 });
+    const pending = turn(2, true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // ... and meanwhile the key's budget is lowered below what it already spent.
+    expect((await gw.api("PATCH", `/api/keys/${key.id}`, { budget: { period: "day", maxTokens: 1 } })).status).toBe(200);
+    const r = await pending;
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    const writtenAt = Date.now();
+    expectKeepAlivesFirst("anthropic", text);
+    const error = streamError("anthropic", text);
+    expect(error).toMatchObject({ type: "rate_limit_error", code: "budget_exceeded" });
+    expectConsistentWait(error, writtenAt);
+    // The budget's period is the UTC day: the wait ends at its end.
+    const midnight = Math.floor(writtenAt / 86_400_000) * 86_400_000 + 86_400_000;
+    expect(Math.abs(Date.parse(error.reset_at as string) - midnight)).toBeLessThanOrEqual(2_000);
+
+    // The status-line answer of the same refusal: the key's next request, before any byte.
+    const line = await turn(3, false);
+    expect(line.status).toBe(429);
+    const body = ((await line.json()) as Json).error as Json;
+    expect(body).toMatchObject({ type: error.type, code: error.code });
+    expectSameReset(error, body, line.headers.get("retry-after"));
   });
 });
