@@ -67,7 +67,7 @@ beforeAll(async () => {
   await post("/api/connections", { id: "metered-responses-1", provider: "metered-responses", name: "Team OpenAI key", apiKey: METERED_RESPONSES });
   plain = await startSim({ label: "plain" });
   // Each late case's stream meets one provider; the status-line answer it is compared with, its twin.
-  for (const id of ["shed-s", "shed-l", ...FORMATS.flatMap((f) => [`fail-s-${f}`, `fail-l-${f}`])]) await addProvider(gw, id, plain, "openai", [`${id}-key`]);
+  for (const id of ["shed-s", "shed-l", "array-s", ...FORMATS.flatMap((f) => [`fail-s-${f}`, `fail-l-${f}`])]) await addProvider(gw, id, plain, "openai", [`${id}-key`]);
   // A session's warm account and a cold one: wait-or-switch holds the turn on the warm one (R20.4).
   await addProvider(gw, "warm", plain, "anthropic", ["warm-key"]);
   await addProvider(gw, "cold", plain, "anthropic", ["cold-key"]);
@@ -366,6 +366,27 @@ describe("R24.4 other answers decided after keep-alives", () => {
       expect(body.retry_after).toBe(Number(line.headers.get("retry-after")));
     });
   }
+
+  it("R24.4 gemini without alt=sse (a JSON array streamed): the closing element carries rate_limit_error, RetryInfo, retry_after and reset_at", async () => {
+    plain.addFault("array-s-key", { status: 429, retryAfter: 30, latencyMs: 600, times: 1 });
+    const r = await fetch(`${gw.url}/v1beta/models/${encodeURIComponent("array-s/m1")}:streamGenerateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+    });
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    const writtenAt = Date.now();
+    expect(text.startsWith("\n")).toBe(true);
+    // Keep-alive newlines and all, the body is one JSON array whose only element is the error.
+    const elements = JSON.parse(text) as Json[];
+    expect(elements).toHaveLength(1);
+    const error = elements[0].error as Json;
+    expect(error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+    expect(error.details[0].reason).toBe("rate_limit_error");
+    expect(error.details[1]).toEqual({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${error.retry_after}s` });
+    expectConsistentWait(error, writtenAt);
+  });
 
   it("R24.4 Anthropic: background work shed after keep-alives (traffic_shed) carries retry_after and reset_at, as the status line says it", async () => {
     const captures = (JSON.parse(readFileSync("tests/fixtures/clients/trafficCaptures.json", "utf8")) as { captures: Json[] }).captures;
