@@ -7,7 +7,7 @@ import type { RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shar
 import type { Clock } from "../../engine/ports.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
 import { clientHalf, errorBody, errorFrame, sameFormatHalf } from "../formats/index.js";
-import type { NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
+import type { LateAnswer, NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
 import type { OutFrame } from "../formats/types.js";
 import { JsonArrayStream } from "./jsonArrayStream.js";
 import type { UsageSummary } from "../formats/usage.js";
@@ -65,6 +65,23 @@ export const WARNING_HEADER = "X-Switchyard-Warning";
 function retryFields(err: FinalError, now: number, retryAfterSeconds: number | null): Record<string, unknown> | undefined {
   if (err.status !== 429 || retryAfterSeconds === null) return err.extra;
   return { ...err.extra, retry_after: retryAfterSeconds, reset_at: new Date(now + retryAfterSeconds * 1000).toISOString() };
+}
+
+/**
+ * R24.4: a final answer decided after the stream's headers went out, as its status line and headers
+ * would have said it. The wait is named whatever the status (a status line would carry Retry-After),
+ * as `retry_after` and `reset_at` beside the fields the JSON body has (`windowExtra`: a used-up
+ * window in its vendor's words).
+ */
+function lateAnswer(err: FinalError, now: number, retryAfterSeconds: number | null, windowExtra?: Record<string, unknown>): LateAnswer {
+  if (retryAfterSeconds === null) return { status: err.status, retryAfterSeconds: null, resetAt: null, extra: err.extra };
+  const resetAt = now + retryAfterSeconds * 1000;
+  return {
+    status: err.status,
+    retryAfterSeconds,
+    resetAt,
+    extra: { ...err.extra, retry_after: retryAfterSeconds, reset_at: new Date(resetAt).toISOString(), ...windowExtra },
+  };
 }
 
 /**
@@ -266,19 +283,22 @@ export class ClientResponse {
     this.finish(200, null, usage);
   }
 
-  /** The final error: a JSON error before the commit, an error event in the stream after it. */
+  /**
+   * The final error: a JSON error before the commit; after it (keep-alives went out) an error event
+   * in the stream that carries what the status line and headers would have (R24.4).
+   */
   fail(err: FinalError): void {
     this.stopHeartbeat();
-    if (this.res.headersSent) return this.failInStream(err.code, err.message, err.status);
     const retryAfterSeconds = err.retryAfterMs === null || err.retryAfterMs === undefined ? null : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-    const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
-    if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
-    if (err.noRetry) headers["x-should-retry"] = "false";
     const now = this.opts.clock.now();
-    let extra = retryFields(err, now, retryAfterSeconds);
     // R21.5: a used-up window in the vendor's own words (Claude Code's unified headers, Codex's usage_limit_reached).
     const windowAnswer =
       err.window && retryAfterSeconds !== null ? clientHalf(this.opts.format).windowExhausted?.(err.window.name, now + retryAfterSeconds * 1000, now) : undefined;
+    if (this.res.headersSent) return this.failInStream(err, lateAnswer(err, now, retryAfterSeconds, windowAnswer?.extra));
+    const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
+    if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
+    if (err.noRetry) headers["x-should-retry"] = "false";
+    let extra = retryFields(err, now, retryAfterSeconds);
     if (windowAnswer) {
       Object.assign(headers, windowAnswer.headers);
       extra = { ...extra, ...windowAnswer.extra };
@@ -293,7 +313,7 @@ export class ClientResponse {
    */
   passUpstreamError(err: FinalError, bodyText: string, reason: string): void {
     this.stopHeartbeat();
-    if (this.res.headersSent) return this.failInStream(err.code, err.message, err.status);
+    if (this.res.headersSent) return this.fail(err);
     this.endWhole(err.status, { ...this.baseHeaders(), "content-type": "application/json", "x-should-retry": "false" }, bodyText);
     this.finish(err.status, reason);
   }
@@ -309,14 +329,15 @@ export class ClientResponse {
     this.finish(499, "client_closed_request");
   }
 
-  private failInStream(code: ErrorCode, message: string, status: number): void {
-    if (!this.res.writableEnded) this.res.end(this.closingError(code, message));
-    this.finish(status, code);
+  /** R24.4: the final answer after the commit, as the stream's error event; logged under its own status. */
+  private failInStream(err: FinalError, late: LateAnswer): void {
+    if (!this.res.writableEnded) this.res.end(this.closingError(err.code, err.message, late));
+    this.finish(err.status, err.code);
   }
 
   /** The error event that ends a committed stream, in its framing. */
-  private closingError(code: ErrorCode, message: string): string {
-    const frame = errorFrame(this.opts.format, code, message, this.numberedSoFar());
+  private closingError(code: ErrorCode, message: string, late?: LateAnswer): string {
+    const frame = errorFrame(this.opts.format, code, message, this.numberedSoFar(), late);
     return this.array ? this.array.elements(frame) + this.array.close() : frame;
   }
 

@@ -137,9 +137,11 @@ export interface ClientHalf {
   errorBody(status: number, code: string, message: string, extra?: Record<string, unknown>, retryAfterSeconds?: number | null): Record<string, unknown>;
   /**
    * A mid-stream error event in this format. `lastWritten` is the stream text the client got
-   * last (empty when none), for formats whose events continue a numbering (Responses).
+   * last (empty when none), for formats whose events continue a numbering (Responses). `late` is
+   * given for a final answer decided after the stream's headers went out (R24.4): the event then
+   * carries what its status line and headers would have.
    */
-  errorFrame(code: string, message: string, lastWritten?: string): string;
+  errorFrame(code: string, message: string, lastWritten?: string, late?: LateAnswer): string;
   /**
    * R21.5: how this client's vendor says a subscription window is used up (`window` "5h", "7d"… or ""
    * when unknown; `resetAt` epoch ms): headers and error fields its agent reads to tell its user.
@@ -154,6 +156,22 @@ export interface ClientHalf {
   readonly silenceToleranceMs?: number;
   /** For clients that count only data events as life: keep-alive events numbered with the stream's own. */
   readonly numberedKeepAlive?: NumberedKeepAlive;
+}
+
+/**
+ * R24.4: a final answer decided after a stream's headers went out (a keep-alive committed them), as
+ * its status line and headers would have said it: the status, the wait, and the fields the error
+ * body would have carried beside the code (`retry_after`, `reset_at`, a window's vendor words).
+ */
+export interface LateAnswer {
+  /** The status the answer would have had: the error's standard type follows it. */
+  status: number;
+  /** Retry-After in whole seconds, null when the answer names no wait. */
+  retryAfterSeconds: number | null;
+  /** The instant the wait ends (epoch ms), null when the answer names no wait. */
+  resetAt: number | null;
+  /** The error object's fields beside type, message and code, as the JSON body has them. */
+  extra?: Record<string, unknown>;
 }
 
 /** What a request says it is for, in its own words (R20.3): the system texts, and the last user text. */

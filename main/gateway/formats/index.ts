@@ -5,13 +5,14 @@
 
 import type { ErrorCode, StatusOf } from "../../../shared/errorCodes.js";
 import type { WireFormat } from "../../../shared/types.js";
+import type { LateAnswer } from "./adapter.js";
 import { clientHalf, sameFormatHalf, upstreamHalf } from "./adapters.js";
 import type { FrameKind, TranslateContext, UpstreamEvent } from "./types.js";
 import { summariseUsage, type UsageSummary } from "./usage.js";
 import { asRecord, DroppedFields, parseJson } from "./values.js";
 
 export type { WireFormat } from "../../../shared/types.js";
-export type { ClientHalf, ClientHeaders, PassthroughTracker, ProviderAdapter, SameFormatHalf, StreamDecoder, StreamEncoder, UpstreamHalf } from "./adapter.js";
+export type { ClientHalf, ClientHeaders, LateAnswer, PassthroughTracker, ProviderAdapter, SameFormatHalf, StreamDecoder, StreamEncoder, UpstreamHalf } from "./adapter.js";
 export type { FrameKind, OutFrame, StreamTranslator, TranslateContext } from "./types.js";
 export type { UsageSummary } from "./usage.js";
 export { clientHalf, clientHalves, providerAdapterFor, sameFormatHalf, upstreamFormatOf, upstreamHalf } from "./adapters.js";
@@ -66,8 +67,9 @@ export function errorBody<C extends ErrorCode>(
   return clientHalf(format).errorBody(status, code, message, extra, retryAfterSeconds);
 }
 
-export function errorFrame(format: WireFormat, code: ErrorCode, message: string, lastWritten?: string): string {
-  return clientHalf(format).errorFrame(code, message, lastWritten);
+/** A mid-stream error event in `format`; `late` for a final answer decided after the headers went out (R24.4). */
+export function errorFrame(format: WireFormat, code: ErrorCode, message: string, lastWritten?: string, late?: LateAnswer): string {
+  return clientHalf(format).errorFrame(code, message, lastWritten, late);
 }
 
 /** What an upstream event means for the stream watchdogs (R13.4, D13), without translating it. */

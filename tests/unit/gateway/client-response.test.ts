@@ -51,6 +51,30 @@ describe("ClientResponse", () => {
     await close();
   });
 
+  it("R24.4 a window decided after keep-alives ends the stream with what the 429 would have said: code, retry_after, reset_at", async () => {
+    const p = ports();
+    const { client, response, close } = await clientSide(p, { format: "openai-responses", stream: true });
+    client.startHeartbeat(20);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(client.committed).toBe(true);
+    client.fail({ status: 429, code: "window_exhausted", message: "window used up", retryAfterMs: 3_600_000, noRetry: false, window: { name: "5h" } });
+    const r = await response;
+    expect(r.status).toBe(200);
+    const failed = parseSse(r.text).at(-1)!;
+    expect(failed.event).toBe("response.failed");
+    expect(JSON.parse(failed.data).response.error).toEqual({
+      type: "usage_limit_reached",
+      code: "window_exhausted",
+      message: "window used up",
+      retry_after: 3_600,
+      reset_at: new Date(T0 + 3_600_000).toISOString(),
+      resets_at: (T0 + 3_600_000) / 1000,
+      resets_in_seconds: 3_600,
+    });
+    expect(p.log.entries).toEqual([expect.objectContaining({ status: 429, errorCode: "window_exhausted", stream: true })]);
+    await close();
+  });
+
   it("R1.6 a stream commits once with the answering connection, writes frames and logs its usage and ttfb", async () => {
     const p = ports();
     const { client, response, close } = await clientSide(p, { stream: true });

@@ -2,17 +2,15 @@
 
 import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
 import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
-import { statusForCode } from "../errors.js";
 import { KEY_BODY } from "../login.js";
 import { promptTextOfHub } from "../promptText.js";
 import { cacheControlHint, messagesShapeProblem, metadataSessionHint } from "../shape.js";
-import { sseJson } from "../sse.js";
 import { estimateInputTokens } from "../tokens.js";
 import { arrayLength, asRecord, DroppedFields } from "../values.js";
 import { lastUserText, partText, SIGNAL_PARTS } from "../textParts.js";
 import { anthropicContinuation } from "./continuation.js";
 import { anthropicArtifacts, anthropicForeignStripped } from "./reasoning-artifacts.js";
-import { anthropicErrorBody } from "./errors.js";
+import { anthropicErrorBody, anthropicErrorFrame } from "./errors.js";
 import { anthropicTextDeltaBytes, classifyAnthropic, isAnthropicToolOrReasoning, isPlainAnthropicTextDelta } from "./events.js";
 import { AnthropicPassthroughTracker } from "./passthrough.js";
 import { anthropicRequestToHub } from "./request-in.js";
@@ -75,7 +73,7 @@ const client: ClientHalf = {
   continuation: anthropicContinuation,
 
   errorBody: anthropicErrorBody,
-  errorFrame: (code, message) => sseJson(anthropicErrorBody(statusForCode(code), code, message), "error"),
+  errorFrame: anthropicErrorFrame,
   heartbeatFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
   // Claude Code reads the unified headers of a 429 to say "You've hit your 5-hour limit · resets …".
   windowExhausted: (window, resetAt) => {

@@ -1,4 +1,7 @@
 // Anthropic error bodies (R1.5): the standard Anthropic type for the status, Switchyard's verdict in `code`.
+import type { LateAnswer } from "../adapter.js";
+import { statusForCode } from "../errors.js";
+import { sseJson } from "../sse.js";
 
 export function anthropicErrorType(status: number): string {
   switch (status) {
@@ -24,4 +27,12 @@ export function anthropicErrorType(status: number): string {
 
 export function anthropicErrorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown> {
   return { type: "error", error: { type: anthropicErrorType(status), message, code, ...extra } };
+}
+
+/**
+ * A mid-stream `error` event, whose data is the error body. A late answer (R24.4) keeps the type of
+ * the status it would have had and carries `retry_after` and `reset_at` in the error object.
+ */
+export function anthropicErrorFrame(code: string, message: string, _lastWritten?: string, late?: LateAnswer): string {
+  return sseJson(anthropicErrorBody(late?.status ?? statusForCode(code), code, message, late?.extra), "error");
 }

@@ -8,13 +8,11 @@ import { contentText, lastUserText, partText } from "../textParts.js";
 import { geminiContinuation } from "./continuation.js";
 import { geminiArtifacts, geminiForeignStripped } from "./reasoning-artifacts.js";
 import { geminiPathCall } from "./paths.js";
-import { statusForCode } from "../errors.js";
 import { KEY_BODY } from "../login.js";
 import { promptTextOfHub } from "../promptText.js";
-import { sseJson } from "../sse.js";
 import { estimateHubInputTokens } from "../tokens.js";
 import { asRecord, DroppedFields } from "../values.js";
-import { geminiErrorBody } from "./errors.js";
+import { geminiErrorBody, geminiErrorFrame } from "./errors.js";
 import { classifyGemini, geminiTextDeltaBytes, isGeminiToolOrReasoning } from "./events.js";
 import { geminiRequestToHub } from "./request-in.js";
 import { hubToGeminiRequest } from "./request-out.js";
@@ -95,7 +93,7 @@ const client: ClientHalf = {
   continuation: geminiContinuation,
 
   errorBody: geminiErrorBody,
-  errorFrame: (code, message) => sseJson(geminiErrorBody(statusForCode(code), code, message)),
+  errorFrame: geminiErrorFrame,
   // CLIENTS.md: the Gemini CLI's SDK fails on an SSE comment before content but takes a bare newline.
   heartbeatFrame: "\n",
 };

@@ -1,4 +1,7 @@
 // Gemini error bodies (R1.5) follow Google's status shape; Switchyard's verdict is the ErrorInfo reason.
+import type { LateAnswer } from "../adapter.js";
+import { statusForCode } from "../errors.js";
+import { sseJson } from "../sse.js";
 
 function geminiStatus(status: number): string {
   switch (status) {
@@ -32,4 +35,13 @@ export function geminiErrorBody(status: number, code: string, message: string, e
     details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfterSeconds}s` });
   }
   return { error: { code: status, message, status: geminiStatus(status), details, ...extra } };
+}
+
+/**
+ * A mid-stream error chunk: the error body as a data line (the element of a JSON-array stream). A
+ * late answer (R24.4) keeps its status, states its wait as RetryInfo and carries `retry_after` and
+ * `reset_at` in the error object.
+ */
+export function geminiErrorFrame(code: string, message: string, _lastWritten?: string, late?: LateAnswer): string {
+  return sseJson(geminiErrorBody(late?.status ?? statusForCode(code), code, message, late?.extra, late?.retryAfterSeconds));
 }

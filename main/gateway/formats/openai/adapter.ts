@@ -4,12 +4,11 @@ import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { lastUserText, leadingSystemText } from "../textParts.js";
 import { chatContinuation } from "./continuation.js";
-import { statusForCode } from "../errors.js";
 import { promptTextOfHub } from "../promptText.js";
-import { sseFrame, sseJson } from "../sse.js";
+import { sseFrame } from "../sse.js";
 import { estimateHubInputTokens } from "../tokens.js";
 import { arrayLength, asRecord, DroppedFields } from "../values.js";
-import { openaiErrorBody } from "./errors.js";
+import { openaiErrorBody, openaiErrorFrame } from "./errors.js";
 import { classifyOpenai, isOpenaiToolOrReasoning, isPlainOpenaiContentChunk, openaiTextDeltaBytes } from "./events.js";
 import { hubToOpenaiRequest, openaiRequestToHub } from "./request.js";
 import { hubToOpenaiResponse, openaiResponseToHub } from "./response.js";
@@ -54,7 +53,7 @@ const client: ClientHalf = {
   continuation: chatContinuation,
 
   errorBody: openaiErrorBody,
-  errorFrame: (code, message) => sseJson(openaiErrorBody(statusForCode(code), code, message)),
+  errorFrame: openaiErrorFrame,
   heartbeatFrame: ": keep-alive\n\n",
 };
 

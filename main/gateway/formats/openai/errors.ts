@@ -1,4 +1,7 @@
 // OpenAI error bodies (R1.5): the SDK's standard type for the status, Switchyard's verdict in `code`.
+import type { LateAnswer } from "../adapter.js";
+import { statusForCode } from "../errors.js";
+import { sseJson } from "../sse.js";
 
 export function openaiErrorType(status: number): string {
   if (status === 401) return "authentication_error";
@@ -11,4 +14,12 @@ export function openaiErrorType(status: number): string {
 
 export function openaiErrorBody(status: number, code: string, message: string, extra?: Record<string, unknown>): Record<string, unknown> {
   return { error: { message, type: openaiErrorType(status), code, ...extra } };
+}
+
+/**
+ * A mid-stream error chunk: the error body as a data line. A late answer (R24.4) keeps the status
+ * it would have had and carries its `retry_after` and `reset_at` in the error object.
+ */
+export function openaiErrorFrame(code: string, message: string, _lastWritten?: string, late?: LateAnswer): string {
+  return sseJson(openaiErrorBody(late?.status ?? statusForCode(code), code, message, late?.extra));
 }

@@ -1,6 +1,8 @@
 // Responses errors: the JSON body is OpenAI's; a mid-stream error is a response.failed event,
 // the one Codex reads (it ignores a bare `error` event and would then report only a closed stream).
+// An answer decided after the headers (R24.4) carries its wait there as Codex reads a usage limit.
 
+import type { LateAnswer } from "../adapter.js";
 import { statusForCode } from "../errors.js";
 import { sseJson } from "../sse.js";
 import { openaiErrorType } from "../openai/errors.js";
@@ -26,8 +28,17 @@ function nextSequenceNumber(written: string): number {
  * Written by the relay outside the stream's encoder: the last text the client got tells where the
  * stream's numbering stands, so response.failed continues it (0 when nothing was sent yet).
  */
-export function responsesErrorFrame(code: string, message: string, lastWritten = ""): string {
+export function responsesErrorFrame(code: string, message: string, lastWritten = "", late?: LateAnswer): string {
   const type = "response.failed";
-  const error = { type: openaiErrorType(statusForCode(code)), code, message };
+  const error = { type: openaiErrorType(late?.status ?? statusForCode(code)), code, message, ...(late && lateErrorFields(late)) };
   return sseJson({ type, sequence_number: nextSequenceNumber(lastWritten), response: { object: "response", status: "failed", error, output: [], usage: null } }, type);
+}
+
+/**
+ * R24.4: a late answer's wait, also as Codex reads a usage limit (`resets_at` epoch seconds,
+ * `resets_in_seconds`), beside the body's fields (a used-up window's `usage_limit_reached` type).
+ */
+function lateErrorFields(late: LateAnswer): Record<string, unknown> {
+  if (late.resetAt === null || late.retryAfterSeconds === null) return { ...late.extra };
+  return { resets_at: Math.ceil(late.resetAt / 1000), resets_in_seconds: late.retryAfterSeconds, ...late.extra };
 }
