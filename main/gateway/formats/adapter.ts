@@ -204,6 +204,8 @@ export interface ProviderAdapter {
   extraHeaders(provider: Provider, clientHeaders: ClientHeaders): Record<string, string>;
   /** R18.1, R22.5: the price catalogue's provider for this kind of provider, when its base URL names none. */
   readonly pricingProvider: string | null;
+  /** R9.4: this kind of provider rate-limits each model on its own (Google), so admission paces each model apart. */
+  readonly limitsPerModel: boolean;
 }
 
 /** What we speak to a provider of this format: path, auth, request build, answer decoding. */

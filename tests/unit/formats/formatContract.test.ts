@@ -44,6 +44,7 @@ const UPSTREAM_MEMBERS = [
   "upstreamFormatFor",
   "extraHeaders",
   "pricingProvider",
+  "limitsPerModel",
   "path",
   "authHeaders",
   "fromHub",
@@ -148,6 +149,11 @@ describe("R22.5 what a format must provide", () => {
     });
     expect(providerAdapterFor("simulator").pricingProvider).toBeNull();
   });
+
+  it("R22.5 R9.4 the upstream halves say whether their provider rate-limits each model apart", () => {
+    expect(FORMATS.filter((f) => upstreamHalf(f).limitsPerModel)).toEqual(["gemini"]);
+    expect(providerAdapterFor("simulator").limitsPerModel).toBe(false);
+  });
 });
 
 describe("R22.5 no format-name switches outside formats/", () => {
@@ -165,6 +171,19 @@ describe("R22.5 no format-name switches outside formats/", () => {
       }
     };
     walk(path.resolve("main/gateway"));
+    expect(offenders).toEqual([]);
+  });
+
+  it("R22.5 the engine names no wire format: what it needs of one comes in as data", () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else if (name.endsWith(".ts") && /"(openai|openai-responses|anthropic|gemini)"/.test(readFileSync(full, "utf8"))) offenders.push(path.relative(process.cwd(), full));
+      }
+    };
+    walk(path.resolve("main/engine"));
     expect(offenders).toEqual([]);
   });
 });

@@ -91,6 +91,7 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "anthropic",
   takesPrefill: true,
   pricingProvider: "anthropic",
+  limitsPerModel: false,
   extraHeaders: () => ({}),
   path: () => "/v1/messages",
   // R1.2, R21.10: an Anthropic client's `anthropic-*` headers reach an Anthropic upstream as an open

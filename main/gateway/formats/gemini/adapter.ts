@@ -93,6 +93,7 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "gemini",
   takesPrefill: false,
   pricingProvider: "google",
+  limitsPerModel: true,
   extraHeaders: () => ({}),
   path: (model, stream) => {
     const name = model.startsWith("models/") ? model.slice("models/".length) : model;

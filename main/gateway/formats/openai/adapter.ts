@@ -63,6 +63,7 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "openai",
   takesPrefill: false,
   pricingProvider: "openai",
+  limitsPerModel: false,
   extraHeaders: () => ({}),
   path: () => "/chat/completions",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

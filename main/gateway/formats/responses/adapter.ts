@@ -78,6 +78,7 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "openai-responses",
   takesPrefill: false,
   pricingProvider: "openai",
+  limitsPerModel: false,
   extraHeaders: () => ({}),
   path: () => "/responses",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

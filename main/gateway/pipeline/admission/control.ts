@@ -14,6 +14,7 @@ import { pacingFromVerdict, pauseFromHeaders } from "../../../engine/admission/p
 import { checkQueueAdmission } from "../../../engine/admission/queueAdmission.js";
 import type { Clock } from "../../../engine/ports.js";
 import type { FinalError } from "../../context/outcome.js";
+import { providerAdapterFor } from "../../formats/index.js";
 import { releaseOnce, type Admission, type AdmissionRequest, type AdmissionStage, type AttemptObservation } from "../admit.js";
 import { GLOBAL_GATE_KEY, providerGateKey, QueueWatch, type QueueRow } from "./queueWatch.js";
 import { localLimitError } from "./refusals.js";
@@ -290,7 +291,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   /** Admits at once when every gate has room (no promise, the common case); otherwise waits. */
   function admit(req: AdmissionRequest): Admission | Promise<Admission> {
     const settings = deps.settings();
-    const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model, globalCap());
+    const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model, globalCap(), providerAdapterFor(req.provider.format).limitsPerModel);
     const sharedNow = limits.connectionCap !== null || limits.modelCap !== null ? sharedLimits() : null;
     const reachable = sharedNow?.available() === true ? sharedNow : null;
     const slot = reachable ? (deps.groupSlot?.() ?? null) : null;
