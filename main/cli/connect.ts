@@ -9,7 +9,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSyn
 import path from "node:path";
 import { isRecord } from "../../shared/records.js";
 import { AGENTS, type AgentName } from "./agents.js";
-import { CliError } from "../cliRemote.js";
+import { CliError } from "./remote.js";
 import type { Gateway } from "./gateway.js";
 
 export const BACKUP_SUFFIX = ".switchyard-backup";
