@@ -4,7 +4,7 @@
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import { CliError, homeOf } from "./remote.js";
-import { AGENT_NAMES, AGENTS, isAgentName, type AgentName } from "./agents.js";
+import { AGENT_NAMES, AGENTS, isAgentName, type AgentName } from "./agents/index.js";
 import { connectAgent, undoConnect } from "./connect.js";
 import { normaliseUrl, resolveGateway, UsageError } from "./gateway.js";
 import { findAgentBinary, runAgent } from "./run.js";
