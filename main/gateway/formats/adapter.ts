@@ -206,6 +206,32 @@ export interface ProviderAdapter {
   readonly pricingProvider: string | null;
   /** R9.4: this kind of provider rate-limits each model on its own (Google), so admission paces each model apart. */
   readonly limitsPerModel: boolean;
+  /** API.md "Providers", R23.4: the base URL convention of this kind of provider, said where a URL is wrong. */
+  readonly baseUrlConvention: string;
+}
+
+/** R23.4: what the contract doctor checks an upstream of this format against, in the words it tells the user. */
+export interface UpstreamContract {
+  /** The format as the user knows it ("Anthropic Messages"). */
+  readonly title: string;
+  /** Whether a JSON answer is in this format, by the keys only its answers carry. */
+  isAnswer(body: Record<string, unknown>): boolean;
+  /** The shape of this format's error bodies; formats of one vendor share the object. */
+  readonly errorShape: ErrorShape;
+  /** Where its answers report token usage, said when they report none. */
+  readonly usageFields: string;
+  /** How its streams end, said when one ends short. */
+  readonly streamEnd: string;
+  /** What a streaming request sets for the stream to report usage (translated requests always set it); null when streams report it unasked. */
+  readonly streamUsageAsk: string | null;
+}
+
+/** An error body's shape: `{error: {message, …}}` and what else marks it as one vendor's. */
+export interface ErrorShape {
+  /** As a detail names it: OpenAI's {error: {message, type}}. */
+  readonly title: string;
+  /** Whether an error body (`body`, whose `error` object has a string message) is in this shape. */
+  matches(body: Record<string, unknown>, error: Record<string, unknown>): boolean;
 }
 
 /** What we speak to a provider of this format: path, auth, request build, answer decoding. */
@@ -226,6 +252,8 @@ export interface UpstreamHalf extends ProviderAdapter {
   readonly reasoningMarker: Exclude<ReasoningOrigin, "anthropic"> | null;
   /** R13.3, R22.5: a trailing assistant message is continued (a true prefill), so a broken stream can be resumed here. */
   readonly takesPrefill: boolean;
+  /** R23.4: what the contract doctor expects of an upstream of this format. */
+  readonly contract: UpstreamContract;
 
   /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
   classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;

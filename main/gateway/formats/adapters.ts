@@ -17,7 +17,7 @@ const FORMATS: Record<WireFormat, FormatHalves> = {
   gemini: geminiFormat,
 };
 
-const CLIENT_FORMATS = keysOf(FORMATS);
+const FORMAT_NAMES = keysOf(FORMATS);
 
 export function clientHalf(format: WireFormat): ClientHalf {
   return FORMATS[format].client;
@@ -33,7 +33,12 @@ export function sameFormatHalf(format: WireFormat): SameFormatHalf {
 
 /** Every client half, for the routes that serve them. */
 export function clientHalves(): ClientHalf[] {
-  return CLIENT_FORMATS.map(clientHalf);
+  return FORMAT_NAMES.map(clientHalf);
+}
+
+/** Every upstream half, in registry order. */
+export function upstreamHalves(): UpstreamHalf[] {
+  return FORMAT_NAMES.map(upstreamHalf);
 }
 
 export function providerAdapterFor(format: ProviderFormat): ProviderAdapter {

@@ -45,6 +45,8 @@ const UPSTREAM_MEMBERS = [
   "extraHeaders",
   "pricingProvider",
   "limitsPerModel",
+  "baseUrlConvention",
+  "contract",
   "path",
   "authHeaders",
   "fromHub",
@@ -148,6 +150,22 @@ describe("R22.5 what a format must provide", () => {
       gemini: "google",
     });
     expect(providerAdapterFor("simulator").pricingProvider).toBeNull();
+  });
+
+  it.each(FORMATS)("R22.5 R23.4 the %s upstream half's doctor contract knows its own answers and error bodies, and no other format's", (format) => {
+    const contract = upstreamHalf(format).contract;
+    const answer = clientHalf(format).hubToResponse(
+      { parts: [{ type: "text", text: "ok" }], finish: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+      { clientModel: "m", requestId: "r1", clientBody: {} },
+    );
+    expect(FORMATS.filter((f) => upstreamHalf(f).contract.isAnswer(answer))).toEqual([format]);
+    const error = clientHalf(format).errorBody(400, "invalid_request", "bad");
+    expect(contract.errorShape.matches(error, error["error"] as Record<string, unknown>)).toBe(true);
+    for (const other of FORMATS)
+      if (upstreamHalf(other).contract.errorShape !== contract.errorShape)
+        expect(upstreamHalf(other).contract.errorShape.matches(error, error["error"] as Record<string, unknown>)).toBe(false);
+    expect(contract.title.length).toBeGreaterThan(0);
+    expect(upstreamHalf(format).baseUrlConvention.length).toBeGreaterThan(0);
   });
 
   it("R22.5 R9.4 the upstream halves say whether their provider rate-limits each model apart", () => {

@@ -1,5 +1,6 @@
 // The Anthropic Messages wire format: both halves.
 
+import { anthropicContract } from "./contract.js";
 import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
 import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
 import { statusForCode } from "../errors.js";
@@ -92,6 +93,8 @@ const upstream: UpstreamHalf = {
   takesPrefill: true,
   pricingProvider: "anthropic",
   limitsPerModel: false,
+  baseUrlConvention: "an Anthropic base URL is the origin, e.g. https://api.anthropic.com",
+  contract: anthropicContract,
   extraHeaders: () => ({}),
   path: () => "/v1/messages",
   // R1.2, R21.10: an Anthropic client's `anthropic-*` headers reach an Anthropic upstream as an open

@@ -2,6 +2,7 @@
 // in the body: the client half reads the call from the path (R17.1), and the route puts the model
 // and `stream` into the body it hands on, which the same-format half takes out again.
 
+import { geminiContract } from "./contract.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, PathGeneration, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { isRecord } from "../../../../shared/records.js";
 import { contentText, lastUserText, partText } from "../textParts.js";
@@ -94,6 +95,8 @@ const upstream: UpstreamHalf = {
   takesPrefill: false,
   pricingProvider: "google",
   limitsPerModel: true,
+  baseUrlConvention: "a Gemini base URL goes up to the version, e.g. https://generativelanguage.googleapis.com/v1beta",
+  contract: geminiContract,
   extraHeaders: () => ({}),
   path: (model, stream) => {
     const name = model.startsWith("models/") ? model.slice("models/".length) : model;

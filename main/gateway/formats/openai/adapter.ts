@@ -1,5 +1,6 @@
 // The OpenAI Chat Completions wire format: both halves.
 
+import { openaiContract } from "./contract.js";
 import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { lastUserText, leadingSystemText } from "../textParts.js";
@@ -64,6 +65,8 @@ const upstream: UpstreamHalf = {
   takesPrefill: false,
   pricingProvider: "openai",
   limitsPerModel: false,
+  baseUrlConvention: "an OpenAI base URL includes the version path, e.g. https://api.openai.com/v1",
+  contract: openaiContract,
   extraHeaders: () => ({}),
   path: () => "/chat/completions",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

@@ -1,5 +1,6 @@
 // The OpenAI Responses wire format (Codex CLI, the AI SDK's default OpenAI provider): both halves.
 
+import { responsesContract } from "./contract.js";
 import { pickHeaders } from "../adapter.js";
 import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, SameFormatHalf, UpstreamHalf } from "../adapter.js";
@@ -79,6 +80,8 @@ const upstream: UpstreamHalf = {
   takesPrefill: false,
   pricingProvider: "openai",
   limitsPerModel: false,
+  baseUrlConvention: "an OpenAI Responses base URL includes the version path, e.g. https://api.openai.com/v1",
+  contract: responsesContract,
   extraHeaders: () => ({}),
   path: () => "/responses",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),
