@@ -10,6 +10,7 @@ import type { HubRequest, HubResponse, HubStreamEvent, HubUsage, ReasoningOrigin
 import type { FrameKind, OutFrame, TranslateContext, UpstreamEvent } from "./types.js";
 import type { IssuedHere, Stripped } from "./reasoningArtifacts.js";
 import type { DroppedFields, JsonObject } from "./values.js";
+import type { QuotaHeaderFamily } from "./quota.js";
 
 /** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
 export type ClientHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -254,6 +255,8 @@ export interface UpstreamHalf extends ProviderAdapter {
   readonly takesPrefill: boolean;
   /** R23.4: what the contract doctor expects of an upstream of this format. */
   readonly contract: UpstreamContract;
+  /** R18.3, R11.1: the rate-limit and subscription header families this vendor's answers carry. */
+  readonly quotaHeaders: readonly QuotaHeaderFamily[];
 
   /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
   classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;

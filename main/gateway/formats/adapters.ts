@@ -4,6 +4,7 @@
 import { keysOf } from "../../../shared/records.js";
 import type { Provider, ProviderFormat, WireFormat } from "../../../shared/types.js";
 import type { ClientHalf, FormatHalves, ProviderAdapter, SameFormatHalf, UpstreamHalf } from "./adapter.js";
+import type { QuotaHeaderFamily } from "./quota.js";
 import { anthropicFormat } from "./anthropic/adapter.js";
 import { geminiFormat } from "./gemini/adapter.js";
 import { openaiFormat } from "./openai/adapter.js";
@@ -39,6 +40,11 @@ export function clientHalves(): ClientHalf[] {
 /** Every upstream half, in registry order. */
 export function upstreamHalves(): UpstreamHalf[] {
   return FORMAT_NAMES.map(upstreamHalf);
+}
+
+/** R18.3: every upstream half's quota header families, each once, in registry order. */
+export function quotaHeaderFamilies(): QuotaHeaderFamily[] {
+  return [...new Set(upstreamHalves().flatMap((half) => half.quotaHeaders))];
 }
 
 export function providerAdapterFor(format: ProviderFormat): ProviderAdapter {

@@ -14,7 +14,7 @@ export type { WireFormat } from "../../../shared/types.js";
 export type { ClientHalf, ClientHeaders, PassthroughTracker, ProviderAdapter, SameFormatHalf, StreamDecoder, StreamEncoder, UpstreamContract, UpstreamHalf } from "./adapter.js";
 export type { FrameKind, OutFrame, StreamTranslator, TranslateContext } from "./types.js";
 export type { UsageSummary } from "./usage.js";
-export { clientHalf, clientHalves, providerAdapterFor, sameFormatHalf, upstreamFormatOf, upstreamHalf, upstreamHalves } from "./adapters.js";
+export { clientHalf, clientHalves, providerAdapterFor, sameFormatHalf, quotaHeaderFamilies, upstreamFormatOf, upstreamHalf, upstreamHalves } from "./adapters.js";
 export { createStreamTranslator } from "./stream.js";
 export { requestTextWithModel, responseTextWithModel } from "./passthrough.js";
 export { estimateInputTokens } from "./tokens.js";

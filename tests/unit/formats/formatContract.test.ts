@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { clientHalf, clientHalves, providerAdapterFor, upstreamHalf } from "../../../main/gateway/formats/index.js";
+import { clientHalf, clientHalves, providerAdapterFor, quotaHeaderFamilies, upstreamHalf } from "../../../main/gateway/formats/index.js";
 import { formatOfUnknownPath } from "../../../main/gateway/http/unknownRoute.js";
 import type { WireFormat } from "../../../shared/types.js";
 
@@ -47,6 +47,7 @@ const UPSTREAM_MEMBERS = [
   "limitsPerModel",
   "baseUrlConvention",
   "contract",
+  "quotaHeaders",
   "path",
   "authHeaders",
   "fromHub",
@@ -166,6 +167,20 @@ describe("R22.5 what a format must provide", () => {
         expect(upstreamHalf(other).contract.errorShape.matches(error, error["error"] as Record<string, unknown>)).toBe(false);
     expect(contract.title.length).toBeGreaterThan(0);
     expect(upstreamHalf(format).baseUrlConvention.length).toBeGreaterThan(0);
+  });
+
+  it("R22.5 R18.3 R11.1 the upstream halves name their vendors' quota header families; the count families name their requests window", () => {
+    const prefixes = (format: WireFormat) => upstreamHalf(format).quotaHeaders.map((family) => family.prefix);
+    expect(Object.fromEntries(FORMATS.map((f) => [f, prefixes(f)]))).toEqual({
+      openai: ["x-ratelimit-"],
+      "openai-responses": ["x-ratelimit-", "x-codex-"],
+      anthropic: ["anthropic-ratelimit-unified-", "anthropic-ratelimit-"],
+      gemini: [],
+    });
+    expect(quotaHeaderFamilies().flatMap((family) => (family.requests ? [family.requests.remaining] : []))).toEqual([
+      "x-ratelimit-remaining-requests",
+      "anthropic-ratelimit-requests-remaining",
+    ]);
   });
 
   it("R22.5 R9.4 the upstream halves say whether their provider rate-limits each model apart", () => {

@@ -1,5 +1,6 @@
 // The Anthropic Messages wire format: both halves.
 
+import { ANTHROPIC_QUOTA_HEADERS } from "./quota.js";
 import { anthropicContract } from "./contract.js";
 import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
 import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
@@ -95,6 +96,7 @@ const upstream: UpstreamHalf = {
   limitsPerModel: false,
   baseUrlConvention: "an Anthropic base URL is the origin, e.g. https://api.anthropic.com",
   contract: anthropicContract,
+  quotaHeaders: ANTHROPIC_QUOTA_HEADERS,
   extraHeaders: () => ({}),
   path: () => "/v1/messages",
   // R1.2, R21.10: an Anthropic client's `anthropic-*` headers reach an Anthropic upstream as an open

@@ -97,6 +97,8 @@ const upstream: UpstreamHalf = {
   limitsPerModel: true,
   baseUrlConvention: "a Gemini base URL goes up to the version, e.g. https://generativelanguage.googleapis.com/v1beta",
   contract: geminiContract,
+  // Google states no quota windows in its answers.
+  quotaHeaders: [],
   extraHeaders: () => ({}),
   path: (model, stream) => {
     const name = model.startsWith("models/") ? model.slice("models/".length) : model;

@@ -1,5 +1,6 @@
 // The OpenAI Chat Completions wire format: both halves.
 
+import { OPENAI_COUNT_HEADERS } from "./quota.js";
 import { openaiContract } from "./contract.js";
 import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
@@ -67,6 +68,7 @@ const upstream: UpstreamHalf = {
   limitsPerModel: false,
   baseUrlConvention: "an OpenAI base URL includes the version path, e.g. https://api.openai.com/v1",
   contract: openaiContract,
+  quotaHeaders: [OPENAI_COUNT_HEADERS],
   extraHeaders: () => ({}),
   path: () => "/chat/completions",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

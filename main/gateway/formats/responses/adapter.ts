@@ -1,5 +1,6 @@
 // The OpenAI Responses wire format (Codex CLI, the AI SDK's default OpenAI provider): both halves.
 
+import { RESPONSES_QUOTA_HEADERS } from "./quota.js";
 import { responsesContract } from "./contract.js";
 import { pickHeaders } from "../adapter.js";
 import { OPENAI_LOGIN } from "../login.js";
@@ -82,6 +83,7 @@ const upstream: UpstreamHalf = {
   limitsPerModel: false,
   baseUrlConvention: "an OpenAI Responses base URL includes the version path, e.g. https://api.openai.com/v1",
   contract: responsesContract,
+  quotaHeaders: RESPONSES_QUOTA_HEADERS,
   extraHeaders: () => ({}),
   path: () => "/responses",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),
