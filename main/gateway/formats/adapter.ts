@@ -11,6 +11,7 @@ import type { FrameKind, OutFrame, TranslateContext, UpstreamEvent } from "./typ
 import type { IssuedHere, Stripped } from "./reasoningArtifacts.js";
 import type { DroppedFields, JsonObject } from "./values.js";
 import type { QuotaHeaderFamily } from "./quota.js";
+import type { ModelListRoute } from "./models.js";
 
 /** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
 export type ClientHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -87,6 +88,8 @@ export interface ClientHalf {
   readonly count: CountShape | null;
   /** R16.5: the routes that answer a turn as a compaction (lower-case exact paths). */
   readonly compactPaths: readonly string[];
+  /** R1.3: the model-list routes (GET) this format's clients call, and their answers in its shape. */
+  readonly modelRoutes: readonly ModelListRoute[];
   /** API.md: the path prefixes (lower-case) whose unknown routes are answered in this format; the longest match wins. */
   readonly routePrefixes: readonly string[];
   /** R20.3, R22.5: the texts a traffic class is read from (whole; the classifier reads only their openings). */

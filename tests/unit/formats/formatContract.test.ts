@@ -18,6 +18,7 @@ const CLIENT_MEMBERS = [
   "generationPaths",
   "count",
   "compactPaths",
+  "modelRoutes",
   "routePrefixes",
   "shapeProblem",
   "isStreamRequest",
@@ -91,6 +92,27 @@ describe("R22.5 what a format must provide", () => {
     expect(formatOfUnknownPath("/v1/responses/abc/cancel")).toBe("openai-responses");
     expect(formatOfUnknownPath("/v1beta/cachedContents")).toBe("gemini");
     expect(formatOfUnknownPath("/v1/embeddings")).toBe("openai");
+  });
+
+  it("R22.5 R1.3 model lists: each path has one own route, the others claim their requests, and each answers in its format's shape", () => {
+    const routes = clientHalves().flatMap((half) => half.modelRoutes.map((route) => ({ format: half.format, route })));
+    const own = routes.filter(({ route }) => !route.claims).map(({ route }) => String(route.path));
+    expect(new Set(own).size).toBe(own.length);
+    const served = [{ id: "p/m1", owner: "p" }];
+    const answer = (path: string, headers: Record<string, string> = {}, query: Record<string, string> = {}) => {
+      const req = { path, query, headers };
+      const matches = (p: string | RegExp) => (typeof p === "string" ? p === path : p.test(path));
+      const hit = routes.find(({ route }) => matches(route.path) && route.claims?.(req)) ?? routes.find(({ route }) => matches(route.path) && !route.claims);
+      return hit && { format: hit.format, ...hit.route.answer(req, served, 1_000_000) };
+    };
+    expect(answer("/v1/models")).toMatchObject({ format: "openai", status: 200, body: { object: "list", data: [{ id: "p/m1", owned_by: "p" }] } });
+    expect(answer("/v1/models", { "x-goog-api-key": "k" })).toMatchObject({ format: "gemini", body: { models: [{ name: "models/p/m1" }] } });
+    expect(answer("/v1/models", {}, { client_version: "0.171.0" })).toMatchObject({ format: "openai-responses", body: { models: [{ slug: "p/m1" }] } });
+    expect(answer("/backend-api/codex/models")).toMatchObject({ format: "openai-responses", status: 200 });
+    expect(answer("/v1beta/models/p%2Fm1")).toMatchObject({ format: "gemini", status: 200, body: { name: "models/p/m1" } });
+    expect(answer("/v1/models/p/m1")).toMatchObject({ format: "openai", status: 200, body: { id: "p/m1", object: "model", created: 1000 } });
+    expect(answer("/v1/models/nope")).toMatchObject({ status: 404, body: { error: { code: "model_not_found" } } });
+    expect(answer("/v1beta/models/%E0")).toMatchObject({ format: "gemini", status: 400 });
   });
 
   it("R22.5 R16.5 count shapes: each format with a count route says how an upstream counts and how an estimate answers", () => {

@@ -36,6 +36,8 @@ const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
   compactPaths: [],
+  // An Anthropic client listing GET /v1/models gets the OpenAI half's list.
+  modelRoutes: [],
   routePrefixes: ["/v1/messages"],
   trafficTexts: (body) => ({
     system: Array.isArray(body["system"]) ? body["system"].slice(0, SIGNAL_PARTS).map(partText) : [partText(body["system"])],

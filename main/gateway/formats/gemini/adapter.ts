@@ -2,6 +2,7 @@
 // in the body: the client half reads the call from the path (R17.1), and the route puts the model
 // and `stream` into the body it hands on, which the same-format half takes out again.
 
+import { GEMINI_MODEL_ROUTES } from "./models.js";
 import { geminiContract } from "./contract.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, PathGeneration, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { isRecord } from "../../../../shared/records.js";
@@ -58,6 +59,7 @@ const client: ClientHalf = {
   generationPaths: [],
   generationPathCall,
   compactPaths: [],
+  modelRoutes: GEMINI_MODEL_ROUTES,
   routePrefixes: ["/v1beta/"],
   trafficTexts: (body) => {
     const instruction = body["systemInstruction"] ?? body["system_instruction"];

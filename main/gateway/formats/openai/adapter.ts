@@ -1,5 +1,6 @@
 // The OpenAI Chat Completions wire format: both halves.
 
+import { OPENAI_MODEL_ROUTES } from "./models.js";
 import { OPENAI_COUNT_HEADERS } from "./quota.js";
 import { openaiContract } from "./contract.js";
 import { OPENAI_LOGIN } from "../login.js";
@@ -35,6 +36,7 @@ const client: ClientHalf = {
   count: null,
   compactPaths: [],
   // Chat is the /v1 family's default: what no other format's prefix claims is answered as chat.
+  modelRoutes: OPENAI_MODEL_ROUTES,
   routePrefixes: ["/v1/"],
   trafficTexts: (body) => ({ system: [leadingSystemText(body["messages"])], lastUser: lastUserText(body["messages"]) }),
   reasoningArtifacts: null,

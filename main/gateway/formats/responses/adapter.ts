@@ -1,5 +1,6 @@
 // The OpenAI Responses wire format (Codex CLI, the AI SDK's default OpenAI provider): both halves.
 
+import { RESPONSES_MODEL_ROUTES } from "./models.js";
 import { RESPONSES_QUOTA_HEADERS } from "./quota.js";
 import { responsesContract } from "./contract.js";
 import { pickHeaders } from "../adapter.js";
@@ -34,6 +35,7 @@ const client: ClientHalf = {
     estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
   },
   compactPaths: ["/v1/responses/compact", "/backend-api/codex/responses/compact"],
+  modelRoutes: RESPONSES_MODEL_ROUTES,
   routePrefixes: ["/v1/responses"],
   trafficTexts: (body) => {
     const input = body["input"];
