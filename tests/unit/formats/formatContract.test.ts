@@ -19,6 +19,7 @@ const CLIENT_MEMBERS = [
   "count",
   "compactPaths",
   "modelRoutes",
+  "webSocketRefusal",
   "routePrefixes",
   "shapeProblem",
   "isStreamRequest",

@@ -37,6 +37,7 @@ const client: ClientHalf = {
   generationPaths: ["/v1/messages"],
   compactPaths: [],
   // An Anthropic client listing GET /v1/models gets the OpenAI half's list.
+  webSocketRefusal: null,
   modelRoutes: [],
   routePrefixes: ["/v1/messages"],
   trafficTexts: (body) => ({

@@ -59,6 +59,7 @@ const client: ClientHalf = {
   generationPaths: [],
   generationPathCall,
   compactPaths: [],
+  webSocketRefusal: null,
   modelRoutes: GEMINI_MODEL_ROUTES,
   routePrefixes: ["/v1beta/"],
   trafficTexts: (body) => {

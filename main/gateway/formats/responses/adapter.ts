@@ -35,6 +35,7 @@ const client: ClientHalf = {
     estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
   },
   compactPaths: ["/v1/responses/compact", "/backend-api/codex/responses/compact"],
+  webSocketRefusal: "Switchyard serves the Responses API over SSE",
   modelRoutes: RESPONSES_MODEL_ROUTES,
   routePrefixes: ["/v1/responses"],
   trafficTexts: (body) => {
