@@ -1,7 +1,8 @@
 // R22.5: a format's knowledge lives in its folder. This is the list of what a format must provide:
 // every registered half declares each member (null where the format has no such thing, never left
 // out), the registry has one line per folder, and the per-format facts the gateway used to switch on
-// format names (count shapes, traffic signals, reasoning artifacts, prefill, unknown routes, pricing)
+// format names (count shapes, traffic signals, reasoning artifacts, prefill, unknown routes, pricing,
+// model lists, the WebSocket refusal, quota header families, per-model limits, the doctor's contract)
 // answer from the halves.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
