@@ -4,7 +4,7 @@
 import { createParser } from "eventsource-parser";
 import type { ProviderFormat, WireFormat } from "../../shared/types.js";
 import { mergeUsage, type HubUsage } from "../gateway/formats/hub.js";
-import { upstreamHalf } from "../gateway/formats/index.js";
+import { providerAdapterFor, upstreamHalf, upstreamHalves } from "../gateway/formats/index.js";
 import { asRecord, asString, parseJson } from "../gateway/formats/values.js";
 
 export interface Verdict {
@@ -29,45 +29,8 @@ export interface CallSite {
   connectionName: string;
 }
 
-const FORMAT_NAMES: Record<WireFormat, string> = {
-  openai: "OpenAI Chat Completions",
-  "openai-responses": "OpenAI Responses",
-  anthropic: "Anthropic Messages",
-  gemini: "Gemini generateContent",
-};
-
-/** API.md "Providers": the baseUrl convention, said where a URL is wrong. */
-const BASE_URL_CONVENTION: Record<ProviderFormat, string> = {
-  openai: "an OpenAI base URL includes the version path, e.g. https://api.openai.com/v1",
-  "openai-responses": "an OpenAI Responses base URL includes the version path, e.g. https://api.openai.com/v1",
-  anthropic: "an Anthropic base URL is the origin, e.g. https://api.anthropic.com",
-  gemini: "a Gemini base URL goes up to the version, e.g. https://generativelanguage.googleapis.com/v1beta",
-  simulator: "a simulator base URL is the simulator's origin (or empty for the built-in one)",
-};
-
-type ErrorFamily = "openai" | "anthropic" | "gemini";
-
-const ERROR_FAMILY: Record<WireFormat, ErrorFamily> = { openai: "openai", "openai-responses": "openai", anthropic: "anthropic", gemini: "gemini" };
-
-const ERROR_SHAPES: Record<ErrorFamily, string> = {
-  openai: "OpenAI's {error: {message, type}}",
-  anthropic: 'Anthropic\'s {type: "error", error: {type, message}}',
-  gemini: "Google's {error: {code, message, status}}",
-};
-
-const USAGE_FIELDS: Record<WireFormat, string> = {
-  openai: "usage.prompt_tokens and usage.completion_tokens",
-  "openai-responses": "usage.input_tokens and usage.output_tokens",
-  anthropic: "usage.input_tokens and usage.output_tokens",
-  gemini: "usageMetadata.promptTokenCount and candidatesTokenCount",
-};
-
-const STREAM_END: Record<WireFormat, string> = {
-  openai: "a finish_reason, then data: [DONE]",
-  "openai-responses": "response.completed",
-  anthropic: "message_delta with a stop_reason, then message_stop",
-  gemini: "a chunk with a finishReason",
-};
+/** The doctor's expectations of an upstream of this format (its upstream half's contract, R22.5). */
+const contractOf = (format: WireFormat) => upstreamHalf(format).contract;
 
 /** Upstream text quoted in a detail: one line, short. */
 function quote(text: string, max = 120): string {
@@ -78,22 +41,15 @@ function quote(text: string, max = 120): string {
 /** Which format's answer a JSON body is, by the keys only that format's answers carry. */
 export function answerShapeOf(body: unknown): WireFormat | null {
   const r = asRecord(body);
-  if (!r) return null;
-  if (r["type"] === "message" && Array.isArray(r["content"])) return "anthropic";
-  if (Array.isArray(r["choices"])) return "openai";
-  if (r["object"] === "response" || Array.isArray(r["output"])) return "openai-responses";
-  if (Array.isArray(r["candidates"])) return "gemini";
-  return null;
+  return r ? (upstreamHalves().find((half) => half.contract.isAnswer(r))?.format ?? null) : null;
 }
 
-/** Which format family's error body this is (Google's may come as a one-element array). */
-export function errorShapeOf(body: unknown): ErrorFamily | null {
+/** Which format's error body this is (Google's may come as a one-element array); formats that share a shape answer as the first of them. */
+export function errorShapeOf(body: unknown): WireFormat | null {
   const r = asRecord(Array.isArray(body) && body.length === 1 ? body[0] : body);
   const error = asRecord(r?.["error"]);
   if (!r || !error || typeof error["message"] !== "string") return null;
-  if (r["type"] === "error" && typeof error["type"] === "string") return "anthropic";
-  if (typeof error["code"] === "number" && typeof error["status"] === "string") return "gemini";
-  return "openai";
+  return upstreamHalves().find((half) => half.contract.errorShape.matches(r, error))?.format ?? null;
 }
 
 function errorMessageOf(text: string): string {
@@ -103,7 +59,7 @@ function errorMessageOf(text: string): string {
 }
 
 function wrongUrl(site: CallSite): string {
-  return `the base URL ${site.baseUrl} answers 404 for ${site.path}; ${BASE_URL_CONVENTION[site.format]}`;
+  return `the base URL ${site.baseUrl} answers 404 for ${site.path}; ${providerAdapterFor(site.format).baseUrlConvention}`;
 }
 
 /** The sentence for an answer that is no answer (any status but 2xx); blocking when retrying other checks is pointless. */
@@ -150,13 +106,13 @@ export function readAnswer(site: CallSite, text: string): Verdict & { body?: unk
   if (shape !== null) {
     return {
       ok: false,
-      detail: `the upstream answered in the ${FORMAT_NAMES[shape]} shape, not ${FORMAT_NAMES[expected]}: set the provider's format to "${shape}", or point its base URL at an endpoint that speaks ${FORMAT_NAMES[expected]}`,
+      detail: `the upstream answered in the ${contractOf(shape).title} shape, not ${contractOf(expected).title}: set the provider's format to "${shape}", or point its base URL at an endpoint that speaks ${contractOf(expected).title}`,
     };
   }
   const keys = Object.keys(asRecord(body) ?? {}).slice(0, 5);
   return {
     ok: false,
-    detail: `the answer is JSON but not a ${FORMAT_NAMES[expected]} response (it has ${keys.length ? keys.join(", ") : "no fields"}): check the provider's format and base URL`,
+    detail: `the answer is JSON but not a ${contractOf(expected).title} response (it has ${keys.length ? keys.join(", ") : "no fields"}): check the provider's format and base URL`,
   };
 }
 
@@ -220,25 +176,29 @@ export function readStream(site: CallSite, contentType: string, text: string): S
     return {
       ok: false,
       usage,
-      detail: `the stream carried no text as ${FORMAT_NAMES[site.upstreamFormat]} events (first event: "${quote(events[0].data, 60)}"): check the provider's format`,
+      detail: `the stream carried no text as ${contractOf(site.upstreamFormat).title} events (first event: "${quote(events[0].data, 60)}"): check the provider's format`,
     };
   }
   if (!finished)
-    return { ok: false, usage, detail: `the stream ended without its closing events (${STREAM_END[site.upstreamFormat]}): the upstream, or a proxy in between, cut it short` };
+    return {
+      ok: false,
+      usage,
+      detail: `the stream ended without its closing events (${contractOf(site.upstreamFormat).streamEnd}): the upstream, or a proxy in between, cut it short`,
+    };
   return { ok: true, usage };
 }
 
 /** Token usage on the JSON answer and, when the stream answered, on the stream. */
 export function usageVerdict(site: CallSite, json: HubUsage | undefined, stream: HubUsage | null | undefined): Verdict {
-  const where = FORMAT_NAMES[site.upstreamFormat];
+  const contract = contractOf(site.upstreamFormat);
   if (!reportsUsage(json)) {
     return {
       ok: false,
-      detail: `the answer reports no token usage (${USAGE_FIELDS[site.upstreamFormat]} of ${where}): Switchyard cannot count this provider's tokens or cost, and budgets cannot see its traffic`,
+      detail: `the answer reports no token usage (${contract.usageFields} of ${contract.title}): Switchyard cannot count this provider's tokens or cost, and budgets cannot see its traffic`,
     };
   }
   if (stream !== undefined && !reportsUsage(stream)) {
-    const asked = site.upstreamFormat === "openai" ? " although stream_options.include_usage asked for it" : "";
+    const asked = contract.streamUsageAsk ? ` although ${contract.streamUsageAsk} asked for it` : "";
     return {
       ok: false,
       detail: `streamed answers report no token usage${asked}: Switchyard cannot count the tokens or cost of streamed requests, which is what coding agents send`,
@@ -252,12 +212,13 @@ export function readErrorAnswer(site: CallSite, status: number, text: string, he
   if (status < 300) return { ok: false, detail: `the upstream accepted a request whose body is not JSON (${status}): it will not report a client's mistakes as errors` };
   if (status < 400 || status === 401 || status === 403 || status === 404) return statusVerdict(site, status, text, headers);
   const body = parseJson(text);
-  const expected = ERROR_FAMILY[site.upstreamFormat];
+  const expected = contractOf(site.upstreamFormat).errorShape;
   if (body === undefined) return { ok: false, detail: `the error answer (${status}) is not JSON (it starts "${quote(text, 60)}"): clients cannot read this upstream's errors` };
-  const shape = errorShapeOf(body);
+  const format = errorShapeOf(body);
+  const shape = format && contractOf(format).errorShape;
   if (shape === expected) return status >= 500 ? { ok: true, detail: `the error body has the right shape, but the status is ${status} where 400 was expected` } : { ok: true };
-  if (shape !== null) {
-    return { ok: false, detail: `the error body (${status}) is in ${ERROR_SHAPES[shape]} shape, not ${ERROR_SHAPES[expected]}: check the provider's format` };
+  if (shape) {
+    return { ok: false, detail: `the error body (${status}) is in ${shape.title} shape, not ${expected.title}: check the provider's format` };
   }
-  return { ok: false, detail: `the error body (${status}) is not in ${ERROR_SHAPES[expected]} shape: clients will not understand this upstream's errors` };
+  return { ok: false, detail: `the error body (${status}) is not in ${expected.title} shape: clients will not understand this upstream's errors` };
 }

@@ -143,7 +143,8 @@ export function createProviderDoctor(deps: ProviderDoctorDeps) {
     if (stopped) {
       for (const name of ["stream", "tools", "errors"] as const) results.set(name, notRun());
     } else {
-      const streamExtra = format === "openai" ? { stream: true, stream_options: { include_usage: true } } : { stream: true };
+      // The probe is a chat body: asked for its usage as every translated request asks, which only a chat upstream reads.
+      const streamExtra = { stream: true, stream_options: { include_usage: true } };
       results.set(
         "stream",
         await check(true, probe(format, model, streamExtra), (call, text) => {

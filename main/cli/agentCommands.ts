@@ -3,8 +3,8 @@
 // the agent's own for `run`, 2 for bad input (nothing written), 1 for a failure the user can act on.
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
-import { CliError, homeOf } from "../cliRemote.js";
-import { AGENT_NAMES, AGENTS, isAgentName, type AgentName } from "./agents.js";
+import { CliError, homeOf } from "./remote.js";
+import { AGENT_NAMES, AGENTS, isAgentName, type AgentName } from "./agents/index.js";
 import { connectAgent, undoConnect } from "./connect.js";
 import { normaliseUrl, resolveGateway, UsageError } from "./gateway.js";
 import { findAgentBinary, runAgent } from "./run.js";

@@ -8,8 +8,8 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isRecord } from "../../shared/records.js";
-import { AGENTS, type AgentName } from "./agents.js";
-import { CliError } from "../cliRemote.js";
+import { AGENTS, type AgentName } from "./agents/index.js";
+import { CliError } from "./remote.js";
 import type { Gateway } from "./gateway.js";
 
 export const BACKUP_SUFFIX = ".switchyard-backup";

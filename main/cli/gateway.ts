@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { errorCode, isRecord } from "../../shared/records.js";
 import { processAlive, readAdminToken, readInstanceFile } from "../app/instanceFile.js";
-import { CliError } from "../cliRemote.js";
+import { CliError } from "./remote.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:8642";
 /** What an agent that insists on a key gets when Switchyard needs none (the Connect page's placeholder too). */

@@ -7,11 +7,11 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { AGENTS, type AgentName, type AgentRecord } from "./agents.js";
+import { AGENTS, type AgentName, type AgentRecord } from "./agents/index.js";
 import { UsageError, type Gateway } from "./gateway.js";
 
 /** SWITCHYARD_AGENT_BIN_CLAUDE, …: the agent's executable, instead of the one on PATH (tests, unusual installs). */
-export function binOverrideVar(name: AgentName): string {
+export function binOverrideVar(name: string): string {
   return `SWITCHYARD_AGENT_BIN_${name.toUpperCase()}`;
 }
 

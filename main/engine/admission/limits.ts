@@ -22,7 +22,7 @@ export interface AdmissionLimits {
   maxQueueDepth: number;
   /** R9.5: the connection is under queue protection (a limiter paces it). */
   protected: boolean;
-  /** Providers whose limits are per model keep one limiter per model (R9.4). */
+  /** Providers whose limits are per model keep one limiter per model (R9.4); the provider's format half says which (limitsPerModel). */
   perModel: boolean;
 }
 
@@ -47,10 +47,11 @@ export function isQueueProtected(
 
 export function resolveAdmissionLimits(
   queue: ResilienceSettings["requestQueue"],
-  provider: Pick<Provider, "category" | "format" | "maxConcurrent">,
+  provider: Pick<Provider, "category" | "maxConcurrent">,
   connection: Pick<Connection, "maxConcurrent" | "rateLimitOverrides" | "rateLimitProtection" | "active">,
   model: string,
   globalCap: number | null = null,
+  limitsPerModel = false,
 ): AdmissionLimits {
   const overrides = connection.rateLimitOverrides ?? {};
   return {
@@ -62,6 +63,6 @@ export function resolveAdmissionLimits(
     executionMaxWaitMs: clampInt(overrides.executionMaxWaitMs, 1, DAY_MS, queue.executionMaxWaitMs),
     maxQueueDepth: queue.maxQueueDepth,
     protected: isQueueProtected(queue, provider, connection),
-    perModel: provider.format === "gemini",
+    perModel: limitsPerModel,
   };
 }

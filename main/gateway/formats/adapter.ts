@@ -10,6 +10,8 @@ import type { HubRequest, HubResponse, HubStreamEvent, HubUsage, ReasoningOrigin
 import type { FrameKind, OutFrame, TranslateContext, UpstreamEvent } from "./types.js";
 import type { IssuedHere, Stripped } from "./reasoningArtifacts.js";
 import type { DroppedFields, JsonObject } from "./values.js";
+import type { QuotaHeaderFamily } from "./quota.js";
+import type { ModelListRoute } from "./models.js";
 
 /** Request headers as Node delivers them (IncomingHttpHeaders fits), without importing node:http here. */
 export type ClientHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -91,6 +93,13 @@ export interface ClientHalf {
   readonly count: CountShape | null;
   /** R16.5: the routes that answer a turn as a compaction (lower-case exact paths). */
   readonly compactPaths: readonly string[];
+  /**
+   * R16.3: where this format's clients first ask for a WebSocket on its generation routes and fall
+   * back to SSE on a 426 (Codex), what the 426 says; null when they never ask.
+   */
+  readonly webSocketRefusal: string | null;
+  /** R1.3: the model-list routes (GET) this format's clients call, and their answers in its shape. */
+  readonly modelRoutes: readonly ModelListRoute[];
   /** API.md: the path prefixes (lower-case) whose unknown routes are answered in this format; the longest match wins. */
   readonly routePrefixes: readonly string[];
   /** R20.3, R22.5: the texts a traffic class is read from (whole; the classifier reads only their openings). */
@@ -227,6 +236,34 @@ export interface ProviderAdapter {
   extraHeaders(provider: Provider, clientHeaders: ClientHeaders): Record<string, string>;
   /** R18.1, R22.5: the price catalogue's provider for this kind of provider, when its base URL names none. */
   readonly pricingProvider: string | null;
+  /** R9.4: this kind of provider rate-limits each model on its own (Google), so admission paces each model apart. */
+  readonly limitsPerModel: boolean;
+  /** API.md "Providers", R23.4: the base URL convention of this kind of provider, said where a URL is wrong. */
+  readonly baseUrlConvention: string;
+}
+
+/** R23.4: what the contract doctor checks an upstream of this format against, in the words it tells the user. */
+export interface UpstreamContract {
+  /** The format as the user knows it ("Anthropic Messages"). */
+  readonly title: string;
+  /** Whether a JSON answer is in this format, by the keys only its answers carry. */
+  isAnswer(body: Record<string, unknown>): boolean;
+  /** The shape of this format's error bodies; formats of one vendor share the object. */
+  readonly errorShape: ErrorShape;
+  /** Where its answers report token usage, said when they report none. */
+  readonly usageFields: string;
+  /** How its streams end, said when one ends short. */
+  readonly streamEnd: string;
+  /** What a streaming request sets for the stream to report usage (translated requests always set it); null when streams report it unasked. */
+  readonly streamUsageAsk: string | null;
+}
+
+/** An error body's shape: `{error: {message, …}}` and what else marks it as one vendor's. */
+export interface ErrorShape {
+  /** As a detail names it: OpenAI's {error: {message, type}}. */
+  readonly title: string;
+  /** Whether an error body (`body`, whose `error` object has a string message) is in this shape. */
+  matches(body: Record<string, unknown>, error: Record<string, unknown>): boolean;
 }
 
 /** What we speak to a provider of this format: path, auth, request build, answer decoding. */
@@ -247,6 +284,10 @@ export interface UpstreamHalf extends ProviderAdapter {
   readonly reasoningMarker: Exclude<ReasoningOrigin, "anthropic"> | null;
   /** R13.3, R22.5: a trailing assistant message is continued (a true prefill), so a broken stream can be resumed here. */
   readonly takesPrefill: boolean;
+  /** R23.4: what the contract doctor expects of an upstream of this format. */
+  readonly contract: UpstreamContract;
+  /** R18.3, R11.1: the rate-limit and subscription header families this vendor's answers carry. */
+  readonly quotaHeaders: readonly QuotaHeaderFamily[];
 
   /** What an upstream event means for the stream watchdogs (R13.4); `payload` is its parsed data. */
   classify(evt: UpstreamEvent, payload: JsonObject | undefined): FrameKind;

@@ -4,6 +4,7 @@
 import { keysOf } from "../../../shared/records.js";
 import type { Provider, ProviderFormat, WireFormat } from "../../../shared/types.js";
 import type { ClientHalf, FormatHalves, ProviderAdapter, SameFormatHalf, UpstreamHalf } from "./adapter.js";
+import type { QuotaHeaderFamily } from "./quota.js";
 import { anthropicFormat } from "./anthropic/adapter.js";
 import { geminiFormat } from "./gemini/adapter.js";
 import { openaiFormat } from "./openai/adapter.js";
@@ -17,7 +18,7 @@ const FORMATS: Record<WireFormat, FormatHalves> = {
   gemini: geminiFormat,
 };
 
-const CLIENT_FORMATS = keysOf(FORMATS);
+const FORMAT_NAMES = keysOf(FORMATS);
 
 export function clientHalf(format: WireFormat): ClientHalf {
   return FORMATS[format].client;
@@ -33,7 +34,17 @@ export function sameFormatHalf(format: WireFormat): SameFormatHalf {
 
 /** Every client half, for the routes that serve them. */
 export function clientHalves(): ClientHalf[] {
-  return CLIENT_FORMATS.map(clientHalf);
+  return FORMAT_NAMES.map(clientHalf);
+}
+
+/** Every upstream half, in registry order. */
+export function upstreamHalves(): UpstreamHalf[] {
+  return FORMAT_NAMES.map(upstreamHalf);
+}
+
+/** R18.3: every upstream half's quota header families, each once, in registry order. */
+export function quotaHeaderFamilies(): QuotaHeaderFamily[] {
+  return [...new Set(upstreamHalves().flatMap((half) => half.quotaHeaders))];
 }
 
 export function providerAdapterFor(format: ProviderFormat): ProviderAdapter {

@@ -12,10 +12,21 @@ import { summariseUsage, type UsageSummary } from "./usage.js";
 import { asRecord, DroppedFields, parseJson } from "./values.js";
 
 export type { WireFormat } from "../../../shared/types.js";
-export type { ClientHalf, ClientHeaders, LateAnswer, PassthroughTracker, ProviderAdapter, SameFormatHalf, StreamDecoder, StreamEncoder, UpstreamHalf } from "./adapter.js";
+export type {
+  ClientHalf,
+  ClientHeaders,
+  LateAnswer,
+  PassthroughTracker,
+  ProviderAdapter,
+  SameFormatHalf,
+  StreamDecoder,
+  StreamEncoder,
+  UpstreamContract,
+  UpstreamHalf,
+} from "./adapter.js";
 export type { FrameKind, OutFrame, StreamTranslator, TranslateContext } from "./types.js";
 export type { UsageSummary } from "./usage.js";
-export { clientHalf, clientHalves, providerAdapterFor, sameFormatHalf, upstreamFormatOf, upstreamHalf } from "./adapters.js";
+export { clientHalf, clientHalves, providerAdapterFor, sameFormatHalf, quotaHeaderFamilies, upstreamFormatOf, upstreamHalf, upstreamHalves } from "./adapters.js";
 export { createStreamTranslator } from "./stream.js";
 export { requestTextWithModel, responseTextWithModel } from "./passthrough.js";
 export { estimateInputTokens } from "./tokens.js";

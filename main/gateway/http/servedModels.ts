@@ -1,15 +1,9 @@
 // Every model name a client may use (R1.3), with what modelInfo says of it: what each client
 // format's model list is made of (OpenAI's, Codex's catalogue, Gemini's).
-import type { ModelInfo, WireFormat } from "../../../shared/types.js";
+import type { WireFormat } from "../../../shared/types.js";
 import type { CatalogPort } from "../context/ports.js";
 import { upstreamFormatOf } from "../formats/index.js";
-
-export interface ServedModel {
-  id: string;
-  info?: ModelInfo;
-  /** Who serves it, for the OpenAI list's owned_by. */
-  owner: string;
-}
+import type { ServedModel } from "../formats/models.js";
 
 /**
  * R21.1: what Codex on a ChatGPT plan may pick at `/backend-api/codex/models`: the models of the

@@ -7,9 +7,7 @@ import { ERROR_CODES, type ErrorCode } from "../../../shared/errorCodes.js";
 import { isRecord } from "../../../shared/records.js";
 import type { AppSettings } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
-import { clientAuth, clientError, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
-import { asksAsGemini, geminiModelGet, geminiModelList } from "./geminiModels.js";
-import { OPENAI_MODEL_PATH, openaiModelRoute } from "./openaiModels.js";
+import { clientAuth, clientError, type ClientGuardDeps } from "./clientRoutes.js";
 import type { CatalogPort, ErrorLog, RequestLogSink } from "../context/ports.js";
 import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "../pipeline/pipeline.js";
@@ -17,9 +15,8 @@ import { createGenerationRoute, type SessionGatewayDeps } from "./generationRout
 export type { SessionGatewayDeps } from "./generationRoute.js";
 import type { StoredResponseDeps } from "../features/responses/storedResponses.js";
 import { storedResponseRoutes } from "./storedResponseRoutes.js";
-import { codexCatalogue, isCodexCatalogueRequest } from "./codexModels.js";
-import { loginServedModels, servedModels } from "./servedModels.js";
 import { sessionLeaseHandler } from "./leaseRoute.js";
+import { mountModelRoutes } from "./modelRoutes.js";
 
 export interface GatewayAppDeps extends ClientGuardDeps {
   /** Failures inside Switchyard, logged with the request id. */
@@ -39,22 +36,6 @@ export interface GatewayAppDeps extends ClientGuardDeps {
   /** GET /metrics (R18.5): its guards and handler, behind the Host check like everything else. */
   metrics?: RequestHandler[];
 }
-
-/** GET /v1/models: OpenAI list format; ids are `provider/model`, aliases, combos. Codex gets its own shape (R16.5). */
-function listModels(catalog: CatalogPort, clock: Clock): RequestHandler {
-  return (req, res) => {
-    stampClientHeaders(res);
-    const served = servedModels(catalog);
-    if (isCodexCatalogueRequest(req.query, req.headers)) return void res.json(codexCatalogue(served));
-    // R17.1: the GenAI SDK lists /v1/models with its Gemini key and reads Google's shape.
-    if (asksAsGemini(req)) return void res.json(geminiModelList(served));
-    const created = Math.floor(clock.now() / 1000);
-    res.json({ object: "list", data: served.map((m) => ({ id: m.id, object: "model", created, owned_by: m.owner })) });
-  };
-}
-
-/** `models/{model}` under /v1beta or /v1 (GET /v1/models itself is OpenAI's list). */
-const GEMINI_MODEL_PATH = /^\/v1(?:beta)?\/models\/.+$/;
 
 /** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
 export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
@@ -80,19 +61,8 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
   if (deps.metrics) app.get("/metrics", ...deps.metrics);
 
   if (deps.storedResponses) app.use(storedResponseRoutes(deps.storedResponses, clientAuth("openai-responses", deps)));
-  app.get("/v1/models", clientAuth("openai", deps), listModels(deps.catalog, deps.clock));
-  // R21.1: Codex on a ChatGPT plan lists models at its base URL, the ChatGPT backend's path.
-  app.get("/backend-api/codex/models", clientAuth("openai-responses", deps), (_req, res) => {
-    stampClientHeaders(res);
-    res.json(codexCatalogue(loginServedModels(deps.catalog, "openai-responses")));
-  });
-  app.get(OPENAI_MODEL_PATH, ...openaiModelRoute(deps));
-  // R17.1: Gemini's model calls and lists; the generation calls are the generation route's.
-  app.get("/v1beta/models", clientAuth("gemini", deps), (_req, res) => {
-    stampClientHeaders(res);
-    res.json(geminiModelList(servedModels(deps.catalog)));
-  });
-  app.get(GEMINI_MODEL_PATH, clientAuth("gemini", deps), geminiModelGet(deps.catalog));
+  // R1.3: the model lists, from the client halves; the generation calls are the generation route's.
+  mountModelRoutes(app, deps);
 
   // A client-key route under /api: mounted before the management router and its admin token.
   app.post("/api/v1/session-leases", sessionLeaseHandler({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));

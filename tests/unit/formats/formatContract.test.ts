@@ -1,12 +1,13 @@
 // R22.5: a format's knowledge lives in its folder. This is the list of what a format must provide:
 // every registered half declares each member (null where the format has no such thing, never left
 // out), the registry has one line per folder, and the per-format facts the gateway used to switch on
-// format names (count shapes, traffic signals, reasoning artifacts, prefill, unknown routes, pricing)
+// format names (count shapes, traffic signals, reasoning artifacts, prefill, unknown routes, pricing,
+// model lists, the WebSocket refusal, quota header families, per-model limits, the doctor's contract)
 // answer from the halves.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { clientHalf, clientHalves, providerAdapterFor, upstreamHalf } from "../../../main/gateway/formats/index.js";
+import { clientHalf, clientHalves, providerAdapterFor, quotaHeaderFamilies, upstreamHalf } from "../../../main/gateway/formats/index.js";
 import { formatOfUnknownPath } from "../../../main/gateway/http/unknownRoute.js";
 import type { WireFormat } from "../../../shared/types.js";
 
@@ -18,6 +19,8 @@ const CLIENT_MEMBERS = [
   "generationPaths",
   "count",
   "compactPaths",
+  "modelRoutes",
+  "webSocketRefusal",
   "routePrefixes",
   "shapeProblem",
   "isStreamRequest",
@@ -44,6 +47,10 @@ const UPSTREAM_MEMBERS = [
   "upstreamFormatFor",
   "extraHeaders",
   "pricingProvider",
+  "limitsPerModel",
+  "baseUrlConvention",
+  "contract",
+  "quotaHeaders",
   "path",
   "authHeaders",
   "fromHub",
@@ -87,6 +94,27 @@ describe("R22.5 what a format must provide", () => {
     expect(formatOfUnknownPath("/v1/responses/abc/cancel")).toBe("openai-responses");
     expect(formatOfUnknownPath("/v1beta/cachedContents")).toBe("gemini");
     expect(formatOfUnknownPath("/v1/embeddings")).toBe("openai");
+  });
+
+  it("R22.5 R1.3 model lists: each path has one own route, the others claim their requests, and each answers in its format's shape", () => {
+    const routes = clientHalves().flatMap((half) => half.modelRoutes.map((route) => ({ format: half.format, route })));
+    const own = routes.filter(({ route }) => !route.claims).map(({ route }) => String(route.path));
+    expect(new Set(own).size).toBe(own.length);
+    const served = [{ id: "p/m1", owner: "p" }];
+    const answer = (path: string, headers: Record<string, string> = {}, query: Record<string, string> = {}) => {
+      const req = { path, query, headers };
+      const matches = (p: string | RegExp) => (typeof p === "string" ? p === path : p.test(path));
+      const hit = routes.find(({ route }) => matches(route.path) && route.claims?.(req)) ?? routes.find(({ route }) => matches(route.path) && !route.claims);
+      return hit && { format: hit.format, ...hit.route.answer(req, served, 1_000_000) };
+    };
+    expect(answer("/v1/models")).toMatchObject({ format: "openai", status: 200, body: { object: "list", data: [{ id: "p/m1", owned_by: "p" }] } });
+    expect(answer("/v1/models", { "x-goog-api-key": "k" })).toMatchObject({ format: "gemini", body: { models: [{ name: "models/p/m1" }] } });
+    expect(answer("/v1/models", {}, { client_version: "0.171.0" })).toMatchObject({ format: "openai-responses", body: { models: [{ slug: "p/m1" }] } });
+    expect(answer("/backend-api/codex/models")).toMatchObject({ format: "openai-responses", status: 200 });
+    expect(answer("/v1beta/models/p%2Fm1")).toMatchObject({ format: "gemini", status: 200, body: { name: "models/p/m1" } });
+    expect(answer("/v1/models/p/m1")).toMatchObject({ format: "openai", status: 200, body: { id: "p/m1", object: "model", created: 1000 } });
+    expect(answer("/v1/models/nope")).toMatchObject({ status: 404, body: { error: { code: "model_not_found" } } });
+    expect(answer("/v1beta/models/%E0")).toMatchObject({ format: "gemini", status: 400 });
   });
 
   it("R22.5 R16.5 count shapes: each format with a count route says how an upstream counts and how an estimate answers", () => {
@@ -148,6 +176,41 @@ describe("R22.5 what a format must provide", () => {
     });
     expect(providerAdapterFor("simulator").pricingProvider).toBeNull();
   });
+
+  it.each(FORMATS)("R22.5 R23.4 the %s upstream half's doctor contract knows its own answers and error bodies, and no other format's", (format) => {
+    const contract = upstreamHalf(format).contract;
+    const answer = clientHalf(format).hubToResponse(
+      { parts: [{ type: "text", text: "ok" }], finish: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+      { clientModel: "m", requestId: "r1", clientBody: {} },
+    );
+    expect(FORMATS.filter((f) => upstreamHalf(f).contract.isAnswer(answer))).toEqual([format]);
+    const error = clientHalf(format).errorBody(400, "invalid_request", "bad");
+    expect(contract.errorShape.matches(error, error["error"] as Record<string, unknown>)).toBe(true);
+    for (const other of FORMATS)
+      if (upstreamHalf(other).contract.errorShape !== contract.errorShape)
+        expect(upstreamHalf(other).contract.errorShape.matches(error, error["error"] as Record<string, unknown>)).toBe(false);
+    expect(contract.title.length).toBeGreaterThan(0);
+    expect(upstreamHalf(format).baseUrlConvention.length).toBeGreaterThan(0);
+  });
+
+  it("R22.5 R18.3 R11.1 the upstream halves name their vendors' quota header families; the count families name their requests window", () => {
+    const prefixes = (format: WireFormat) => upstreamHalf(format).quotaHeaders.map((family) => family.prefix);
+    expect(Object.fromEntries(FORMATS.map((f) => [f, prefixes(f)]))).toEqual({
+      openai: ["x-ratelimit-"],
+      "openai-responses": ["x-ratelimit-", "x-codex-"],
+      anthropic: ["anthropic-ratelimit-unified-", "anthropic-ratelimit-"],
+      gemini: [],
+    });
+    expect(quotaHeaderFamilies().flatMap((family) => (family.requests ? [family.requests.remaining] : []))).toEqual([
+      "x-ratelimit-remaining-requests",
+      "anthropic-ratelimit-requests-remaining",
+    ]);
+  });
+
+  it("R22.5 R9.4 the upstream halves say whether their provider rate-limits each model apart", () => {
+    expect(FORMATS.filter((f) => upstreamHalf(f).limitsPerModel)).toEqual(["gemini"]);
+    expect(providerAdapterFor("simulator").limitsPerModel).toBe(false);
+  });
 });
 
 describe("R22.5 no format-name switches outside formats/", () => {
@@ -165,6 +228,19 @@ describe("R22.5 no format-name switches outside formats/", () => {
       }
     };
     walk(path.resolve("main/gateway"));
+    expect(offenders).toEqual([]);
+  });
+
+  it("R22.5 the engine names no wire format: what it needs of one comes in as data", () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else if (name.endsWith(".ts") && /"(openai|openai-responses|anthropic|gemini)"/.test(readFileSync(full, "utf8"))) offenders.push(path.relative(process.cwd(), full));
+      }
+    };
+    walk(path.resolve("main/engine"));
     expect(offenders).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 // The Anthropic Messages wire format: both halves.
 
+import { ANTHROPIC_QUOTA_HEADERS } from "./quota.js";
+import { anthropicContract } from "./contract.js";
 import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
 import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
 import { KEY_BODY } from "../login.js";
@@ -36,6 +38,9 @@ const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
   compactPaths: [],
+  // An Anthropic client listing GET /v1/models gets the OpenAI half's list.
+  webSocketRefusal: null,
+  modelRoutes: [],
   routePrefixes: ["/v1/messages"],
   trafficTexts: (body) => ({
     system: Array.isArray(body["system"]) ? body["system"].slice(0, SIGNAL_PARTS).map(partText) : [partText(body["system"])],
@@ -95,6 +100,10 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "anthropic",
   takesPrefill: true,
   pricingProvider: "anthropic",
+  limitsPerModel: false,
+  baseUrlConvention: "an Anthropic base URL is the origin, e.g. https://api.anthropic.com",
+  contract: anthropicContract,
+  quotaHeaders: ANTHROPIC_QUOTA_HEADERS,
   extraHeaders: () => ({}),
   path: () => "/v1/messages",
   // R1.2, R21.10: an Anthropic client's `anthropic-*` headers reach an Anthropic upstream as an open

@@ -2,6 +2,8 @@
 // in the body: the client half reads the call from the path (R17.1), and the route puts the model
 // and `stream` into the body it hands on, which the same-format half takes out again.
 
+import { GEMINI_MODEL_ROUTES } from "./models.js";
+import { geminiContract } from "./contract.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, PathGeneration, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { isRecord } from "../../../../shared/records.js";
 import { contentText, lastUserText, partText } from "../textParts.js";
@@ -60,6 +62,8 @@ const client: ClientHalf = {
   generationPaths: [],
   generationPathCall,
   compactPaths: [],
+  webSocketRefusal: null,
+  modelRoutes: GEMINI_MODEL_ROUTES,
   routePrefixes: ["/v1beta/"],
   trafficTexts: (body) => {
     const instruction = body["systemInstruction"] ?? body["system_instruction"];
@@ -103,6 +107,11 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "gemini",
   takesPrefill: false,
   pricingProvider: "google",
+  limitsPerModel: true,
+  baseUrlConvention: "a Gemini base URL goes up to the version, e.g. https://generativelanguage.googleapis.com/v1beta",
+  contract: geminiContract,
+  // Google states no quota windows in its answers.
+  quotaHeaders: [],
   extraHeaders: () => ({}),
   path: (model, stream) => {
     const name = model.startsWith("models/") ? model.slice("models/".length) : model;

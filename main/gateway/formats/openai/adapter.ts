@@ -1,5 +1,8 @@
 // The OpenAI Chat Completions wire format: both halves.
 
+import { OPENAI_MODEL_ROUTES } from "./models.js";
+import { OPENAI_COUNT_HEADERS } from "./quota.js";
+import { openaiContract } from "./contract.js";
 import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, PassthroughTracker, SameFormatHalf, UpstreamHalf } from "../adapter.js";
 import { lastUserText, leadingSystemText } from "../textParts.js";
@@ -32,6 +35,8 @@ const client: ClientHalf = {
   count: null,
   compactPaths: [],
   // Chat is the /v1 family's default: what no other format's prefix claims is answered as chat.
+  webSocketRefusal: null,
+  modelRoutes: OPENAI_MODEL_ROUTES,
   routePrefixes: ["/v1/"],
   trafficTexts: (body) => ({ system: [leadingSystemText(body["messages"])], lastUser: lastUserText(body["messages"]) }),
   reasoningArtifacts: null,
@@ -62,6 +67,10 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "openai",
   takesPrefill: false,
   pricingProvider: "openai",
+  limitsPerModel: false,
+  baseUrlConvention: "an OpenAI base URL includes the version path, e.g. https://api.openai.com/v1",
+  contract: openaiContract,
+  quotaHeaders: [OPENAI_COUNT_HEADERS],
   extraHeaders: () => ({}),
   path: () => "/chat/completions",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

@@ -1,5 +1,8 @@
 // The OpenAI Responses wire format (Codex CLI, the AI SDK's default OpenAI provider): both halves.
 
+import { RESPONSES_MODEL_ROUTES } from "./models.js";
+import { RESPONSES_QUOTA_HEADERS } from "./quota.js";
+import { responsesContract } from "./contract.js";
 import { pickHeaders } from "../adapter.js";
 import { OPENAI_LOGIN } from "../login.js";
 import type { ClientHalf, FormatHalves, SameFormatHalf, UpstreamHalf } from "../adapter.js";
@@ -32,6 +35,8 @@ const client: ClientHalf = {
     estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
   },
   compactPaths: ["/v1/responses/compact", "/backend-api/codex/responses/compact"],
+  webSocketRefusal: "Switchyard serves the Responses API over SSE",
+  modelRoutes: RESPONSES_MODEL_ROUTES,
   routePrefixes: ["/v1/responses"],
   trafficTexts: (body) => {
     const input = body["input"];
@@ -78,6 +83,10 @@ const upstream: UpstreamHalf = {
   upstreamFormatFor: () => "openai-responses",
   takesPrefill: false,
   pricingProvider: "openai",
+  limitsPerModel: false,
+  baseUrlConvention: "an OpenAI Responses base URL includes the version path, e.g. https://api.openai.com/v1",
+  contract: responsesContract,
+  quotaHeaders: RESPONSES_QUOTA_HEADERS,
   extraHeaders: () => ({}),
   path: () => "/responses",
   authHeaders: (secret): Record<string, string> => (secret ? { authorization: `Bearer ${secret}` } : {}),

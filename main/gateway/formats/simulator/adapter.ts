@@ -8,6 +8,8 @@ export const simulatorAdapter: ProviderAdapter = {
   upstreamFormatFor: (clientFormat) => clientFormat,
   // Its models are priced by their names alone (it stands in for any vendor).
   pricingProvider: null,
+  limitsPerModel: false,
+  baseUrlConvention: "a simulator base URL is the simulator's origin (or empty for the built-in one)",
   extraHeaders: (provider, clientHeaders): Record<string, string> => {
     // The request's own choice wins over the provider's standing fault.
     const fault = firstHeader(clientHeaders, "x-sim-fault") ?? (provider.options.fault ? JSON.stringify(provider.options.fault) : undefined);

@@ -1,10 +1,9 @@
-// The admit stage (R8, R9): composite gates global → provider → connection → model taken at once,
-// one queue and one wait budget per provider+connection, pacing learned from the upstream, and the
-// job expiration after dispatch. The in-process path is synchronous when nothing waits: a request
-// that does not queue pays a few map operations, never a timer hop (a local Bottleneck job always
-// hops through a timer and measured milliseconds). With SWITCHYARD_REDIS_URL the connection's
-// concurrency, and each model cap of it (R19.1), is also taken in a Redis-clustered Bottleneck
-// limiter, shared by every Switchyard; learned pauses are told to the group through `onLocalPause`.
+// The admit stage (R8, R9): composite gates global → provider → connection → model taken at once, one queue and
+// one wait budget per provider+connection, pacing learned from the upstream, and the job expiration after dispatch.
+// The in-process path is synchronous when nothing waits: a request that does not queue pays a few map operations,
+// never a timer hop (a local Bottleneck job always hops through a timer and measured milliseconds). With
+// SWITCHYARD_REDIS_URL the connection's concurrency, and each model cap of it (R19.1), is also taken in a
+// Redis-clustered Bottleneck limiter, shared by every Switchyard; learned pauses are told to the group through `onLocalPause`.
 import { ERROR_CODES } from "../../../../shared/errorCodes.js";
 import type { ResilienceSettings } from "../../../../shared/resilienceSettings.js";
 import type { Provider } from "../../../../shared/types.js";
@@ -14,6 +13,7 @@ import { pacingFromVerdict, pauseFromHeaders } from "../../../engine/admission/p
 import { checkQueueAdmission } from "../../../engine/admission/queueAdmission.js";
 import type { Clock } from "../../../engine/ports.js";
 import type { FinalError } from "../../context/outcome.js";
+import { providerAdapterFor } from "../../formats/index.js";
 import { releaseOnce, type Admission, type AdmissionRequest, type AdmissionStage, type AttemptObservation } from "../admit.js";
 import { GLOBAL_GATE_KEY, providerGateKey, QueueWatch, type QueueRow } from "./queueWatch.js";
 import { localLimitError } from "./refusals.js";
@@ -290,7 +290,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
   /** Admits at once when every gate has room (no promise, the common case); otherwise waits. */
   function admit(req: AdmissionRequest): Admission | Promise<Admission> {
     const settings = deps.settings();
-    const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model, globalCap());
+    const limits = resolveAdmissionLimits(settings.requestQueue, req.provider, req.connection, req.model, globalCap(), providerAdapterFor(req.provider.format).limitsPerModel);
     const sharedNow = limits.connectionCap !== null || limits.modelCap !== null ? sharedLimits() : null;
     const reachable = sharedNow?.available() === true ? sharedNow : null;
     const slot = reachable ? (deps.groupSlot?.() ?? null) : null;

@@ -1,20 +1,24 @@
-// Quota learned from response headers (R11.1 data sources): x-ratelimit-{remaining,limit,reset}-requests
-// (OpenAI style) and anthropic-ratelimit-requests-{remaining,limit,reset}. Kept in memory per
+// Quota learned from response headers (R11.1 data sources): the request-count window of each
+// count family the upstream halves know (OpenAI's x-ratelimit-{remaining,limit,reset}-requests,
+// Anthropic's anthropic-ratelimit-requests-{remaining,limit,reset}). Kept in memory per
 // connection+model and per provider+model, so a pinned target reads its own connection's window
 // and an unpinned one the latest window seen on any connection of its provider.
 import type { QuotaInfo } from "../../../engine/strategies/index.js";
-import { countHeaderNames, readCountWindow } from "../../context/usage/quotaHeaders.js";
+import { quotaHeaderFamilies } from "../../formats/index.js";
+import { readCountWindow, type CountHeaderNames } from "../../formats/quota.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 
-// The request window of each count family, read by name: the family parsers live in quotaHeaders (R18.3).
-const OPENAI_REQUESTS = countHeaderNames("openai", "requests");
-const ANTHROPIC_REQUESTS = countHeaderNames("anthropic", "requests");
+// Read by name, in registry order: the first family that states a count wins (R18.3 parses the same families).
+const REQUEST_WINDOWS: CountHeaderNames[] = quotaHeaderFamilies().flatMap((family) => (family.requests ? [family.requests] : []));
 
 export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | null {
-  const openai = readCountWindow(headers, OPENAI_REQUESTS, now);
-  const pick = openai.remaining !== null || openai.limit !== null ? openai : readCountWindow(headers, ANTHROPIC_REQUESTS, now);
-  if (pick.remaining === null && pick.limit === null && pick.resetAt === null) return null;
+  let pick: ReturnType<typeof readCountWindow> | null = null;
+  for (const names of REQUEST_WINDOWS) {
+    pick = readCountWindow(headers, names, now);
+    if (pick.remaining !== null || pick.limit !== null) break;
+  }
+  if (!pick || (pick.remaining === null && pick.limit === null && pick.resetAt === null)) return null;
   const quota: QuotaInfo = {};
   if (pick.remaining !== null) quota.remaining = pick.remaining;
   if (pick.limit !== null) quota.limit = pick.limit;

@@ -4,9 +4,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import type { ConfigImportPreview, ConfigImportResponse, CooldownRow, MonitoringHealth, ModelLockoutItem } from "../shared/apiTypes.js";
-import { errorCode, isRecord } from "../shared/records.js";
-import { INSTANCE_FILE, processAlive, readAdminToken, readInstanceFile } from "./app/instanceFile.js";
+import type { ConfigImportPreview, ConfigImportResponse, CooldownRow, MonitoringHealth, ModelLockoutItem } from "../../shared/apiTypes.js";
+import { errorCode, isRecord } from "../../shared/records.js";
+import { INSTANCE_FILE, processAlive, readAdminToken, readInstanceFile } from "../app/instanceFile.js";
 
 /** A failure the user can act on; the message is printed as it is, exit status 1. */
 export class CliError extends Error {}

@@ -5,9 +5,11 @@
 // missing any of slug, display_name, priority, visibility, supported_in_api, shell_type,
 // support_verbosity, supported_reasoning_levels, truncation_policy, experimental_supported_tools
 // or model_messages.instructions_template — and that template replaces Codex's own base prompt,
-// so Switchyard sends one of its own (below), written for Codex's tools.
-import type { IncomingHttpHeaders } from "node:http";
-import type { ServedModel } from "./servedModels.js";
+// so Switchyard sends one of its own (below), written for Codex's tools. R21.1: Codex on a ChatGPT
+// plan lists models at its base URL, the ChatGPT backend's path, and may pick only the models of
+// the providers that serve its login.
+import type { ClientHeaders } from "../adapter.js";
+import type { ModelListRoute, ServedModel } from "../models.js";
 
 /** When no modelInfo says otherwise: a window most coding models of today have. */
 const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -23,13 +25,13 @@ export const CODEX_BASE_INSTRUCTIONS = [
 ].join("\n\n");
 
 /** Whether this GET /v1/models comes from Codex. */
-export function isCodexCatalogueRequest(query: Record<string, unknown>, headers: IncomingHttpHeaders): boolean {
+function isCodexCatalogueRequest(query: Readonly<Record<string, unknown>>, headers: ClientHeaders): boolean {
   if (typeof query["client_version"] === "string") return true;
-  const mark = `${headers["user-agent"] ?? ""} ${headers["originator"] ?? ""}`.toLowerCase();
+  const mark = `${String(headers["user-agent"] ?? "")} ${String(headers["originator"] ?? "")}`.toLowerCase();
   return /\bcodex[_-]/.test(mark);
 }
 
-export function codexCatalogue(models: ServedModel[]): { models: Array<Record<string, unknown>> } {
+function codexCatalogue(models: ServedModel[]): { models: Array<Record<string, unknown>> } {
   return {
     models: models.map(({ id, info }, index) => {
       const contextWindow = info?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
@@ -57,3 +59,13 @@ export function codexCatalogue(models: ServedModel[]): { models: Array<Record<st
     }),
   };
 }
+
+export const RESPONSES_MODEL_ROUTES: readonly ModelListRoute[] = [
+  {
+    path: "/v1/models",
+    claims: (req) => isCodexCatalogueRequest(req.query, req.headers),
+    models: "served",
+    answer: (_req, models) => ({ status: 200, body: codexCatalogue(models) }),
+  },
+  { path: "/backend-api/codex/models", models: "logins", answer: (_req, models) => ({ status: 200, body: codexCatalogue(models) }) },
+];
