@@ -1,0 +1,42 @@
+// `npm run sim -- --seed N --requests M [--stop] [--verbose]`: one seeded day against the real server
+// and simulators (R24.6). A passing seed prints a summary; a failing one prints ONE line that
+// reproduces it (with --verbose, every failure on stderr too). Exit status 1 when an invariant broke.
+import { planOf, reproducerLine, runSimulation } from "./run.js";
+
+function argValue(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const n = Number(args[i + 1]);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer`);
+  return n;
+}
+
+export async function main(args: string[]): Promise<number> {
+  const seed = argValue(args, "--seed", Math.floor(Math.random() * 100_000));
+  const requests = argValue(args, "--requests", 200);
+  const verbose = args.includes("--verbose");
+  const show = args.indexOf("--show");
+  if (show >= 0) {
+    // The day's steps from request A to B, to read what led to a failure: --show A-B
+    const [from, to] = (args[show + 1] ?? "").split("-").map(Number);
+    let index = 0;
+    for (const step of planOf(seed, requests).day) {
+      if (step.kind === "request") index = step.index;
+      if (index >= from && index <= to) console.log(JSON.stringify(step));
+    }
+    return 0;
+  }
+  const result = await runSimulation({
+    seed,
+    requests,
+    stopAtFirst: args.includes("--stop"),
+    onFailure: verbose ? (f) => console.error(`  ${f.invariant} at request ${f.index}: ${f.message}`) : undefined,
+  });
+  if (!result.reproducer) {
+    console.log(`seed ${seed}: ${requests} requests, every invariant held (${(result.elapsedMs / 1000).toFixed(1)} s)`);
+    return 0;
+  }
+  if (verbose) for (const f of result.firstByInvariant) console.error(`first ${reproducerLine(seed, requests, f)}`);
+  console.log(result.reproducer);
+  return 1;
+}
