@@ -1,6 +1,6 @@
 // `npm run sim -- --seed N --requests M [--stop] [--verbose]`: one seeded day against the real server
 // and simulators (R24.6). A passing seed prints a summary; a failing one prints ONE line that
-// reproduces it (with --verbose, every failure on stderr too). Exit status 1 when an invariant broke.
+// reproduces it (with --verbose, every failure on stderr too; with --trace, every request and its time). Exit status 1 when an invariant broke.
 import { planOf, reproducerLine, runSimulation } from "./run.js";
 
 function argValue(args: string[], name: string, fallback: number): number {
@@ -31,6 +31,7 @@ export async function main(args: string[]): Promise<number> {
     requests,
     stopAtFirst: args.includes("--stop"),
     onFailure: verbose ? (f) => console.error(`  ${f.invariant} at request ${f.index}: ${f.message}`) : undefined,
+    onRequest: args.includes("--trace") ? (line) => console.error(line) : undefined,
   });
   if (!result.reproducer) {
     console.log(`seed ${seed}: ${requests} requests, every invariant held (${(result.elapsedMs / 1000).toFixed(1)} s)`);

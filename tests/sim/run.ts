@@ -18,6 +18,8 @@ export interface SimOptions {
   stopAtFirst?: boolean;
   /** Called with each failure as it is found. */
   onFailure?: (f: Failure) => void;
+  /** Called after each request with what it was and how it went. */
+  onRequest?: (line: string) => void;
 }
 
 export interface SimResult {
@@ -72,6 +74,7 @@ async function playRequest(world: World, step: Extract<Step, { kind: "request" }
   const res = await fetch(http.url, { method: "POST", headers: http.headers, body: http.body });
   const text = await res.text();
   const calls = world.callsSince(mark);
+  world.heard(calls);
   const accounts = (await world.accountRows()).map((c) => c.id as string);
   const newAccounts = accounts.filter((id) => !accountsBefore.has(id));
   return { index: step.index, plan: step.plan, status: res.status, headers: res.headers, text, calls, row: null, newAccounts, exhaustedLogins, lease };
@@ -111,7 +114,12 @@ class Runner {
 
   async request(step: Extract<Step, { kind: "request" }>): Promise<void> {
     this.lastIndex = step.index;
+    const started = Date.now();
     const o = await playRequest(this.world, step, this.accounts);
+    const { plan } = step;
+    this.opts.onRequest?.(
+      `#${step.index} ${plan.shape} ${plan.operation} ${plan.model}${plan.stream ? " stream" : ""} → ${o.status} via ${o.calls.map((c) => `${c.provider.id}:${c.req.model}:${c.req.status ?? "reset"}`).join(",") || "-"} in ${Date.now() - started} ms`,
+    );
     for (const id of o.newAccounts) this.accounts.add(id);
     this.fail("I8", answerSecret(this.world, o));
     this.fail("I5", await drained(this.world));

@@ -46,6 +46,7 @@ export class World {
   /** Logins whose account row the day switched off (I10). */
   readonly inactiveLogins = new Set<string>();
   private leaseKey = "";
+  private readonly toldExhausted = new Set<string>();
   /** How far the day moved the clocks: a restarted server is brought back to the same time. */
   private clockOffsetMs = 0;
   private readonly home = mkdtempSync(path.join(tmpdir(), "switchyard-sim-"));
@@ -105,17 +106,26 @@ export class World {
     return out.sort((a, b) => a.req.at - b.req.at);
   }
 
-  /** The subscription logins whose window the simulators say is used up now. */
+  /**
+   * The subscription logins the gateway has been told are used up (an upstream answered so during the
+   * day) and whose window the simulator still says is used up: the gateway rests them until the reset.
+   */
   exhaustedLogins(): Set<string> {
     const out = new Set<string>();
     for (const [id, sim] of this.sims) {
       for (const state of sim.subscriptions()) {
-        if (!Object.values(state.windows).some((w) => w.exhausted)) continue;
         const login = this.laptop.logins.find((l) => l.providerId === id && l.name === state.name);
-        if (login) out.add(login.token);
+        if (!login) continue;
+        if (!Object.values(state.windows).some((w) => w.exhausted)) this.toldExhausted.delete(login.token);
+        else if (this.toldExhausted.has(login.token)) out.add(login.token);
       }
     }
     return out;
+  }
+
+  /** Notes the logins an upstream reported used up during a request. */
+  heard(calls: UpstreamCall[]): void {
+    for (const c of calls) if (c.req.windowExhausted && c.req.key !== null && this.laptop.logins.some((l) => l.token === c.req.key)) this.toldExhausted.add(c.req.key);
   }
 
   /** The account row a login gets under the client-login connection of its format (R21.2). */
