@@ -180,7 +180,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const promptCaches = new PromptCaches();
   function withCache(answer: Answer, call: Call): Answer {
     const use = promptCaches.observe(call.key, call.route.format, call.body, answer.usage.input);
-    return use.cacheRead || use.cacheWrite ? { ...answer, usage: { ...answer.usage, ...use } } : answer;
+    const served = use.cacheRead || use.cacheWrite ? { ...answer, usage: { ...answer.usage, ...use } } : answer;
+    call.entry.usage = served.usage;
+    return served;
+  }
+
+  /** A stream cut due for this call (R21.9), noted on its record as a used-up window. */
+  function takeStreamCut(call: Call): StreamCut | null {
+    const cut = call.login && call.stream && call.route.kind === "generate" ? subs.takeStreamCut(call.login) : null;
+    if (cut) call.entry.windowExhausted = true;
+    return cut;
   }
 
   async function answer(call: Call): Promise<void> {
@@ -240,9 +249,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       key: call.key,
     };
     // R21.9: a subscription login answers with its own windows; a due stream cut ends this stream at the limit.
-    const cut = call.login && call.stream && route.kind === "generate" ? subs.takeStreamCut(call.login) : null;
-    call.entry.usage = ctx.answer.usage;
-    if (cut) call.entry.windowExhausted = true;
+    const cut = takeStreamCut(call);
     if (call.login) Object.assign(headers, cut ? cut.headers : subs.served(call.login));
     // R18.3: a key behind the usage wall answers with the wall's own unified headers instead.
     else if (meters && !call.wallHeaders) Object.assign(headers, meters.served(route.format, call.key, ctx.answer.usage, quotaNow()));
