@@ -1,7 +1,7 @@
 // `npm run sim -- --seed N --requests M [--stop] [--verbose]`: one seeded day against the real server
 // and simulators (R24.6). A passing seed prints a summary; a failing one prints ONE line that
 // reproduces it (with --verbose, every failure on stderr too; with --trace, every request and its time). Exit status 1 when an invariant broke.
-import { planOf, reproducerLine, runSimulation } from "./run.js";
+import { planOf, reproducerLine, runSimulation, whenOf } from "./run.js";
 
 function argValue(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
@@ -30,7 +30,7 @@ export async function main(args: string[]): Promise<number> {
     seed,
     requests,
     stopAtFirst: args.includes("--stop"),
-    onFailure: verbose ? (f) => console.error(`  ${f.invariant} at request ${f.index}: ${f.message}`) : undefined,
+    onFailure: verbose ? (f) => console.error(`  ${f.invariant} ${whenOf(f)}: ${f.message}`) : undefined,
     onRequest: args.includes("--trace") ? (line) => console.error(line) : undefined,
   });
   if (!result.reproducer) {

@@ -34,6 +34,9 @@ export interface SimResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The index of a failure found at rest, once the day is over. */
+const AT_REST = -1;
+
 export function planOf(seed: number, requests: number): { laptop: Laptop; day: Step[] } {
   const rng = new Prng(seed);
   const laptop = generateLaptop(rng.fork("laptop"));
@@ -160,6 +163,7 @@ class Runner {
 
   async atRest(): Promise<void> {
     await this.settle();
+    this.lastIndex = AT_REST;
     this.fail("I5", await drained(this.world));
     const held = this.world.laptop.providers.flatMap((p) => p.held.map((h) => h.key));
     this.fail("I8", await secretsKept(this.world, held));
@@ -196,6 +200,9 @@ export async function runSimulation(opts: SimOptions): Promise<SimResult> {
   };
 }
 
+/** Where in the day a failure was found. */
+export const whenOf = (f: Failure): string => (f.index === AT_REST ? "at the end of the day" : `at request ${f.index}`);
+
 export function reproducerLine(seed: number, requests: number, f: Failure): string {
-  return `npm run sim -- --seed ${seed} --requests ${requests}  # ${f.invariant} ${f.message} at request ${f.index}`;
+  return `npm run sim -- --seed ${seed} --requests ${requests}  # ${f.invariant} ${f.message} ${whenOf(f)}`;
 }
