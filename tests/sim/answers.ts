@@ -101,7 +101,9 @@ function errorOf(plan: RequestPlan, status: number, headers: Headers, body: unkn
   const error = errorShape(plan.format, body);
   if (typeof error === "string") return `a ${status} ${error}`;
   if (status !== 429 && status !== 503) return null;
-  if (!headers.get("retry-after")) return `a ${status} (${String(error.code ?? error.status)}) without Retry-After`;
+  // A refusal that will not pass soon says so instead (X-Should-Retry: false, API.md).
+  const noRetry = headers.get("x-should-retry") === "false";
+  if (!headers.get("retry-after") && !(status === 503 && noRetry)) return `a ${status} (${String(error.code ?? error.status)}) without Retry-After`;
   if (status !== 429) return null;
   if (plan.format === "gemini") {
     const retry = Array.isArray(error.details) && error.details.some((d: Json) => typeof d.retryDelay === "string");
