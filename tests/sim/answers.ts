@@ -114,6 +114,7 @@ function errorOf(plan: RequestPlan, status: number, headers: Headers, body: unkn
 }
 
 export function checkAnswer(plan: RequestPlan, status: number, headers: Headers, text: string): string | null {
+  if (status === 0) return `no answer (${text.slice(0, 80)})`;
   if (!headers.get("x-switchyard-request-id")) return `a ${status} without X-Switchyard-Request-Id`;
   if (status !== 200) return errorOf(plan, status, headers, parseJson(text));
   if (plan.stream && plan.operation === "generate") return streamOf(plan.format, text);

@@ -1,7 +1,7 @@
 // One seeded simulation (R24.6): the laptop and the day from the seed, played against the real server
 // and simulators, every invariant checked after every request and at rest. The result names each
 // failure and the one line that reproduces the first.
-import { toHttp } from "./clients.js";
+import { toHttp, type HttpRequest } from "./clients.js";
 import { generateDay, type Step } from "./day.js";
 import { checkRequest, type Context, type Failure, type Observation } from "./invariants.js";
 import { generateLaptop, type Laptop } from "./laptop.js";
@@ -68,19 +68,30 @@ function contextOf(world: World): Context {
   };
 }
 
+/** No answer within this long is a failure of its own (status 0), not a hung run. */
+const ANSWER_TIMEOUT_MS = 60_000;
+
+async function send(http: HttpRequest): Promise<{ status: number; headers: Headers; text: string }> {
+  try {
+    const res = await fetch(http.url, { method: "POST", headers: http.headers, body: http.body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  } catch (err) {
+    return { status: 0, headers: new Headers(), text: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 async function playRequest(world: World, step: Extract<Step, { kind: "request" }>, accountsBefore: Set<string>): Promise<Observation> {
   const http = toHttp(step.plan, world.gw.url, world.laptop.requireClientKey, world.keys);
   const exhaustedLogins = world.exhaustedLogins();
   const leaseHeld = world.keys.lease !== null && world.laptop.leaseConnection !== null;
   const lease = leaseHeld ? { connectionId: world.laptop.leaseConnection!, owned: http.headers["x-omniroute-lease-owner"] !== undefined } : null;
   const mark = world.mark();
-  const res = await fetch(http.url, { method: "POST", headers: http.headers, body: http.body });
-  const text = await res.text();
+  const { status, headers, text } = await send(http);
   const calls = world.callsSince(mark);
   world.heard(calls);
   const accounts = (await world.accountRows()).map((c) => c.id as string);
   const newAccounts = accounts.filter((id) => !accountsBefore.has(id));
-  return { index: step.index, plan: step.plan, status: res.status, headers: res.headers, text, calls, row: null, newAccounts, exhaustedLogins, lease };
+  return { index: step.index, plan: step.plan, status, headers, text, calls, row: null, newAccounts, exhaustedLogins, lease };
 }
 
 /** I8 on the answer itself: no secret of the laptop in its body or headers. */
