@@ -3,6 +3,8 @@
 // reproduces it (with --verbose, every failure on stderr too; with --trace, every request and its time). Exit status 1 when an invariant broke.
 import { planOf, reproducerLine, runSimulation, whenOf } from "./run.js";
 
+export const SECRETS_LINE = "@@sim-secrets ";
+
 function argValue(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
   if (i < 0) return fallback;
@@ -33,6 +35,8 @@ export async function main(args: string[]): Promise<number> {
     onFailure: verbose ? (f) => console.error(`  ${f.invariant} ${whenOf(f)}: ${f.message}`) : undefined,
     onRequest: args.includes("--trace") ? (line) => console.error(line) : undefined,
   });
+  // scripts/sim.mjs holds the server's log lines and checks them for these (I8).
+  if (process.env.SWITCHYARD_SIM_CHILD === "1") console.log(`${SECRETS_LINE}${JSON.stringify(result.secrets)}`);
   if (!result.reproducer) {
     console.log(`seed ${seed}: ${requests} requests, every invariant held (${(result.elapsedMs / 1000).toFixed(1)} s)`);
     return 0;

@@ -30,6 +30,8 @@ export interface SimResult {
   firstByInvariant: Failure[];
   reproducer: string | null;
   elapsedMs: number;
+  /** Every secret of the laptop, for a caller that holds the server's log lines to check them (I8). */
+  secrets: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -208,6 +210,7 @@ export async function runSimulation(opts: SimOptions): Promise<SimResult> {
     firstByInvariant: [...firsts.values()],
     reproducer: first ? reproducerLine(opts.seed, opts.requests, first) : null,
     elapsedMs: Date.now() - started,
+    secrets: [...world.secrets].filter((s) => s.length > 0),
   };
 }
 
