@@ -1,6 +1,7 @@
 // `npm run sim -- --seed N --requests M [--stop] [--verbose]`: one seeded day against the real server
 // and simulators (R24.6). A passing seed prints a summary; a failing one prints ONE line that
 // reproduces it (with --verbose, every failure on stderr too; with --trace, every request and its time). Exit status 1 when an invariant broke.
+import type { Failure } from "./invariants.js";
 import { planOf, reproducerLine, runSimulation, whenOf } from "./run.js";
 
 export const SECRETS_LINE = "@@sim-secrets ";
@@ -11,6 +12,19 @@ function argValue(args: string[], name: string, fallback: number): number {
   const n = Number(args[i + 1]);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} needs a non-negative integer`);
   return n;
+}
+
+/** The failures by kind: the message with its names, numbers and quoted values left out. */
+function kindsOf(failures: Failure[]): Array<[string, number]> {
+  const kinds = new Map<string, number>();
+  for (const f of failures) {
+    const kind = `${f.invariant} ${f.message
+      .replace(/"[^"]*"/g, '"…"')
+      .replace(/\b(model|name|login) \S+/g, "$1 …")
+      .replace(/[\w.~/-]*\d[\w.~/-]*/g, "#")}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  return [...kinds].sort((a, b) => b[1] - a[1]);
 }
 
 export async function main(args: string[]): Promise<number> {
@@ -41,7 +55,10 @@ export async function main(args: string[]): Promise<number> {
     console.log(`seed ${seed}: ${requests} requests, every invariant held (${(result.elapsedMs / 1000).toFixed(1)} s)`);
     return 0;
   }
-  if (verbose) for (const f of result.firstByInvariant) console.error(`first ${reproducerLine(seed, requests, f)}`);
+  if (verbose) {
+    for (const [kind, count] of kindsOf(result.failures)) console.error(`${String(count).padStart(5)} × ${kind}`);
+    for (const f of result.firstByInvariant) console.error(`first ${reproducerLine(seed, requests, f)}`);
+  }
   console.log(result.reproducer);
   return 1;
 }
