@@ -21,9 +21,9 @@ export const OPEN: RegressionCase[] = [
   { seed: 3, requests: 20, found: "I3 R24.2: an unknown model (claude-haiku-x unlisted) reaches the login provider's held key instead of 404" },
   { seed: 6, requests: 8, found: "I3 R24.2: an unknown model with no login is answered 404 no_executable_targets, not model_not_found" },
   { seed: 9, requests: 24, found: "I3 R24.2: an unknown model is answered 503 all_targets_cooling_down, not 404 model_not_found" },
-  { seed: 9, requests: 58, found: "I4 R24.3: a count whose login's window is used up goes to a metered key under billingBoundary.count stay" },
+  { seed: 37, requests: 15, found: "I4 R24.3: a count whose login's window is used up goes to a metered key under billingBoundary.count wait (a reset beyond maxWaitMs)" },
   { seed: 7, requests: 58, found: "I2 R24.4: a Responses stream that fails after keep-alives (window_exhausted) lacks resets_in_seconds/resets_at" },
-  { seed: 18, requests: 95, found: "I2 R24.4: an Anthropic stream error event (window_exhausted) after keep-alives lacks retry_after/reset_at" },
+  { seed: 43, requests: 54, found: "I2 R24.4: an Anthropic stream error event (window_exhausted) after keep-alives lacks retry_after/reset_at" },
   { seed: 14, requests: 49, found: "I1 R24.5: a login's account row switched off (active: false) still serves that login" },
 ];
 
