@@ -135,6 +135,8 @@ interface Call {
   wallHeaders?: OutgoingHttpHeaders;
   /** The subscription login the request presented (R21.9). */
   login?: Login;
+  /** What the simulation reads back of this call (usage, window exhaustion). */
+  entry: SimulatedRequest;
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
@@ -178,7 +180,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const promptCaches = new PromptCaches();
   function withCache(answer: Answer, call: Call): Answer {
     const use = promptCaches.observe(call.key, call.route.format, call.body, answer.usage.input);
-    return use.cacheRead || use.cacheWrite ? { ...answer, usage: { ...answer.usage, ...use } } : answer;
+    const served = use.cacheRead || use.cacheWrite ? { ...answer, usage: { ...answer.usage, ...use } } : answer;
+    call.entry.usage = served.usage;
+    return served;
+  }
+
+  /** A stream cut due for this call (R21.9), noted on its record as a used-up window. */
+  function takeStreamCut(call: Call): StreamCut | null {
+    const cut = call.login && call.stream && call.route.kind === "generate" ? subs.takeStreamCut(call.login) : null;
+    if (cut) call.entry.windowExhausted = true;
+    return cut;
   }
 
   async function answer(call: Call): Promise<void> {
@@ -238,7 +249,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       key: call.key,
     };
     // R21.9: a subscription login answers with its own windows; a due stream cut ends this stream at the limit.
-    const cut = call.login && call.stream && route.kind === "generate" ? subs.takeStreamCut(call.login) : null;
+    const cut = takeStreamCut(call);
     if (call.login) Object.assign(headers, cut ? cut.headers : subs.served(call.login));
     // R18.3: a key behind the usage wall answers with the wall's own unified headers instead.
     else if (meters && !call.wallHeaders) Object.assign(headers, meters.served(route.format, call.key, ctx.answer.usage, quotaNow()));
@@ -388,6 +399,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       remoteAddress: req.socket.remoteAddress,
     };
     record(entry);
+    res.once("finish", () => (entry.status = res.statusCode));
     // R21.9: ChatGPT-backend routes serve only ChatGPT logins; Anthropic routes only known logins once some are configured.
     const auth = subs.authenticate(route.format, route.chatgptBackend === true, key, req.headers);
     if (auth.kind === "refuse") {
@@ -404,9 +416,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (wall?.kind === "reject") return sendJson(res, wall.status, WRITERS[route.format].error(wall.status, wall.message), { "x-sim-label": label, ...wall.headers });
     // R21.9: a login whose window is used up is refused until the window's reset.
     const exhausted = login && (route.kind === "generate" || route.kind === "compact") ? subs.refusal(login) : null;
+    if (exhausted) entry.windowExhausted = true;
     if (login && exhausted) return sendJson(res, exhausted.status, exhausted.body, { "x-sim-label": label, "x-sim-key": login.name, ...exhausted.headers });
     const fault = chooseFault(req, key, entry);
-    await answer({ req, res, route, model, key, stream, body, fault, wallHeaders: wall?.headers, login });
+    if (fault) entry.fault = fault;
+    await answer({ req, res, route, model, key, stream, body, fault, wallHeaders: wall?.headers, login, entry });
   }
 
   const server = createServer({ noDelay: true }, (req, res) => {

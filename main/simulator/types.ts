@@ -110,6 +110,14 @@ export interface SimulatedRequest {
   remoteAddress?: string;
   /** The name of the subscription login the key is, when it is one (R21.9): which account served, without the token. */
   login?: string;
+  /** The HTTP status this upstream answered, once its answer is written (absent for a reset connection). */
+  status?: number;
+  /** The usage a generation's answer reported (absent for errors, counts and model lists): what the gateway's usage rows must add up to. */
+  usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  /** The fault this call was answered with, when one applied. */
+  fault?: FaultSpec;
+  /** The answer told of a used-up subscription window: a login's 429 or a stream cut at the limit (R21.9). */
+  windowExhausted?: boolean;
 }
 
 export interface Simulator {

@@ -1,0 +1,49 @@
+// Every failing seed the mixed-use simulation found (R24.6), kept as a regression case: each runs its
+// seed for as many requests as it took to fail, and every invariant must hold (docs/simulation.md).
+//
+// OPEN: seeds whose bug is still open — they fail today, on purpose, until the bug named beside them is
+// fixed. Nothing is skipped: fix the bug, see the case pass, and move it to FIXED.
+// FIXED: seeds whose bug was fixed; each must keep passing.
+import { describe, expect, it } from "vitest";
+import { reproducerLine, runSimulation } from "./run.js";
+
+interface RegressionCase {
+  seed: number;
+  requests: number;
+  /** The invariant that broke, and the bug the failure points at. */
+  found: string;
+}
+
+export const OPEN: RegressionCase[] = [
+  { seed: 2, requests: 6, found: "I1/I10 R24.1: Claude Code's placeholder key `x` is taken as a login: sent upstream on the login connection, and given an account row" },
+  { seed: 5, requests: 11, found: "I1/I10 R24.1: Codex's placeholder `switchyard` is taken as a ChatGPT login and sent to the ChatGPT backend" },
+  { seed: 1, requests: 2, found: "I1 R24.2: a name the login provider does not list (gemini-x, listed by gemini) goes out on that provider's held work key" },
+  { seed: 3, requests: 20, found: "I3 R24.2: an unknown model (claude-haiku-x unlisted) reaches the login provider's held key instead of 404" },
+  { seed: 6, requests: 8, found: "I3 R24.2: an unknown model with no login is answered 404 no_executable_targets, not model_not_found" },
+  { seed: 9, requests: 24, found: "I3 R24.2: an unknown model is answered 503 all_targets_cooling_down, not 404 model_not_found" },
+  { seed: 37, requests: 15, found: "I4 R24.3: a count whose login's window is used up goes to a metered key under billingBoundary.count wait (a reset beyond maxWaitMs)" },
+  { seed: 7, requests: 58, found: "I2 R24.4: a Responses stream that fails after keep-alives (window_exhausted) lacks resets_in_seconds/resets_at" },
+  { seed: 43, requests: 54, found: "I2 R24.4: an Anthropic stream error event (window_exhausted) after keep-alives lacks retry_after/reset_at" },
+  { seed: 14, requests: 49, found: "I1 R24.5: a login's account row switched off (active: false) still serves that login" },
+];
+
+export const FIXED: RegressionCase[] = [];
+
+function regression({ seed, requests, found }: RegressionCase): void {
+  it(`R24.6 seed ${seed} × ${requests} holds every invariant (found: ${found})`, async () => {
+    const result = await runSimulation({ seed, requests });
+    expect(result.firstByInvariant.map((f) => reproducerLine(seed, requests, f))).toEqual([]);
+  }, 120_000);
+}
+
+describe("R24.6 simulation regressions whose bug is still open (expected to fail until fixed)", () => {
+  for (const c of OPEN) regression(c);
+});
+
+describe("R24.6 simulation regressions whose bug is fixed", () => {
+  for (const c of FIXED) regression(c);
+  it("R24.6 every kept seed is listed once", () => {
+    const names = [...OPEN, ...FIXED].map((c) => `${c.seed}×${c.requests}`);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
