@@ -1,9 +1,10 @@
 // Every failing seed the mixed-use simulation found (R24.6), kept as a regression case: each runs its
 // seed for as many requests as it took to fail, and every invariant must hold (docs/simulation.md).
 //
-// OPEN: seeds whose bug is still open — they fail today, on purpose, until the bug named beside them is
+// OPEN: seeds whose bug is still open — they fail, on purpose, until the bug named beside them is
 // fixed. Nothing is skipped: fix the bug, see the case pass, and move it to FIXED.
-// FIXED: seeds whose bug was fixed; each must keep passing.
+// FIXED: seeds whose bug was fixed (issue 38: R24.1–R24.5, and the window that runs out after output
+// with no reset in its error event); each must keep passing.
 import { describe, expect, it } from "vitest";
 import { reproducerLine, runSimulation } from "./run.js";
 
@@ -14,7 +15,9 @@ interface RegressionCase {
   found: string;
 }
 
-export const OPEN: RegressionCase[] = [
+export const OPEN: RegressionCase[] = [];
+
+export const FIXED: RegressionCase[] = [
   { seed: 2, requests: 6, found: "I1/I10 R24.1: Claude Code's placeholder key `x` is taken as a login: sent upstream on the login connection, and given an account row" },
   { seed: 5, requests: 11, found: "I1/I10 R24.1: Codex's placeholder `switchyard` is taken as a ChatGPT login and sent to the ChatGPT backend" },
   { seed: 1, requests: 2, found: "I1 R24.2: a name the login provider does not list (gemini-x, listed by gemini) goes out on that provider's held work key" },
@@ -26,8 +29,6 @@ export const OPEN: RegressionCase[] = [
   { seed: 43, requests: 54, found: "I2 R24.4: an Anthropic stream error event (window_exhausted) after keep-alives lacks retry_after/reset_at" },
   { seed: 14, requests: 49, found: "I1 R24.5: a login's account row switched off (active: false) still serves that login" },
 ];
-
-export const FIXED: RegressionCase[] = [];
 
 function regression({ seed, requests, found }: RegressionCase): void {
   it(`R24.6 seed ${seed} × ${requests} holds every invariant (found: ${found})`, async () => {

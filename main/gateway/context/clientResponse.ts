@@ -7,7 +7,7 @@ import type { RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shar
 import type { Clock } from "../../engine/ports.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
 import { clientHalf, errorBody, errorFrame, sameFormatHalf } from "../formats/index.js";
-import type { LateAnswer, NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
+import type { ClientHalf, LateAnswer, NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
 import type { OutFrame } from "../formats/types.js";
 import { JsonArrayStream } from "./jsonArrayStream.js";
 import type { UsageSummary } from "../formats/usage.js";
@@ -289,11 +289,7 @@ export class ClientResponse {
    */
   fail(err: FinalError): void {
     this.stopHeartbeat();
-    const retryAfterSeconds = err.retryAfterMs === null || err.retryAfterMs === undefined ? null : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-    const now = this.opts.clock.now();
-    // R21.5: a used-up window in the vendor's own words (Claude Code's unified headers, Codex's usage_limit_reached).
-    const windowAnswer =
-      err.window && retryAfterSeconds !== null ? clientHalf(this.opts.format).windowExhausted?.(err.window.name, now + retryAfterSeconds * 1000, now) : undefined;
+    const { retryAfterSeconds, now, windowAnswer } = this.waitOf(err);
     if (this.res.headersSent) return this.failInStream(err, lateAnswer(err, now, retryAfterSeconds, windowAnswer?.extra));
     const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
     if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
@@ -318,10 +314,29 @@ export class ClientResponse {
     this.finish(err.status, reason);
   }
 
-  /** The stream broke after output began: it ends with an error event, logged as a 200 with its code. */
-  failAfterOutput(code: ErrorCode, message: string, usage: UsageSummary | null = null): void {
-    if (!this.res.writableEnded) this.res.end(this.closingError(code, message));
+  /**
+   * The stream broke after output began: it ends with an error event, logged as a 200 with its code.
+   * `wait`: what the answer would have said of the wait had it come first (R24.4: a window that ran
+   * out mid-stream names its reset in the error event, as it would in the status line).
+   */
+  failAfterOutput(code: ErrorCode, message: string, usage: UsageSummary | null = null, wait: FinalError | null = null): void {
+    let late: LateAnswer | undefined;
+    if (wait) {
+      const { retryAfterSeconds, now, windowAnswer } = this.waitOf(wait);
+      late = lateAnswer(wait, now, retryAfterSeconds, windowAnswer?.extra);
+    }
+    if (!this.res.writableEnded) this.res.end(this.closingError(code, message, late));
     this.finish(200, code, usage);
+  }
+
+  /** The wait an error names, in whole seconds (at least 1), and a used-up window in its vendor's words (R21.5). */
+  private waitOf(err: FinalError): { retryAfterSeconds: number | null; now: number; windowAnswer: ReturnType<NonNullable<ClientHalf["windowExhausted"]>> | undefined } {
+    const retryAfterSeconds = err.retryAfterMs === null || err.retryAfterMs === undefined ? null : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+    const now = this.opts.clock.now();
+    // Claude Code's unified headers, Codex's usage_limit_reached.
+    const windowAnswer =
+      err.window && retryAfterSeconds !== null ? clientHalf(this.opts.format).windowExhausted?.(err.window.name, now + retryAfterSeconds * 1000, now) : undefined;
+    return { retryAfterSeconds, now, windowAnswer };
   }
 
   clientClosed(): void {

@@ -32,7 +32,7 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
       const code: ErrorCode = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
       // R21.4: the detail of a used-up window is the upstream's error body; the client reads what happened.
       const why = outcome.code === "window_exhausted" ? `the account's usage window ran out (${verdict.message})` : outcome.detail;
-      client.failAfterOutput(code, `Upstream stream failed after output began: ${why}`, outcome.usage);
+      client.failAfterOutput(code, `Upstream stream failed after output began: ${why}`, outcome.usage, windowWait(verdict, code));
       return "answered";
     }
     case "failed_before_output": {
@@ -48,6 +48,13 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
     default:
       return "next";
   }
+}
+
+/** R24.4: a window that ran out mid-stream names its reset in the error event, as its 429 would. */
+function windowWait(verdict: Verdict, code: ErrorCode): FinalError | null {
+  if (!verdict.window) return null;
+  // The rest the engine gave the account ends at the window's reset (R21.4).
+  return { status: 429, code, message: verdict.message, retryAfterMs: verdict.cooldownMs, noRetry: false, window: { name: verdict.window.name } };
 }
 
 /** A verdict that must not fail over (bad request, context overflow): the client sees it now. */
