@@ -37,9 +37,11 @@ function regression({ seed, requests, found }: RegressionCase): void {
   }, 120_000);
 }
 
-describe("R24.6 simulation regressions whose bug is still open (expected to fail until fixed)", () => {
-  for (const c of OPEN) regression(c);
-});
+// A suite with no test fails vitest; the open cases join it only when there are any.
+if (OPEN.length > 0)
+  describe("R24.6 simulation regressions whose bug is still open (expected to fail until fixed)", () => {
+    for (const c of OPEN) regression(c);
+  });
 
 describe("R24.6 simulation regressions whose bug is fixed", () => {
   for (const c of FIXED) regression(c);
