@@ -7,6 +7,8 @@ export function keyBudgetsFeature(budgets: BudgetPort): RequestFeature {
   return {
     name: "key-budgets",
     candidates(_ctx, _target, list, scope) {
+      // No budget on any of them (the usual case): nothing to read, no new list.
+      if (!list.some((c) => c.budget)) return list;
       return list.filter((c) => {
         // What the engine excludes is logged as the engine's reason, as before budgets were read.
         if (scope.excludedBy(c)) return true;
