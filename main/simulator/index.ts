@@ -5,20 +5,21 @@ import { FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./fa
 import { readBody, sendJson } from "./http.js";
 import { composeAnswer, type Answer } from "./reply.js";
 import { PromptCaches } from "./promptCache.js";
-import { codexModelList, formatOfPath, matchRoute, modelList, readKey, type Route } from "./routes.js";
-import { Pacer, playStream, renderFrames } from "./stream.js";
+import { codexModelList, formatOfPath, matchRoute, modelList, readKey, tokenCount, type Route } from "./routes.js";
+import { Pacer, playStream } from "./stream.js";
+import { sendCutStream } from "./streamCut.js";
 import type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
-import { anthropicErrorEvent, anthropicWriter } from "./wire/anthropic.js";
+import { anthropicWriter } from "./wire/anthropic.js";
 import { geminiChunks, geminiWriter } from "./wire/gemini.js";
 import { artifactRefusal, randomId, type ArtifactRefusal } from "./wire/artifacts.js";
 import { anthropicSignatureRefusal, geminiSignatureRefusal } from "./wire/signatures.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
-import { compactionAnswer, responsesWriter, usageLimitEnd } from "./wire/responses.js";
+import { compactionAnswer, responsesWriter } from "./wire/responses.js";
 import { isRecord } from "./records.js";
 import { parseUsageWall, UsageWalls } from "./usageWall.js";
 import { QuotaMeters } from "./quotaMeters.js";
-import { Subscriptions, USAGE_LIMIT_MESSAGE, type Login, type StreamCut } from "./subscriptions.js";
+import { Subscriptions, type Login, type StreamCut } from "./subscriptions.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
 export type { StreamExhaustionSpec, SubscriptionSpec, SubscriptionState, UsageChange } from "./subscriptions.js";
@@ -38,21 +39,6 @@ function replyId(format: WireFormat, seq: number): string {
   // Responses ids are unique across runs: a gateway may keep the responses it served (R16.4).
   if (format === "openai-responses") return randomId("resp");
   return `sim-${seq}`;
-}
-
-/**
- * R21.9: a 200 stream that runs into the account's usage limit: the message's opening frames,
- * `afterChunks` content deltas (the thinking and the content's own opening frames only when some
- * are sent: with none, the limit comes before any output, as the vendor reports it), then the limit.
- */
-function cutStream(format: WireFormat, ctx: ReplyContext, cut: StreamCut): string {
-  const plan = WRITERS[format].stream(ctx, false);
-  // The message's own opening frames: the head without the thinking a request that asks for it gets there.
-  const opening = WRITERS[format].stream(ctx, true).head;
-  const thinking = plan.head.slice(opening.length);
-  const sent = Math.min(cut.afterChunks, plan.content.length);
-  const end = format === "anthropic" ? anthropicErrorEvent(429, USAGE_LIMIT_MESSAGE) : usageLimitEnd(ctx, cut.as, USAGE_LIMIT_MESSAGE);
-  return renderFrames([...plan.head.slice(0, opening.length), ...(sent > 0 ? [...thinking, ...plan.open, ...plan.content.slice(0, sent)] : []), end]);
 }
 
 function looksLikeJson(text: string): boolean {
@@ -186,17 +172,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return;
     }
     const conversation = readConversation(route.format, call.body);
-    if (route.kind === "count_tokens") {
-      const inputTokens = Math.max(1, Math.ceil(conversation.promptChars / 4));
-      const counted =
-        route.format === "openai-responses"
-          ? { object: "response.input_tokens", input_tokens: inputTokens }
-          : route.format === "gemini"
-            ? { totalTokens: inputTokens }
-            : { input_tokens: inputTokens };
-      sendJson(res, 200, counted, headers);
-      return;
-    }
+    if (route.kind === "count_tokens") return sendJson(res, 200, tokenCount(route.format, conversation.promptChars), headers);
     seq += 1;
     const ctx: ReplyContext = {
       id: replyId(route.format, seq),
@@ -212,13 +188,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (call.login) Object.assign(headers, cut ? cut.headers : subs.served(call.login));
     // R18.3: a key behind the usage wall answers with the wall's own unified headers instead.
     else if (meters && !call.wallHeaders) Object.assign(headers, meters.served(route.format, call.key, ctx.answer.usage, quotaNow()));
-    if (cut) {
-      headers["content-type"] = "text/event-stream";
-      headers["cache-control"] = "no-cache";
-      res.writeHead(200, headers);
-      res.end(cutStream(route.format, ctx, cut));
-      return;
-    }
+    if (cut) return sendCutStream(res, headers, route.format, writer, ctx, cut);
     if (route.kind === "compact") {
       sendJson(res, 200, compactionAnswer(ctx), headers);
       return;
