@@ -22,7 +22,8 @@ import { QuotaMeters } from "./quotaMeters.js";
 import { Subscriptions, type Login, type StreamCut } from "./subscriptions.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
-export type { StreamExhaustionSpec, SubscriptionSpec, SubscriptionState, UsageChange } from "./subscriptions.js";
+export type { SubscriptionState } from "./subscriptions.js";
+export type { StreamExhaustionSpec, SubscriptionSpec, UsageChange } from "./subscriptionSpecs.js";
 
 const WRITERS: Record<WireFormat, WireWriter> = {
   openai: openaiWriter,
