@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseFault } from "./faults.js";
 import { startSimulator } from "./index.js";
-import { parseSubscriptions, type SubscriptionSpec } from "./subscriptions.js";
+import { parseSubscriptions, type SubscriptionSpec } from "./subscriptionSpecs.js";
 
 const USAGE = `Usage: simulator [--port N] [--host H] [--label NAME] [--reply TEXT] [--fault JSON] [--quota-headers]
                  [--subscriptions JSON] [--api-keys K1,K2] [--require-oauth-beta]

@@ -1,25 +1,29 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import { control, type ControlDeps } from "./control.js";
 import { readConversation } from "./conversation.js";
-import { ANY_KEY, FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./faults.js";
+import { FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./faults.js";
+import { readBody, sendJson } from "./http.js";
 import { composeAnswer, type Answer } from "./reply.js";
 import { PromptCaches } from "./promptCache.js";
-import { codexModelList, formatOfPath, matchRoute, modelList, readKey, type Route } from "./routes.js";
-import { Pacer, playStream, renderFrames } from "./stream.js";
+import { codexModelList, formatOfPath, matchRoute, modelList, readKey, tokenCount, type Route } from "./routes.js";
+import { Pacer, playStream } from "./stream.js";
+import { sendCutStream } from "./streamCut.js";
 import type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
-import { anthropicErrorEvent, anthropicWriter } from "./wire/anthropic.js";
+import { anthropicWriter } from "./wire/anthropic.js";
 import { geminiChunks, geminiWriter } from "./wire/gemini.js";
 import { artifactRefusal, randomId, type ArtifactRefusal } from "./wire/artifacts.js";
 import { anthropicSignatureRefusal, geminiSignatureRefusal } from "./wire/signatures.js";
 import { openaiWriter } from "./wire/openai.js";
 import { defaultErrorMessage, type ReplyContext, type WireWriter } from "./wire/plan.js";
-import { compactionAnswer, responsesWriter, usageLimitEnd } from "./wire/responses.js";
+import { compactionAnswer, responsesWriter } from "./wire/responses.js";
 import { isRecord } from "./records.js";
 import { parseUsageWall, UsageWalls } from "./usageWall.js";
 import { QuotaMeters } from "./quotaMeters.js";
-import { Subscriptions, USAGE_LIMIT_MESSAGE, type Login, type StreamCut } from "./subscriptions.js";
+import { Subscriptions, type Login, type StreamCut } from "./subscriptions.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
-export type { StreamExhaustionSpec, SubscriptionSpec, SubscriptionState, UsageChange } from "./subscriptions.js";
+export type { SubscriptionState } from "./subscriptions.js";
+export type { StreamExhaustionSpec, SubscriptionSpec, UsageChange } from "./subscriptionSpecs.js";
 
 const WRITERS: Record<WireFormat, WireWriter> = {
   openai: openaiWriter,
@@ -28,32 +32,7 @@ const WRITERS: Record<WireFormat, WireWriter> = {
   gemini: geminiWriter,
 };
 const DEFAULT_RECORD_LIMIT = 1000;
-const CONTROL_RECENT = 50;
 const SAFE_HEADER_VALUE = /^[\x20-\x7e]*$/;
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let done = false;
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      done = true;
-      resolve(chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8"));
-    });
-    req.on("error", reject);
-    req.on("close", () => {
-      if (!done) reject(new Error("client closed the request before its body ended"));
-    });
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, payload: unknown, headers: OutgoingHttpHeaders = {}): void {
-  const text = typeof payload === "string" ? payload : JSON.stringify(payload);
-  headers["content-type"] ??= "application/json";
-  headers["content-length"] = Buffer.byteLength(text);
-  res.writeHead(status, headers);
-  res.end(text);
-}
 
 function replyId(format: WireFormat, seq: number): string {
   if (format === "openai") return `chatcmpl-sim-${seq}`;
@@ -61,39 +40,6 @@ function replyId(format: WireFormat, seq: number): string {
   // Responses ids are unique across runs: a gateway may keep the responses it served (R16.4).
   if (format === "openai-responses") return randomId("resp");
   return `sim-${seq}`;
-}
-
-/** A control route's JSON body, which must be an object. */
-function controlObject(text: string, shape: string): Record<string, unknown> {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    throw new InvalidFaultError("body is not valid JSON");
-  }
-  if (!isRecord(payload)) throw new InvalidFaultError(`body must be ${shape}`);
-  return payload;
-}
-
-/** The subscription login a control body names (`login`: its name or token). */
-function loginOf(payload: Record<string, unknown>): string {
-  if (typeof payload.login !== "string" || !payload.login) throw new InvalidFaultError("body must name the login (its name or token)");
-  return payload.login;
-}
-
-/**
- * R21.9: a 200 stream that runs into the account's usage limit: the message's opening frames,
- * `afterChunks` content deltas (the thinking and the content's own opening frames only when some
- * are sent: with none, the limit comes before any output, as the vendor reports it), then the limit.
- */
-function cutStream(format: WireFormat, ctx: ReplyContext, cut: StreamCut): string {
-  const plan = WRITERS[format].stream(ctx, false);
-  // The message's own opening frames: the head without the thinking a request that asks for it gets there.
-  const opening = WRITERS[format].stream(ctx, true).head;
-  const thinking = plan.head.slice(opening.length);
-  const sent = Math.min(cut.afterChunks, plan.content.length);
-  const end = format === "anthropic" ? anthropicErrorEvent(429, USAGE_LIMIT_MESSAGE) : usageLimitEnd(ctx, cut.as, USAGE_LIMIT_MESSAGE);
-  return renderFrames([...plan.head.slice(0, opening.length), ...(sent > 0 ? [...thinking, ...plan.open, ...plan.content.slice(0, sent)] : []), end]);
 }
 
 function looksLikeJson(text: string): boolean {
@@ -227,17 +173,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return;
     }
     const conversation = readConversation(route.format, call.body);
-    if (route.kind === "count_tokens") {
-      const inputTokens = Math.max(1, Math.ceil(conversation.promptChars / 4));
-      const counted =
-        route.format === "openai-responses"
-          ? { object: "response.input_tokens", input_tokens: inputTokens }
-          : route.format === "gemini"
-            ? { totalTokens: inputTokens }
-            : { input_tokens: inputTokens };
-      sendJson(res, 200, counted, headers);
-      return;
-    }
+    if (route.kind === "count_tokens") return sendJson(res, 200, tokenCount(route.format, conversation.promptChars), headers);
     seq += 1;
     const ctx: ReplyContext = {
       id: replyId(route.format, seq),
@@ -253,13 +189,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (call.login) Object.assign(headers, cut ? cut.headers : subs.served(call.login));
     // R18.3: a key behind the usage wall answers with the wall's own unified headers instead.
     else if (meters && !call.wallHeaders) Object.assign(headers, meters.served(route.format, call.key, ctx.answer.usage, quotaNow()));
-    if (cut) {
-      headers["content-type"] = "text/event-stream";
-      headers["cache-control"] = "no-cache";
-      res.writeHead(200, headers);
-      res.end(cutStream(route.format, ctx, cut));
-      return;
-    }
+    if (cut) return sendCutStream(res, headers, route.format, writer, ctx, cut);
     if (route.kind === "compact") {
       sendJson(res, 200, compactionAnswer(ctx), headers);
       return;
@@ -279,72 +209,19 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     await playStream(res, writer.stream(ctx, (fault?.reasoningOnlyMs ?? 0) > 0), fault, pacer);
   }
 
-  async function control(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams | null): Promise<void> {
-    const method = req.method ?? "GET";
-    const text = method === "POST" ? await readBody(req) : "";
-    if (path === "/__sim/faults" && method === "POST") {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(text);
-      } catch {
-        throw new InvalidFaultError("body is not valid JSON");
-      }
-      if (!isRecord(payload)) throw new InvalidFaultError("body must be {key, fault}");
-      const key = typeof payload.key === "string" && payload.key ? payload.key : ANY_KEY;
-      faults.add(key, parseFault(payload.fault));
-      sendJson(res, 200, { ok: true, key });
-    } else if (path === "/__sim/faults" && method === "DELETE") {
-      faults.clear(query?.get("key") ?? undefined);
-      sendJson(res, 200, { ok: true });
-    } else if (path === "/__sim/usage-wall" && method === "POST") {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(text);
-      } catch {
-        throw new InvalidFaultError("body is not valid JSON");
-      }
-      if (!isRecord(payload) || typeof payload.key !== "string" || !payload.key) throw new InvalidFaultError("body must be {key, wall}");
-      walls.set(payload.key, parseUsageWall(payload.wall ?? {}));
-      sendJson(res, 200, { ok: true, key: payload.key });
-    } else if (path === "/__sim/usage-wall" && method === "DELETE") {
-      walls.clear(query?.get("key") ?? undefined);
-      sendJson(res, 200, { ok: true });
-    } else if (path === "/__sim/subscriptions" && method === "GET") {
-      sendJson(res, 200, { now: quotaNow(), logins: subs.states() });
-    } else if (path === "/__sim/subscriptions/usage" && method === "POST") {
-      const payload = controlObject(text, "{login, window, used?, exhaust?, resetInSeconds?}");
-      sendJson(res, 200, { ok: true, login: subs.changeUsage(loginOf(payload), payload) });
-    } else if (path === "/__sim/subscriptions/stream-exhaustion" && method === "POST") {
-      const payload = controlObject(text, "{login, afterChunks?, window?, as?, times?}");
-      const login = loginOf(payload);
-      subs.setStreamCut(login, payload);
-      sendJson(res, 200, { ok: true, login: subs.states().find((s) => s.name === subs.find(login).name) });
-    } else if (path === "/__sim/subscriptions/stream-exhaustion" && method === "DELETE") {
-      subs.clearStreamCuts(query?.get("login") ?? undefined);
-      sendJson(res, 200, { ok: true });
-    } else if (path === "/__sim/clock" && method === "GET") {
-      sendJson(res, 200, { now: quotaNow(), offsetMs: clockOffset });
-    } else if (path === "/__sim/clock" && method === "POST") {
-      const payload = controlObject(text, "{advanceMs} or {offsetMs}");
-      if (payload.advanceMs !== undefined) {
-        if (typeof payload.advanceMs !== "number" || !Number.isFinite(payload.advanceMs) || payload.advanceMs < 0)
-          throw new InvalidFaultError("advanceMs must be a non-negative number");
-        clockOffset += payload.advanceMs;
-      } else if (payload.offsetMs !== undefined) {
-        if (typeof payload.offsetMs !== "number" || !Number.isFinite(payload.offsetMs)) throw new InvalidFaultError("offsetMs must be a number");
-        clockOffset = payload.offsetMs;
-      } else throw new InvalidFaultError("body must be {advanceMs} or {offsetMs}");
-      sendJson(res, 200, { now: quotaNow(), offsetMs: clockOffset });
-    } else if (path === "/__sim/requests" && method === "GET") {
-      sendJson(res, 200, { count: received, requests: requests.slice(-CONTROL_RECENT) });
-    } else if (path === "/__sim/requests" && method === "DELETE") {
+  const controlDeps: ControlDeps = {
+    faults,
+    walls,
+    subs,
+    quotaNow,
+    clockOffset: () => clockOffset,
+    setClockOffset: (ms) => (clockOffset = ms),
+    requests: () => ({ count: received, requests }),
+    clearRequests: () => {
       requests.length = 0;
       received = 0;
-      sendJson(res, 200, { ok: true });
-    } else {
-      sendJson(res, 404, { error: { message: `Unknown simulator control route ${method} ${path}` } });
-    }
-  }
+    },
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? "/";
@@ -352,7 +229,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? null : new URLSearchParams(url.slice(q + 1));
     const method = req.method ?? "GET";
-    if (path.startsWith("/__sim/")) return control(req, res, path, query);
+    if (path.startsWith("/__sim/")) return control(controlDeps, req, res, path, query);
     if (path === "/" && (method === "GET" || method === "HEAD")) {
       res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "x-sim-label": label });
       res.end(method === "HEAD" ? undefined : `Switchyard simulator "${label}": a simulated LLM upstream, not a real provider.\n`);

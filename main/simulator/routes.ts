@@ -153,3 +153,11 @@ export function codexModelList(label: string): unknown {
     })),
   };
 }
+
+/** A count_tokens answer in the format's own shape: about four characters of prompt to a token. */
+export function tokenCount(format: WireFormat, promptChars: number): unknown {
+  const inputTokens = Math.max(1, Math.ceil(promptChars / 4));
+  if (format === "openai-responses") return { object: "response.input_tokens", input_tokens: inputTokens };
+  if (format === "gemini") return { totalTokens: inputTokens };
+  return { input_tokens: inputTokens };
+}

@@ -1,4 +1,5 @@
-import type { StreamExhaustionSpec, SubscriptionSpec, SubscriptionState, UsageChange } from "./subscriptions.js";
+import type { SubscriptionState } from "./subscriptions.js";
+import type { StreamExhaustionSpec, SubscriptionSpec, UsageChange } from "./subscriptionSpecs.js";
 import type { UsageWallSpec } from "./usageWall.js";
 
 /** Wire format of a simulated upstream call, decided by the route it arrived on. */

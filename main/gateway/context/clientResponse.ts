@@ -7,8 +7,9 @@ import type { RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shar
 import type { Clock } from "../../engine/ports.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
 import { clientHalf, errorBody, errorFrame, sameFormatHalf } from "../formats/index.js";
-import type { ClientHalf, LateAnswer, NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
+import type { LateAnswer, NumberedKeepAlive, StreamFraming } from "../formats/adapter.js";
 import type { OutFrame } from "../formats/types.js";
+import { lateAnswer, lateAnswerOf, retryFields, waitOf } from "./errorAnswer.js";
 import { JsonArrayStream } from "./jsonArrayStream.js";
 import type { UsageSummary } from "../formats/usage.js";
 import type { FinalError } from "./outcome.js";
@@ -60,29 +61,6 @@ const JSON_ARRAY_STREAM_HEADERS = { ...SSE_HEADERS, "content-type": "application
 
 /** R1.4, R1.8, R16.6: one header line per warning, never two warnings joined in one value or one overwriting another. */
 export const WARNING_HEADER = "X-Switchyard-Warning";
-
-/** R11.5: a final 429 names its wait in the body too, as whole seconds and as an instant. */
-function retryFields(err: FinalError, now: number, retryAfterSeconds: number | null): Record<string, unknown> | undefined {
-  if (err.status !== 429 || retryAfterSeconds === null) return err.extra;
-  return { ...err.extra, retry_after: retryAfterSeconds, reset_at: new Date(now + retryAfterSeconds * 1000).toISOString() };
-}
-
-/**
- * R24.4: a final answer decided after the stream's headers went out, as its status line and headers
- * would have said it. The wait is named whatever the status (a status line would carry Retry-After),
- * as `retry_after` and `reset_at` beside the fields the JSON body has (`windowExtra`: a used-up
- * window in its vendor's words).
- */
-function lateAnswer(err: FinalError, now: number, retryAfterSeconds: number | null, windowExtra?: Record<string, unknown>): LateAnswer {
-  if (retryAfterSeconds === null) return { status: err.status, retryAfterSeconds: null, resetAt: null, extra: err.extra };
-  const resetAt = now + retryAfterSeconds * 1000;
-  return {
-    status: err.status,
-    retryAfterSeconds,
-    resetAt,
-    extra: { ...err.extra, retry_after: retryAfterSeconds, reset_at: new Date(resetAt).toISOString(), ...windowExtra },
-  };
-}
 
 /**
  * The client's response. Its `departure` is the request's cancellation: the client leaving cancels
@@ -289,7 +267,7 @@ export class ClientResponse {
    */
   fail(err: FinalError): void {
     this.stopHeartbeat();
-    const { retryAfterSeconds, now, windowAnswer } = this.waitOf(err);
+    const { retryAfterSeconds, now, windowAnswer } = waitOf(err, this.opts.format, this.opts.clock.now());
     if (this.res.headersSent) return this.failInStream(err, lateAnswer(err, now, retryAfterSeconds, windowAnswer?.extra));
     const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
     if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
@@ -320,23 +298,9 @@ export class ClientResponse {
    * out mid-stream names its reset in the error event, as it would in the status line).
    */
   failAfterOutput(code: ErrorCode, message: string, usage: UsageSummary | null = null, wait: FinalError | null = null): void {
-    let late: LateAnswer | undefined;
-    if (wait) {
-      const { retryAfterSeconds, now, windowAnswer } = this.waitOf(wait);
-      late = lateAnswer(wait, now, retryAfterSeconds, windowAnswer?.extra);
-    }
+    const late = wait ? lateAnswerOf(wait, this.opts.format, this.opts.clock.now()) : undefined;
     if (!this.res.writableEnded) this.res.end(this.closingError(code, message, late));
     this.finish(200, code, usage);
-  }
-
-  /** The wait an error names, in whole seconds (at least 1), and a used-up window in its vendor's words (R21.5). */
-  private waitOf(err: FinalError): { retryAfterSeconds: number | null; now: number; windowAnswer: ReturnType<NonNullable<ClientHalf["windowExhausted"]>> | undefined } {
-    const retryAfterSeconds = err.retryAfterMs === null || err.retryAfterMs === undefined ? null : Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-    const now = this.opts.clock.now();
-    // Claude Code's unified headers, Codex's usage_limit_reached.
-    const windowAnswer =
-      err.window && retryAfterSeconds !== null ? clientHalf(this.opts.format).windowExhausted?.(err.window.name, now + retryAfterSeconds * 1000, now) : undefined;
-    return { retryAfterSeconds, now, windowAnswer };
   }
 
   clientClosed(): void {
