@@ -27,6 +27,13 @@ export const FIXED: RegressionCase[] = [
   { seed: 37, requests: 15, found: "I4 R24.3: a count whose login's window is used up goes to a metered key under billingBoundary.count wait (a reset beyond maxWaitMs)" },
   { seed: 7, requests: 58, found: "I2 R24.4: a Responses stream that fails after keep-alives (window_exhausted) lacks resets_in_seconds/resets_at" },
   { seed: 43, requests: 54, found: "I2 R24.4: an Anthropic stream error event (window_exhausted) after keep-alives lacks retry_after/reset_at" },
+  {
+    seed: 101,
+    requests: 579,
+    found:
+      "I4 R21.5: a wait for the window's reset forgot the window's failure; the subscription, excluded after the wait by a sibling's 503, let the turn cross to the metered key",
+  },
+  { seed: 112, requests: 930, found: "I4 R21.5: the same, a main Codex turn under billingBoundary wait crossing to the metered key after its ChatGPT login's 429" },
   { seed: 14, requests: 49, found: "I1 R24.5: a login's account row switched off (active: false) still serves that login" },
 ];
 

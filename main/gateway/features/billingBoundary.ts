@@ -93,7 +93,11 @@ export function billingBoundaryFeature(deps: BillingBoundaryDeps): RequestFeatur
         return null;
       }
       if (decision.kind === "wait") {
-        ctx.set(STATE, { failed: [], waited: true });
+        // What failed for its window is kept across the wait: if the subscription still cannot serve
+        // when the request walks again (its window not yet reset, or another rest on it), the next
+        // metered attempt meets the boundary again and stays, never crosses (found by the simulation:
+        // seeds 101 and 112, a sibling's 503 left the subscription excluded after the wait).
+        ctx.set(STATE, { failed: passed, waited: true });
         return { kind: "walk_again", waitMs: decision.waitMs };
       }
       const error: FinalError = {
