@@ -112,7 +112,8 @@ const billingBoundary: Check = (o, ctx) => {
   if (o.row?.billingCrossed === true && choice !== "cross") return `a ${klass} request (billingBoundary ${choice}) crossed to ${String(o.row.connectionId)}`;
   const login = loginOf(o.plan);
   const bare = !o.plan.model.includes("/") && o.plan.model !== ctx.laptop.combo?.name;
-  if (choice !== "cross" && bare && login && o.exhaustedLogins.has(login)) {
+  // A login whose account row the user switched off (R24.5) holds no boundary: its requests go to the held keys.
+  if (choice !== "cross" && bare && login && o.exhaustedLogins.has(login) && !ctx.inactiveLogins.has(login)) {
     const metered = o.calls.find((c) => !isSubscriptionCall(c, ctx.laptop));
     if (metered) return `a ${klass} request (billingBoundary ${choice}) whose login's window is used up went to the metered ${metered.provider.id}`;
   }
