@@ -129,7 +129,8 @@ const billingBoundary: Check = (o, ctx) => {
 
 /** I7: a generation's usage row adds up to what the upstream that answered reported (R18.1). */
 const usageAddsUp: Check = (o) => {
-  if (o.status !== 200 || o.plan.operation !== "generate" || !o.row) return null;
+  // A stream committed by keep-alives whose answer was an error event (R24.4) is logged under its own status.
+  if (o.status !== 200 || o.plan.operation !== "generate" || !o.row || o.row.status !== 200) return null;
   const last = o.calls[o.calls.length - 1];
   if (!last) return "a 200 generation that no upstream answered";
   if (last.req.status !== 200 || !last.req.usage || last.req.fault || last.req.windowExhausted) return null;
