@@ -89,8 +89,8 @@ export async function addProvider(
 /** Reads an SSE body into its events. */
 export function parseSse(text: string): Array<{ event?: string; data: string }> {
   const out: Array<{ event?: string; data: string }> = [];
-  for (const block of text.split(/\n\n/)) {
-    const lines = block.split("\n").filter((l) => l && !l.startsWith(":"));
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const lines = block.split(/\r?\n/).filter((l) => l && !l.startsWith(":"));
     if (!lines.length) continue;
     const event = lines
       .find((l) => l.startsWith("event:"))

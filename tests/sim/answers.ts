@@ -2,6 +2,7 @@
 // own format, with retry information wherever a status line would carry it? Returns what is wrong, or null.
 import { ERROR_CODES } from "../../shared/errorCodes.js";
 import type { ClientFormat, RequestPlan } from "./clients.js";
+import { parseSse } from "../integration/harness.js";
 
 type Json = Record<string, any>;
 
@@ -16,23 +17,7 @@ function parseJson(text: string): unknown {
 }
 
 /** The SSE frames of a body: event name and data text (comment and keep-alive lines left out). */
-export function sseFrames(text: string): Array<{ event?: string; data: string }> {
-  const out: Array<{ event?: string; data: string }> = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    const lines = block.split(/\r?\n/).filter((l) => l && !l.startsWith(":"));
-    if (lines.length === 0) continue;
-    const event = lines
-      .find((l) => l.startsWith("event:"))
-      ?.slice(6)
-      .trim();
-    const data = lines
-      .filter((l) => l.startsWith("data:"))
-      .map((l) => l.slice(5).trimStart())
-      .join("\n");
-    out.push({ event, data });
-  }
-  return out;
-}
+export const sseFrames = parseSse;
 
 /** The status a code stands for (429, 503…), from the one catalogue of codes. */
 function statusOfCode(code: unknown): number | null {
