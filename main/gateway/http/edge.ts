@@ -8,15 +8,19 @@ import type { IncomingMessage } from "node:http";
 import type { ApiKeyInfo } from "../../../shared/types.js";
 import { RequestContext } from "../context/requestContext.js";
 
-/** Weak: a context lives exactly as long as its request. */
-const contexts = new WeakMap<IncomingMessage, RequestContext>();
+// The context rides on the node request under a symbol, so it lives exactly as long as the request. Not
+// a WeakMap keyed by the request: its ephemeron entries kept each young request alive through the next
+// scavenge and had it promoted, and at c32 the main thread spent about twice the GC time of 49f9625
+// (measured with --trace-gc: 7 mark-compacts in place of 2, scavenges 1.6x as long).
+const CONTEXT = Symbol("switchyard request context");
+type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
 /** The context of this request, made the first time anything asks for it. */
 export function contextOf(req: IncomingMessage): RequestContext {
-  let ctx = contexts.get(req);
+  let ctx = (req as WithContext)[CONTEXT];
   if (ctx === undefined) {
     ctx = new RequestContext(randomUUID(), req);
-    contexts.set(req, ctx);
+    (req as WithContext)[CONTEXT] = ctx;
   }
   return ctx;
 }
