@@ -4,27 +4,19 @@
 // per-model limiter a typed Google RetryInfo becomes a model lockout (capped at 24 h) instead.
 import { LOCKOUT_HINT_CAP_MS } from "../../../shared/resilienceSettings.js";
 import type { Verdict } from "../ports.js";
-import { headerValue as header, parseWindowReset } from "../retryHints.js";
-
-type Headers = Record<string, string | string[] | undefined>;
-
 export type PacingDecision = { kind: "pause"; until: number } | { kind: "lockout"; durationMs: number };
 
-const WINDOWS: ReadonlyArray<readonly [remaining: string, reset: string]> = [
-  ["x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"],
-  ["anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"],
-];
+/** An upstream's request-count window as its format half read it from the answer's headers. */
+export interface RequestWindow {
+  remaining: number | null;
+  resetAt: number | null;
+}
 
 /** The instant the upstream's request window reopens, when it says none is left; else null. */
-export function pauseFromHeaders(headers: Headers | null, now: number): number | null {
-  if (!headers) return null;
-  for (const [remainingName, resetName] of WINDOWS) {
-    const remaining = header(headers, remainingName);
-    if (remaining === undefined || Number(remaining.trim()) !== 0) continue;
-    const until = parseWindowReset(header(headers, resetName), now);
-    if (until !== null && until > now) return Math.min(until, now + LOCKOUT_HINT_CAP_MS);
-  }
-  return null;
+export function pauseFromWindow(window: RequestWindow | null, now: number): number | null {
+  if (!window || window.remaining !== 0) return null;
+  const until = window.resetAt;
+  return until !== null && until > now ? Math.min(until, now + LOCKOUT_HINT_CAP_MS) : null;
 }
 
 /** Throttling verdicts whose stated delay is worth waiting out; auth or request errors are not. */

@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { GateBook, type GateTicket } from "../../../main/engine/admission/gateBook.js";
 import { resolveAdmissionLimits } from "../../../main/engine/admission/limits.js";
-import { pacingFromVerdict, pauseFromHeaders } from "../../../main/engine/admission/pacing.js";
+import { pacingFromVerdict, pauseFromWindow } from "../../../main/engine/admission/pacing.js";
+import { requestWindowOf } from "../../../main/gateway/pipeline/routing/learnedQuota.js";
 import { checkQueueAdmission } from "../../../main/engine/admission/queueAdmission.js";
 import type { Verdict } from "../../../main/engine/ports.js";
 import { DEFAULT_RESILIENCE_SETTINGS } from "../../../shared/resilienceSettings.js";
@@ -137,11 +138,14 @@ describe("learned pacing (R9.4)", () => {
   });
 
   it("R9.4 an exhausted request window pauses until its reset (OpenAI duration, Anthropic instant)", () => {
-    expect(pauseFromHeaders({ "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1.5s" }, 10_000)).toBe(11_500);
+    // The upstream halves read the window (their header families); the engine decides the pause.
+    const pause = (headers: Record<string, string>, now: number) => pauseFromWindow(requestWindowOf(headers, now), now);
+    expect(pause({ "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1.5s" }, 10_000)).toBe(11_500);
     const reset = new Date(70_000).toISOString();
-    expect(pauseFromHeaders({ "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": reset }, 10_000)).toBe(70_000);
-    expect(pauseFromHeaders({ "x-ratelimit-remaining-requests": "3", "x-ratelimit-reset-requests": "1s" }, 10_000)).toBeNull();
-    expect(pauseFromHeaders(null, 0)).toBeNull();
+    expect(pause({ "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": reset }, 10_000)).toBe(70_000);
+    expect(pause({ "x-ratelimit-remaining-requests": "3", "x-ratelimit-reset-requests": "1s" }, 10_000)).toBeNull();
+    expect(pauseFromWindow(null, 0)).toBeNull();
+    expect(pauseFromWindow({ remaining: 0, resetAt: 5 }, 10)).toBeNull();
   });
 
   it("R9.4 a stated wait within maxWaitMs pauses; a longer typed Google RetryInfo on a per-model limiter becomes a lockout (≤ 24 h)", () => {

@@ -9,7 +9,8 @@ import type { ResilienceSettings } from "../../../../shared/resilienceSettings.j
 import type { Provider } from "../../../../shared/types.js";
 import { GateBook, type GateLevel, type GateTicket } from "../../../engine/admission/gateBook.js";
 import { resolveAdmissionLimits, type AdmissionLimits } from "../../../engine/admission/limits.js";
-import { pacingFromVerdict, pauseFromHeaders } from "../../../engine/admission/pacing.js";
+import { pacingFromVerdict, pauseFromWindow } from "../../../engine/admission/pacing.js";
+import { requestWindowOf } from "../routing/learnedQuota.js";
 import { checkQueueAdmission } from "../../../engine/admission/queueAdmission.js";
 import type { Clock } from "../../../engine/ports.js";
 import type { FinalError } from "../../context/outcome.js";
@@ -258,7 +259,7 @@ export function createAdmissionControl(deps: AdmissionControlDeps): AdmissionCon
     const now = deps.clock.now();
     // Like a stated retry (R9.4), an exhausted window paces only within the queue budget; a longer
     // one is left to the upstream's 429 and its cooldown, which lets selection fail over.
-    const fromHeaders = pauseFromHeaders(observed.headers, now);
+    const fromHeaders = observed.headers ? pauseFromWindow(requestWindowOf(observed.headers, now), now) : null;
     if (fromHeaders !== null && (limits.maxWaitMs === 0 || fromHeaders - now <= limits.maxWaitMs)) book.pause(pauseKey, fromHeaders);
     const decision = pacingFromVerdict(observed.verdict, limits.maxWaitMs, limits.perModel, now);
     if (decision?.kind === "pause") book.pause(pauseKey, decision.until);

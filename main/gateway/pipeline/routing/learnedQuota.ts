@@ -12,12 +12,18 @@ type Headers = Record<string, string | string[] | undefined>;
 // Read by name, in registry order: the first family that states a count wins (R18.3 parses the same families).
 const REQUEST_WINDOWS: CountHeaderNames[] = quotaHeaderFamilies().flatMap((family) => (family.requests ? [family.requests] : []));
 
-export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | null {
+/** The request-count window the answer states, read by the first family that states one (null = none). */
+export function requestWindowOf(headers: Headers, now: number): ReturnType<typeof readCountWindow> | null {
   let pick: ReturnType<typeof readCountWindow> | null = null;
   for (const names of REQUEST_WINDOWS) {
     pick = readCountWindow(headers, names, now);
     if (pick.remaining !== null || pick.limit !== null) break;
   }
+  return pick;
+}
+
+export function quotaFromHeaders(headers: Headers, now: number): QuotaInfo | null {
+  const pick = requestWindowOf(headers, now);
   if (!pick || (pick.remaining === null && pick.limit === null && pick.resetAt === null)) return null;
   const quota: QuotaInfo = {};
   if (pick.remaining !== null) quota.remaining = pick.remaining;
