@@ -17,7 +17,11 @@ export interface ErrorCodeEntry {
 
 export const ERROR_CODES = {
   all_targets_cooling_down: { status: 503, contract: true, meaning: "every target is excluded by a timer (cooldown, lockout, breaker)" },
-  ALL_TARGETS_SKIPPED: { status: 503, contract: true, meaning: "a combo met only auth, quota or not-found failures and exclusions (R11.5)" },
+  ALL_TARGETS_SKIPPED: {
+    status: 503,
+    contract: true,
+    meaning: "every target of a combo was passed over before dispatch as terminal or inactive, with no attempt (R11.5; attempts that all failed follow R25.6)",
+  },
   no_executable_targets: { status: 404, contract: true, meaning: "no active connection can serve the model" },
   rate_limit_error: { status: 429, contract: true, meaning: "every attempt was rate-limited or out of quota" },
   RATE_LIMIT_QUEUE_FULL: { status: 429, contract: true, meaning: "the connection's local queue is full (R9.3)" },

@@ -365,6 +365,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),
     promptLogging: () => parts.getAppSettings().promptLogging,
     quotas,
+    maxHeldWaitMs: () => (codingAgents().waitOrSwitch.enabled ? codingAgents().waitOrSwitch.maxWaitMs : 0),
   });
 }
 

@@ -85,7 +85,7 @@ describe("R21.8 use your subscription on the Connect page, run by the real clien
     const [codexRun, codexLines] = await blocks(CODEX_CARD);
     expect([claudeRun, claudeLines]).toEqual([expected[0].run, expected[0].text]);
     expect([codexRun, codexLines]).toEqual([expected[1].run, expected[1].text]);
-    expect(claudeLines).toBe(`export ANTHROPIC_BASE_URL=${server.base}\nclaude`);
+    expect(claudeLines).toBe(`export ANTHROPIC_BASE_URL=${server.base}\nexport CLAUDE_CODE_GATEWAY_HINT_HEADERS=1\nclaude`);
     expect(codexLines).toContain(`base_url = "${server.base}/backend-api/codex"`);
     expect(codexLines).toContain("requires_openai_auth = true");
 

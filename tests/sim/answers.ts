@@ -81,14 +81,24 @@ function errorShape(format: ClientFormat, body: Json): Json | string {
   return isObject(body.error) && typeof body.error.message === "string" ? body.error : "not OpenAI's error shape";
 }
 
+/** R25.6: Retry-After is whole seconds, and only a wait the client should take: at most 60. */
+function retryAfterOf(headers: Headers): string | null {
+  const value = headers.get("retry-after");
+  if (value === null) return null;
+  return /^\d+$/.test(value) && Number(value) <= 60 ? null : `Retry-After "${value}" is not whole seconds ≤ 60`;
+}
+
 function errorOf(plan: RequestPlan, status: number, headers: Headers, body: unknown): string | null {
+  const wait = retryAfterOf(headers);
+  if (wait) return `a ${status}: ${wait}`;
   if (!isObject(body)) return `a ${status} whose body is not JSON`;
   const error = errorShape(plan.format, body);
   if (typeof error === "string") return `a ${status} ${error}`;
   if (status !== 429 && status !== 503) return null;
-  // A refusal that will not pass soon says so instead (X-Should-Retry: false, API.md).
+  // A refusal that will not pass soon says so instead (X-Should-Retry: false, API.md, R25.6).
   const noRetry = headers.get("x-should-retry") === "false";
-  if (!headers.get("retry-after") && !(status === 503 && noRetry)) return `a ${status} (${String(error.code ?? error.status)}) without Retry-After`;
+  const retryAfter = headers.get("retry-after");
+  if (!retryAfter && !noRetry) return `a ${status} (${String(error.code ?? error.status)}) without Retry-After or X-Should-Retry: false`;
   if (status !== 429) return null;
   if (plan.format === "gemini") {
     const retry = Array.isArray(error.details) && error.details.some((d: Json) => typeof d.retryDelay === "string");

@@ -85,8 +85,10 @@ function claudeCode(rng: Prng, laptop: Laptop, login: LoginPlan | null): Request
   const stream = operation === "generate" && !title && rng.chance(0.8);
   const headers: Record<string, string> = { "anthropic-version": "2023-06-01", "user-agent": CLAUDE_UA };
   if (login) headers["anthropic-beta"] = CLAUDE_BETA;
-  const klass = rng.weighted({ none: 6, subagent: 2, compaction: 1 });
+  // R25.5: the gateway hints of CLAUDE_CODE_GATEWAY_HINT_HEADERS=1 (side_reply: a value no class matches).
+  const klass = rng.weighted({ none: 5, main: 1, subagent: 2, workflow: 1, compaction: 1, auxiliary: 1, side_reply: 1 });
   if (klass !== "none" && operation === "generate" && !title) headers["x-claude-code-request-class"] = klass;
+  if (operation === "generate" && rng.chance(0.08)) headers["x-claude-code-context-compacted"] = rng.pick(["auto", "manual", "reactive"]);
   const credential: Credential = login
     ? { kind: "login", token: login.token }
     : rng.chance(0.4)
@@ -164,7 +166,8 @@ function chatClient(rng: Prng, laptop: Laptop): RequestPlan {
       shape: who,
       format: "openai",
       operation: "generate",
-      path: "/v1/chat/completions",
+      // R25.7: an SDK given the bare origin.
+      path: who === "openai-sdk" && rng.chance(0.3) ? "/chat/completions" : "/v1/chat/completions",
       model,
       stream,
       credential,
@@ -180,14 +183,18 @@ function chatClient(rng: Prng, laptop: Laptop): RequestPlan {
 
 /** pi, Qwen Code in Anthropic mode and the Anthropic SDK: Anthropic's format with a placeholder key. */
 function anthropicPlaceholder(rng: Prng, laptop: Laptop): RequestPlan {
-  const who = rng.weighted({ pi: 1, "qwen-anthropic": 1, "anthropic-sdk": 2 });
-  const ua = { pi: "pi-coding-agent/0.73.1", "qwen-anthropic": "claude-cli/1.0.0 (qwen)", "anthropic-sdk": "Anthropic/JS 0.60.0" }[who];
+  const who = rng.weighted({ pi: 1, "qwen-anthropic": 1, "anthropic-sdk": 2, "ai-sdk-anthropic": 1 });
+  const ua = { pi: "pi-coding-agent/0.73.1", "qwen-anthropic": "claude-cli/1.0.0 (qwen)", "anthropic-sdk": "Anthropic/JS 0.60.0", "ai-sdk-anthropic": "ai-sdk/anthropic/4.0.105" }[
+    who
+  ];
   const model = rng.weighted(anthropicModels(laptop));
   const stream = rng.chance(0.5);
   const credential: Credential = rng.chance(0.1) ? { kind: "none" } : { kind: "placeholder", value: rng.pick(PLACEHOLDERS) };
   const headers = { "anthropic-version": "2023-06-01", "user-agent": ua };
   const operation: Operation = rng.chance(0.25) ? "count" : "generate";
-  const path = operation === "count" ? "/v1/messages/count_tokens" : "/v1/messages";
+  // R25.7: the AI SDK's Anthropic provider given the bare origin posts without /v1.
+  const prefix = who === "ai-sdk-anthropic" && rng.chance(0.7) ? "" : "/v1";
+  const path = operation === "count" ? `${prefix}/messages/count_tokens` : `${prefix}/messages`;
   const p = plan(
     {
       shape: who,

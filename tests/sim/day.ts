@@ -12,6 +12,8 @@ export interface FaultPlan {
   latencyMs?: number;
   reset?: boolean;
   endAfterChunks?: number;
+  /** R25.6: an upstream's own x-should-retry. */
+  headers?: Record<string, string>;
   times: number;
 }
 
@@ -28,11 +30,15 @@ export type Step =
 function drawFault(rng: Prng, laptop: Laptop): Step {
   const provider = rng.pick(laptop.providers);
   const held = provider.held.length > 0 && rng.chance(0.6) ? rng.pick(provider.held).key : null;
-  const kind = rng.weighted({ burst: 3, outage: 2, overloaded: 1, reset: 1, slow: 1, truncated: 1 });
+  const kind = rng.weighted({ burst: 3, outage: 2, overloaded: 1, reset: 1, slow: 1, truncated: 1, refused: 1 });
   const fault: FaultPlan = { times: rng.int(1, 3) };
-  if (kind === "burst") Object.assign(fault, { status: 429, retryAfter: rng.pick([1, 2, 30]) });
+  // R25.6: a wait over a minute (120 s) is never a Retry-After; the answer says x-should-retry: false.
+  if (kind === "burst") Object.assign(fault, { status: 429, retryAfter: rng.pick([1, 2, 30, 120]) });
   if (kind === "outage") fault.status = rng.pick([500, 502]);
-  if (kind === "overloaded") Object.assign(fault, { status: provider.format === "anthropic" ? 529 : 503, retryAfter: 1 });
+  if (kind === "overloaded")
+    Object.assign(fault, { status: provider.format === "anthropic" ? 529 : 503, retryAfter: 1, ...(rng.chance(0.5) ? { headers: { "x-should-retry": "true" } } : {}) });
+  // R25.6: a target that refuses the credential or does not know the model; when every target fails, the precedence decides.
+  if (kind === "refused") Object.assign(fault, { status: rng.pick([401, 403, 404]), times: 1 });
   if (kind === "reset") fault.reset = true;
   if (kind === "slow") fault.latencyMs = rng.int(50, 300);
   if (kind === "truncated") fault.endAfterChunks = rng.int(0, 2);

@@ -151,6 +151,53 @@ const loggedRow: Check = (o) => {
   return null;
 };
 
+function bodyOf(text: string): Json | null {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return null;
+  }
+}
+
+/** R25.5: Claude Code's hinted class, as the log must show it (a value not listed leaves the body to decide). */
+const HINTED: Readonly<Record<string, string>> = { main: "main", subagent: "subagent", workflow: "subagent", compaction: "compaction", auxiliary: "background" };
+/** The codes an answer takes from the deciding failure of a pass where every target failed (R25.6). */
+const PRECEDENCE_CODES = new Set(["rate_limit_error", "unauthorized", "model_not_found", "upstream_error", "upstream_unreachable", "upstream_timeout"]);
+
+/** R25.6: which status the failures of one pass lead to: the last 429, else 401/403, else 404; null when a 5xx or other decides. */
+function precedenceStatus(statuses: Array<number | null>): number[] | null {
+  if (statuses.includes(429)) return [429];
+  if (statuses.includes(401) || statuses.includes(403)) return [401, 403];
+  if (statuses.includes(404)) return [404];
+  return null;
+}
+
+/**
+ * I12: retry semantics (R25.5, R25.6): a key over its budget and a window stay that lasts past a
+ * minute say `x-should-retry: false`; when every attempt of a single pass failed, the answer follows
+ * the precedence; Claude Code's hinted class is the row's class.
+ */
+const retrySemantics: Check = (o) => {
+  const code = errorCodeOf(o.text) ?? "";
+  const noRetry = o.headers.get("x-should-retry") === "false";
+  if (o.status === 429 && code === "budget_exceeded" && !noRetry) return "a budget_exceeded 429 without X-Should-Retry: false";
+  const body = o.status >= 400 ? bodyOf(o.text) : null;
+  const retryAfter = typeof body?.error?.retry_after === "number" ? (body.error.retry_after as number) : null;
+  if (o.status === 429 && code === "window_exhausted" && retryAfter !== null && retryAfter > 60 && !noRetry)
+    return `a window stay of ${retryAfter} s without X-Should-Retry: false`;
+  const hint = o.plan.headers["x-claude-code-request-class"];
+  if (o.row && o.plan.operation === "generate" && hint !== undefined && HINTED[hint] && o.row.trafficClass !== HINTED[hint])
+    return `hinted ${hint} but logged as ${String(o.row.trafficClass)}`;
+  const row = o.row;
+  if (!row || row.status < 400 || row.comboWaits || !PRECEDENCE_CODES.has(row.errorCode as string) || o.plan.operation !== "generate") return null;
+  const attempts = (row.attempts ?? []) as Json[];
+  if (attempts.length === 0 || attempts.some((a) => a.status === 200)) return null;
+  const expected = precedenceStatus(attempts.map((a) => a.status as number | null));
+  if (expected && !expected.includes(row.status as number))
+    return `every attempt failed (${attempts.map((a) => String(a.status)).join(", ")}) but the answer is ${String(row.status)}, not ${expected.join("/")}`;
+  return null;
+};
+
 /** I10: only a login creates an account row (R24.1), and only its own. */
 const accountRows: Check = (o, ctx) => {
   const login = loginOf(o.plan);
@@ -176,6 +223,7 @@ export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I9", loggedRow],
   ["I10", accountRows],
   ["I11", leaseExclusive],
+  ["I12", retrySemantics],
 ];
 
 export function checkRequest(o: Observation, ctx: Context): Failure[] {

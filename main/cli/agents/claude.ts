@@ -34,12 +34,20 @@ function withSwitchyardHeader(existing: string | undefined, key: string): string
   return [...kept, `X-Switchyard-Key: ${key}`].join("\n");
 }
 
+/**
+ * R25.5: Claude Code (2.1.273+) tells a gateway what each request is for in headers
+ * (`x-claude-code-request-class`, `x-claude-code-context-compacted`) when this is set. A value the
+ * user set already is theirs to keep.
+ */
+export const GATEWAY_HINTS_VAR = "CLAUDE_CODE_GATEWAY_HINT_HEADERS";
+
 export const claude: AgentRecord = {
   name: "claude",
   title: "Claude Code",
   bin: "claude",
   launch({ gateway, env }) {
     const vars: Record<string, string> = { ANTHROPIC_BASE_URL: gateway.url };
+    if (env[GATEWAY_HINTS_VAR] === undefined) vars[GATEWAY_HINTS_VAR] = "1";
     if (!claudeHasLogin(env)) vars.ANTHROPIC_API_KEY = gateway.key;
     else if (gateway.keyRequired) vars.ANTHROPIC_CUSTOM_HEADERS = withSwitchyardHeader(env.ANTHROPIC_CUSTOM_HEADERS, gateway.key);
     return Promise.resolve({ env: vars, args: [] });
@@ -53,6 +61,7 @@ export const claude: AgentRecord = {
         edit: (text) =>
           editJson(text, file, (obj) => {
             setIn(obj, ["env", "ANTHROPIC_BASE_URL"], gateway.url);
+            if (getIn(obj, ["env", GATEWAY_HINTS_VAR]) === undefined) setIn(obj, ["env", GATEWAY_HINTS_VAR], "1");
             if (!login) setIn(obj, ["env", "ANTHROPIC_API_KEY"], gateway.key);
             else if (gateway.keyRequired) {
               const current = getIn(obj, ["env", "ANTHROPIC_CUSTOM_HEADERS"]);

@@ -12,7 +12,7 @@ import type { OutFrame } from "../formats/types.js";
 import { lateAnswer, lateAnswerOf, retryFields, waitOf } from "./errorAnswer.js";
 import { JsonArrayStream } from "./jsonArrayStream.js";
 import type { UsageSummary } from "../formats/usage.js";
-import type { FinalError } from "./outcome.js";
+import { passesSoon, type FinalError } from "./outcome.js";
 import type { RequestLogSink } from "./ports.js";
 import { RequestRecord, type UsageMeter } from "./requestRecord.js";
 import { Cancellation } from "../upstream/cancellation.js";
@@ -270,8 +270,11 @@ export class ClientResponse {
     const { retryAfterSeconds, now, windowAnswer } = waitOf(err, this.opts.format, this.opts.clock.now());
     if (this.res.headersSent) return this.failInStream(err, lateAnswer(err, now, retryAfterSeconds, windowAnswer?.extra));
     const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
-    if (retryAfterSeconds !== null) headers["retry-after"] = String(retryAfterSeconds);
-    if (err.noRetry) headers["x-should-retry"] = "false";
+    // R25.6: Retry-After names only a wait the client should take (≤ 60 s); a longer one is a refusal
+    // that will not pass soon (the body still says when it ends).
+    const soon = retryAfterSeconds !== null && passesSoon(retryAfterSeconds * 1000);
+    if (soon) headers["retry-after"] = String(retryAfterSeconds);
+    if (err.noRetry || (retryAfterSeconds !== null && !soon)) headers["x-should-retry"] = "false";
     let extra = retryFields(err, now, retryAfterSeconds);
     if (windowAnswer) {
       Object.assign(headers, windowAnswer.headers);
@@ -285,10 +288,12 @@ export class ClientResponse {
    * An upstream error body already in the client's format goes out as it is (logged under the
    * verdict's reason); once the stream is committed it becomes the error event of `err`.
    */
-  passUpstreamError(err: FinalError, bodyText: string, reason: string): void {
+  passUpstreamError(err: FinalError, bodyText: string, reason: string, upstreamShouldRetry: boolean | null = null): void {
     this.stopHeartbeat();
     if (this.res.headersSent) return this.fail(err);
-    this.endWhole(err.status, { ...this.baseHeaders(), "content-type": "application/json", "x-should-retry": "false" }, bodyText);
+    // R25.6: the upstream's own x-should-retry goes with its own body.
+    const shouldRetry = upstreamShouldRetry === null ? "false" : String(upstreamShouldRetry);
+    this.endWhole(err.status, { ...this.baseHeaders(), "content-type": "application/json", "x-should-retry": shouldRetry }, bodyText);
     this.finish(err.status, reason);
   }
 

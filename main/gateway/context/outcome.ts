@@ -141,6 +141,66 @@ const CODE_BY_REASON: Record<VerdictReason, ErrorCode> = {
   stream_throughput: "STREAM_THROUGHPUT_TOO_LOW",
 };
 
+/**
+ * R25.6: a wait of at most this is one the client should take: Retry-After says it. A longer one is
+ * never handed out as a Retry-After (Claude Code gives up past 60 s anyway): Switchyard holds the
+ * request itself within waitOrSwitch.maxWaitMs, or refuses with `x-should-retry: false`.
+ */
+export const RETRY_SOON_MS = 60_000;
+
+/** R25.6: whether a wait passes soon enough for the client to retry after it. */
+export function passesSoon(waitMs: number | null | undefined): boolean {
+  return typeof waitMs === "number" && waitMs <= RETRY_SOON_MS;
+}
+
+/**
+ * R25.6: how long Switchyard holds a request whose answer would name a wait longer than a minute
+ * (a 429/503 the client should retry), when its waits so far and this one stay within `maxWaitMs`;
+ * null when the answer goes out now.
+ */
+export function holdsFor(err: FinalError, waitedMs: number, maxWaitMs: number): number | null {
+  if (err.noRetry || (err.status !== 429 && err.status !== 503) || err.retryAfterMs === null || passesSoon(err.retryAfterMs)) return null;
+  return waitedMs + err.retryAfterMs <= maxWaitMs ? err.retryAfterMs : null;
+}
+
+/** One failed attempt of the request's current pass over its targets (R25.6's precedence reads them all). */
+export interface FailedAttempt {
+  verdict: Verdict;
+  /** `provider/model`: how many targets were tried is how many of these differ. */
+  target: string;
+  /** The upstream's own `x-should-retry` when it answered in the client's format (R25.6), else null. */
+  upstreamShouldRetry: boolean | null;
+}
+
+/**
+ * R25.6: which failure decides the answer when every target failed: the last 429; else the last
+ * 401/403; else the last 404; else the last failure (a 5xx, a transport failure or a timeout).
+ */
+export function decidingFailure(failed: readonly FailedAttempt[]): FailedAttempt | null {
+  const last = (match: (status: number) => boolean): FailedAttempt | null => {
+    for (let i = failed.length - 1; i >= 0; i--) if (match(failed[i].verdict.status)) return failed[i];
+    return null;
+  };
+  return last((s) => s === 429) ?? last((s) => s === 401 || s === 403) ?? last((s) => s === 404) ?? failed[failed.length - 1] ?? null;
+}
+
+/**
+ * R25.6: the answer when every target failed, from the deciding failure: a server-side failure says
+ * how many targets were tried; an upstream's `x-should-retry` in the client's format passes through.
+ */
+export function errorFromFailures(failed: readonly FailedAttempt[], earliestRecoveryMs: number | null): FinalError | null {
+  const deciding = decidingFailure(failed);
+  if (!deciding) return null;
+  let err = errorFromVerdict(deciding.verdict, earliestRecoveryMs);
+  if (err.status >= 500) {
+    const tried = new Set(failed.map((f) => f.target)).size;
+    err = { ...err, message: `${tried} target(s) tried, every one failed; the last: ${err.message}`, extra: { ...err.extra, targets_tried: tried } };
+  }
+  if (deciding.upstreamShouldRetry === false) return { ...err, noRetry: true };
+  if (deciding.upstreamShouldRetry === true && !err.noRetry) return { ...err, headers: { ...err.headers, "x-should-retry": "true" } };
+  return err;
+}
+
 /** D2: the code of the 502 Switchyard makes of an upstream 2xx whose body is not JSON. */
 export const UPSTREAM_INVALID_JSON = "upstream_invalid_json" satisfies ErrorCode;
 
@@ -151,7 +211,9 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
   const retryAfterMs = rateLimited || verdict.status >= 500 ? (verdict.clientRetryAfterMs ?? earliestRecoveryMs ?? verdict.retryHintMs) : null;
   const noRetry = verdict.terminal !== null || (verdict.status >= 400 && verdict.status < 500 && verdict.status !== 408 && verdict.status !== 429);
   // R21.4: a used-up subscription window says so, with the wait until its reset.
-  if (verdict.window) return { status: 429, code: "window_exhausted", message: verdict.message, retryAfterMs, noRetry: false, window: { name: verdict.window.name } };
+  // R25.6: a window that does not reset soon will not pass soon.
+  if (verdict.window)
+    return { status: 429, code: "window_exhausted", message: verdict.message, retryAfterMs, noRetry: !passesSoon(retryAfterMs), window: { name: verdict.window.name } };
   return {
     status: verdict.status,
     code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : CODE_BY_REASON[verdict.reason],

@@ -14,6 +14,7 @@ import type { RequestSession } from "./requestSession.js";
 import type { ClientLogin } from "./clientLogin.js";
 import type { Blocker } from "../../engine/comboWait.js";
 import type { Verdict } from "../../engine/ports.js";
+import type { FailedAttempt } from "./outcome.js";
 import { SelectionLog, type RecoveryPolicy, type RequestPlan } from "./attempt.js";
 
 /** The body before the route read it (receivedBody refuses to hand it out). */
@@ -76,6 +77,8 @@ export class RequestContext {
   lastVerdict: Verdict | null = null;
   /** Why each attempt of the current pass failed (R11.4 decides on all of them, not the last). */
   failures: Blocker[] = [];
+  /** Each failed attempt of the current pass with its verdict (R25.6's precedence when all failed). */
+  failed: FailedAttempt[] = [];
   readonly waits = { count: 0, waitedMs: 0 };
   readonly policy: RecoveryPolicy = { recoveryEnabled: true, earlyEofRetries: { spent: 0 } };
   /** A combo target ran out of its config.targetTimeoutMs: the pass goes on with the next target. */

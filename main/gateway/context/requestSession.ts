@@ -7,7 +7,7 @@ import type { Connection } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import type { LeaseBook } from "../../engine/leases.js";
 import type { SessionPin, SessionPins } from "../../engine/sessionAffinity.js";
-import type { FinalError } from "./outcome.js";
+import { RETRY_SOON_MS, type FinalError } from "./outcome.js";
 
 /** R7.2: Retry-After of a lease refusal stays within 1–120 s. */
 export const LEASE_RETRY_AFTER_BOUNDS_MS = { min: 1_000, max: 120_000 } as const;
@@ -86,7 +86,8 @@ export function createRequestSession(deps: SessionRoutingDeps, input: RequestSes
         status: ERROR_CODES.LEASE_CAPACITY_UNAVAILABLE.status,
         code: "LEASE_CAPACITY_UNAVAILABLE",
         message: "Every eligible connection is held by another session's exclusive lease",
-        retryAfterMs: boundedLeaseRetryMs(earliestForeignExpiry - deps.clock.now()),
+        // R25.6: a lease may be released any moment: the client is told to look again within a minute.
+        retryAfterMs: Math.min(RETRY_SOON_MS, boundedLeaseRetryMs(earliestForeignExpiry - deps.clock.now())),
         noRetry: false,
         extra: { state: "WAITING_FOR_CAPACITY", reason: "NO_FREE_ELIGIBLE_CONNECTION" },
       };

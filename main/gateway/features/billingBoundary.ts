@@ -10,7 +10,7 @@ import type { Connection, Provider, SwitchyardEvent, TrafficClass } from "../../
 import { decideBoundary, type PassedWindow } from "../../engine/billingBoundary.js";
 import type { Clock } from "../../engine/ports.js";
 import type { SelectionLog } from "../context/attempt.js";
-import type { FinalError } from "../context/outcome.js";
+import { passesSoon, type FinalError } from "../context/outcome.js";
 import type { ConnectionsPort } from "../context/ports.js";
 import { ContextVar } from "../context/requestContext.js";
 import type { RequestFeature } from "./feature.js";
@@ -105,7 +105,8 @@ export function billingBoundaryFeature(deps: BillingBoundaryDeps): RequestFeatur
         code: "window_exhausted",
         message: `The subscription's usage window is used up; this ${ctx.trafficClass} request stays on the subscription (billingBoundary) until the window resets`,
         retryAfterMs: decision.retryAfterMs,
-        noRetry: false,
+        // R25.6: a stay lasts until the window resets; the client should not retry it soon.
+        noRetry: !passesSoon(decision.retryAfterMs),
         window: { name: passed.find((p) => p.connectionId === decision.from)?.window ?? "" },
       };
       return { kind: "stop", error };

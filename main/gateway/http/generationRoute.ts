@@ -40,16 +40,30 @@ export interface GenerationRouteDeps extends ClientGuardDeps {
 type Operation = "generate" | "count" | "compact";
 
 /**
- * Each client half's routes, as the registry lists them: one RoutedCall per path, handed out read-only
- * as it is (a copy per request gave each its own hidden class on Node 20: issue 38's profile).
+ * R25.7: clients given a bare origin where they wanted `<origin>/v1` (the AI SDK's Anthropic provider
+ * posts `<baseURL>/messages`) reach these routes without the `/v1` prefix, served as with it.
  */
-const ROUTE_OF_PATH: ReadonlyMap<string, Readonly<RoutedCall>> = new Map(
-  clientHalves().flatMap((half) => {
-    const routes = (paths: readonly string[] | undefined, operation: Operation) =>
-      (paths ?? []).map((path): [string, RoutedCall] => [path, { format: half.format, operation, pathCall: null }]);
-    return [...routes(half.generationPaths, "generate"), ...routes(half.count?.paths, "count"), ...routes(half.compactPaths, "compact")];
-  }),
-);
+export const UNPREFIXED_CLIENT_PATHS: readonly string[] = ["/v1/chat/completions", "/v1/messages", "/v1/messages/count_tokens", "/v1/responses"];
+
+/**
+ * Each client half's routes, as the registry lists them: one RoutedCall per path, handed out read-only
+ * as it is (a copy per request gave each its own hidden class on Node 20: issue 38's profile); the
+ * R25.7 paths also without their `/v1`, sharing the prefixed path's call.
+ */
+const ROUTE_OF_PATH: ReadonlyMap<string, Readonly<RoutedCall>> = (() => {
+  const byPath = new Map(
+    clientHalves().flatMap((half) => {
+      const routes = (paths: readonly string[] | undefined, operation: Operation) =>
+        (paths ?? []).map((path): [string, RoutedCall] => [path, { format: half.format, operation, pathCall: null }]);
+      return [...routes(half.generationPaths, "generate"), ...routes(half.count?.paths, "count"), ...routes(half.compactPaths, "compact")];
+    }),
+  );
+  for (const path of UNPREFIXED_CLIENT_PATHS) {
+    const route = byPath.get(path);
+    if (route) byPath.set(path.slice("/v1".length), route);
+  }
+  return byPath;
+})();
 
 /** The halves whose paths name the call (Gemini's `models/{model}:{method}`). */
 const PATH_CALL_HALVES = clientHalves().filter((half) => half.generationPathCall);

@@ -18,8 +18,13 @@ export interface ModelRouteDeps extends ClientGuardDeps {
   clock: Clock;
 }
 
+/** R25.7: `GET /models` is served as `GET /v1/models`, by the same routes, which read it as that path. */
+export const UNPREFIXED_MODELS_PATH = "/models";
+const MODELS_PATH = "/v1/models";
+
 function listRequest(req: express.Request): ModelListRequest {
-  return { path: req.path, query: req.query, headers: req.headers };
+  const path = req.path === UNPREFIXED_MODELS_PATH ? MODELS_PATH : req.path;
+  return { path, query: req.query, headers: req.headers };
 }
 
 function handler(half: ClientHalf, route: ModelListRoute, deps: ModelRouteDeps): RequestHandler {
@@ -39,6 +44,7 @@ export function mountModelRoutes(app: express.Express, deps: ModelRouteDeps): vo
   for (const { half, route } of [...claiming, ...own]) {
     const claims = route.claims?.bind(route);
     const claimed: RequestHandler = (req, _res, next) => (claims && !claims(listRequest(req)) ? next("route") : next());
-    app.get(route.path, claimed, clientAuth(half.format, deps), handler(half, route, deps));
+    const paths = route.path === MODELS_PATH ? [MODELS_PATH, UNPREFIXED_MODELS_PATH] : [route.path];
+    app.get(paths, claimed, clientAuth(half.format, deps), handler(half, route, deps));
   }
 }

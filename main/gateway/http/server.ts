@@ -9,7 +9,7 @@ import type { AppSettings } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import { clientAuth, clientError, type ClientGuardDeps } from "./clientRoutes.js";
 import type { CatalogPort, ErrorLog, RequestLogSink } from "../context/ports.js";
-import { formatOfUnknownPath, unknownClientRoute } from "./unknownRoute.js";
+import { formatOfUnknownPath, UNPREFIXED_CLIENT_ROOTS, unknownClientRoute } from "./unknownRoute.js";
 import type { Pipeline } from "../pipeline/pipeline.js";
 import { createGenerationRoute, type SessionGatewayDeps } from "./generationRoute.js";
 export type { SessionGatewayDeps } from "./generationRoute.js";
@@ -76,6 +76,7 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
   const unknown = unknownClientRoute(deps);
   app.use("/v1", unknown);
   app.use("/v1beta", unknown);
+  for (const root of UNPREFIXED_CLIENT_ROOTS) app.use(root, unknown);
   app.use((_req, res) => void res.status(ERROR_CODES.not_found.status).json({ error: { code: "not_found" satisfies ErrorCode, message: "Not found" } }));
   // express 5 forwards thrown errors here; never leak a stack or a secret to the client.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

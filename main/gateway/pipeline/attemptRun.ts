@@ -13,7 +13,7 @@ import { runAttempt, type AttemptHooks, type AttemptOutcome } from "./attempt.js
 import { acquireSlot, type AttemptSlot } from "./attemptSlot.js";
 import { countOn } from "./countCall.js";
 import { settleAttempt, type Step } from "./finish.js";
-import { recordAttempt, upstreamHeadersOf } from "./record.js";
+import { recordAttempt, upstreamHeadersOf, upstreamShouldRetry } from "./record.js";
 import { noteForRouting } from "./routingNotes.js";
 import type { Candidate } from "./select.js";
 import { abandonTimedOutTarget, targetDeadlineFor } from "./targetDeadline.js";
@@ -97,6 +97,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
     if (result.kind === "failure") {
       ctx.lastVerdict = result.verdict;
       ctx.failures.push({ reason: result.verdict.reason, remainingMs: null, hintMs: result.verdict.retryHintMs });
+      ctx.failed.push({ verdict: result.verdict, target: `${target.provider.id}/${target.model}`, upstreamShouldRetry: upstreamShouldRetry(outcome, ctx.format) });
     }
     if (result.kind === "success" && ctx.movesSession) ctx.session?.served(target.provider.id, connection.id, target.model);
     const decision = deps.features.afterAttempt(ctx, { target, connection, probe: attempt.probe, outcome, result });

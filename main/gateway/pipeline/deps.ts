@@ -50,6 +50,11 @@ export interface PipelineDeps {
   usageMeter?: UsageMeter;
   /** R18.3: hears every attempt's response headers, for the quota meters (absent = none kept). */
   quotas?: QuotaObserver;
+  /**
+   * R25.6: waitOrSwitch.maxWaitMs, the longest a request's waits may add up to; a wait longer than a
+   * minute that fits is held rather than handed out as a Retry-After (absent: never held).
+   */
+  maxHeldWaitMs?: () => number;
   /** Failures inside Switchyard, logged with the request id (absent: not logged). */
   logger?: ErrorLog;
 }

@@ -2,11 +2,11 @@
 // answered, the terminal verdict (R11.5) from the last failure or from what selection skipped.
 import { ERROR_CODES, type ErrorCode } from "../../../shared/errorCodes.js";
 import type { Clock, Verdict } from "../../engine/ports.js";
-import { allTargetsSkipped, errorFromExclusions, errorFromVerdict, onlySkipped, type FinalError } from "../context/outcome.js";
+import { errorFromExclusions, errorFromFailures, errorFromVerdict, passesSoon, type FailedAttempt, type FinalError } from "../context/outcome.js";
 import type { ConnectionsPort } from "../context/ports.js";
 import type { ClientResponse } from "../context/clientResponse.js";
 import type { AttemptOutcome } from "./attempt.js";
-import type { AttemptResult } from "./record.js";
+import { upstreamShouldRetry, type AttemptResult } from "./record.js";
 import type { SelectionLog } from "./select.js";
 import type { RecoveryPolicy } from "../context/attempt.js";
 
@@ -61,7 +61,7 @@ function windowWait(verdict: Verdict, code: ErrorCode): FinalError | null {
 function passUpstreamError(client: ClientResponse, verdict: Verdict, outcome: Extract<AttemptOutcome, { kind: "upstream_error" }>): void {
   const final = errorFromVerdict(verdict, null);
   if (outcome.upstreamFormat === client.format && outcome.bodyText.trim().startsWith("{")) {
-    client.passUpstreamError(final, outcome.bodyText, verdict.reason);
+    client.passUpstreamError(final, outcome.bodyText, verdict.reason, upstreamShouldRetry(outcome, client.format));
     return;
   }
   client.fail(final);
@@ -87,26 +87,23 @@ export function earliestRecoveryMs(deps: UnansweredDeps, providers: Set<string>)
 /** What a request that no attempt answered has seen on its last pass over the targets. */
 export interface Unanswered {
   lastVerdict: Verdict | null;
-  /** The reason of each failed attempt of the pass. */
-  failures: ReadonlyArray<{ reason: string }>;
+  /** Each failed attempt of the pass, in order (R25.6). */
+  failed: readonly FailedAttempt[];
   selection: SelectionLog;
 }
 
 /**
- * No attempt answered (R11.5): a combo that met only auth, quota or not-found is ALL_TARGETS_SKIPPED;
- * otherwise the last verdict decides, else what selection excluded.
+ * No attempt answered: when attempts failed, R25.6's precedence over them decides (the last 429,
+ * else 401/403, else 404, else the server-side failure naming how many targets were tried); with no
+ * attempt, what selection excluded (R11.5: a combo skipped only on auth, quota or not-found is
+ * ALL_TARGETS_SKIPPED).
  */
 export function terminalError(deps: UnansweredDeps, unanswered: Unanswered, targetCount: number, isCombo: boolean): FinalError {
-  const { lastVerdict, failures, selection } = unanswered;
-  if (
-    isCombo &&
-    onlySkipped(
-      failures.map((f) => f.reason),
-      selection.exclusions,
-    )
-  )
-    return allTargetsSkipped();
-  if (lastVerdict) return errorFromVerdict(lastVerdict, earliestRecoveryMs(deps, selection.triedProviders));
+  const { lastVerdict, failed, selection } = unanswered;
+  const earliest = () => earliestRecoveryMs(deps, selection.triedProviders);
+  const fromFailures = failed.length > 0 ? errorFromFailures(failed, earliest()) : null;
+  if (fromFailures) return fromFailures;
+  if (lastVerdict) return errorFromVerdict(lastVerdict, earliest());
   return errorFromExclusions(selection.exclusions, targetCount, isCombo, selection.connectionCounts);
 }
 
@@ -116,7 +113,8 @@ export function keyBudgetExceeded(retryAfterMs: number): FinalError {
     status: ERROR_CODES.budget_exceeded.status,
     code: "budget_exceeded",
     retryAfterMs,
-    noRetry: false,
+    // R25.6: a budget resets at its period's end, not soon.
+    noRetry: !passesSoon(retryAfterMs),
     message: "This API key has used its budget for the period; it resets at the period's end",
   };
 }

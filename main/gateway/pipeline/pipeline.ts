@@ -18,6 +18,7 @@ import { candidatesFor, sameConnectionAgain, type Candidate } from "./select.js"
 import { arrivalFields } from "../context/trace.js";
 import type { Target } from "../context/resolve.js";
 import { ClientResponse } from "../context/clientResponse.js";
+import { holdsFor, RETRY_SOON_MS } from "../context/outcome.js";
 import { waitUnlessAborted } from "./routing/comboWaitTimer.js";
 import { createAttemptRunner } from "./attemptRun.js";
 
@@ -102,17 +103,33 @@ export function createPipeline(deps: PipelineDeps) {
       // R21.5: a subscription window resets soon and the class waits for it: walk the targets again after it.
       const walkAgainMs = ctx.walkAgainMs;
       ctx.walkAgainMs = null;
-      const delayMs = walkAgainMs ?? comboWaitMs(ctx);
+      const delayMs = walkAgainMs ?? comboWaitMs(ctx) ?? heldWaitMs(ctx);
       if (delayMs === null) break;
       if (!(await waitUnlessAborted(delayMs, ctx.client.signal))) return ctx.client.clientClosed();
       ctx.waits.count++;
       ctx.waits.waitedMs += delayMs;
       ctx.selection = ctx.selection.nextPass();
       ctx.failures = [];
+      ctx.failed = [];
     }
     if (ctx.count) return runner.countFallback(ctx);
     if ((await tryEmergencyFallback(ctx, deps, tryCandidate)) === "answered") return;
-    ctx.client.fail(ctx.session?.capacityRefusal() ?? terminalError(deps, ctx, ctx.plan.targets.length, ctx.plan.combo !== null));
+    ctx.client.fail(finalError(ctx));
+  }
+
+  function finalError(ctx: RequestContext) {
+    return ctx.session?.capacityRefusal() ?? terminalError(deps, ctx, ctx.plan.targets.length, ctx.plan.combo !== null);
+  }
+
+  /**
+   * R25.6: an answer that would tell the client to retry after more than a minute is a wait
+   * Switchyard takes itself (keep-alives go on) while the request's waits stay within
+   * waitOrSwitch.maxWaitMs; null when it answers now.
+   */
+  function heldWaitMs(ctx: RequestContext): number | null {
+    const maxWaitMs = deps.maxHeldWaitMs?.() ?? 0;
+    if (maxWaitMs <= RETRY_SOON_MS || ctx.count || !ctx.holdsForRecovery || ctx.client.gone) return null;
+    return holdsFor(finalError(ctx), ctx.waits.waitedMs, maxWaitMs);
   }
 
   /** One pass over the plan's targets; "next" means nothing answered. */

@@ -1,6 +1,6 @@
 // Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
 // exactly once per attempt, plus the attempt's line in the request log.
-import type { AttemptRecord, Connection } from "../../../shared/types.js";
+import type { AttemptRecord, Connection, WireFormat } from "../../../shared/types.js";
 import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import { ATTEMPT_TIMED_OUT, INVALID_JSON_TEXT, type UpstreamFailure } from "../../engine/failure.js";
 import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
@@ -131,4 +131,12 @@ function failureDetails(engine: RecordingEngine, ctx: AttemptContext, verdict: V
 export function upstreamHeadersOf(outcome: AttemptOutcome): Record<string, string | string[] | undefined> | null {
   if (outcome.kind === "upstream_error" || outcome.kind === "invalid_json") return outcome.headers;
   return "headers" in outcome && outcome.headers ? outcome.headers : null;
+}
+
+/** R25.6: the upstream's own `x-should-retry` on an error answered in the client's format, else null. */
+export function upstreamShouldRetry(outcome: AttemptOutcome, clientFormat: WireFormat): boolean | null {
+  if (outcome.kind !== "upstream_error" || outcome.upstreamFormat !== clientFormat) return null;
+  const raw = outcome.headers["x-should-retry"];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim().toLowerCase();
+  return value === "true" ? true : value === "false" ? false : null;
 }

@@ -10,6 +10,7 @@
 // attempt deadline still does). The combo's router hears of it as a failed dispatch.
 import type { Combo } from "../../../shared/types.js";
 import type { Blocker } from "../../engine/comboWait.js";
+import type { FailedAttempt } from "../context/outcome.js";
 import type { AttemptContext, Clock, Verdict } from "../../engine/ports.js";
 import type { Target } from "../context/resolve.js";
 import type { ComboRouter } from "./routing/comboRouter.js";
@@ -83,6 +84,7 @@ export interface AbandoningRun {
   client: { record: Pick<RequestRecord, "attempted"> };
   lastVerdict: Verdict | null;
   failures: Blocker[];
+  failed: FailedAttempt[];
   /** Read by the pass over the targets: the rest of this target's connections are passed over. */
   abandonTarget?: boolean;
   session: { key: string | null } | null;
@@ -107,6 +109,7 @@ export function abandonTimedOutTarget(
   run.lastVerdict = targetTimeoutVerdict(target, deadline.ms);
   // Like an upstream timeout: not a short transient wait (R11.4), not an auth or quota skip (R11.5).
   run.failures.push({ reason: "timeout", remainingMs: null, hintMs: null });
+  run.failed.push({ verdict: run.lastVerdict, target: `${target.provider.id}/${target.model}`, upstreamShouldRetry: null });
   if (combo) deps.routing?.router.settled(combo, target, ctx.connection.id, { ok: false, ttfbMs: now - startedAt }, now, run.session?.key ?? null);
   run.abandonTarget = true;
 }

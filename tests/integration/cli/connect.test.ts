@@ -46,7 +46,8 @@ const json = (home: string, rel: string) => JSON.parse(read(home, rel));
 const CASES: AgentCase[] = [
   {
     agent: "claude",
-    expect: (home, url) => expect(json(home, ".claude/settings.json").env).toMatchObject({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "switchyard" }),
+    expect: (home, url) =>
+      expect(json(home, ".claude/settings.json").env).toMatchObject({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "switchyard", CLAUDE_CODE_GATEWAY_HINT_HEADERS: "1" }),
     existing: { ".claude/settings.json": '{"model":"opus",  "env":{"FOO":"1"},\r\n "permissions":{"allow":["Bash(ls)"]}}' },
     kept: (home) => expect(json(home, ".claude/settings.json")).toMatchObject({ model: "opus", env: { FOO: "1" }, permissions: { allow: ["Bash(ls)"] } }),
     plainArgs: ["-p", "Say hello", "--model", "demo"],

@@ -199,7 +199,7 @@ describe("switchyard run with the real agents (R23.2)", () => {
 const FAKE = `#!/usr/bin/env node
 const fs = require("fs");
 const report = process.env.FAKE_REPORT;
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(ANTHROPIC_|OPENAI_|GEMINI_API_KEY|GEMINI_CLI_HOME|GOOGLE_GEMINI|SWITCHYARD_API_KEY|OPENCODE_CONFIG_CONTENT|CODEX_HOME)/.test(k)));
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(ANTHROPIC_|CLAUDE_CODE_GATEWAY_HINT_HEADERS|OPENAI_|GEMINI_API_KEY|GEMINI_CLI_HOME|GOOGLE_GEMINI|SWITCHYARD_API_KEY|OPENCODE_CONFIG_CONTENT|CODEX_HOME)/.test(k)));
 fs.writeFileSync(report, JSON.stringify({ argv: process.argv.slice(2), env }));
 if (process.env.FAKE_SELF_KILL) process.kill(process.pid, "SIGKILL");
 if (process.env.FAKE_WAIT) {
@@ -263,7 +263,8 @@ describe("switchyard run: the agent's exit status, signals and environment; bad 
     const seen = JSON.parse(readFileSync(file, "utf8"));
     expect(seen.argv).toEqual(["-p", "hi", "--model", "demo"]);
     // No login here: a placeholder key, since this instance needs none.
-    expect(seen.env).toEqual({ ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_API_KEY: "switchyard" });
+    // R25.5: and Claude Code's gateway hints on.
+    expect(seen.env).toEqual({ ANTHROPIC_BASE_URL: gw.url, ANTHROPIC_API_KEY: "switchyard", CLAUDE_CODE_GATEWAY_HINT_HEADERS: "1" });
     expect(snapshot(home)).toEqual({});
   });
 

@@ -1,8 +1,9 @@
-// The terminal verdicts of a combo (R11.5, API.md "Client routes") over real HTTP, each in both
-// client formats: 429 rate_limit_error with retry_after/reset_at when waiting is not allowed, 503
-// all_targets_cooling_down with diagnostics, 503 ALL_TARGETS_SKIPPED without a hint (whether the
-// targets were skipped before dispatch or refused at it), and 404 no_executable_targets; then a
-// direct request's D4 texts.
+// The terminal verdicts of a combo (R11.5, R25.6, API.md "Client routes") over real HTTP, each in
+// both client formats: 429 rate_limit_error with retry_after/reset_at when waiting is not allowed,
+// 503 all_targets_cooling_down with diagnostics, 503 ALL_TARGETS_SKIPPED without a hint when every
+// target was skipped before dispatch, and 404 no_executable_targets; when attempts were made and
+// all failed, R25.6's precedence (the last 429, else 401/403, else 404, else the 5xx naming how many
+// targets were tried); then a direct request's D4 texts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
 import type { FaultSpec } from "../../../main/simulator/types.js";
@@ -92,26 +93,30 @@ describe("combo terminal verdicts (R11.5)", () => {
     expect(r.body.error).toMatchObject({ code: "rate_limit_error", retry_after: expect.any(Number), reset_at: expect.any(String) });
   });
 
-  it.each(FORMATS)("R11.5 %s: every target excluded by a timer → 503 all_targets_cooling_down with Retry-After and diagnostics.excluded", async (format) => {
-    const prefix = `vc${format[0]}`;
-    const combo = await pair(prefix);
-    for (const s of ["a", "b"]) {
-      sim.addFault(`${prefix}${s}-key`, { status: 429, retryAfter: 120, times: 1 });
-      expect((await ask("openai", `${prefix}${s}/m1`)).status).toBe(429);
-    }
-    const callsBefore = sim.requests.length;
-    const r = await ask(format, combo);
-    expect(r.status).toBe(503);
-    expect(sim.requests.length).toBe(callsBefore);
-    const error = errorOf(format, r);
-    expect(error.code).toBe("all_targets_cooling_down");
-    expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(100);
-    expect(error.diagnostics.excluded).toEqual([
-      { target: `${prefix}a/m1`, reason: "unavailable", remainingSeconds: expect.any(Number) },
-      { target: `${prefix}b/m1`, reason: "unavailable", remainingSeconds: expect.any(Number) },
-    ]);
-    for (const e of error.diagnostics.excluded) expect(e.remainingSeconds).toBeGreaterThan(100);
-  });
+  it.each(FORMATS)(
+    "R11.5 R25.6 %s: every target excluded by a timer → 503 all_targets_cooling_down with diagnostics.excluded; a wait over a minute is no Retry-After but x-should-retry: false",
+    async (format) => {
+      const prefix = `vc${format[0]}`;
+      const combo = await pair(prefix);
+      for (const s of ["a", "b"]) {
+        sim.addFault(`${prefix}${s}-key`, { status: 429, retryAfter: 120, times: 1 });
+        expect((await ask("openai", `${prefix}${s}/m1`)).status).toBe(429);
+      }
+      const callsBefore = sim.requests.length;
+      const r = await ask(format, combo);
+      expect(r.status).toBe(503);
+      expect(sim.requests.length).toBe(callsBefore);
+      const error = errorOf(format, r);
+      expect(error.code).toBe("all_targets_cooling_down");
+      expect(r.headers.get("retry-after")).toBeNull();
+      expect(r.headers.get("x-should-retry")).toBe("false");
+      expect(error.diagnostics.excluded).toEqual([
+        { target: `${prefix}a/m1`, reason: "unavailable", remainingSeconds: expect.any(Number) },
+        { target: `${prefix}b/m1`, reason: "unavailable", remainingSeconds: expect.any(Number) },
+      ]);
+      for (const e of error.diagnostics.excluded) expect(e.remainingSeconds).toBeGreaterThan(100);
+    },
+  );
 
   it.each(FORMATS)("R11.5 %s: only auth/quota/not-found skips → 503 ALL_TARGETS_SKIPPED without a hint", async (format) => {
     const prefix = `vs${format[0]}`;
@@ -124,59 +129,72 @@ describe("combo terminal verdicts (R11.5)", () => {
     expect(errorOf(format, r).retry_after).toBeUndefined();
   });
 
-  it.each(FORMATS)("R11.5 %s: every target refused at dispatch on auth or not-found → 503 ALL_TARGETS_SKIPPED, not the last target's 404", async (format) => {
+  it.each(FORMATS)("R25.6 %s: every target refused at dispatch, on auth then not-found → the 401 (not a 503 to retry, not the last target's 404)", async (format) => {
     const prefix = `vd${format[0]}`;
     const combo = await pair(prefix);
     sim.addFault(`${prefix}a-key`, { status: 401, times: 1 });
     sim.addFault(`${prefix}b-key`, { status: 404, times: 1 });
     const r = await ask(format, combo);
     expect(dispatched(prefix)).toEqual([`${prefix}a-key`, `${prefix}b-key`]);
-    expect(r.status).toBe(503);
+    expect(r.status).toBe(401);
     const error = errorOf(format, r);
-    expect(error.code).toBe("ALL_TARGETS_SKIPPED");
+    expect(error.code).toBe("unauthorized");
+    if (format === "anthropic") expect(error.type).toBe("authentication_error");
     expect(r.headers.get("retry-after")).toBeNull();
+    expect(r.headers.get("x-should-retry")).toBe("false");
     expect(error.retry_after).toBeUndefined();
     const row = await logRow(r);
-    expect(row).toMatchObject({ status: 503, errorCode: "ALL_TARGETS_SKIPPED" });
+    expect(row).toMatchObject({ status: 401, errorCode: "unauthorized" });
     expect(row.attempts.map((a: { status: number; verdict: string }) => [a.status, a.verdict])).toEqual([
       [401, "auth_error"],
       [404, "not_found"],
     ]);
   });
 
-  const SKIP_FAULTS: Array<[string, string, FaultSpec, FaultSpec]> = [
-    ["403 and 402 (credits)", "vq1", { status: 403 }, { status: 402 }],
-    ["quota 429 and a 400 model_not_found", "vq2", quotaFault, { status: 400, body: '{"error":{"message":"The model m1 does not exist","code":"model_not_found"}}' }],
+  const PRECEDENCE: Array<[string, string, FaultSpec, FaultSpec, number]> = [
+    ["403 then 402 (credits) → the 403", "vq1", { status: 403 }, { status: 402 }, 403],
+    [
+      "a quota 429 then a 400 model_not_found → the 429",
+      "vq2",
+      quotaFault,
+      { status: 400, body: '{"error":{"message":"The model m1 does not exist","code":"model_not_found"}}' },
+      429,
+    ],
+    ["a 401 then a 500 → the 401", "vx", { status: 401 }, { status: 500 }, 401],
+    ["a 404 then a 503 → the 404", "vy", { status: 404 }, { status: 503 }, 404],
+    ["a short 429 then a 401 → the 429", "vz", { status: 429, retryAfter: 5 }, { status: 401 }, 429],
   ];
-  it.each(SKIP_FAULTS)("R11.5 a combo refused at dispatch on %s → 503 ALL_TARGETS_SKIPPED without a hint", async (_, prefix, a, b) => {
-    const combo = await pair(prefix);
+  it.each(PRECEDENCE)("R25.6 a combo whose every target failed, %s", async (_, prefix, a, b, status) => {
+    const combo = await pair(prefix, { comboCooldownWaitEnabled: false });
     sim.addFault(`${prefix}a-key`, { ...a, times: 1 });
     sim.addFault(`${prefix}b-key`, { ...b, times: 1 });
     const r = await ask("openai", combo);
     expect(dispatched(prefix)).toHaveLength(2);
-    expect(r.status).toBe(503);
-    expect(r.body.error.code).toBe("ALL_TARGETS_SKIPPED");
-    expect(r.headers.get("retry-after")).toBeNull();
+    expect(r.status).toBe(status);
+    const retryAfter = r.headers.get("retry-after");
+    if (retryAfter !== null) expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+    if (status !== 429) expect(r.headers.get("x-should-retry")).toBe("false");
   });
 
-  it("R11.5 a target left terminal before dispatch and one refused at dispatch on auth → 503 ALL_TARGETS_SKIPPED", async () => {
+  it("R25.6 a target left terminal before dispatch and one refused at dispatch on auth → 401", async () => {
     const combo = await pair("vm");
     sim.addFault("vma-key", { status: 402, times: 1 });
     expect((await ask("openai", "vma/m1")).status).toBe(402);
     sim.addFault("vmb-key", { status: 401, times: 1 });
     const r = await ask("openai", combo);
     expect(dispatched("vm")).toEqual(["vma-key", "vmb-key"]);
-    expect(r.status).toBe(503);
-    expect(r.body.error.code).toBe("ALL_TARGETS_SKIPPED");
+    expect(r.status).toBe(401);
+    expect(r.body.error.code).toBe("unauthorized");
   });
 
-  it("R11.5 one target failing on something else (a 500) is not a skip: the last verdict still decides", async () => {
-    const combo = await pair("vx");
-    sim.addFault("vxa-key", { status: 401, times: 1 });
-    sim.addFault("vxb-key", { status: 500, times: 1 });
+  it("R25.6 every target failed server-side → the 5xx, naming how many targets were tried", async () => {
+    const combo = await pair("vw");
+    sim.addFault("vwa-key", { status: 500, times: 1 });
+    sim.addFault("vwb-key", { status: 502, times: 1 });
     const r = await ask("openai", combo);
-    expect(r.status).toBe(500);
-    expect(r.body.error.code).toBe("upstream_error");
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({ code: "upstream_error", targets_tried: 2 });
+    expect(r.body.error.message).toMatch(/^2 target\(s\) tried, every one failed/);
   });
 
   it.each(FORMATS)("R11.5 %s: nothing executable and no timer → 404 no_executable_targets", async (format) => {

@@ -119,7 +119,7 @@ describe("R21.8 use your subscription with the real clients: (a) the login is se
     { timeout: TEST_TIMEOUT_MS },
     async () => {
       const snippet = claudeSnippet();
-      expect(snippet.text).toBe(`export ANTHROPIC_BASE_URL=${gw.url}\nclaude`);
+      expect(snippet.text).toBe(`export ANTHROPIC_BASE_URL=${gw.url}\nexport CLAUDE_CODE_GATEWAY_HINT_HEADERS=1\nclaude`);
       const home = temp("claude-a");
       claudeMaxHome(home);
       const from = sim.requests.length;

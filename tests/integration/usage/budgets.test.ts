@@ -70,7 +70,10 @@ describe("key budgets (R18.4)", () => {
         const resetAt = nextUtcMidnight(t);
         expect(Date.parse(res.body.error.reset_at)).toBeGreaterThanOrEqual(resetAt);
         expect(Date.parse(res.body.error.reset_at)).toBeLessThan(resetAt + 2_000);
-        expect(Number(res.headers.get("retry-after"))).toBe(res.body.error.retry_after);
+        expect(res.body.error.retry_after).toBe(Math.ceil((Date.parse(res.body.error.reset_at) - t) / 1000));
+        // R25.6: the period ends later than a minute from now: the agent is told not to retry.
+        expect(res.headers.get("retry-after")).toBeNull();
+        expect(res.headers.get("x-should-retry")).toBe("false");
         break;
       }
       expect(res.status).toBe(200);
@@ -141,7 +144,10 @@ describe("connection budgets (R18.4)", () => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("all_targets_cooling_down");
     const t = await now();
-    expect(Number(res.headers.get("retry-after"))).toBe(Math.ceil((nextUtcMidnight(t) - t) / 1000));
+    expect(res.body.error.diagnostics.excluded[0].remainingSeconds).toBe(Math.ceil((nextUtcMidnight(t) - t) / 1000));
+    // R25.6: a wait over a minute is no Retry-After but x-should-retry: false.
+    expect(res.headers.get("retry-after")).toBeNull();
+    expect(res.headers.get("x-should-retry")).toBe("false");
     // Removing the budget serves it again at once.
     expect((await gw.api("PATCH", "/api/connections/solo-c1", { budget: null })).status).toBe(200);
     expect((await chat("solo/m1")).status).toBe(200);

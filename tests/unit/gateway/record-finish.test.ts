@@ -5,7 +5,10 @@ import type { AttemptOutcome } from "../../../main/gateway/pipeline/attempt.js";
 import { settleAttempt, terminalError } from "../../../main/gateway/pipeline/finish.js";
 import { recordAttempt } from "../../../main/gateway/pipeline/record.js";
 import { SelectionLog } from "../../../main/gateway/pipeline/select.js";
-import { errorFromExclusions, errorFromVerdict } from "../../../main/gateway/context/outcome.js";
+import { errorFromExclusions, errorFromVerdict, holdsFor, type FailedAttempt } from "../../../main/gateway/context/outcome.js";
+import type { Verdict } from "../../../main/engine/ports.js";
+
+const failed = (verdict: Verdict, target = "oai/m1"): FailedAttempt => ({ verdict, target, upstreamShouldRetry: null });
 import { clientSide, connection, ports, provider } from "./fixtures.js";
 
 const oai = provider({ id: "oai", models: ["m1"] });
@@ -105,8 +108,8 @@ describe("next target or finish", () => {
     const deps = { connections: p.connections, clock: p.h.clock };
     const log = new SelectionLog();
     log.exclusions.push({ target: "oai/m1", reason: "unavailable", remainingMs: 4_000, provider: "oai" });
-    expect(terminalError(deps, { lastVerdict: null, failures: [], selection: log }, 1, false)).toEqual(errorFromExclusions(log.exclusions, 1, false, log.connectionCounts));
-    expect(terminalError(deps, { lastVerdict: null, failures: [], selection: log }, 1, false)).toMatchObject({
+    expect(terminalError(deps, { lastVerdict: null, failed: [], selection: log }, 1, false)).toEqual(errorFromExclusions(log.exclusions, 1, false, log.connectionCounts));
+    expect(terminalError(deps, { lastVerdict: null, failed: [], selection: log }, 1, false)).toMatchObject({
       status: 503,
       code: "all_targets_cooling_down",
       retryAfterMs: 4_000,
@@ -114,30 +117,56 @@ describe("next target or finish", () => {
     log.claim("c1", { provider: oai, model: "m1" });
     p.h.store.updateRuntime("c2", { rateLimitedUntil: p.h.clock.now() + 9_000 });
     const rateLimited = { ...verdictOf(p, 429), clientRetryAfterMs: null };
-    expect(terminalError(deps, { lastVerdict: rateLimited, failures: [{ reason: rateLimited.reason }], selection: log }, 1, false)).toEqual(errorFromVerdict(rateLimited, 9_000));
-    expect(terminalError(deps, { lastVerdict: rateLimited, failures: [{ reason: rateLimited.reason }], selection: log }, 1, false)).toMatchObject({
+    expect(terminalError(deps, { lastVerdict: rateLimited, failed: [failed(rateLimited)], selection: log }, 1, false)).toEqual(errorFromVerdict(rateLimited, 9_000));
+    expect(terminalError(deps, { lastVerdict: rateLimited, failed: [failed(rateLimited)], selection: log }, 1, false)).toMatchObject({
       status: 429,
       code: "rate_limit_error",
       retryAfterMs: 9_000,
     });
   });
 
-  it("R11.5 a combo whose attempts failed only on auth, quota or not-found is ALL_TARGETS_SKIPPED; a direct request keeps the last verdict", () => {
+  it("R25.6 when every target failed: the last 429, else 401/403, else 404, else the server-side failure naming how many targets were tried", () => {
     const { p } = setup();
     const deps = { connections: p.connections, clock: p.h.clock };
     const selection = new SelectionLog();
     selection.exclusions.push({ target: "oai/m1", reason: "terminal", remainingMs: null, provider: "oai", connectionId: "c2" });
-    const [auth, notFound, server] = [verdictOf(p, 401), verdictOf(p, 404), verdictOf(p, 500)];
-    const skipped = { lastVerdict: notFound, failures: [auth, notFound], selection };
-    expect(terminalError(deps, skipped, 2, true)).toEqual({
-      status: 503,
-      code: "ALL_TARGETS_SKIPPED",
-      message: "Every target was skipped (auth, quota or not found)",
-      retryAfterMs: null,
-      noRetry: true,
-    });
-    expect(terminalError(deps, skipped, 2, false)).toEqual(errorFromVerdict(notFound, null));
-    // One failure that is neither auth, quota nor not-found, and the last verdict decides again.
-    expect(terminalError(deps, { lastVerdict: server, failures: [auth, server], selection }, 2, true)).toMatchObject({ status: 500, code: "upstream_error" });
+    const [auth, notFound, server, limited] = [verdictOf(p, 401), verdictOf(p, 404), verdictOf(p, 500), { ...verdictOf(p, 429), clientRetryAfterMs: 5_000 }];
+    const answer = (list: Verdict[], combo = true) =>
+      terminalError(deps, { lastVerdict: list[list.length - 1], failed: list.map((v, i) => failed(v, `t${i}/m1`)), selection }, 2, combo);
+    // The issue's case: every target refused the credential → a 401 that tells the user, not a 503 to retry.
+    expect(answer([auth, auth])).toMatchObject({ status: 401, code: "unauthorized", noRetry: true });
+    expect(answer([auth, notFound])).toMatchObject({ status: 401, code: "unauthorized" });
+    expect(answer([notFound, server])).toMatchObject({ status: 404, code: "model_not_found" });
+    expect(answer([limited, auth, server])).toMatchObject({ status: 429, code: "rate_limit_error", retryAfterMs: 5_000, noRetry: false });
+    expect(answer([auth, server], false)).toMatchObject({ status: 401 });
+    const allServer = answer([server, server, server]);
+    expect(allServer).toMatchObject({ status: 500, code: "upstream_error", extra: { targets_tried: 3 } });
+    expect(allServer.message).toMatch(/^3 target\(s\) tried, every one failed/);
+    // With no attempt, the exclusions still decide (R11.5).
+    expect(terminalError(deps, { lastVerdict: null, failed: [], selection }, 2, true)).toMatchObject({ status: 503, code: "ALL_TARGETS_SKIPPED" });
+  });
+
+  it("R25.6 an upstream's x-should-retry in the client's format passes through on the deciding failure", () => {
+    const { p } = setup();
+    const deps = { connections: p.connections, clock: p.h.clock };
+    const selection = new SelectionLog();
+    const server = verdictOf(p, 500);
+    const said = (value: boolean | null) => terminalError(deps, { lastVerdict: server, failed: [{ ...failed(server), upstreamShouldRetry: value }], selection }, 1, false);
+    expect(said(false)).toMatchObject({ noRetry: true });
+    expect(said(true)).toMatchObject({ noRetry: false, headers: { "x-should-retry": "true" } });
+    expect(said(null).headers).toBeUndefined();
+  });
+});
+
+describe("R25.6 a wait longer than a minute", () => {
+  const err = (status: number, retryAfterMs: number | null, noRetry = false) => ({ status, code: "rate_limit_error" as const, message: "m", retryAfterMs, noRetry });
+  it("R25.6 is held by Switchyard while the request's waits fit waitOrSwitch.maxWaitMs; a wait of a minute or less, a refusal or an overrun answers now", () => {
+    expect(holdsFor(err(429, 90_000), 0, 120_000)).toBe(90_000);
+    expect(holdsFor(err(503, 61_000), 50_000, 120_000)).toBe(61_000);
+    expect(holdsFor(err(503, 61_000), 70_000, 120_000)).toBeNull();
+    expect(holdsFor(err(429, 60_000), 0, 120_000)).toBeNull();
+    expect(holdsFor(err(429, 90_000, true), 0, 120_000)).toBeNull();
+    expect(holdsFor(err(500, 90_000), 0, 120_000)).toBeNull();
+    expect(holdsFor(err(429, null), 0, 120_000)).toBeNull();
   });
 });

@@ -18,14 +18,16 @@ const connection = (id: string, providerId: string, extra: Partial<Connection> =
 describe("R21.8 use your subscription: the lines", () => {
   it("R21.8 Claude Code keeps its login: only ANTHROPIC_BASE_URL, no key variable, and the run line passes no options", () => {
     const { "claude-code": claude } = bySnippet(null);
-    expect(claude.text).toBe(`export ANTHROPIC_BASE_URL=${origin}\nclaude`);
+    expect(claude.text).toBe(`export ANTHROPIC_BASE_URL=${origin}\nexport CLAUDE_CODE_GATEWAY_HINT_HEADERS=1\nclaude`);
     expect(claude.text).not.toMatch(/ANTHROPIC_(API_KEY|AUTH_TOKEN)/);
     expect(claude.run).toBe(`switchyard run claude --url ${origin}`);
   });
 
   it("R21.8 R21.3 with a required key, Claude Code sends it in X-Switchyard-Key (ANTHROPIC_CUSTOM_HEADERS), leaving Authorization to the login", () => {
     const { "claude-code": claude } = bySnippet("sk-sy-minted");
-    expect(claude.text).toBe(`export ANTHROPIC_BASE_URL=${origin}\nexport ANTHROPIC_CUSTOM_HEADERS="X-Switchyard-Key: sk-sy-minted"\nclaude`);
+    expect(claude.text).toBe(
+      `export ANTHROPIC_BASE_URL=${origin}\nexport CLAUDE_CODE_GATEWAY_HINT_HEADERS=1\nexport ANTHROPIC_CUSTOM_HEADERS="X-Switchyard-Key: sk-sy-minted"\nclaude`,
+    );
     expect(claude.run).toBe(`SWITCHYARD_API_KEY=sk-sy-minted switchyard run claude --url ${origin}`);
   });
 

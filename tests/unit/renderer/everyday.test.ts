@@ -38,6 +38,7 @@ describe("connect snippets", () => {
     const [claude, aider] = buildSnippets(base);
     expect(claude.text.split("\n")).toEqual([
       "export ANTHROPIC_BASE_URL=http://127.0.0.1:9000",
+      "export CLAUDE_CODE_GATEWAY_HINT_HEADERS=1",
       "export ANTHROPIC_API_KEY=switchyard",
       "export ANTHROPIC_MODEL=coding",
       "export ANTHROPIC_SMALL_FAST_MODEL=fast",

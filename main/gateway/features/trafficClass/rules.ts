@@ -110,6 +110,25 @@ function qwenCode({ format, body }: TrafficInput): TrafficClass {
   return "main";
 }
 
+/**
+ * R25.5: Claude Code's gateway hint (`CLAUDE_CODE_GATEWAY_HINT_HEADERS=1`, 2.1.273+): the class it
+ * names comes ahead of every body signal. 2.1.332 also sends `side_reply`, which no class here
+ * matches: like any value not listed, it leaves the decision to the rules below.
+ */
+export const REQUEST_CLASS_HEADER = "x-claude-code-request-class";
+const HINTED_CLASS: Readonly<Record<string, TrafficClass>> = {
+  main: "main",
+  subagent: "subagent",
+  workflow: "subagent",
+  compaction: "compaction",
+  auxiliary: "background",
+};
+
+function hintedClass(headers: IncomingHttpHeaders): TrafficClass | null {
+  const value = headerOf(headers, REQUEST_CLASS_HEADER).trim().toLowerCase();
+  return Object.hasOwn(HINTED_CLASS, value) ? HINTED_CLASS[value] : null;
+}
+
 const BY_CLIENT: Partial<Record<ClientKind, (input: TrafficInput) => TrafficClass>> = {
   "claude-code": claudeCode,
   "codex-cli": codex,
@@ -126,6 +145,8 @@ export function trafficClassOf(input: TrafficInput): TrafficClass {
   if (path.endsWith("/messages/count_tokens") || path.endsWith("/responses/input_tokens") || path.endsWith(":countTokens")) return "count";
   // Remote compaction's own route (Codex 0.171 no longer calls it: it compacts through /v1/responses, above).
   if (path.endsWith("/responses/compact")) return "compaction";
+  const hinted = hintedClass(input.headers);
+  if (hinted) return hinted;
   const rules = BY_CLIENT[input.clientKind];
   return rules ? rules({ ...input, path }) : "main";
 }

@@ -27,6 +27,11 @@ export class WarmCaches {
     return null;
   }
 
+  /** R25.5: the session's conversation was compacted: the old prefix's cache no longer holds it anywhere. */
+  forget(sessionKey: string | null): void {
+    if (sessionKey !== null) this.bySession.delete(sessionKey);
+  }
+
   /** A request of the session was answered: the connection that read or wrote its cache holds it now. */
   answered(sessionKey: string | null, entry: Pick<RequestLogEntry, "status" | "connectionId" | "cacheReadTokens" | "cacheWriteTokens">, now: number): void {
     if (sessionKey === null || entry.status >= 400 || entry.connectionId === null) return;

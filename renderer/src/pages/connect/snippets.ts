@@ -79,6 +79,8 @@ export function buildSnippets({ url, model, smallModel, key }: SnippetInput): Sn
       language: "sh",
       text: [
         `export ANTHROPIC_BASE_URL=${url}`,
+        // R25.5: Claude Code then tells Switchyard what each request is for (main turn, subagent, compaction…).
+        `export CLAUDE_CODE_GATEWAY_HINT_HEADERS=1`,
         `export ANTHROPIC_API_KEY=${k}`,
         `export ANTHROPIC_MODEL=${model}`,
         `export ANTHROPIC_SMALL_FAST_MODEL=${smallModel}`,

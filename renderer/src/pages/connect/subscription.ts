@@ -52,7 +52,8 @@ const q = (value: string) => JSON.stringify(value);
 const dq = (value: string) => `"${value.replace(/["\\$`]/g, (c) => `\\${c}`)}"`;
 
 export function buildSubscriptionSnippets({ url, key }: SubscriptionInput): SubscriptionSnippet[] {
-  const claudeLines = [`export ANTHROPIC_BASE_URL=${url}`];
+  // R25.5: Claude Code then tells Switchyard what each request is for (main turn, subagent, compaction…).
+  const claudeLines = [`export ANTHROPIC_BASE_URL=${url}`, `export CLAUDE_CODE_GATEWAY_HINT_HEADERS=1`];
   // R21.3: the Switchyard key rides in a header of its own, so Authorization stays the login's.
   if (key !== null) claudeLines.push(`export ANTHROPIC_CUSTOM_HEADERS=${dq(`X-Switchyard-Key: ${key}`)}`);
   claudeLines.push(`claude`);
