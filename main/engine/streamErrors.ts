@@ -25,9 +25,13 @@ const STATUS_BY_NAME: Readonly<Record<string, number>> = {
   RESOURCE_EXHAUSTED: 429,
   // Anthropic's 529: the provider is overloaded, which the breaker reads as a 503 (R2.3).
   overloaded_error: 503,
+  overloaded: 503,
   UNAVAILABLE: 503,
   DEADLINE_EXCEEDED: 504,
 };
+
+/** Anthropic's overloaded status, as a numeric code names it. */
+const OVERLOADED = 529;
 
 /** An error the event does not name is the provider's: a 500. */
 const UNNAMED_STREAM_ERROR = 500;
@@ -51,10 +55,11 @@ function errorOf(body: string): Record<string, unknown> | null {
 export function streamErrorStatus(body: string): number {
   const error = errorOf(body);
   if (!error) return UNNAMED_STREAM_ERROR;
-  for (const key of ["type", "code", "status"]) {
+  // The code first: OpenAI's is finer than its type (model_not_found under invalid_request_error).
+  for (const key of ["code", "type", "status"]) {
     const value = error[key];
     if (typeof value === "string" && STATUS_BY_NAME[value] !== undefined) return STATUS_BY_NAME[value];
-    if (typeof value === "number" && Number.isInteger(value) && value >= 400 && value < 600) return value;
+    if (typeof value === "number" && Number.isInteger(value) && value >= 400 && value < 600) return value === OVERLOADED ? STATUS_BY_NAME["overloaded_error"] : value;
   }
   return UNNAMED_STREAM_ERROR;
 }
