@@ -181,6 +181,19 @@ describe("R25.4 failures inside a 200 stream count for the breaker", () => {
     expect((await breaker("oai")).failureCount).toBe(1);
   });
 
+  it("R25.4 a translated stream's error event (Anthropic upstream, OpenAI client) is the same failure, in the client's own error frame", async () => {
+    sim.addFault("fs-1", { errorEventAfterChunks: 1, times: 1 });
+    const r = await gw.post("/v1/chat/completions", chat("solo/m1", true));
+    const data = parseSse(r.text)
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as Record<string, any>);
+    expect(data.some((d) => typeof d.choices?.[0]?.delta?.content === "string" && d.choices[0].delta.content !== "")).toBe(true);
+    expect(data.at(-1)?.error?.code).toBe("upstream_stream_error");
+    expect(data.some((d) => d.choices?.[0]?.finish_reason === "stop")).toBe(false);
+    expect(brief(await attemptsOf(r))).toEqual([["solo-c1", "server_error", "mid_stream", "provider"]]);
+    expect((await breaker("solo")).failureCount).toBe(1);
+  });
+
   it("R25.4 a stream that ends with no terminal event is a failure for the breaker", async () => {
     sim.addFault("fo-1", { endAfterChunks: 2, times: 1 });
     const r = await gw.post("/v1/chat/completions", chat("oai/m1", true));
