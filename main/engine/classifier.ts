@@ -124,8 +124,7 @@ const STREAM_VERDICTS: Record<StreamCause, { reason: VerdictReason; status: numb
 
 function classifyStream(cause: StreamCause): Verdict {
   const { reason, status, code } = STREAM_VERDICTS[cause];
-  // R25.4: a stream the upstream left without its terminal event is no usable answer: the breaker counts it (R2.3).
-  return build(reason, unanswered(code, status), cause === "early_eof" ? { breakerEligible: true } : {});
+  return build(reason, unanswered(code, status));
 }
 
 /** D4: a daily quota without a hint lasts until local midnight (at most 24 h). */

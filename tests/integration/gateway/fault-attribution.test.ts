@@ -194,11 +194,18 @@ describe("R25.4 failures inside a 200 stream count for the breaker", () => {
     expect((await breaker("solo")).failureCount).toBe(1);
   });
 
-  it("R25.4 a stream that ends with no terminal event is a failure for the breaker", async () => {
-    sim.addFault("fo-1", { endAfterChunks: 2, times: 1 });
-    const r = await gw.post("/v1/chat/completions", chat("oai/m1", true));
-    expect(brief(await attemptsOf(r))).toEqual([["oai-c1", "stream_early_eof", "no_terminal", "provider"]]);
-    expect((await breaker("oai")).failureCount).toBe(1);
+  it("R25.4 a stream that ends with no terminal event is a failure of its class: it rests the connection and never counts as a success", async () => {
+    // A provider failure first: a success would clear the breaker's count, a failure of the early-EOF class keeps it (D13).
+    sim.addFault("fs-1", { status: 503, times: 1 });
+    await gw.post("/v1/chat/completions", chat("solo/m1"));
+    expect((await breaker("solo")).failureCount).toBe(1);
+    await gw.api("POST", "/api/resilience/cooldowns", { all: true });
+    sim.addFault("fs-1", { endAfterChunks: 2, times: 1 });
+    const r = await gw.post("/v1/chat/completions", chat("solo/m1", true));
+    const [attempt] = (await attemptsOf(r)) as Array<Attempt & { after: { state: string } | null }>;
+    expect([attempt.connectionId, attempt.verdict, attempt.ended, attempt.fault]).toEqual(["solo-c1", "stream_early_eof", "no_terminal", "provider"]);
+    expect(attempt.after?.state).toMatch(/cooling_down|model_lockout/);
+    expect((await breaker("solo")).failureCount).toBe(1);
   });
 });
 
