@@ -101,12 +101,12 @@ export function createAttemptRunner(deps: PipelineDeps) {
       deadline?.end();
     }
     if (deadline?.expired && !ctx.client.gone) {
-      abandonTimedOutTarget(deps, ctx, { ctx: engineCtx, target, combo, startedAt, deadline, ended: endedOf(outcome, ctx.client.committed) });
+      abandonTimedOutTarget(deps, ctx, { ctx: engineCtx, target, combo, startedAt, deadline, ended: endedOf(outcome, ctx.client.outputStarted) });
       return "next";
     }
     if (execution?.expired && !ctx.client.gone) {
       // R9.1: the job expired; a local limit, not the provider's failure.
-      attempted(ctx, attempt, { status: null, verdict: execution.error.code, startedAt, ended: endedOf(outcome, ctx.client.committed) });
+      attempted(ctx, attempt, { status: null, verdict: execution.error.code, startedAt, ended: endedOf(outcome, ctx.client.outputStarted) });
       ctx.client.fail(execution.error);
       return "answered";
     }
@@ -140,7 +140,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
   function gatewayFault(ctx: RequestContext, target: Target, verdict: Verdict): boolean {
     const upstreamFormat = upstreamFormatOf(target.provider, ctx.format);
     deps.emit({ type: "gateway.fault", provider: target.provider.id, clientFormat: ctx.format, upstreamFormat, message: verdict.message, at: deps.clock.now() });
-    if (ctx.sameFormatOnly || ctx.client.committed || !sameFormatTargetAfter(ctx, target)) return false;
+    if (ctx.sameFormatOnly || ctx.client.outputStarted || !sameFormatTargetAfter(ctx, target)) return false;
     ctx.sameFormatOnly = true;
     ctx.abandonTarget = true;
     return true;
@@ -168,7 +168,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
 
   /** A feature answered the attempt's outcome itself (a refused login): nothing is recorded in the engine, nothing cools. */
   function ownAnswer(ctx: RequestContext, attempt: AttemptTarget, own: OwnAnswer, outcome: AttemptOutcome, startedAt: number): Step {
-    attempted(ctx, attempt, { status: "status" in outcome ? outcome.status : null, verdict: own.verdict, startedAt, ended: endedOf(outcome, ctx.client.committed) });
+    attempted(ctx, attempt, { status: "status" in outcome ? outcome.status : null, verdict: own.verdict, startedAt, ended: endedOf(outcome, ctx.client.outputStarted) });
     if (own.upstreamBody !== undefined) ctx.client.passUpstreamError(own.error, own.upstreamBody, own.verdict);
     else ctx.client.fail(own.error);
     return "answered";

@@ -120,7 +120,7 @@ export function recordAttempt(
   extras: RecordExtras = {},
 ): AttemptResult {
   const egressIp = egressIpOf(ctx.connection);
-  const ended = endedOf(outcome, client.committed);
+  const ended = endedOf(outcome, client.outputStarted);
   const translated = extras.translated === true;
   const line = (status: number | null, verdict: string | null, fault: AttemptFault) => {
     const record: AttemptRecord = {
