@@ -159,7 +159,13 @@ export function createAttemptRunner(deps: PipelineDeps) {
     slot.observed({ headers: counted.headers, verdict: null });
     if (counted.text === null) return "next";
     const outcome: AttemptOutcome = { kind: "json", status: 200, body: counted.text, usage: NO_USAGE };
-    const decision = deps.features.afterAttempt(ctx, { target: attempt.target, connection: attempt.connection, probe: attempt.probe, outcome, result: { kind: "success", fault: "none" } });
+    const decision = deps.features.afterAttempt(ctx, {
+      target: attempt.target,
+      connection: attempt.connection,
+      probe: attempt.probe,
+      outcome,
+      result: { kind: "success", fault: "none" },
+    });
     if (decision?.kind === "shed") return (ctx.client.fail(decision.error), "answered");
     ctx.client.answeredBy(attempt.connection.id, []);
     ctx.client.sendJson(counted.text);
@@ -174,7 +180,11 @@ export function createAttemptRunner(deps: PipelineDeps) {
     return "answered";
   }
 
-  function attempted(ctx: RequestContext, { target, connection }: AttemptTarget, line: { status: number | null; verdict: string | null; startedAt: number; ended: AttemptEnded }): void {
+  function attempted(
+    ctx: RequestContext,
+    { target, connection }: AttemptTarget,
+    line: { status: number | null; verdict: string | null; startedAt: number; ended: AttemptEnded },
+  ): void {
     ctx.record.attempted({
       provider: target.provider.id,
       connectionId: connection.id,
