@@ -160,6 +160,14 @@ export interface ApiKeyInfo {
 
 export type BreakerState = "CLOSED" | "DEGRADED" | "OPEN" | "HALF_OPEN";
 
+/** R25.4: where an attempt ended: before a response head, at it, before content, mid-stream, with no terminal event, or complete. */
+export type AttemptEnded = "connect" | "headers" | "before_content" | "mid_stream" | "no_terminal" | "complete";
+export const ATTEMPT_ENDINGS: readonly AttemptEnded[] = ["connect", "headers", "before_content", "mid_stream", "no_terminal", "complete"];
+
+/** R25.4: whose fault an attempt's end was; only transport, provider and account blame the upstream. */
+export type AttemptFault = "none" | "transport" | "provider" | "account" | "client" | "context" | "gateway";
+export const ATTEMPT_FAULTS: readonly AttemptFault[] = ["none", "transport", "provider", "account", "client", "context", "gateway"];
+
 export interface AttemptRecord {
   provider: string;
   connectionId: string | null;
@@ -167,6 +175,10 @@ export interface AttemptRecord {
   status: number | null;
   verdict: string | null;
   latencyMs: number;
+  /** R25.4: where the attempt ended (every attempt since R25.4; absent on rows stored before). */
+  ended?: AttemptEnded;
+  /** R25.4: whose fault it was ("none" for an attempt that answered; absent on rows stored before R25.4). */
+  fault?: AttemptFault;
   /** R12.5: the IP the attempt left from, when the connection binds one. */
   egressIp?: string;
   /** Bytes of the answer: the upstream's error body, or what the client received from this attempt. */
@@ -336,7 +348,9 @@ export type SwitchyardEvent =
   | { type: "billing.crossed"; fromConnectionId: string; toConnectionId: string; trafficClass: string; at: number }
   | { type: "billing.returned"; connectionId: string; at: number }
   /** R21.7: a subscription window reached 80, 95 or 100 % (once per window period). */
-  | { type: "quota.threshold"; connectionId: string; window: string; percent: 80 | 95 | 100; at: number };
+  | { type: "quota.threshold"; connectionId: string; window: string; percent: 80 | 95 | 100; at: number }
+  /** R25.4: an upstream refused as malformed a request Switchyard translated (no prompt content, only the upstream's message). */
+  | { type: "gateway.fault"; provider: string; clientFormat: WireFormat; upstreamFormat: WireFormat; message: string; at: number };
 
 /** One Responses API turn as served (R16.4): what the client sent and what it was answered, nothing else. */
 export interface StoredResponseRecord {

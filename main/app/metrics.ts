@@ -71,8 +71,8 @@ function requestCounters(registry: Registry) {
     }),
     attempts: new Counter({
       name: "switchyard_attempts_total",
-      help: "Upstream attempts, by provider, connection and outcome (success, or the failure's verdict).",
-      labelNames: ["provider", "connection", "outcome"] as const,
+      help: "Upstream attempts, by provider, connection, outcome (success, or the failure's verdict) and whose fault it was (R25.4).",
+      labelNames: ["provider", "connection", "outcome", "fault"] as const,
       registers,
     }),
     tokens: new Counter({
@@ -136,7 +136,7 @@ class Tally<L extends string> {
 function requestTallies() {
   return {
     requests: new Tally<"format" | "status">(),
-    attempts: new Tally<"provider" | "connection" | "outcome">(),
+    attempts: new Tally<"provider" | "connection" | "outcome" | "fault">(),
     tokens: new Tally<"provider" | "model" | "kind">(),
     cost: new Tally<"provider" | "model">(),
     requestsByClass: new Tally<"traffic_class" | "status">(),
@@ -166,7 +166,8 @@ function countRequest(t: RequestTallies, duration: RequestCounters["duration"], 
   for (const a of entry.attempts) {
     const connection = a.connectionId ?? NO_CONNECTION;
     const outcome = a.verdict ?? "success";
-    t.attempts.add(`${a.provider}\u0000${connection}\u0000${outcome}`, () => ({ provider: a.provider, connection, outcome }));
+    const fault = a.fault ?? "none";
+    t.attempts.add(`${a.provider}\u0000${connection}\u0000${outcome}\u0000${fault}`, () => ({ provider: a.provider, connection, outcome, fault }));
   }
   const provider = entry.provider;
   if (provider === null) return;

@@ -33,6 +33,7 @@ import { INVALID_JSON_TEXT, type StreamCause, type TransportFailure, type Upstre
 import type { FailureInput, RuleMatch, Verdict, VerdictReason } from "./ports.js";
 import { builtinProviderKey, hasOperatorRules, matchBuiltinRule, matchOperatorRule, matchProviderDefault, restateStatus } from "./providerRules.js";
 import { parseRetryHint } from "./retryHints.js";
+import { streamErrorStatus } from "./streamErrors.js";
 import { readWindowSignals, windowRest, type WindowSignals } from "./subscriptionWindows.js";
 
 export interface ClassifyContext {
@@ -240,6 +241,8 @@ export function classifyUpstreamFailure(input: FailureInput, ctx: ClassifyContex
       return classifyStream(failure.cause);
     case "stream_limit":
       return classifyStreamLimit(input, failure.headers, failure.bodyText, ctx);
+    case "stream_error":
+      return classifyStreamError(input, failure.headers, failure.bodyText, ctx);
     default:
       return unknownFailure(failure);
   }
@@ -283,6 +286,21 @@ function classifyStreamLimit(input: FailureInput, headers: UpstreamHeaders, body
   };
   const windowed = ctx.now === undefined ? null : classifyWindow(bodyText.toLowerCase(), { headers }, facts, readWindowSignals(headers, bodyText, ctx.now), ctx.now);
   return windowed ?? classify429(bodyText.toLowerCase(), input.provider, { ...facts, windowsFine: true }, ctx.now);
+}
+
+/**
+ * R25.4: an error event inside a 200 stream is the failure its error names (a 500 when it names
+ * none): a limit as the 429 it stands for, anything else by its status, as rules do not see
+ * in-stream errors (R12.2).
+ */
+function classifyStreamError(input: FailureInput, headers: UpstreamHeaders, bodyText: string, ctx: ClassifyContext): Verdict {
+  const status = streamErrorStatus(bodyText);
+  if (status === 429) return classifyStreamLimit(input, headers, bodyText, ctx);
+  const detail = (upstreamErrorMessage(bodyText) ?? bodyText).replace(/\s+/g, " ").trim().slice(0, 300);
+  const facts: Facts = { status, hintMs: null, hintSource: null, errorCode: upstreamErrorCode(bodyText), message: `upstream stream: ${detail}`, clientRetryAfterMs: null };
+  const text = bodyText.toLowerCase();
+  if (status === 400) return classify400(text, facts);
+  return classifyByStatus(text, { provider: input.provider, model: input.model, status, headers, bodyText }, facts, ctx);
 }
 
 /** An upstream's error answer (status ≥ 400), with who gave it. */

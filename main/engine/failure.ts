@@ -36,7 +36,9 @@ export type UpstreamFailure =
    * R21.4: a 200 stream ended on the account's limit (an error event the relay recognised): its
    * error body and the stream's response headers, classified as the 429 it stands for.
    */
-  | { kind: "stream_limit"; headers: UpstreamHeaders; bodyText: string };
+  | { kind: "stream_limit"; headers: UpstreamHeaders; bodyText: string }
+  /** R25.4: a 200 stream carried an error event (its data): a failure of the class its error names. */
+  | { kind: "stream_error"; headers: UpstreamHeaders; bodyText: string };
 
 /** The attempt deadline passed (R13.6): whatever undici reported, it is this timeout. */
 export const ATTEMPT_TIMED_OUT: TransportFailure = { kind: "transport", cause: "timeout", code: "ETIMEDOUT" };

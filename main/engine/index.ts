@@ -24,6 +24,7 @@ import { connectionTryOrder, inPriorityOrder } from "./connectionOrder.js";
 import { clearCooldownRows, listCooldownRows } from "./cooldownManager.js";
 import { EgressSiblingCooldowns, locksEgressBucket, planSiblingCooldowns } from "./egressBucket.js";
 import { planFailure, type FailurePlan } from "./failurePolicy.js";
+import { blamesUpstream } from "./faults.js";
 import { lockTargetFor, ModelLockouts, type LockoutEntry } from "./modelLockout.js";
 import type {
   AttemptContext,
@@ -215,7 +216,8 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
       return classifyUpstreamFailure(input, { settings: deps.getSettings(), appSettings: deps.getAppSettings(), now: clock.now() });
     },
 
-    recordFailure(ctx, verdict) {
+    recordFailure(ctx, verdict, fault) {
+      if (fault !== undefined && !blamesUpstream(fault)) return engine.recordNeutral(ctx);
       const now = clock.now();
       const settings = deps.getSettings();
       const { provider, connection } = ctx;

@@ -1,6 +1,6 @@
 // The engine's boundary: the ports it needs (implemented by main/store) and the facade the
 // gateway and the API call. The engine performs no I/O itself; it is handed a Clock and ports.
-import type { Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../shared/types.js";
+import type { AttemptFault, Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../shared/types.js";
 import type { ConnectionChoice } from "./connectionOrder.js";
 import type { LockoutEntry } from "./modelLockout.js";
 import type { UpstreamFailure } from "./failure.js";
@@ -206,7 +206,11 @@ export interface ResilienceEngine {
    */
   exclusionCheck(provider: Provider, model: string): (connection: Connection) => ConnectionExclusion | null;
   classify(input: FailureInput): Verdict;
-  recordFailure(ctx: AttemptContext, verdict: Verdict): void;
+  /**
+   * R25.4: `fault` is whose fault the failure was (faults.ts); a client's, a context window's or the
+   * gateway's own cools nothing and moves no breaker (a probe it was is freed, as by recordNeutral).
+   */
+  recordFailure(ctx: AttemptContext, verdict: Verdict, fault?: AttemptFault): void;
   recordSuccess(ctx: AttemptContext): void;
   /**
    * An attempt that ended for a reason that must not count (client abort, local limiter), or an

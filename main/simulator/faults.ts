@@ -16,6 +16,8 @@ const NUMBER_FIELDS = [
   "stallAfterChunks",
   "endAfterChunks",
   "garbleAfterChunks",
+  "errorEventAfterChunks",
+  "errorEventStatus",
   "trickleMs",
   "pingEveryMs",
   "reasoningOnlyMs",

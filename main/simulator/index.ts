@@ -19,6 +19,7 @@ import { compactionAnswer, responsesWriter } from "./wire/responses.js";
 import { isRecord } from "./records.js";
 import { parseUsageWall, UsageWalls } from "./usageWall.js";
 import { QuotaMeters } from "./quotaMeters.js";
+import { streamErrorEvent } from "./wire/errorEvent.js";
 import { Subscriptions, type Login, type StreamCut } from "./subscriptions.js";
 
 export type { FaultSpec, SimulatedRequest, Simulator, SimulatorOptions, WireFormat } from "./types.js";
@@ -206,7 +207,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     headers["content-type"] = "text/event-stream";
     headers["cache-control"] = "no-cache";
     res.writeHead(200, headers);
-    await playStream(res, writer.stream(ctx, (fault?.reasoningOnlyMs ?? 0) > 0), fault, pacer);
+    const errorEvent = fault?.errorEventAfterChunks === undefined ? undefined : streamErrorEvent(route.format, writer, fault.errorEventStatus ?? 529);
+    await playStream(res, writer.stream(ctx, (fault?.reasoningOnlyMs ?? 0) > 0), fault, pacer, errorEvent);
   }
 
   const controlDeps: ControlDeps = {

@@ -52,6 +52,7 @@ function isTimed(fault: FaultSpec): boolean {
     fault.stallAfterChunks !== undefined ||
     fault.endAfterChunks !== undefined ||
     fault.garbleAfterChunks !== undefined ||
+    fault.errorEventAfterChunks !== undefined ||
     fault.stallBeforeContent === true ||
     (fault.trickleMs ?? 0) > 0 ||
     fault.pingEveryMs !== undefined ||
@@ -94,7 +95,14 @@ function joinFrames(plan: StreamPlan): string {
  * Writes a 200 SSE stream whose headers are already set. Without a stream fault the
  * whole plan goes out in one write; otherwise frames are paced and cut as the fault says.
  */
-export async function playStream(res: ServerResponse, plan: StreamPlan, fault: FaultSpec | undefined, pacer: Pacer | undefined): Promise<void> {
+export async function playStream(
+  res: ServerResponse,
+  plan: StreamPlan,
+  fault: FaultSpec | undefined,
+  pacer: Pacer | undefined,
+  /** The format's error event, for an `errorEventAfterChunks` fault. */
+  errorEvent?: string,
+): Promise<void> {
   if (fault?.emptyStream) {
     res.end();
     return;
@@ -147,6 +155,7 @@ export async function playStream(res: ServerResponse, plan: StreamPlan, fault: F
   const stallAt = at(fault.stallAfterChunks);
   const endAt = at(fault.endAfterChunks);
   const garbleAt = at(fault.garbleAfterChunks);
+  const errorAt = at(fault.errorEventAfterChunks);
   for (let i = 0; i <= total; i++) {
     if (pacer.closed) return;
     if (i === resetAt) {
@@ -158,8 +167,8 @@ export async function playStream(res: ServerResponse, plan: StreamPlan, fault: F
       return;
     }
     // A proxy that drops the connection politely: the chunked body ends, the closing frames never come.
-    if (i === endAt || i === garbleAt) {
-      res.end(i === garbleAt ? GARBLED_FRAME : undefined);
+    if (i === endAt || i === garbleAt || i === errorAt) {
+      res.end(i === garbleAt ? GARBLED_FRAME : i === errorAt ? errorEvent : undefined);
       return;
     }
     if (i < total) await send(plan.content[i]);

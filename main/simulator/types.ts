@@ -47,6 +47,10 @@ export interface FaultSpec {
   pingEveryMs?: number;
   /** Stream: send reasoning/thinking frames for this long before the content. */
   reasoningOnlyMs?: number;
+  /** Stream: after N content chunks send the format's in-stream error event, then end (R25.4). */
+  errorEventAfterChunks?: number;
+  /** The status the error event names (default 529, overloaded): 400 an invalid request, 429 a rate limit. */
+  errorEventStatus?: number;
   /** Answer 400 "too many tools" to a request declaring more tools than this (R11.7); smaller requests are served. */
   maxTools?: number;
   /** Apply to the next N matching requests, then drop it (default: until cleared). */

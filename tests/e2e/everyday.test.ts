@@ -104,7 +104,7 @@ describe("everyday use (issue 14)", () => {
     }
   }, 30_000);
 
-  it("issue14 the request log opens a request into its timeline: attempts with verdict and cooldown, then what was skipped", async () => {
+  it("issue14 R25.4 the request log opens a request into its timeline: attempts with verdict, cooldown, where each ended and whose fault it was, then what was skipped", async () => {
     const { page, server } = h;
     await openPage(h, "Request log", "Request log");
     // The first demo request (Claude Code's) failed over: key 1 answered 429 with Retry-After 15.
@@ -113,8 +113,12 @@ describe("everyday use (issue 14)", () => {
     const timeline = page.getByRole("region", { name: "Why this request went where it went" });
     const steps = timeline.getByRole("list", { name: "Timeline" });
     await steps.getByText("Received from Claude Code (openai format) for demo (a combo)").waitFor();
-    await steps.getByText(/Attempt 1: sim-a · Provider A · key 1 \(demo-model\) → 429 rate_limit, .*; cooldown 1\d(\.\d)? s from Retry-After/).waitFor();
-    await steps.getByText(/Attempt 2: sim-a · Provider A · key 2 \(demo-model\) → 200 ok, .* \d+ B/).waitFor();
+    await steps
+      .getByText(
+        /Attempt 1: sim-a · Provider A · key 1 \(demo-model\) → 429 rate_limit, .*; cooldown 1\d(\.\d)? s from Retry-After — refused at the response head, the account's fault/,
+      )
+      .waitFor();
+    await steps.getByText(/Attempt 2: sim-a · Provider A · key 2 \(demo-model\) → 200 ok, .* \d+ B — complete$/).waitFor();
     await steps.getByText(/Answered 200 by sim-a · Provider A · key 2 after 2 attempts/).waitFor();
     expect(await layoutAndLabelProblems(page)).toEqual([]);
     await screenshot(page, "request-timeline");

@@ -14,6 +14,8 @@ export interface FaultPlan {
   endAfterChunks?: number;
   /** R25.6: an upstream's own x-should-retry. */
   headers?: Record<string, string>;
+  /** R25.4: an in-stream error event after this many content chunks. */
+  errorEventAfterChunks?: number;
   times: number;
 }
 
@@ -42,6 +44,13 @@ function drawFault(rng: Prng, laptop: Laptop): Step {
   if (kind === "reset") fault.reset = true;
   if (kind === "slow") fault.latencyMs = rng.int(50, 300);
   if (kind === "truncated") fault.endAfterChunks = rng.int(0, 2);
+  // R25.4, drawn from its own fork so the kept seeds' other draws stay as they were: an error event inside
+  // a 200 stream, or a 400 refusing the request as malformed (the client's fault, or the gateway's after a translation).
+  const attribution = rng.fork("fault-attribution");
+  if (attribution.chance(0.3)) {
+    const times = fault.times;
+    return { kind: "fault", provider: provider.id, key: held, fault: attribution.chance(0.5) ? { times, errorEventAfterChunks: attribution.int(0, 2) } : { times, status: 400 } };
+  }
   return { kind: "fault", provider: provider.id, key: held, fault };
 }
 

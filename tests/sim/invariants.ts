@@ -21,6 +21,13 @@ export interface Observation {
   exhaustedLogins: ReadonlySet<string>;
   /** The held connection under an exclusive lease while the request ran, and whether the request is its owner's. */
   lease: { connectionId: string; owned: boolean } | null;
+  /** R25.4: each provider breaker's failure count and state before and after the request (monitoring health). */
+  breakers: { before: ReadonlyMap<string, BreakerRead>; after: ReadonlyMap<string, BreakerRead> };
+}
+
+export interface BreakerRead {
+  state: string;
+  failureCount: number;
 }
 
 export interface Context {
@@ -214,6 +221,34 @@ const leaseExclusive: Check = (o, ctx) => {
   return used ? `${o.plan.shape} (${o.plan.operation}) without the lease was sent on the leased ${leased.connectionId}` : null;
 };
 
+const ENDINGS = new Set(["connect", "headers", "before_content", "mid_stream", "no_terminal", "complete"]);
+const FAULTS = new Set(["none", "transport", "provider", "account", "client", "context", "gateway"]);
+const BLAMELESS = new Set(["client", "context", "gateway"]);
+
+/**
+ * I13: every attempt says where it ended and whose fault it was (R25.4); client, context and gateway
+ * faults never cool or trip anything: such an attempt left no cooldown or lockout, and a provider
+ * this request met only with such faults has no more breaker failures, nor a worse state, after it.
+ */
+const faultAttribution: Check = (o) => {
+  const attempts = (o.row?.attempts ?? []) as Json[];
+  for (const a of attempts) {
+    if (!ENDINGS.has(a.ended) || !FAULTS.has(a.fault)) return `attempt on ${String(a.connectionId)} has ended ${String(a.ended)} and fault ${String(a.fault)}`;
+    if ((a.verdict === null) !== (a.fault === "none")) return `attempt on ${String(a.connectionId)} with verdict ${String(a.verdict)} has fault ${String(a.fault)}`;
+    if (BLAMELESS.has(a.fault) && a.after) return `a ${String(a.fault)} fault (${String(a.verdict)}) left ${String(a.after.state)} on ${String(a.connectionId)}`;
+  }
+  const blamelessOnly = new Set(attempts.filter((a) => BLAMELESS.has(a.fault)).map((a) => a.provider as string));
+  for (const a of attempts) if (!BLAMELESS.has(a.fault)) blamelessOnly.delete(a.provider);
+  for (const provider of blamelessOnly) {
+    const before = o.breakers.before.get(provider) ?? { state: "CLOSED", failureCount: 0 };
+    const after = o.breakers.after.get(provider) ?? { state: "CLOSED", failureCount: 0 };
+    if (after.failureCount > before.failureCount || (after.state === "OPEN" && before.state !== "OPEN")) {
+      return `${provider}'s breaker moved (${before.state}/${before.failureCount} → ${after.state}/${after.failureCount}) on client, context or gateway faults alone`;
+    }
+  }
+  return null;
+};
+
 export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I1", credentialRouting],
   ["I2", wellFormed],
@@ -224,6 +259,7 @@ export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I10", accountRows],
   ["I11", leaseExclusive],
   ["I12", retrySemantics],
+  ["I13", faultAttribution],
 ];
 
 export function checkRequest(o: Observation, ctx: Context): Failure[] {

@@ -3,7 +3,7 @@
 // failure and the one line that reproduces the first.
 import { toHttp, type HttpRequest } from "./clients.js";
 import { generateDay, type Step } from "./day.js";
-import { checkRequest, type Context, type Failure, type Observation } from "./invariants.js";
+import { checkRequest, type BreakerRead, type Context, type Failure, type Observation } from "./invariants.js";
 import { generateLaptop, type Laptop } from "./laptop.js";
 import { Prng } from "./prng.js";
 import { compareSnapshots, drained, leasesDrained, secretsKept, snapshot } from "./rest.js";
@@ -87,13 +87,21 @@ async function playRequest(world: World, step: Extract<Step, { kind: "request" }
   const exhaustedLogins = world.exhaustedLogins();
   const leaseHeld = world.keys.lease !== null && world.laptop.leaseConnection !== null;
   const lease = leaseHeld ? { connectionId: world.laptop.leaseConnection!, owned: http.headers["x-omniroute-lease-owner"] !== undefined } : null;
+  const before = await breakersOf(world);
   const mark = world.mark();
   const { status, headers, text } = await send(http);
   const calls = world.callsSince(mark);
   world.heard(calls);
   const accounts = (await world.accountRows()).map((c) => c.id as string);
   const newAccounts = accounts.filter((id) => !accountsBefore.has(id));
-  return { index: step.index, plan: step.plan, status, headers, text, calls, row: null, newAccounts, exhaustedLogins, lease };
+  const breakers = { before, after: await breakersOf(world) };
+  return { index: step.index, plan: step.plan, status, headers, text, calls, row: null, newAccounts, exhaustedLogins, lease, breakers };
+}
+
+/** I13: each provider breaker's state and failure count, as monitoring health shows them. */
+async function breakersOf(world: World): Promise<Map<string, BreakerRead>> {
+  const health = (await world.gw.api<{ providerBreakers?: Array<BreakerRead & { provider: string }> }>("GET", "/api/monitoring/health")).body;
+  return new Map((health?.providerBreakers ?? []).map((b) => [b.provider, { state: b.state, failureCount: b.failureCount }]));
 }
 
 /** I8 on the answer itself: no secret of the laptop in its body or headers. */

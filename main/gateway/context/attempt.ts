@@ -1,7 +1,7 @@
 // What one attempt is and leaves, as every floor above sees it (R22): the plan of targets, what
 // selection has seen, an attempt's outcome and its classification. Types and one record class only:
 // the stages that make them are the pipeline's (pipeline/), the features read them (features/).
-import type { Combo, WireFormat } from "../../../shared/types.js";
+import type { AttemptFault, Combo, WireFormat } from "../../../shared/types.js";
 import type { ConnectionChoice } from "../../engine/connectionOrder.js";
 import type { TransportFailure } from "../../engine/failure.js";
 import type { Verdict } from "../../engine/ports.js";
@@ -28,7 +28,9 @@ export type StreamFailureCode =
   /** R13.3: a continuation turned into a tool call or reasoning, which a prefix cannot stitch. */
   | "stream_continuation_refused"
   /** R21.4: the stream ended on the account's used-up usage window (`detail`: the event's error body). */
-  | "window_exhausted";
+  | "window_exhausted"
+  /** R25.4: the upstream sent an error event (`detail`: its data), a failure of the class it names. */
+  | "stream_error_event";
 
 /**
  * R4.10: when the upstream's response head (status line and headers) arrived, by the gateway's
@@ -47,11 +49,12 @@ export type AttemptOutcome = FirstByte &
     | (StreamOutcome & { usage: UsageSummary; headers?: UpstreamResponse["headers"] })
   );
 
+/** `fault`: whose fault the attempt's end was (R25.4); the pipeline's results always carry it. */
 export type AttemptResult =
-  | { kind: "success" }
+  | { kind: "success"; fault?: "none" }
   /** The client left: the attempt counts for nothing (R13: a disconnect never blames the provider). */
-  | { kind: "client_gone" }
-  | { kind: "failure"; verdict: Verdict };
+  | { kind: "client_gone"; fault?: "client" }
+  | { kind: "failure"; verdict: Verdict; fault?: AttemptFault };
 
 export interface RequestPlan {
   targets: Target[];

@@ -87,6 +87,8 @@ export class RequestContext {
   retrySameMs: number | null = null;
   /** R21.5: walk the targets again after this wait (a subscription window resets soon), or null. */
   walkAgainMs: number | null = null;
+  /** R25.4: an upstream refused a translated request as malformed: only targets of the client's own format are left. */
+  sameFormatOnly = false;
   private readonly vars = new Map<ContextVar<unknown>, unknown>();
 
   /** The request's headers, and its path (R20.3 reads it: a compaction or count route is its own class). */

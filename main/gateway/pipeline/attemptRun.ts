@@ -4,21 +4,42 @@
 // and the features' afterAttempt. A generation's call is attempt.ts; a count's (count_tokens,
 // input_tokens, countTokens) is countCall.ts: a count is no proof of health, so it records nothing
 // in the engine, moves no session, and when no upstream counted it the estimate answers.
-import type { AttemptContext } from "../../engine/ports.js";
+import type { AttemptContext, Verdict } from "../../engine/ports.js";
 import type { RequestContext } from "../context/requestContext.js";
 import type { AttemptTarget, OwnAnswer } from "../features/index.js";
-import { clientHalf } from "../formats/index.js";
+import { clientHalf, upstreamFormatOf } from "../formats/index.js";
 import type { Target } from "../context/resolve.js";
 import { runAttempt, type AttemptHooks, type AttemptOutcome } from "./attempt.js";
 import { acquireSlot, type AttemptSlot } from "./attemptSlot.js";
 import { countOn } from "./countCall.js";
 import { settleAttempt, type Step } from "./finish.js";
-import { recordAttempt, upstreamHeadersOf, upstreamShouldRetry } from "./record.js";
+import { endedOf, recordAttempt, upstreamHeadersOf, upstreamShouldRetry } from "./record.js";
 import { noteForRouting } from "./routingNotes.js";
 import type { Candidate } from "./select.js";
 import { abandonTimedOutTarget, targetDeadlineFor } from "./targetDeadline.js";
 import type { PipelineDeps } from "./deps.js";
-import type { Connection } from "../../../shared/types.js";
+import type { AttemptEnded, Connection } from "../../../shared/types.js";
+import { faultOf } from "../../engine/faults.js";
+
+/** R25.4: whether the target's upstream speaks another format than the client, so Switchyard translated the request. */
+function translatedFor(ctx: RequestContext, target: Target): boolean {
+  return upstreamFormatOf(target.provider, ctx.format) !== ctx.format;
+}
+
+/** R25.4: a 400/422 at the response head, or an error event of that class before any content. */
+function refusedAsMalformed(outcome: AttemptOutcome, verdict: Verdict): boolean {
+  if (verdict.reason !== "bad_request") return false;
+  return outcome.kind === "upstream_error" || (outcome.kind === "failed_before_output" && outcome.code === "stream_error_event");
+}
+
+/** Whether a target after this one in the plan takes the client's format unchanged. */
+function sameFormatTargetAfter(ctx: RequestContext, target: Target): boolean {
+  const targets = ctx.plan.targets;
+  for (let i = targets.indexOf(target) + 1; i < targets.length; i++) {
+    if (!translatedFor(ctx, targets[i])) return true;
+  }
+  return false;
+}
 
 /** A count spends no tokens. */
 const NO_USAGE = Object.freeze({ inputTokens: null, outputTokens: null });
@@ -80,18 +101,19 @@ export function createAttemptRunner(deps: PipelineDeps) {
       deadline?.end();
     }
     if (deadline?.expired && !ctx.client.gone) {
-      abandonTimedOutTarget(deps, ctx, { ctx: engineCtx, target, combo, startedAt, deadline });
+      abandonTimedOutTarget(deps, ctx, { ctx: engineCtx, target, combo, startedAt, deadline, ended: endedOf(outcome, ctx.client.outputStarted) });
       return "next";
     }
     if (execution?.expired && !ctx.client.gone) {
       // R9.1: the job expired; a local limit, not the provider's failure.
-      attempted(ctx, attempt, { status: null, verdict: execution.error.code, startedAt });
+      attempted(ctx, attempt, { status: null, verdict: execution.error.code, startedAt, ended: endedOf(outcome, ctx.client.outputStarted) });
       ctx.client.fail(execution.error);
       return "answered";
     }
     const own = deps.features.outcome(ctx, attempt, outcome);
     if (own) return ownAnswer(ctx, attempt, own, outcome, startedAt);
-    const result = recordAttempt(deps.engine, deps.clock, engineCtx, ctx.client, outcome, startedAt, { fresh: freshConnection });
+    const translated = translatedFor(ctx, target);
+    const result = recordAttempt(deps.engine, deps.clock, engineCtx, ctx.client, outcome, startedAt, { fresh: freshConnection, translated });
     slot.engineRecorded({ headers: upstreamHeadersOf(outcome), verdict: result.kind === "failure" ? result.verdict : null });
     noteForRouting(deps, { combo, ctx: engineCtx, target, outcome, result, startedAt, sessionKey: ctx.session?.key ?? null, trafficClass: ctx.trafficClass });
     if (result.kind === "failure") {
@@ -107,7 +129,22 @@ export function createAttemptRunner(deps: PipelineDeps) {
       ctx.retrySameMs = decision.waitMs;
       return "next";
     }
+    if (result.kind === "failure" && result.fault === "gateway" && refusedAsMalformed(outcome, result.verdict) && gatewayFault(ctx, target, result.verdict)) return "next";
     return settleAttempt(ctx.client, outcome, result, ctx.policy);
+  }
+
+  /**
+   * R25.4: the upstream refused as malformed a request Switchyard translated: announced (who and which
+   * formats, the upstream's message, never the prompt), and the request goes on once more on a
+   * remaining target that takes the client's format unchanged, when there is one (true).
+   */
+  function gatewayFault(ctx: RequestContext, target: Target, verdict: Verdict): boolean {
+    const upstreamFormat = upstreamFormatOf(target.provider, ctx.format);
+    deps.emit({ type: "gateway.fault", provider: target.provider.id, clientFormat: ctx.format, upstreamFormat, message: verdict.message, at: deps.clock.now() });
+    if (ctx.sameFormatOnly || ctx.client.outputStarted || !sameFormatTargetAfter(ctx, target)) return false;
+    ctx.sameFormatOnly = true;
+    ctx.abandonTarget = true;
+    return true;
   }
 
   /** A count's attempt: the exact count answers; anything else leaves it to the next connection, or the estimate. */
@@ -118,11 +155,18 @@ export function createAttemptRunner(deps: PipelineDeps) {
     if (ctx.client.gone) return (ctx.client.clientClosed(), "answered");
     const own = counted.outcome && deps.features.outcome(ctx, attempt, counted.outcome);
     if (own && counted.outcome) return ownAnswer(ctx, attempt, own, counted.outcome, startedAt);
-    attempted(ctx, attempt, { status: counted.status, verdict: counted.text === null ? "count_unavailable" : null, startedAt });
+    const ended = counted.text !== null ? "complete" : counted.status === null ? "connect" : "headers";
+    attempted(ctx, attempt, { status: counted.status, verdict: counted.text === null ? "count_unavailable" : null, startedAt, ended });
     slot.observed({ headers: counted.headers, verdict: null });
     if (counted.text === null) return "next";
     const outcome: AttemptOutcome = { kind: "json", status: 200, body: counted.text, usage: NO_USAGE };
-    const decision = deps.features.afterAttempt(ctx, { target: attempt.target, connection: attempt.connection, probe: attempt.probe, outcome, result: { kind: "success" } });
+    const decision = deps.features.afterAttempt(ctx, {
+      target: attempt.target,
+      connection: attempt.connection,
+      probe: attempt.probe,
+      outcome,
+      result: { kind: "success", fault: "none" },
+    });
     if (decision?.kind === "shed") return (ctx.client.fail(decision.error), "answered");
     ctx.client.answeredBy(attempt.connection.id, []);
     ctx.client.sendJson(counted.text);
@@ -131,13 +175,17 @@ export function createAttemptRunner(deps: PipelineDeps) {
 
   /** A feature answered the attempt's outcome itself (a refused login): nothing is recorded in the engine, nothing cools. */
   function ownAnswer(ctx: RequestContext, attempt: AttemptTarget, own: OwnAnswer, outcome: AttemptOutcome, startedAt: number): Step {
-    attempted(ctx, attempt, { status: "status" in outcome ? outcome.status : null, verdict: own.verdict, startedAt });
+    attempted(ctx, attempt, { status: "status" in outcome ? outcome.status : null, verdict: own.verdict, startedAt, ended: endedOf(outcome, ctx.client.outputStarted) });
     if (own.upstreamBody !== undefined) ctx.client.passUpstreamError(own.error, own.upstreamBody, own.verdict);
     else ctx.client.fail(own.error);
     return "answered";
   }
 
-  function attempted(ctx: RequestContext, { target, connection }: AttemptTarget, line: { status: number | null; verdict: string | null; startedAt: number }): void {
+  function attempted(
+    ctx: RequestContext,
+    { target, connection }: AttemptTarget,
+    line: { status: number | null; verdict: string | null; startedAt: number; ended: AttemptEnded },
+  ): void {
     ctx.record.attempted({
       provider: target.provider.id,
       connectionId: connection.id,
@@ -145,6 +193,8 @@ export function createAttemptRunner(deps: PipelineDeps) {
       status: line.status,
       verdict: line.verdict,
       latencyMs: deps.clock.now() - line.startedAt,
+      ended: line.ended,
+      fault: faultOf(line.verdict, line.ended, translatedFor(ctx, target)),
     });
   }
 

@@ -29,7 +29,7 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
   const { verdict } = result;
   switch (outcome.kind) {
     case "failed_after_output": {
-      const code: ErrorCode = outcome.code === "stream_transport_error" ? "upstream_stream_error" : outcome.code;
+      const code: ErrorCode = outcome.code === "stream_transport_error" || outcome.code === "stream_error_event" ? "upstream_stream_error" : outcome.code;
       // R21.4: the detail of a used-up window is the upstream's error body; the client reads what happened.
       const why = outcome.code === "window_exhausted" ? `the account's usage window ran out (${verdict.message})` : outcome.detail;
       client.failAfterOutput(code, `Upstream stream failed after output began: ${why}`, outcome.usage, windowWait(verdict, code));
@@ -37,7 +37,9 @@ export function settleAttempt(client: ClientResponse, outcome: AttemptOutcome, r
     }
     case "failed_before_output": {
       const eofSpent = outcome.code === "STREAM_EARLY_EOF" && policy.earlyEofRetries.spent++ >= 1;
-      if (policy.recoveryEnabled && !eofSpent) return "next";
+      // R25.4: an error event is judged as its class: one that must not fail over (a bad request) answers now.
+      const stays = outcome.code === "stream_error_event" && !verdict.failover;
+      if (policy.recoveryEnabled && !eofSpent && !stays) return "next";
       client.fail(errorFromVerdict(verdict, null));
       return "answered";
     }

@@ -136,8 +136,9 @@ export function createPipeline(deps: PipelineDeps) {
   async function walkTargets(ctx: RequestContext): Promise<Step> {
     const choice = ctx.plan.connectionChoice;
     for (const target of ctx.plan.targets) {
-      // A count is answered by an upstream of the client's own format only (its count route).
-      if (ctx.count && upstreamFormatOf(target.provider, ctx.format) !== ctx.format) continue;
+      // A count is answered by an upstream of the client's own format only (its count route), and so is a
+      // request after a translation the upstream refused as malformed (R25.4).
+      if ((ctx.count || ctx.sameFormatOnly) && upstreamFormatOf(target.provider, ctx.format) !== ctx.format) continue;
       for (const candidate of candidatesFor(target, deps, ctx.selection, { features: deps.features, ctx }, choice)) {
         if ((await tryConnection(ctx, target, candidate)) === "answered") return "answered";
         if (ctx.client.gone) return closed(ctx);

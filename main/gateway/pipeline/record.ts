@@ -1,6 +1,7 @@
 // Stage "classify and record": what an attempt's outcome means (R12.1) and telling the engine,
 // exactly once per attempt, plus the attempt's line in the request log.
-import type { AttemptRecord, Connection, WireFormat } from "../../../shared/types.js";
+import type { AttemptEnded, AttemptFault, AttemptRecord, Connection, WireFormat } from "../../../shared/types.js";
+import { blamesUpstream, faultOf } from "../../engine/faults.js";
 import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import { ATTEMPT_TIMED_OUT, INVALID_JSON_TEXT, type UpstreamFailure } from "../../engine/failure.js";
 import type { AttemptContext, Clock, ResilienceEngine, Verdict } from "../../engine/ports.js";
@@ -21,7 +22,7 @@ export type { AttemptResult };
  * What each stream failure is to the classifier (R12.1 reasons stream_* / transport / timeout): the
  * attempt deadline mid-stream is the call's timeout, a broken stream a reset connection.
  */
-const STREAM_FAILURE: Record<Exclude<StreamFailureCode, "window_exhausted">, (detail: string) => UpstreamFailure> = {
+const STREAM_FAILURE: Record<Exclude<StreamFailureCode, "window_exhausted" | "stream_error_event">, (detail: string) => UpstreamFailure> = {
   STREAM_EARLY_EOF: (detail) => ({ kind: "stream", cause: "early_eof", detail }),
   stream_content_stall: (detail) => ({ kind: "stream", cause: "content_stall", detail }),
   stream_idle_timeout: (detail) => ({ kind: "stream", cause: "idle_stall", detail }),
@@ -43,6 +44,7 @@ function failureOf(outcome: AttemptOutcome): UpstreamFailure | null {
     case "failed_after_output":
       // R21.4: the limit event's error body, read with the stream's response headers.
       if (outcome.code === "window_exhausted") return { kind: "stream_limit", headers: outcome.headers ?? {}, bodyText: outcome.detail };
+      if (outcome.code === "stream_error_event") return { kind: "stream_error", headers: outcome.headers ?? {}, bodyText: outcome.detail };
       return STREAM_FAILURE[outcome.code](outcome.detail);
     default:
       return null;
@@ -59,6 +61,7 @@ function failureLine(failure: UpstreamFailure): { status: number | null; bytes: 
     case "stream":
       return { status: null, bytes: Buffer.byteLength(failure.detail) };
     case "stream_limit":
+    case "stream_error":
       return { status: null, bytes: Buffer.byteLength(failure.bodyText) };
     case "transport":
       return { status: null, bytes: 0 };
@@ -73,6 +76,38 @@ export interface RecordExtras {
   egressLock?: EgressLock;
   /** Reads the connection back for the timeline's "what the failure left". */
   fresh?: FreshConnection;
+  /** R25.4: Switchyard translated the request (the client's format is not the upstream's). */
+  translated?: boolean;
+}
+
+/**
+ * R25.4: where an attempt ended. No response head is `connect`, an error status `headers`; a
+ * stream the upstream left without its terminal event is `no_terminal` wherever it stopped.
+ */
+export function endedOf(outcome: AttemptOutcome, contentSent: boolean): AttemptEnded {
+  switch (outcome.kind) {
+    case "json":
+    case "completed":
+      return "complete";
+    case "upstream_error":
+      return "headers";
+    case "transport_failure":
+      return outcome.firstByteAt === undefined ? "connect" : "before_content";
+    case "invalid_json":
+      return "before_content";
+    case "failed_before_output":
+      return outcome.code === "STREAM_EARLY_EOF" ? "no_terminal" : "before_content";
+    case "failed_after_output":
+      return outcome.code === "STREAM_EARLY_EOF" ? "no_terminal" : "mid_stream";
+    case "client_gone":
+      return contentSent ? "mid_stream" : "before_content";
+  }
+}
+
+/** The name the fault is judged by: the log's verdict, or what a stream failure was beneath it. */
+function faultName(failure: UpstreamFailure, verdict: Verdict): string {
+  if (failure.kind === "stream" && failure.cause === "continuation_refused") return "continuation_refused";
+  return failure.kind === "invalid_json" ? UPSTREAM_INVALID_JSON : verdict.reason;
 }
 
 export function recordAttempt(
@@ -85,36 +120,45 @@ export function recordAttempt(
   extras: RecordExtras = {},
 ): AttemptResult {
   const egressIp = egressIpOf(ctx.connection);
-  const line = (status: number | null, verdict: string | null) =>
-    client.record.attempted({
+  const ended = endedOf(outcome, client.outputStarted);
+  const translated = extras.translated === true;
+  const line = (status: number | null, verdict: string | null, fault: AttemptFault) => {
+    const record: AttemptRecord = {
       provider: ctx.provider.id,
       connectionId: ctx.connection.id,
       model: ctx.model,
       status,
       verdict,
       latencyMs: clock.now() - startedAt,
-      ...(egressIp === null ? {} : { egressIp }),
-    });
+      ended,
+      fault,
+    };
+    if (egressIp !== null) record.egressIp = egressIp;
+    client.record.attempted(record);
+  };
   const streamed = outcome.kind === "completed" || outcome.kind === "client_gone";
   if (outcome.kind === "client_gone" || (outcome.kind === "transport_failure" && client.gone)) {
     engine.recordNeutral(ctx);
-    line(streamed ? 200 : null, "client_abort");
-    return { kind: "client_gone" };
+    line(streamed ? 200 : null, "client_abort", "client");
+    return { kind: "client_gone", fault: "client" };
   }
   const failure = failureOf(outcome);
   if (!failure) {
     engine.recordSuccess(ctx);
-    line(outcome.kind === "json" ? outcome.status : 200, null);
-    return { kind: "success" };
+    line(outcome.kind === "json" ? outcome.status : 200, null, "none");
+    return { kind: "success", fault: "none" };
   }
   const verdict = engine.classify({ provider: ctx.provider, model: ctx.model, failure });
-  engine.recordFailure(ctx, verdict);
-  extras.egressLock?.(ctx, verdict); // R12.5: after the failing connection's own cooldown is set
-  const { status, bytes } = failureLine(failure);
   // D2: the synthesized 502 is logged under its own name, not as a plain 502.
-  line(status, failure.kind === "invalid_json" ? UPSTREAM_INVALID_JSON : verdict.reason);
+  const logged = failure.kind === "invalid_json" ? UPSTREAM_INVALID_JSON : verdict.reason;
+  const fault = faultOf(faultName(failure, verdict), ended, translated);
+  // R25.4: a client's, a context window's or Switchyard's own fault cools nothing and moves no breaker.
+  engine.recordFailure(ctx, verdict, fault);
+  if (blamesUpstream(fault)) extras.egressLock?.(ctx, verdict); // R12.5: after the failing connection's own cooldown is set
+  const { status, bytes } = failureLine(failure);
+  line(status, logged, fault);
   client.record.lastAttemptFailed({ bytes, ...failureDetails(engine, ctx, verdict, extras.fresh) });
-  return { kind: "failure", verdict };
+  return { kind: "failure", verdict, fault };
 }
 
 /** The timeline's view of a failed attempt: the hint it carried and the cooldown or lockout it left. */

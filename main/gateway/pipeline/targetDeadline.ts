@@ -8,7 +8,8 @@
 // is 504 upstream_timeout), but it is the combo's own impatience, not the provider's failure: the
 // provider's breaker, the connection's cooldown and its lockouts do not count it (the gateway's own
 // attempt deadline still does). The combo's router hears of it as a failed dispatch.
-import type { Combo } from "../../../shared/types.js";
+import type { AttemptEnded, Combo } from "../../../shared/types.js";
+import { faultOf } from "../../engine/faults.js";
 import type { Blocker } from "../../engine/comboWait.js";
 import type { FailedAttempt } from "../context/outcome.js";
 import type { AttemptContext, Clock, Verdict } from "../../engine/ports.js";
@@ -94,9 +95,9 @@ export interface AbandoningRun {
 export function abandonTimedOutTarget(
   deps: AbandonDeps,
   run: AbandoningRun,
-  attempt: { ctx: AttemptContext; target: Target; combo: string | null; startedAt: number; deadline: TargetDeadline },
+  attempt: { ctx: AttemptContext; target: Target; combo: string | null; startedAt: number; deadline: TargetDeadline; ended: AttemptEnded },
 ): void {
-  const { ctx, target, combo, startedAt, deadline } = attempt;
+  const { ctx, target, combo, startedAt, deadline, ended } = attempt;
   const now = deps.clock.now();
   run.client.record.attempted({
     provider: ctx.provider.id,
@@ -105,6 +106,8 @@ export function abandonTimedOutTarget(
     status: null,
     verdict: "target_timeout",
     latencyMs: now - startedAt,
+    ended,
+    fault: faultOf("target_timeout", ended, false),
   });
   run.lastVerdict = targetTimeoutVerdict(target, deadline.ms);
   // Like an upstream timeout: not a short transient wait (R11.4), not an auth or quota skip (R11.5).

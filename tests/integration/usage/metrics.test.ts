@@ -100,10 +100,10 @@ describe("GET /metrics (R18.5)", () => {
     expect(at("switchyard_requests_total", { format: "openai", status: "429" })).toBe(1);
     expect(at("switchyard_requests_total", { format: "openai", status: "503" })).toBe(2);
 
-    expect(at("switchyard_attempts_total", { provider: "ok", connection: "ok-1", outcome: "success" })).toBe(3);
-    expect(at("switchyard_attempts_total", { provider: "cool", connection: "cool-1", outcome: "rate_limit" })).toBe(1);
-    expect(at("switchyard_attempts_total", { provider: "brk", connection: "brk-1", outcome: "server_error" })).toBe(1);
-    expect(at("switchyard_attempts_total", { provider: "brk", connection: "brk-2", outcome: "server_error" })).toBe(1);
+    expect(at("switchyard_attempts_total", { provider: "ok", connection: "ok-1", outcome: "success", fault: "none" })).toBe(3);
+    expect(at("switchyard_attempts_total", { provider: "cool", connection: "cool-1", outcome: "rate_limit", fault: "account" })).toBe(1);
+    expect(at("switchyard_attempts_total", { provider: "brk", connection: "brk-1", outcome: "server_error", fault: "provider" })).toBe(1);
+    expect(at("switchyard_attempts_total", { provider: "brk", connection: "brk-2", outcome: "server_error", fault: "provider" })).toBe(1);
     const attempts = [...m].filter(([key]) => key.startsWith("switchyard_attempts_total{")).reduce((sum, [, v]) => sum + v, 0);
     expect(attempts).toBe(6);
 

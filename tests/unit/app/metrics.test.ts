@@ -22,7 +22,7 @@ function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
     stream: true,
     inputTokens: 1_000,
     outputTokens: 200,
-    attempts: [{ provider: "claude", connectionId: "claude-a", model: "opus", status: 200, verdict: null, latencyMs: 1_400 }],
+    attempts: [{ provider: "claude", connectionId: "claude-a", model: "opus", status: 200, verdict: null, latencyMs: 1_400, ended: "complete", fault: "none" }],
     ...overrides,
   };
 }
@@ -53,7 +53,7 @@ describe("gateway metrics (R18.5)", () => {
     expect(m.get(sampleKey("switchyard_request_duration_seconds_bucket", { format: "anthropic", le: "2.5" }))).toBe(2);
   });
 
-  it("R18.5 a request no upstream answered adds its status and attempts but no token or cost series", async () => {
+  it("R18.5 R25.4 a request no upstream answered adds its status and attempts (with their fault) but no token or cost series", async () => {
     const { send, scrape } = fixture();
     send(
       entry({
@@ -64,17 +64,17 @@ describe("gateway metrics (R18.5)", () => {
         outputTokens: null,
         costUsd: null,
         attempts: [
-          { provider: "claude", connectionId: "claude-a", model: "opus", status: 529, verdict: "server_error", latencyMs: 10 },
-          { provider: "claude", connectionId: null, model: "opus", status: null, verdict: "queue_full", latencyMs: 0 },
+          { provider: "claude", connectionId: "claude-a", model: "opus", status: 529, verdict: "server_error", latencyMs: 10, ended: "headers", fault: "provider" },
+          { provider: "claude", connectionId: null, model: "opus", status: null, verdict: "queue_full", latencyMs: 0, ended: "connect", fault: "gateway" },
         ],
       }),
     );
     send(entry({ inputTokens: -5, outputTokens: Number.NaN, costUsd: null }));
     const m = await scrape();
     expect(m.get(sampleKey("switchyard_requests_total", { format: "anthropic", status: "503" }))).toBe(1);
-    expect(m.get(sampleKey("switchyard_attempts_total", { provider: "claude", connection: "claude-a", outcome: "server_error" }))).toBe(1);
-    expect(m.get(sampleKey("switchyard_attempts_total", { provider: "claude", connection: "none", outcome: "queue_full" }))).toBe(1);
-    expect(m.get(sampleKey("switchyard_attempts_total", { provider: "claude", connection: "claude-a", outcome: "success" }))).toBe(1);
+    expect(m.get(sampleKey("switchyard_attempts_total", { provider: "claude", connection: "claude-a", outcome: "server_error", fault: "provider" }))).toBe(1);
+    expect(m.get(sampleKey("switchyard_attempts_total", { provider: "claude", connection: "none", outcome: "queue_full", fault: "gateway" }))).toBe(1);
+    expect(m.get(sampleKey("switchyard_attempts_total", { provider: "claude", connection: "claude-a", outcome: "success", fault: "none" }))).toBe(1);
     expect([...m.keys()].filter((k) => k.startsWith("switchyard_tokens_total{") || k.startsWith("switchyard_cost_usd_total{"))).toEqual([]);
   });
 

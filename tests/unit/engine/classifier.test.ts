@@ -283,6 +283,17 @@ describe("typed upstream failures (issue 26 item 11)", () => {
     expect(classify(stream(cause))).toMatchObject({ ...expected, breakerEligible: false });
   });
 
+  it("R25.4 an error event inside a 200 stream is the failure its error names, with the breaker as that class has it", () => {
+    const event = (bodyText: string) => classify({ failure: { kind: "stream_error", headers: {}, bodyText } });
+    expect(event('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')).toMatchObject({ reason: "server_error", status: 503, breakerEligible: true });
+    expect(event('{"error":{"message":"boom","type":"server_error","code":null}}')).toMatchObject({ reason: "server_error", status: 500, breakerEligible: true });
+    expect(event('{"type":"error","error":{"type":"invalid_request_error","message":"bad field"}}')).toMatchObject({ reason: "bad_request", status: 400, failover: false });
+    expect(event('{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 300000 tokens > 200000 maximum"}}')).toMatchObject({
+      reason: "context_overflow",
+    });
+    expect(event('{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}')).toMatchObject({ reason: "rate_limit", status: 429, breakerEligible: false });
+  });
+
   it("R13.6 only a transport timeout is a 504; every other cause is a 502, both breaker-eligible, named by the raw code", () => {
     const transport = (cause: TransportCause, code: string) => classify({ failure: { kind: "transport", cause, code } });
     expect(transport("timeout", "UND_ERR_BODY_TIMEOUT")).toMatchObject({ reason: "timeout", status: 504, breakerEligible: true, errorCode: "UND_ERR_BODY_TIMEOUT" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { closedBreaker } from "../../../main/engine/breaker.js";
-import { connection, fail, harness, provider, succeed, T0, type Harness } from "./fixtures.js";
+import { connection, fail, failureInput, harness, provider, succeed, T0, type Harness } from "./fixtures.js";
 
 const local = provider({ id: "ollama", category: "local" });
 
@@ -44,6 +44,30 @@ describe("provider admission through the facade (R2)", () => {
     h.engine.admitProvider(local);
     fail(h, { status: 429, bodyText: "slow", provider: local }, { provider: local, probe: true });
     expect(h.engine.breakerSnapshot(local).state).toBe("CLOSED");
+  });
+
+  it("R25.4 a probe met by a client's, context's or gateway's fault frees the slot: the breaker neither closes nor reopens", () => {
+    for (const fault of ["client", "context", "gateway"] as const) {
+      const h = harness({ connections: twoConnections() });
+      trip(h);
+      h.clock.advance(15_000);
+      h.engine.admitProvider(local);
+      const before = h.engine.breakerSnapshot(local);
+      const verdict = h.engine.classify(failureInput({ status: 400, bodyText: "bad", provider: local }));
+      h.engine.recordFailure({ provider: local, connection: h.store.row("c1"), model: "m", probe: true }, verdict, fault);
+      expect(h.engine.breakerSnapshot(local)).toMatchObject({ state: before.state, openCycles: before.openCycles, failureCount: before.failureCount });
+      expect(h.engine.admitProvider(local)).toEqual({ allowed: true, probe: true });
+    }
+  });
+
+  it("R25.4 a 5xx that was the gateway's own fault cools nothing and counts nothing; the same 5xx blamed on the provider does", () => {
+    const h = harness({ connections: twoConnections() });
+    const verdict = h.engine.classify(failureInput({ status: 503, provider: local }));
+    h.engine.recordFailure({ provider: local, connection: h.store.row("c1"), model: "m", probe: false }, verdict, "gateway");
+    expect(h.engine.breakerSnapshot(local).failureCount).toBe(0);
+    expect(h.store.row("c1").rateLimitedUntil).toBeNull();
+    h.engine.recordFailure({ provider: local, connection: h.store.row("c1"), model: "m", probe: false }, verdict, "provider");
+    expect(h.engine.breakerSnapshot(local).failureCount).toBe(1);
   });
 
   it("D2 a neutral end of the probe (client abort) frees the slot without counting", () => {

@@ -39,6 +39,9 @@ describe("classify and record", () => {
         status: 429,
         verdict: "rate_limit",
         latencyMs: 120,
+        // R25.4: refused at the response head, the account's fault.
+        ended: "headers",
+        fault: "account",
         // The request timeline: the error body's size, the hint and the cooldown it left.
         bytes: 28,
         retryHintMs: 10_000,
@@ -63,12 +66,15 @@ describe("classify and record", () => {
     const { p, ctx } = setup();
     p.h.store.updateRuntime("c1", { backoffLevel: 2, lastError: "old" });
     const side = await clientSide(p);
-    expect(recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, { kind: "json", status: 200, body: {}, usage }, p.h.clock.now())).toEqual({ kind: "success" });
+    expect(recordAttempt(p.h.engine, p.h.clock, ctx(), side.client, { kind: "json", status: 200, body: {}, usage }, p.h.clock.now())).toEqual({ kind: "success", fault: "none" });
     expect(p.h.store.row("c1").backoffLevel).toBe(0);
     const writes = p.h.store.writes;
-    expect(recordAttempt(p.h.engine, p.h.clock, ctx("c2"), side.client, { kind: "client_gone", usage }, p.h.clock.now())).toEqual({ kind: "client_gone" });
+    expect(recordAttempt(p.h.engine, p.h.clock, ctx("c2"), side.client, { kind: "client_gone", usage }, p.h.clock.now())).toEqual({ kind: "client_gone", fault: "client" });
     expect(p.h.store.writes).toBe(writes);
-    expect(side.client.record.attempts.map((a) => a.verdict)).toEqual([null, "client_abort"]);
+    expect(side.client.record.attempts.map((a) => [a.verdict, a.ended, a.fault])).toEqual([
+      [null, "complete", "none"],
+      ["client_abort", "before_content", "client"],
+    ]);
     side.client.clientClosed();
     await side.close();
   });

@@ -134,6 +134,26 @@ describe("request timeline", () => {
     expect(steps.map((s) => s.tone)).toEqual(["muted", "warn", "ok", "ok"]);
   });
 
+  it("R25.4 says in words where each attempt ended and whose fault it was", () => {
+    const steps = timelineOf(
+      entry({
+        attempts: [
+          { provider: "sim-b", connectionId: "b-1", model: "m", status: 400, verdict: "bad_request", latencyMs: 40, ended: "headers", fault: "gateway" },
+          { provider: "sim-a", connectionId: "a-1", model: "m", status: null, verdict: "server_error", latencyMs: 50, ended: "mid_stream", fault: "provider" },
+          { provider: "sim-a", connectionId: "a-2", model: "m", status: null, verdict: "stream_early_eof", latencyMs: 60, ended: "no_terminal", fault: "provider" },
+          { provider: "sim-a", connectionId: "a-2", model: "m", status: 200, verdict: null, latencyMs: 96, ended: "complete", fault: "none" },
+        ],
+      }),
+      names,
+    );
+    expect(steps.filter((s) => s.kind === "attempt").map((s) => s.text)).toEqual([
+      "Attempt 1: sim-b · b-1 (m) → 400 bad_request, 40 ms — refused at the response head, Switchyard's own fault (nothing cooled)",
+      "Attempt 2: sim-a · key 1 (m) → no status server_error, 50 ms — broke mid-stream, the provider's fault",
+      "Attempt 3: sim-a · key 2 (m) → no status stream_early_eof, 60 ms — ended without its final event, the provider's fault",
+      "Attempt 4: sim-a · key 2 (m) → 200 ok, 96 ms — complete",
+    ]);
+  });
+
   it("R15.1 tells what was skipped before dispatch and why, the combo's waits, and a final error", () => {
     const steps = timelineOf(
       entry({

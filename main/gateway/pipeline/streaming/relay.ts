@@ -180,6 +180,8 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
   const readLimitEvent = limitEventReader(opts.upstreamFormat);
   /** R21.4: the error body of the event that said the account's window ran out, once one did. */
   let windowExhausted: string | null = null;
+  /** R25.4: the data of the error event the upstream ended the stream with, once it did. */
+  let errorEvent: string | null = null;
   const push = (evt: { event?: string; data: string }) => {
     if (isMalformedData(evt.data)) throw new Error("upstream sent a malformed SSE frame");
     const limit = readLimitEvent?.(evt) ?? null;
@@ -190,7 +192,16 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     }
     watchdogs.event(opts.upstreamFormat, evt);
     const frames = translator.push(evt);
-    if (frames.some((f) => PROGRESS_KINDS.has(f.kind))) watchdogs.progress();
+    let progress = false;
+    for (const f of frames) {
+      if (f.kind === "error") {
+        // R25.4: a failure of its class, never relayed as if the stream had ended well.
+        errorEvent = evt.data;
+        throw new Error("upstream stream carried an error event");
+      }
+      if (PROGRESS_KINDS.has(f.kind)) progress = true;
+    }
+    if (progress) watchdogs.progress();
     gate.collect(toClient(frames));
   };
   try {
@@ -211,12 +222,14 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     const code: StreamFailureCode =
       windowExhausted !== null
         ? "window_exhausted"
-        : refused
-          ? "stream_continuation_refused"
-          : call.timedOut()
-            ? "stream_attempt_deadline"
-            : (watchdogs.fired() ?? "stream_transport_error");
-    const detail = windowExhausted ?? (code === "stream_transport_error" ? String((isRecord(err) ? err["message"] : undefined) ?? err) : code);
+        : errorEvent !== null
+          ? "stream_error_event"
+          : refused
+            ? "stream_continuation_refused"
+            : call.timedOut()
+              ? "stream_attempt_deadline"
+              : (watchdogs.fired() ?? "stream_transport_error");
+    const detail = windowExhausted ?? errorEvent ?? (code === "stream_transport_error" ? String((isRecord(err) ? err["message"] : undefined) ?? err) : code);
     if (!gate.committed()) return { kind: "failed_before_output", code, detail };
     // Frames gathered from the chunk that held the bad frame still go out before the error event.
     gate.flush();

@@ -1,6 +1,6 @@
 // "Why did this request go there?": a log entry told as steps, in words. Pure, so the page and
 // its tests read the same sentences.
-import type { AttemptRecord, RequestLogEntry, SkipRecord } from "../../../../shared/types.js";
+import type { AttemptEnded, AttemptFault, AttemptRecord, RequestLogEntry, SkipRecord } from "../../../../shared/types.js";
 import { formatCount, formatUsd } from "../../../../shared/usageText.js";
 import { CLIENT_LABELS } from "../connect/snippets.js";
 import { agentSteps, cacheShareStep, classStep, seconds, type AgentStep, type Names } from "./agentSteps.js";
@@ -47,6 +47,33 @@ function cooldownText(a: AttemptRecord): string {
   return `; ${what}${length}${from}`;
 }
 
+/** R25.4: where the attempt ended, in words. */
+const ENDED_WORDS: Record<AttemptEnded, string> = {
+  connect: "ended before any answer",
+  headers: "refused at the response head",
+  before_content: "ended before any content",
+  mid_stream: "broke mid-stream",
+  no_terminal: "ended without its final event",
+  complete: "complete",
+};
+
+/** R25.4: whose fault it was, in words. */
+const FAULT_WORDS: Record<AttemptFault, string> = {
+  none: "",
+  transport: "the network's fault",
+  provider: "the provider's fault",
+  account: "the account's fault (its limits or credentials)",
+  client: "the client's fault (nothing cooled)",
+  context: "too long for the model's context (nothing cooled)",
+  gateway: "Switchyard's own fault (nothing cooled)",
+};
+
+function faultText(a: AttemptRecord): string {
+  if (!a.ended) return "";
+  const fault = a.fault ? FAULT_WORDS[a.fault] : "";
+  return ` — ${ENDED_WORDS[a.ended]}${fault ? `, ${fault}` : ""}`;
+}
+
 function attemptStep(a: AttemptRecord, n: number, name: Names): TimelineStep {
   const who = `${a.provider} · ${name(a.connectionId) ?? a.connectionId ?? "?"}`;
   const status = a.status === null ? "no status" : String(a.status);
@@ -56,7 +83,7 @@ function attemptStep(a: AttemptRecord, n: number, name: Names): TimelineStep {
   return {
     kind: "attempt",
     tone: ok ? "ok" : a.verdict === "client_abort" ? "muted" : "warn",
-    text: `Attempt ${n}: ${who} (${a.model}) → ${status}${verdict}, ${seconds(a.latencyMs)}${bytes}${cooldownText(a)}`,
+    text: `Attempt ${n}: ${who} (${a.model}) → ${status}${verdict}, ${seconds(a.latencyMs)}${bytes}${cooldownText(a)}${faultText(a)}`,
   };
 }
 
