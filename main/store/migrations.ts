@@ -359,6 +359,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // R25.1: per provider model, the window refusals taught and the largest input a success proved (modelWindowRepo.ts).
+    version: 13,
+    up(db) {
+      db.exec(`CREATE TABLE IF NOT EXISTS model_windows (provider TEXT NOT NULL, model TEXT NOT NULL, learned_window INTEGER,
+        proven_input INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL, PRIMARY KEY (provider, model));`);
+    },
+  },
 ];
 
 export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

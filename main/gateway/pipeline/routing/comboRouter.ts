@@ -58,6 +58,8 @@ export interface PlanRouting {
   sessionKey: string | null;
   /** R7.1: the session's live pin; its target goes first whatever the strategy (absent = none). */
   pin?: PinnedTarget | null;
+  /** The request, whose input token estimate is made once and shared with the fit check (R25.1). */
+  estimate?: { inputTokens(): number };
 }
 
 export function candidateKey(target: Target): string {
@@ -94,7 +96,7 @@ export class ComboRouter {
    * the session's previous target place it themselves (context-relay moves a conversation that
    * outgrew it), the pin standing in for a previous target this router has not seen served.
    */
-  order(combo: Combo, targets: Target[], { format, body, now, random, sessionKey, pin }: Omit<PlanRouting, "router">): Target[] {
+  order(combo: Combo, targets: Target[], { format, body, now, random, sessionKey, pin, estimate }: Omit<PlanRouting, "router">): Target[] {
     const name = isStrategyName(combo.strategy) ? combo.strategy : "priority";
     if (name === "priority" || targets.length < 2) return pinnedTargetFirst(targets, pin);
     const memory = this.memoryOf(combo.name);
@@ -106,7 +108,7 @@ export class ComboRouter {
     memory.readsPrevious = reads.previousTarget === true;
     const candidates = targets.map((t, index) => this.candidate(t, index, now, reads.price === true));
     const facts: RequestFacts = {
-      estimatedInputTokens: reads.tokens ? clientHalf(format).estimateInputTokens(body) : null,
+      estimatedInputTokens: reads.tokens ? (estimate?.inputTokens() ?? clientHalf(format).estimateInputTokens(body)) : null,
       cacheHint: reads.cacheHint ? clientHalf(format).hasCacheHint(body) : false,
       previousCandidateKey: memory.readsPrevious ? this.previousOf(combo.name, targets, sessionKey, pin) : null,
     };
