@@ -15,6 +15,17 @@ const CONTEXT_OVERFLOW = [
   "reduce the length of the messages",
   "exceeds the maximum number of tokens",
   "exceeds the available context size",
+  // Other servers' wordings (vLLM, Bedrock, TGI, Azure, local runtimes).
+  "longer than the maximum model length",
+  "longer than the model's context length",
+  "input is too long for requested model",
+  "exceeded model token limit",
+  "input token length too long",
+  "input tokens exceed the configured limit",
+  "maximum context limit",
+  "maximum prompt length",
+  "prompt exceeds max length",
+  "context window exceeds limit",
 ] as const;
 
 // R25.2: the numbers a context refusal states, in each vendor's wording (lower-cased text).
