@@ -9,7 +9,7 @@ const ctx = (over: Partial<ClassifyContext> = {}): ClassifyContext => ({ setting
 const classify = (input: FailureFields, over: Partial<ClassifyContext> = {}) => classifyUpstreamFailure(failureInput(input), ctx(over));
 const HOUR = 3_600_000;
 
-type Expect = Partial<Pick<Verdict, "reason" | "scope" | "status" | "breakerEligible" | "failover" | "terminal" | "cooldownMs" | "retryHintMs">>;
+type Expect = Partial<Pick<Verdict, "reason" | "scope" | "status" | "breakerEligible" | "failover" | "terminal" | "cooldownMs" | "retryHintMs" | "context">>;
 
 describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
   it.each<[string, FailureFields, Expect]>([
