@@ -176,7 +176,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const conversation = readConversation(route.format, call.body);
     if (route.kind === "count_tokens") return sendJson(res, 200, tokenCount(route.format, conversation.promptChars), headers);
     const tooLong = contextRefusal(route.format, fault?.contextWindow ?? opts.contextWindows?.[call.model], promptTokens(conversation.promptChars));
-    if (tooLong) return sendJson(res, tooLong.status, tooLong.body, headers);
+    if (tooLong) {
+      call.entry.contextRefused = true;
+      return sendJson(res, tooLong.status, tooLong.body, headers);
+    }
     seq += 1;
     const ctx: ReplyContext = {
       id: replyId(route.format, seq),

@@ -126,6 +126,8 @@ export interface SimulatedRequest {
   fault?: FaultSpec;
   /** The answer told of a used-up subscription window: a login's 429 or a stream cut at the limit (R21.9). */
   windowExhausted?: boolean;
+  /** R25.2: the answer was the vendor's context error (the prompt was longer than the model's window). */
+  contextRefused?: boolean;
 }
 
 export interface Simulator {
