@@ -371,7 +371,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     clock,
     emit: bus.emit,
     features,
-    routing: createRouting(() => resilience.get()),
+    routing: createRouting(() => resilience.get(), parts.modelWindows),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),

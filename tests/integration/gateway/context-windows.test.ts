@@ -154,6 +154,19 @@ describe("R25.2 context_overflow is its own verdict", () => {
   });
 });
 
+describe("R25.1 windows from the shipped catalogue", () => {
+  it("R25.1 a model the catalogue knows has its window without modelInfo: listed, and read by context-optimized", async () => {
+    await addProvider(gw, "cat", sim, "openai", ["cat-key"], { models: ["gpt-4o-mini"] });
+    await addProvider(gw, "x32", sim, "openai", ["x32-key"], { models: ["m1"], modelInfo: { m1: { contextWindow: 32_000 } } });
+    await gw.api("POST", "/api/combos", { name: "widest", strategy: "context-optimized", targets: [{ model: "x32/m1" }, { model: "cat/gpt-4o-mini" }] });
+    const listed = (await (await fetch(`${gw.url}/v1/models`)).json()) as { data: Array<Record<string, unknown>> };
+    expect(listed.data.find((m) => m.id === "cat/gpt-4o-mini")).toMatchObject({ context_window: 128_000 });
+    const r = await gw.post("/v1/chat/completions", chat("widest", 100));
+    expect(r.status).toBe(200);
+    expect(r.body.choices[0].message.content).toContain("cat-key");
+  });
+});
+
 describe("R25.3 model lists carry windows", () => {
   it("R25.3 GET /v1/models with anthropic-version answers in Anthropic's shape with max_input_tokens; a combo's is its largest target's", async () => {
     const r = await fetch(`${gw.url}/v1/models?limit=1000`, { headers: { "anthropic-version": "2023-06-01", "x-api-key": "x" } });

@@ -82,6 +82,8 @@ export class ComboRouter {
     private readonly quotas: LearnedQuotas,
     private readonly p2cLatencyWeight: () => number,
     private readonly prices: Pick<Pricer, "rates"> = createPricer(),
+    /** R25.1: each target's window as the gateway knows it (modelInfo, the catalogue, what refusals taught). */
+    private readonly windows: { windowOf(provider: Target["provider"], model: string): number | null } | null = null,
   ) {}
 
   private memoryOf(combo: string): ComboMemory {
@@ -106,7 +108,7 @@ export class ComboRouter {
     // (a combo switched to one of them starts that memory afresh, as after a restart).
     const { reads } = STRATEGIES[name];
     memory.readsPrevious = reads.previousTarget === true;
-    const candidates = targets.map((t, index) => this.candidate(t, index, now, reads.price === true));
+    const candidates = targets.map((t, index) => this.candidate(t, index, now, reads.price === true, reads.tokens === true));
     const facts: RequestFacts = {
       estimatedInputTokens: reads.tokens ? (estimate?.inputTokens() ?? clientHalf(format).estimateInputTokens(body)) : null,
       cacheHint: reads.cacheHint ? clientHalf(format).hasCacheHint(body) : false,
@@ -142,11 +144,13 @@ export class ComboRouter {
     return this.plainChoice;
   }
 
-  private candidate(t: Target, index: number, now: number, readsPrice: boolean): Candidate {
+  private candidate(t: Target, index: number, now: number, readsPrice: boolean, readsWindow: boolean): Candidate {
     const info = t.provider.modelInfo?.[t.model];
     const quota: QuotaInfo | undefined = this.quotas.forTarget(t.provider.id, t.model, t.connectionId, now);
     const candidate: Candidate = { key: candidateKey(t), index, weight: t.weight ?? 1, connectionId: t.connectionId, ...info, quota };
     if (readsPrice && info?.inputPricePerMTok === undefined) this.priceFromCatalog(candidate, t);
+    const window = readsWindow && this.windows ? this.windows.windowOf(t.provider, t.model) : null;
+    if (window !== null) candidate.contextWindow = window;
     return candidate;
   }
 
