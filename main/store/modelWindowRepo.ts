@@ -8,7 +8,7 @@ import type { ModelWindowRow } from "../engine/contextWindows.js";
 
 export interface ModelWindowRepo {
   loadAll(): ModelWindowRow[];
-  /** Keeps the row as it now stands; written behind. */
+  /** Keeps the row (the book's own object, read as it stands when written); written behind. */
   keep(row: ModelWindowRow): void;
   /** Writes the rows waiting to be written. */
   flush(): void;
@@ -31,7 +31,8 @@ export function createModelWindowRepo(db: Database.Database, onError: (err: Erro
     `INSERT INTO model_windows (provider, model, learned_window, proven_input, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (provider, model) DO UPDATE SET learned_window = excluded.learned_window, proven_input = excluded.proven_input, updated_at = excluded.updated_at`,
   );
-  const pending = new Map<string, ModelWindowRow>();
+  // The book's own rows, which it keeps changing in place: the write reads them as they then stand.
+  const pending = new Set<ModelWindowRow>();
   let timer: NodeJS.Timeout | null = null;
   const writePending = db.transaction((rows: ModelWindowRow[]) => {
     for (const r of rows) upsert.run(r.provider, r.model, r.learnedWindow, r.provenInput, r.updatedAt);
@@ -57,8 +58,7 @@ export function createModelWindowRepo(db: Database.Database, onError: (err: Erro
       return selectAll.all().map((r) => ({ provider: r.provider, model: r.model, learnedWindow: r.learned_window, provenInput: r.proven_input, updatedAt: r.updated_at }));
     },
     keep(row) {
-      // A copy: the book keeps changing its own row until the write.
-      pending.set(`${row.provider}\u0000${row.model}`, { ...row });
+      pending.add(row);
       if (timer) return;
       timer = setTimeout(flushInBackground, FLUSH_DELAY_MS);
       // A pending write must never keep a finished process alive.
