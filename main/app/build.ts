@@ -45,6 +45,7 @@ import {
   createAdmissionParts,
   createGatewayPipeline,
   createProvenanceBook,
+  createModelWindows,
   createSessionBooks,
   createSharedEngine,
   gatewayPorts,
@@ -159,6 +160,7 @@ function createServerApp(
     // R16.4: stored Responses API turns, for previous_response_id and GET/DELETE /v1/responses/{id}.
     storedResponses: { port: store.responses, clock, retentionHours: () => getAppSettings().responsesRetentionHours },
     ...{ provenance: parts.provenance, catalog: parts.catalog, connections: parts.connections, engine: parts.engine, clock, pipeline: extra.pipeline },
+    windows: parts.modelWindows,
     ...{ callUpstream: parts.callUpstream, appSettings: clientRouteSettings(extra.bind, getAppSettings), version: VERSION, requestLog: parts.usage.log, logger: parts.logger },
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard({ allowedHostnames: extra.bind.allowedHostnames }),
@@ -211,9 +213,10 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const { catalog, connections } = gatewayPorts(store, getAppSettings);
   // R16.7, R22.3: the reasoning artifacts relayed, by the connection that issued them (attempts and turns share it).
   const provenance = createProvenanceBook(store, sharedState, clock);
+  const modelWindows = createModelWindows(store, clock);
   const parts: GatewayPipelineParts = {
     ...{ store, bus, clock, env, logger, engine, usage, admission, callUpstream, resilience, getAppSettings },
-    ...{ sharedState, catalog, connections, builtinSimulator, userAgent, provenance },
+    ...{ sharedState, catalog, connections, builtinSimulator, userAgent, provenance, modelWindows },
   };
   const onSettingsChanged = () => {
     appSettings = normaliseAppSettings(store.settings.getDocument("settings") ?? {});

@@ -25,6 +25,9 @@ import { egressFeature } from "../gateway/features/egress.js";
 import { provenanceFeature } from "../gateway/features/provenance.js";
 import { responsesTurnsFeature } from "../gateway/features/responsesTurns.js";
 import { toolLimitsFeature } from "../gateway/features/toolLimits.js";
+import { contextFitFeature } from "../gateway/features/contextFit.js";
+import { ModelWindows } from "../gateway/features/contextFit/windows.js";
+import { ContextWindows } from "../engine/contextWindows.js";
 import { trafficClassesFeature } from "../gateway/features/trafficClasses.js";
 import { usageWallFeature } from "../gateway/features/usageWall.js";
 import { warmCacheFeature } from "../gateway/features/warmCache.js";
@@ -296,6 +299,13 @@ export function createProvenanceBook(store: Store, sharedState: SharedState, clo
   return book;
 }
 
+/** R25.1: the context windows of the provider models, the learned ones kept in the store. */
+export function createModelWindows(store: Store, clock: Clock): ModelWindows {
+  const book = new ContextWindows(store.modelWindows.loadAll());
+  book.onChange((row) => store.modelWindows.keep(row));
+  return new ModelWindows(book, clock);
+}
+
 /** What the request pipeline is built from: the parts buildApp made before it. */
 export interface GatewayPipelineParts {
   store: Store;
@@ -315,6 +325,7 @@ export interface GatewayPipelineParts {
   builtinSimulator: ReturnType<typeof createBuiltinSimulator>;
   userAgent: string;
   provenance: ReasoningProvenance;
+  modelWindows: ModelWindows;
 }
 
 /** The request pipeline (DESIGN.md's one-request flow) over the engine, admission, usage and the group's state. */
@@ -334,6 +345,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     responsesTurnsFeature({ "openai-responses": { prepare: (body) => prepareResponsesTurn(turns, body) } }),
     egressFeature(rules.egressLock),
     toolLimitsFeature(sharedToolLimits(sharedState, clock)),
+    contextFitFeature(parts.modelWindows),
     trafficClassesFeature({ settings: codingAgents, classify: trafficClassOf }),
     clientLoginsFeature({ connections: { accountFor: connections.accountFor! } }),
     leaseNarrowingFeature(),
@@ -359,7 +371,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     clock,
     emit: bus.emit,
     features,
-    routing: createRouting(() => resilience.get()),
+    routing: createRouting(() => resilience.get(), parts.modelWindows),
     // Read only when a request is about to fail, so a toggle applies to the next one (R10.3).
     emergencyFallback: () => effectiveEmergencyFallback(store.settings.getDocument("settings"), env),
     streamBudgets: pipelineBudgets(streamRecovery, heartbeatMs(env)),

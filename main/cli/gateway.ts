@@ -34,6 +34,8 @@ export interface Gateway {
   unreachable: string | null;
   /** The model ids Switchyard serves (GET /v1/models), its combos first. */
   models(): Promise<string[]>;
+  /** R25.3: each listed model's context window where Switchyard knows it (a combo's: its largest target's). */
+  windows(): Promise<ReadonlyMap<string, number>>;
 }
 
 /** `http://host:port` from what the user typed: a missing scheme means http, trailing slashes and a trailing /v1 go. */
@@ -130,9 +132,9 @@ export async function resolveGateway(opts: { url: string | undefined; home: stri
     }
   }
   const unreachable = keyRequired ? null : await probe(url);
-  let listed: Promise<string[]> | null = null;
-  const models = () => (listed ??= listModels(url, keyRequired ? key : null));
-  return { url, key, keyRequired, unreachable, models };
+  let listed: Promise<ModelList> | null = null;
+  const list = () => (listed ??= listModels(url, keyRequired ? key : null));
+  return { url, key, keyRequired, unreachable, models: async () => (await list()).ids, windows: async () => (await list()).windows };
 }
 
 /**
@@ -154,7 +156,12 @@ async function probe(url: string): Promise<string | null> {
   return null;
 }
 
-async function listModels(url: string, key: string | null): Promise<string[]> {
+interface ModelList {
+  ids: string[];
+  windows: ReadonlyMap<string, number>;
+}
+
+async function listModels(url: string, key: string | null): Promise<ModelList> {
   const res = await request(`${url}/v1/models`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
   const body: unknown = res.ok ? await res.json() : null;
   const data = isRecord(body) && Array.isArray(body.data) ? body.data : null;
@@ -163,5 +170,7 @@ async function listModels(url: string, key: string | null): Promise<string[]> {
   const entries = data.filter(isRecord).filter((m): m is Record<string, unknown> & { id: string } => typeof m.id === "string");
   const ids = [...entries.filter((m) => m.owned_by === COMBO_OWNER), ...entries.filter((m) => m.owned_by !== COMBO_OWNER)].map((m) => m.id);
   if (ids.length === 0) throw new CliError(`Switchyard at ${url} serves no model yet: add a provider (or start the demo) first.`);
-  return ids;
+  const windows = new Map<string, number>();
+  for (const m of entries) if (typeof m.context_window === "number" && m.context_window > 0) windows.set(m.id, m.context_window);
+  return { ids, windows };
 }

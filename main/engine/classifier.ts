@@ -24,6 +24,7 @@ import {
   looksLikeRequestRejected,
   looksLikeToolLimit,
   quotaKind,
+  statedContextFacts,
   statedToolLimit,
   upstreamErrorCode,
   upstreamErrorMessage,
@@ -58,7 +59,8 @@ const REASON_SHAPE: Record<VerdictReason, Pick<Verdict, "scope" | "failover">> =
   request_rejected: { scope: "model", failover: true },
   not_found: { scope: "model", failover: true },
   model_not_found: { scope: "model", failover: true },
-  context_overflow: { scope: "request", failover: false },
+  // R25.2: a target with a larger window may take it; the refusing one teaches its window.
+  context_overflow: { scope: "request", failover: true },
   // R11.7: another target may accept this many tools; the refusing one learns its limit.
   tool_limit: { scope: "request", failover: true },
   bad_request: { scope: "request", failover: false },
@@ -187,8 +189,11 @@ function classifyWindow(text: string, answer: Pick<Answer, "headers">, facts: Fa
   );
 }
 
+/** R25.2: a context refusal, with the numbers it stated. */
+const contextOverflow = (text: string, facts: Facts): Verdict => build("context_overflow", facts, { context: statedContextFacts(text) });
+
 function classify400(text: string, facts: Facts): Verdict {
-  if (looksLikeContextOverflow(text)) return build("context_overflow", facts);
+  if (looksLikeContextOverflow(text)) return contextOverflow(text, facts);
   if (looksLikeMissingModel(text) || facts.errorCode === "model_not_found") {
     return build("model_not_found", { ...facts, status: 404 });
   }
@@ -343,6 +348,8 @@ function classifyAnswer(answer: Answer, ctx: ClassifyContext): Verdict {
     return build("tool_limit", facts, { statedToolLimit: statedToolLimit(text) });
   }
   if (status === 400) return classify400(text, facts);
+  // R25.2: some upstreams refuse a prompt too long with 413 or 422.
+  if ((status === 413 || status === 422) && looksLikeContextOverflow(text)) return contextOverflow(text, facts);
 
   const generic = classifyByStatus(text, answer, facts, ctx);
   const builtin = matchBuiltinRule(providerKey, status, answer.bodyText, facts.errorCode, hasOperatorRules(answer.provider.id, ctx.appSettings));

@@ -14,7 +14,27 @@ const CONTEXT_OVERFLOW = [
   "too many input tokens",
   "reduce the length of the messages",
   "exceeds the maximum number of tokens",
+  "exceeds the available context size",
+  // Other servers' wordings (vLLM, Bedrock, TGI, Azure, local runtimes).
+  "longer than the maximum model length",
+  "longer than the model's context length",
+  "input is too long for requested model",
+  "exceeded model token limit",
+  "input token length too long",
+  "input tokens exceed the configured limit",
+  "maximum context limit",
+  "maximum prompt length",
+  "prompt exceeds max length",
+  "context window exceeds limit",
 ] as const;
+
+// R25.2: the numbers a context refusal states, in each vendor's wording (lower-cased text).
+const DIGITS = "(\\d[\\d,]*)";
+const PROMPT_OVER_MAXIMUM = new RegExp(`${DIGITS} tokens? > ${DIGITS}(?: tokens?)? maximum`);
+const GEMINI_COUNTS = new RegExp(`input token count \\(?${DIGITS}\\)? exceeds the maximum number of tokens allowed \\(?${DIGITS}`);
+const MAXIMUM_CONTEXT = new RegExp(`maximum context length is ${DIGITS}`);
+const MESSAGES_TOKENS = new RegExp(`${DIGITS} in the messages`);
+const RESULTED_TOKENS = new RegExp(`(?:resulted in|requested) ${DIGITS} tokens`);
 
 const MODEL_MISSING = /\bmodel\b[^.\n]{0,120}?\b(does not exist|doesn't exist|is not available|not available|not found|is not supported|unsupported)\b/;
 const MODEL_MISSING_PHRASES = ["model_not_found", "unknown model", "invalid model", "no such model", "model not found"] as const;
@@ -80,6 +100,18 @@ export function quotaKind(text: string): QuotaKind | null {
 }
 
 export const looksLikeContextOverflow = (text: string): boolean => includesAny(text, CONTEXT_OVERFLOW);
+
+const count = (match: RegExpExecArray | null, group = 1): number | null => {
+  const value = match ? Number(match[group].replace(/,/g, "")) : Number.NaN;
+  return Number.isFinite(value) && value > 0 ? value : null;
+};
+
+/** R25.2: the prompt's tokens and the window a context refusal states (lower-cased text); null where it names none. */
+export function statedContextFacts(text: string): { tokens: number | null; window: number | null } {
+  const pair = PROMPT_OVER_MAXIMUM.exec(text) ?? GEMINI_COUNTS.exec(text);
+  if (pair) return { tokens: count(pair, 1), window: count(pair, 2) };
+  return { tokens: count(MESSAGES_TOKENS.exec(text)) ?? count(RESULTED_TOKENS.exec(text)), window: count(MAXIMUM_CONTEXT.exec(text)) };
+}
 export const looksLikeMissingModel = (text: string): boolean => includesAny(text, MODEL_MISSING_PHRASES) || MODEL_MISSING.test(text);
 export const looksLikeConcurrencyLimit = (text: string): boolean => includesAny(text, CONCURRENCY);
 export const looksLikeRequestRejected = (text: string): boolean => includesAny(text, REQUEST_REJECTED);

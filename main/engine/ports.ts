@@ -156,6 +156,8 @@ export interface Verdict {
   clientRetryAfterMs?: number | null;
   /** The provider rule that matched, if any. */
   rule?: RuleMatch | null;
+  /** R25.2: the prompt's tokens and the window a `context_overflow` refusal stated (each null when unstated). */
+  context?: { tokens: number | null; window: number | null } | null;
   /** R11.7: the tool limit a `tool_limit` error stated, if it named one. */
   statedToolLimit?: number | null;
   /**

@@ -23,6 +23,7 @@ const NUMBER_FIELDS = [
   "reasoningOnlyMs",
   "times",
   "maxTools",
+  "contextWindow",
 ] as const;
 const BOOLEAN_FIELDS = ["reset", "stallBeforeContent", "emptyStream"] as const;
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import { control, type ControlDeps } from "./control.js";
 import { readConversation } from "./conversation.js";
 import { FaultBook, InvalidFaultError, parseFault, toolLimitRefusal } from "./faults.js";
+import { contextRefusal, promptTokens } from "./contextWindow.js";
 import { readBody, sendJson } from "./http.js";
 import { composeAnswer, type Answer } from "./reply.js";
 import { PromptCaches } from "./promptCache.js";
@@ -175,6 +176,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     const conversation = readConversation(route.format, call.body);
     if (route.kind === "count_tokens") return sendJson(res, 200, tokenCount(route.format, conversation.promptChars), headers);
+    const tooLong = contextRefusal(route.format, fault?.contextWindow ?? opts.contextWindows?.[call.model], promptTokens(conversation.promptChars));
+    if (tooLong) {
+      call.entry.contextRefused = true;
+      return sendJson(res, tooLong.status, tooLong.body, headers);
+    }
     seq += 1;
     const ctx: ReplyContext = {
       id: replyId(route.format, seq),

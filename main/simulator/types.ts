@@ -53,6 +53,8 @@ export interface FaultSpec {
   errorEventStatus?: number;
   /** Answer 400 "too many tools" to a request declaring more tools than this (R11.7); smaller requests are served. */
   maxTools?: number;
+  /** R25.2: the model's context window: a longer prompt gets the vendor's own context error (contextWindow.ts). */
+  contextWindow?: number;
   /** Apply to the next N matching requests, then drop it (default: until cleared). */
   times?: number;
 }
@@ -71,6 +73,11 @@ export interface SimulatorOptions {
    * `defaultFault`: chaos runs draw faults from a seeded generator here. Its result is validated.
    */
   pickFault?: (request: SimulatedRequest) => FaultSpec | undefined;
+  /**
+   * R25.2: context windows per model name (as the request names it): a generation whose prompt is
+   * longer gets the vendor's own context error, as a `contextWindow` fault does.
+   */
+  contextWindows?: Record<string, number>;
   /** Reply text instead of `Hello from <label> (key <key>)`. */
   replyText?: string;
   /** How many received requests `requests` keeps (default 1000). */
@@ -123,6 +130,8 @@ export interface SimulatedRequest {
   fault?: FaultSpec;
   /** The answer told of a used-up subscription window: a login's 429 or a stream cut at the limit (R21.9). */
   windowExhausted?: boolean;
+  /** R25.2: the answer was the vendor's context error (the prompt was longer than the model's window). */
+  contextRefused?: boolean;
 }
 
 export interface Simulator {

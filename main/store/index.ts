@@ -9,6 +9,7 @@ import { openDatabase } from "./database.js";
 import { createLeaseRepo } from "./leaseRepo.js";
 import { createProviderRepo } from "./providerRepo.js";
 import { createProvenanceRepo } from "./provenanceRepo.js";
+import { createModelWindowRepo } from "./modelWindowRepo.js";
 import { createQuotaRepo } from "./quotaRepo.js";
 import { DEFAULT_REQUEST_LOG_RETENTION, createRequestLogRepo } from "./requestLogRepo.js";
 import { createResponsesRepo } from "./responsesRepo.js";
@@ -65,6 +66,7 @@ export function createStore(opts: CreateStoreOptions): Store {
     const sessionPins = createSessionPinRepo(db, opts.onLogError ?? warnLogError);
     const quotas = createQuotaRepo(db, opts.onLogError ?? warnLogError);
     const reasoningProvenance = createProvenanceRepo(db, () => clock.now(), opts.onLogError ?? warnLogError);
+    const modelWindows = createModelWindowRepo(db, opts.onLogError ?? warnLogError);
     return {
       providers: createProviderRepo(db, clock, epoch),
       connections: createConnectionRepo(db, clock, opts.cipher, epoch),
@@ -78,6 +80,7 @@ export function createStore(opts: CreateStoreOptions): Store {
       responses: createResponsesRepo(db, clock),
       quotas,
       reasoningProvenance,
+      modelWindows,
       usage: createUsageRepo(db, () => logs.flush()),
       transaction: (fn) => {
         try {
@@ -92,7 +95,7 @@ export function createStore(opts: CreateStoreOptions): Store {
         if (!db.open) return;
         try {
           try {
-            flushEach([quotas, sessionPins, reasoningProvenance]);
+            flushEach([quotas, sessionPins, reasoningProvenance, modelWindows]);
           } finally {
             logs.close();
           }

@@ -1,6 +1,6 @@
 // Numbered schema migrations (R0.3). Each runs once, in its own transaction, and
 // records its number in PRAGMA user_version; the DDL is also written to be
-// re-runnable so a half-applied manual fix cannot wedge an upgrade.
+// re-runnable so a half-applied manual fix cannot wedge an upgrade. Migration 1's schema is in two texts.
 import type Database from "better-sqlite3";
 
 export interface Migration {
@@ -8,121 +8,127 @@ export interface Migration {
   up(db: Database.Database): void;
 }
 
+const V1_CONFIG_TABLES = `
+      CREATE TABLE IF NOT EXISTS providers (
+        id TEXT PRIMARY KEY,
+        format TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        category TEXT NOT NULL,
+        models TEXT NOT NULL DEFAULT '[]',
+        quota_families TEXT NOT NULL DEFAULT '{}',
+        passthrough_models INTEGER NOT NULL DEFAULT 0,
+        rate_limit_cooldown_seconds INTEGER,
+        options TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE IF NOT EXISTS connections (
+        id TEXT PRIMARY KEY,
+        provider TEXT NOT NULL REFERENCES providers(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        priority INTEGER NOT NULL DEFAULT 0,
+        weight REAL NOT NULL DEFAULT 1,
+        active INTEGER NOT NULL DEFAULT 1,
+        secret TEXT,
+        max_concurrent INTEGER,
+        rate_limit_overrides TEXT NOT NULL DEFAULT '{}',
+        rate_limit_protection INTEGER,
+        provider_specific_data TEXT NOT NULL DEFAULT '{}',
+        disable_cooling INTEGER NOT NULL DEFAULT 0,
+        test_status TEXT NOT NULL DEFAULT 'active',
+        rate_limited_until INTEGER,
+        backoff_level INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        last_error_type TEXT,
+        error_code TEXT,
+        last_error_at INTEGER,
+        auth_failure_count INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS connections_by_provider
+        ON connections (provider, priority, created_at);
+
+      CREATE TABLE IF NOT EXISTS combos (
+        name TEXT PRIMARY KEY,
+        strategy TEXT NOT NULL,
+        targets TEXT NOT NULL DEFAULT '[]',
+        config TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE IF NOT EXISTS api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        scopes TEXT NOT NULL DEFAULT '[]',
+        allowed_connections TEXT NOT NULL DEFAULT '[]',
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER
+      );
+
+      CREATE TABLE IF NOT EXISTS settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+`;
+
+const V1_RUNTIME_TABLES = `
+      CREATE TABLE IF NOT EXISTS request_log (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        time INTEGER NOT NULL,
+        client_format TEXT NOT NULL,
+        model TEXT NOT NULL,
+        combo TEXT,
+        provider TEXT,
+        connection_id TEXT,
+        status INTEGER NOT NULL,
+        error_code TEXT,
+        latency_ms INTEGER NOT NULL,
+        ttfb_ms INTEGER,
+        stream INTEGER NOT NULL,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        attempts TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX IF NOT EXISTS request_log_newest ON request_log (time, seq);
+
+      CREATE TABLE IF NOT EXISTS domain_circuit_breakers (
+        provider TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        failure_count INTEGER NOT NULL,
+        success_count INTEGER NOT NULL,
+        opened_at INTEGER,
+        open_until INTEGER,
+        open_cycles INTEGER NOT NULL,
+        last_failure_at INTEGER,
+        last_failure_kind TEXT,
+        probe_started_at INTEGER,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE IF NOT EXISTS session_account_affinity (
+        session_key TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        connection_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS session_account_affinity_by_connection
+        ON session_account_affinity (connection_id);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     up(db) {
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS providers (
-          id TEXT PRIMARY KEY,
-          format TEXT NOT NULL,
-          base_url TEXT NOT NULL,
-          category TEXT NOT NULL,
-          models TEXT NOT NULL DEFAULT '[]',
-          quota_families TEXT NOT NULL DEFAULT '{}',
-          passthrough_models INTEGER NOT NULL DEFAULT 0,
-          rate_limit_cooldown_seconds INTEGER,
-          options TEXT NOT NULL DEFAULT '{}',
-          created_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL
-        );
-
-        CREATE TABLE IF NOT EXISTS connections (
-          id TEXT PRIMARY KEY,
-          provider TEXT NOT NULL REFERENCES providers(id) ON DELETE CASCADE,
-          name TEXT NOT NULL,
-          priority INTEGER NOT NULL DEFAULT 0,
-          weight REAL NOT NULL DEFAULT 1,
-          active INTEGER NOT NULL DEFAULT 1,
-          secret TEXT,
-          max_concurrent INTEGER,
-          rate_limit_overrides TEXT NOT NULL DEFAULT '{}',
-          rate_limit_protection INTEGER,
-          provider_specific_data TEXT NOT NULL DEFAULT '{}',
-          disable_cooling INTEGER NOT NULL DEFAULT 0,
-          test_status TEXT NOT NULL DEFAULT 'active',
-          rate_limited_until INTEGER,
-          backoff_level INTEGER NOT NULL DEFAULT 0,
-          last_error TEXT,
-          last_error_type TEXT,
-          error_code TEXT,
-          last_error_at INTEGER,
-          auth_failure_count INTEGER NOT NULL DEFAULT 0,
-          created_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS connections_by_provider
-          ON connections (provider, priority, created_at);
-
-        CREATE TABLE IF NOT EXISTS combos (
-          name TEXT PRIMARY KEY,
-          strategy TEXT NOT NULL,
-          targets TEXT NOT NULL DEFAULT '[]',
-          config TEXT NOT NULL DEFAULT '{}',
-          created_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL
-        );
-
-        CREATE TABLE IF NOT EXISTS api_keys (
-          id TEXT PRIMARY KEY,
-          name TEXT NOT NULL,
-          prefix TEXT NOT NULL,
-          key_hash TEXT NOT NULL UNIQUE,
-          scopes TEXT NOT NULL DEFAULT '[]',
-          allowed_connections TEXT NOT NULL DEFAULT '[]',
-          created_at INTEGER NOT NULL,
-          last_used_at INTEGER
-        );
-
-        CREATE TABLE IF NOT EXISTS settings (
-          key TEXT PRIMARY KEY,
-          value TEXT NOT NULL,
-          updated_at INTEGER NOT NULL
-        );
-
-        CREATE TABLE IF NOT EXISTS request_log (
-          seq INTEGER PRIMARY KEY,
-          id TEXT NOT NULL UNIQUE,
-          time INTEGER NOT NULL,
-          client_format TEXT NOT NULL,
-          model TEXT NOT NULL,
-          combo TEXT,
-          provider TEXT,
-          connection_id TEXT,
-          status INTEGER NOT NULL,
-          error_code TEXT,
-          latency_ms INTEGER NOT NULL,
-          ttfb_ms INTEGER,
-          stream INTEGER NOT NULL,
-          input_tokens INTEGER,
-          output_tokens INTEGER,
-          attempts TEXT NOT NULL DEFAULT '[]'
-        );
-        CREATE INDEX IF NOT EXISTS request_log_newest ON request_log (time, seq);
-
-        CREATE TABLE IF NOT EXISTS domain_circuit_breakers (
-          provider TEXT PRIMARY KEY,
-          state TEXT NOT NULL,
-          failure_count INTEGER NOT NULL,
-          success_count INTEGER NOT NULL,
-          opened_at INTEGER,
-          open_until INTEGER,
-          open_cycles INTEGER NOT NULL,
-          last_failure_at INTEGER,
-          last_failure_kind TEXT,
-          probe_started_at INTEGER,
-          updated_at INTEGER NOT NULL
-        );
-
-        CREATE TABLE IF NOT EXISTS session_account_affinity (
-          session_key TEXT PRIMARY KEY,
-          provider TEXT NOT NULL,
-          connection_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
-          expires_at INTEGER NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS session_account_affinity_by_connection
-          ON session_account_affinity (connection_id);
-      `);
+      db.exec(V1_CONFIG_TABLES);
+      db.exec(V1_RUNTIME_TABLES);
     },
   },
   {
@@ -357,6 +363,14 @@ export const MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (connection_id, "window", session, traffic_class)
         );
       `);
+    },
+  },
+  {
+    // R25.1: per provider model, the window refusals taught and the largest input a success proved (modelWindowRepo.ts).
+    version: 13,
+    up(db) {
+      db.exec(`CREATE TABLE IF NOT EXISTS model_windows (provider TEXT NOT NULL, model TEXT NOT NULL, learned_window INTEGER,
+        proven_input INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL, PRIMARY KEY (provider, model));`);
     },
   },
 ];

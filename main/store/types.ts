@@ -3,6 +3,7 @@
 import type { UsageRepo } from "./usageRepo.js";
 import type { QuotaRepo } from "./quotaRepo.js";
 import type { ProvenanceRepo } from "./provenanceRepo.js";
+import type { ModelWindowRepo } from "./modelWindowRepo.js";
 import type { ApiKeyInfo, AppSettings, ClientKind, Combo, Connection, ConnectionRuntime, Provider, RequestLogEntry, StoredResponseRecord } from "../../shared/types.js";
 import type { LeaseStore } from "../engine/leases.js";
 import type { BreakerStore, ConnectionRuntimeStore } from "../engine/ports.js";
@@ -161,6 +162,8 @@ export interface Store {
   quotas: QuotaRepo;
   /** R22.3: which connection issued each reasoning artifact relayed, by the artifact's digest. */
   reasoningProvenance: ProvenanceRepo;
+  /** R25.1: learned context windows, written behind. */
+  modelWindows: ModelWindowRepo;
   /** R18.2: usage reports from the rollups. */
   usage: UsageRepo;
   /** Runs fn in one SQLite transaction. */

@@ -229,8 +229,37 @@ function geminiClient(rng: Prng): RequestPlan {
   return p;
 }
 
+type Json = Record<string, any>;
+
+/** The last text the user wrote, in the body's own format, made `tokens` tokens longer (four characters a token). */
+function lengthen(body: Json, format: ClientFormat, tokens: number): void {
+  const filler = ` ${"lorem ipsum dolor sit amet ".repeat(Math.ceil((tokens * 4) / 27))}`;
+  const list = format === "gemini" ? body.contents : format === "openai-responses" ? body.input : body.messages;
+  const last = Array.isArray(list) ? (list[list.length - 1] as Json | undefined) : undefined;
+  if (!last) return;
+  if (format === "gemini") last.parts[0].text += filler;
+  else if (format === "openai-responses") last.content[0].text += filler;
+  else last.content += filler;
+}
+
+/**
+ * R25.1: a conversation grown long (drawn from a fork: the kept seeds' days draw as before): thousands
+ * of tokens, past the small windows some models of the laptop hold.
+ */
+function maybeLong(rng: Prng, p: RequestPlan, laptop: Laptop): RequestPlan {
+  const long = rng.fork("long-prompt");
+  // Not where the tools' Switchyard key has a token budget: a few long prompts would spend it and refuse the rest of the day.
+  if ((laptop.requireClientKey && laptop.keyBudget) || !long.chance(0.1)) return p;
+  lengthen(p.body, p.format, long.pick([2_000, 4_000, 8_000]));
+  return { ...p, shape: `${p.shape}+long` };
+}
+
 /** One request of the day, from any client shape. */
 export function drawRequest(rng: Prng, laptop: Laptop): RequestPlan {
+  return maybeLong(rng, drawShape(rng, laptop), laptop);
+}
+
+function drawShape(rng: Prng, laptop: Laptop): RequestPlan {
   const claudeLogins = laptop.logins.filter((l) => l.kind === "anthropic");
   const chatgpt = laptop.logins.find((l) => l.kind === "chatgpt");
   const shape = rng.weighted({ claudeLogin: 5, claudeKey: 2, codexChatgpt: chatgpt ? 3 : 0, codexKey: 2, chat: 4, anthropicPlaceholder: 2, gemini: 2 });

@@ -99,6 +99,8 @@ const unknownModel: Check = (o, ctx) => {
   if (login && ctx.laptop.providers.some((p) => loginMayReach(p, o.plan))) return null;
   if (o.calls.length > 0) return `the unknown model ${o.plan.model} reached ${[...new Set(o.calls.map((c) => c.provider.id))].join(", ")}`;
   if (o.status === 401) return null;
+  // A key over its budget is refused before its model is read (R18.4), as a missing key is (long prompts spend budgets fast).
+  if (o.status === 429 && errorCodeOf(o.text) === "budget_exceeded") return null;
   // A count has its own answer without an upstream: the estimate (docs/api-notes.md).
   if (o.plan.operation === "count" && o.status === 200) return null;
   const code = errorCodeOf(o.text);
@@ -249,6 +251,36 @@ const faultAttribution: Check = (o) => {
   return null;
 };
 
+/** The vendor's own context error of each client format, as its agent reads it to compact (R25.2). */
+function isVendorContextError(format: RequestPlan["format"], text: string): boolean {
+  let body: Json;
+  try {
+    body = JSON.parse(text) as Json;
+  } catch {
+    // A stream committed before the verdict carries its error as an event; its code says it.
+    return text.includes("context_length_exceeded");
+  }
+  const error = (body.error ?? {}) as Json;
+  if (format === "anthropic") return body.type === "error" && error.type === "invalid_request_error" && String(error.message).startsWith("prompt is too long");
+  if (format === "gemini") return error.status === "INVALID_ARGUMENT" && String(error.message).startsWith("The input token count");
+  return error.code === "context_length_exceeded" && error.type === "invalid_request_error";
+}
+
+/**
+ * I14: a context refusal fails over to a larger window or ends in the client's own context error
+ * (R25.2); a model passed over for its window is never the one that answered (R25.1).
+ */
+const contextWindows: Check = (o) => {
+  const attempts = (o.row?.attempts ?? []) as Json[];
+  const last = attempts[attempts.length - 1];
+  if (o.row && o.row.status === 400 && last?.verdict === "context_overflow" && !isVendorContextError(o.plan.format, o.text)) {
+    return `${o.plan.shape} (${o.plan.format}) ran out of windows but was answered ${o.status} ${o.text.slice(0, 160)}`;
+  }
+  const skipped = ((o.row?.skipped ?? []) as Json[]).filter((s) => s.reason === "context_too_small").map((s) => String(s.target));
+  const served = o.status === 200 && o.row?.provider ? `${String(o.row.provider)}/${String(o.calls[o.calls.length - 1]?.req.model ?? "")}` : null;
+  return served && skipped.includes(served) ? `${served} was passed over as too small for the prompt, yet it answered` : null;
+};
+
 export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I1", credentialRouting],
   ["I2", wellFormed],
@@ -260,6 +292,7 @@ export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I11", leaseExclusive],
   ["I12", retrySemantics],
   ["I13", faultAttribution],
+  ["I14", contextWindows],
 ];
 
 export function checkRequest(o: Observation, ctx: Context): Failure[] {

@@ -56,6 +56,27 @@ export interface Laptop {
   keyBudget: { period: "day"; maxTokens: number } | null;
   /** The held connection a lease key may lease (R7.2), or null. */
   leaseConnection: string | null;
+  /** R25.1: models with a small context window on their simulator, declared in modelInfo or left to be learned. */
+  windows: ModelWindowPlan[];
+}
+
+export interface ModelWindowPlan {
+  provider: string;
+  model: string;
+  /** Tokens (a token is four characters to the simulator). */
+  window: number;
+  /** Named in the provider's modelInfo; otherwise Switchyard learns it from the first refusal. */
+  declared: boolean;
+}
+
+/** R25.1: a few models hold a small window (drawn from a fork: the kept seeds' laptops draw as before). */
+function smallWindows(rng: Prng, providers: ProviderPlan[]): ModelWindowPlan[] {
+  const out: ModelWindowPlan[] = [];
+  for (const p of providers) {
+    if (!rng.chance(0.5)) continue;
+    out.push({ provider: p.id, model: rng.pick(p.models), window: rng.pick([1_500, 3_000, 6_000]), declared: rng.chance(0.5) });
+  }
+  return out;
 }
 
 const b64url = (text: string): string => Buffer.from(text).toString("base64url");
@@ -145,6 +166,7 @@ export function generateLaptop(rng: Prng): Laptop {
     quotaCutoff: { enabled: rng.chance(0.5), cutoffPercent: rng.pick([5, 20, 40]) },
     keyBudget: rng.chance(0.3) ? { period: "day", maxTokens: rng.int(2_000, 20_000) } : null,
     leaseConnection: heldIds.length > 0 && rng.chance(0.5) ? rng.pick(heldIds) : null,
+    windows: smallWindows(rng.fork("context-windows"), providers),
   };
 }
 

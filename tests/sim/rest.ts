@@ -27,6 +27,19 @@ export async function leasesDrained(world: World): Promise<string | null> {
   return items.length === 0 ? null : `${items.length} lease(s) left after release`;
 }
 
+/** I14: a context refusal cools nothing: no connection, lockout or breaker names it as its cause (R25.2). */
+export async function contextCoolsNothing(world: World): Promise<string | null> {
+  const cooldowns = ((await world.gw.api<Json>("GET", "/api/resilience/cooldowns")).body?.items ?? []) as Json[];
+  for (const item of cooldowns) {
+    if (item.lastErrorType === "context_overflow") return `R25.2 ${String(item.connectionId)} is ${String(item.status)} after a context refusal`;
+    const lock = ((item.lockouts ?? []) as Json[]).find((l) => l.reason === "context_overflow");
+    if (lock) return `R25.2 ${String(item.connectionId)} has ${String(lock.model)} locked out for a context refusal`;
+  }
+  const breakers = ((await world.gw.api<Json>("GET", "/api/monitoring/health")).body?.providerBreakers ?? []) as Json[];
+  const moved = breakers.find((b) => b.lastFailureKind === "context_overflow");
+  return moved ? `R25.2 the breaker of ${String(moved.provider)} counted a context refusal` : null;
+}
+
 const RUNTIME_FIELDS = new Set([
   "testStatus",
   "rateLimitedUntil",

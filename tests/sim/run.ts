@@ -6,7 +6,7 @@ import { generateDay, type Step } from "./day.js";
 import { checkRequest, type BreakerRead, type Context, type Failure, type Observation } from "./invariants.js";
 import { generateLaptop, type Laptop } from "./laptop.js";
 import { Prng } from "./prng.js";
-import { compareSnapshots, drained, leasesDrained, secretsKept, snapshot } from "./rest.js";
+import { compareSnapshots, contextCoolsNothing, drained, leasesDrained, secretsKept, snapshot } from "./rest.js";
 import { World } from "./world.js";
 
 type Json = Record<string, any>;
@@ -147,6 +147,7 @@ class Runner {
     for (const id of o.newAccounts) this.accounts.add(id);
     this.fail("I8", answerSecret(this.world, o));
     this.fail("I5", await drained(this.world));
+    if (o.calls.some((c) => c.req.contextRefused === true)) this.fail("I14", await contextCoolsNothing(this.world));
     this.pending.push({ o, ctx: contextOf(this.world) });
     if (this.pending.length >= 40) await this.settle();
   }

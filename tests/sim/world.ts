@@ -33,8 +33,10 @@ function simulatorOptions(laptop: Laptop, p: ProviderPlan) {
     .map((l) => ({ kind: l.kind, token: l.token, name: l.name, chatgptAccountId: l.accountId, fiveHourLimit: l.fiveHourLimit }));
   for (const h of p.held.filter((x) => x.subscription)) subscriptions.push({ kind: "anthropic", token: h.key, name: h.connectionId, fiveHourLimit: 6 });
   const apiKeys = [...p.held.filter((h) => !h.subscription).map((h) => h.key), laptop.ownAnthropicKey];
+  // R25.1: the models of this provider with a small window refuse longer prompts in the vendor's words.
+  const contextWindows = Object.fromEntries(laptop.windows.filter((w) => w.provider === p.id).map((w) => [w.model, w.window]));
   // A fixed reply: the simulator otherwise names the key it was sent in its answer text, which no vendor does.
-  return { label: p.id, replyText: "Simulated answer.", recordLimit: 1_000_000, quotaHeaders: p.quotaHeaders, subscriptions, apiKeys };
+  return { label: p.id, replyText: "Simulated answer.", recordLimit: 1_000_000, quotaHeaders: p.quotaHeaders, subscriptions, apiKeys, contextWindows };
 }
 
 export class World {
@@ -71,7 +73,9 @@ export class World {
     const { laptop } = this;
     for (const p of laptop.providers) {
       const sim = this.sims.get(p.id)!;
-      await this.post("/api/providers", { id: p.id, format: p.format, baseUrl: baseUrlOf(p, sim), category: p.category, models: p.models, priority: p.priority });
+      const declared = laptop.windows.filter((w) => w.provider === p.id && w.declared);
+      const modelInfo = declared.length > 0 ? { modelInfo: Object.fromEntries(declared.map((w) => [w.model, { contextWindow: w.window }])) } : {};
+      await this.post("/api/providers", { id: p.id, format: p.format, baseUrl: baseUrlOf(p, sim), category: p.category, models: p.models, priority: p.priority, ...modelInfo });
       for (const h of p.held) {
         this.secrets.add(h.key);
         await this.post("/api/connections", { id: h.connectionId, provider: p.id, name: `${p.id} key`, apiKey: h.key, ...(h.budget ? { budget: h.budget } : {}) });

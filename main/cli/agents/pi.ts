@@ -13,7 +13,11 @@ function piDir(env: NodeJS.ProcessEnv): string {
   return env.PI_CODING_AGENT_DIR || path.join(homeOf(env), ".pi", "agent");
 }
 
-function piProvider(gateway: Gateway, models: string[], apiKey: string): Record<string, unknown> {
+/** pi's own default when Switchyard knows no window of a model. */
+const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** R25.3: each model's window as Switchyard lists it, so pi compacts before the upstream refuses. */
+function piProvider(gateway: Gateway, models: string[], apiKey: string, windows: ReadonlyMap<string, number>): Record<string, unknown> {
   return {
     name: "Switchyard",
     baseUrl: `${gateway.url}/v1`,
@@ -25,7 +29,7 @@ function piProvider(gateway: Gateway, models: string[], apiKey: string): Record<
       reasoning: false,
       input: ["text"],
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      contextWindow: 128000,
+      contextWindow: windows.get(id) ?? DEFAULT_CONTEXT_WINDOW,
       maxTokens: 16384,
     })),
   };
@@ -37,7 +41,7 @@ export const pi: AgentRecord = {
   bin: "pi",
   async launch({ gateway, args, scratch }) {
     const models = await gateway.models();
-    const provider = JSON.stringify(piProvider(gateway, models, KEY_VAR));
+    const provider = JSON.stringify(piProvider(gateway, models, KEY_VAR, await gateway.windows()));
     const extension = scratch("switchyard-provider.mjs");
     writeFileSync(
       extension,
@@ -49,10 +53,11 @@ export const pi: AgentRecord = {
   },
   async connect({ gateway, env }) {
     const models = await gateway.models();
+    const windows = await gateway.windows();
     const modelsFile = path.join(piDir(env), "models.json");
     const settingsFile = path.join(piDir(env), "settings.json");
     return [
-      { file: modelsFile, edit: (text) => editJson(text, modelsFile, (obj) => setIn(obj, ["providers", PROVIDER_ID], piProvider(gateway, models, gateway.key))) },
+      { file: modelsFile, edit: (text) => editJson(text, modelsFile, (obj) => setIn(obj, ["providers", PROVIDER_ID], piProvider(gateway, models, gateway.key, windows))) },
       {
         file: settingsFile,
         edit: (text) =>

@@ -268,6 +268,8 @@ export class ClientResponse {
   fail(err: FinalError): void {
     this.stopHeartbeat();
     const { retryAfterSeconds, now, windowAnswer } = waitOf(err, this.opts.format, this.opts.clock.now());
+    // R25.2: a prompt too long for every window says so in the client's vendor's words.
+    if (err.context) err = { ...err, message: clientHalf(this.opts.format).contextOverflowMessage(err.context.tokens, err.context.window) };
     if (this.res.headersSent) return this.failInStream(err, lateAnswer(err, now, retryAfterSeconds, windowAnswer?.extra));
     const headers: Record<string, string | string[]> = { ...this.baseHeaders(), "content-type": "application/json", ...err.headers };
     // R25.6: Retry-After names only a wait the client should take (≤ 60 s); a longer one is a refusal

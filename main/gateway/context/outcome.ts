@@ -4,7 +4,18 @@ import type { Verdict, ConnectionExclusion, VerdictReason } from "../../engine/p
 
 export interface Exclusion {
   target: string;
-  reason: "model_lockout" | "circuit_open" | "provider_cooldown" | "unavailable" | "terminal" | "inactive" | "tool_limit" | "budget" | "no_client_credential";
+  reason:
+    | "model_lockout"
+    | "circuit_open"
+    | "provider_cooldown"
+    | "unavailable"
+    | "terminal"
+    | "inactive"
+    | "tool_limit"
+    | "budget"
+    | "no_client_credential"
+    /** R25.1: the prompt does not fit the target's known window while a larger one remains. */
+    | "context_too_small";
   remainingMs: number | null;
   provider: string;
   /** The connection passed over, when the exclusion is about one (the request log's timeline). */
@@ -25,6 +36,11 @@ export interface FinalError {
    * the words the client's vendor uses (clientHalf.windowExhausted), so the agent tells its user.
    */
   window?: { name: string };
+  /**
+   * R25.2: the prompt did not fit any window left: the answer is the client's own vendor's context
+   * error (clientHalf.contextOverflowMessage), with the prompt's tokens and the window when known.
+   */
+  context?: { tokens: number | null; window: number | null };
 }
 
 const TIMER_REASONS = new Set(["model_lockout", "circuit_open", "provider_cooldown", "unavailable", "budget"]);
@@ -214,6 +230,11 @@ export function errorFromVerdict(verdict: Verdict, earliestRecoveryMs: number | 
   // R25.6: a window that does not reset soon will not pass soon.
   if (verdict.window)
     return { status: 429, code: "window_exhausted", message: verdict.message, retryAfterMs, noRetry: !passesSoon(retryAfterMs), window: { name: verdict.window.name } };
+  // R25.2: the agent compacts on its own vendor's context error, a 400 whatever the upstream said.
+  if (verdict.reason === "context_overflow") {
+    const context = { tokens: verdict.context?.tokens ?? null, window: verdict.context?.window ?? null };
+    return { status: 400, code: "context_length_exceeded", message: verdict.message, retryAfterMs: null, noRetry: true, context };
+  }
   return {
     status: verdict.status,
     code: verdict.errorCode === UPSTREAM_INVALID_JSON ? UPSTREAM_INVALID_JSON : CODE_BY_REASON[verdict.reason],

@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { ApiKeyInfo, ClientKind, TrafficClass, WireFormat } from "../../../shared/types.js";
 import type { CountShape, StreamFraming } from "../formats/adapter.js";
+import { clientHalf } from "../formats/index.js";
 import type { StreamTranscript } from "./streamTranscript.js";
 import type { ClientResponse } from "./clientResponse.js";
 export type { AnswerHooks } from "./clientResponse.js";
@@ -90,6 +91,8 @@ export class RequestContext {
   /** R25.4: an upstream refused a translated request as malformed: only targets of the client's own format are left. */
   sameFormatOnly = false;
   private readonly vars = new Map<ContextVar<unknown>, unknown>();
+  /** The body's input token estimate once made (-1 before): the fit check and the combo strategies share it. */
+  private inputEstimate = -1;
 
   /** The request's headers, and its path (R20.3 reads it: a compaction or count route is its own class). */
   readonly headers: IncomingHttpHeaders;
@@ -123,6 +126,7 @@ export class RequestContext {
   bodyRead(body: Record<string, unknown>, text: string | undefined): void {
     this.body = body;
     this.bodyText = text;
+    this.inputEstimate = -1;
   }
 
   /** Replaces the body the attempts start from; its received text no longer describes it. */
@@ -130,6 +134,13 @@ export class RequestContext {
     if (body === this.body) return;
     this.body = body;
     this.bodyText = undefined;
+    this.inputEstimate = -1;
+  }
+
+  /** R25.1: the body's estimated input tokens, made once per body by its client half and kept. */
+  inputTokens(): number {
+    if (this.inputEstimate < 0) this.inputEstimate = clientHalf(this.format).estimateInputTokens(this.body);
+    return this.inputEstimate;
   }
 
   get<T>(key: ContextVar<T>): T | undefined {

@@ -13,7 +13,7 @@
 //   outcome(ctx, attempt, outcome)    what came back, before it is classified: a feature that owns it answers the
 //                                     request itself, nothing is recorded and nothing cools (a refused login)
 //   afterAttempt(ctx, report)         an attempt was recorded: shed the request, retry the same connection
-//                                     after a wait, resume a broken stream elsewhere, or nothing
+//                                     after a wait, resume a broken stream elsewhere, leave the target, or nothing
 //   answer(ctx, body) → body          the JSON answer before it is written (a compaction reshapes it)
 //   frame(ctx, text, frames)          every text the client receives (a JSON answer, stream frames with their data)
 //   finish(ctx, row)                  the request's log row was written
@@ -50,6 +50,8 @@ export type AfterAttempt =
   | { kind: "retry_same"; waitMs: number }
   /** The stream broke after output: the next candidate is asked for the rest (R13.3). */
   | { kind: "resume" }
+  /** The target's other connections would fail the same way: go on with the next target (R25.2: its window is too small). */
+  | { kind: "leave_target" }
   | null;
 
 /** What a feature decides before an attempt is sent; null lets it go. */

@@ -19,6 +19,7 @@ export const FEATURE_ORDER = [
   "responses-turns",
   "egress",
   "tool-limits",
+  "context-fit",
   "traffic-classes",
   "client-logins",
   "lease-narrowing",

@@ -152,6 +152,11 @@ export interface ClientHalf {
    */
   errorFrame(code: string, message: string, lastWritten?: string, late?: LateAnswer): string;
   /**
+   * R25.2: the message of this vendor's own context error (code `context_length_exceeded`, 400), in
+   * the words its agent reads to compact: the prompt's tokens and the window, each null when unknown.
+   */
+  contextOverflowMessage(tokens: number | null, window: number | null): string;
+  /**
    * R21.5: how this client's vendor says a subscription window is used up (`window` "5h", "7d"… or ""
    * when unknown; `resetAt` epoch ms): headers and error fields its agent reads to tell its user.
    */

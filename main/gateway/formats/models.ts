@@ -9,6 +9,8 @@ export interface ServedModel {
   info?: ModelInfo;
   /** Who serves it, for the OpenAI list's owned_by. */
   owner: string;
+  /** R25.3: its context window as Switchyard knows it (a combo's: its largest target's); null when unknown. */
+  window?: number | null;
 }
 
 /** What a model-list route reads of the request. */

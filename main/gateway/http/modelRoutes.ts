@@ -11,11 +11,13 @@ import type { ModelListRequest, ModelListRoute } from "../formats/models.js";
 import { sendPlainJson } from "../context/plainJson.js";
 import type { CatalogPort } from "../context/ports.js";
 import { clientAuth, stampClientHeaders, type ClientGuardDeps } from "./clientRoutes.js";
-import { loginServedModels, servedModels } from "./servedModels.js";
+import { loginServedModels, servedModels, type WindowsView } from "./servedModels.js";
 
 export interface ModelRouteDeps extends ClientGuardDeps {
   catalog: CatalogPort;
   clock: Clock;
+  /** R25.3: the models' context windows (absent: modelInfo's alone). */
+  windows?: WindowsView;
 }
 
 /** R25.7: `GET /models` is served as `GET /v1/models`, by the same routes, which read it as that path. */
@@ -29,7 +31,7 @@ function listRequest(req: express.Request): ModelListRequest {
 
 function handler(half: ClientHalf, route: ModelListRoute, deps: ModelRouteDeps): RequestHandler {
   return (req, res) => {
-    const models = route.models === "logins" ? loginServedModels(deps.catalog, half.format) : servedModels(deps.catalog);
+    const models = route.models === "logins" ? loginServedModels(deps.catalog, half.format, deps.windows) : servedModels(deps.catalog, deps.windows);
     const answer = route.answer(listRequest(req), models, deps.clock.now());
     stampClientHeaders(res);
     sendPlainJson(res, answer.status, answer.body);

@@ -17,6 +17,7 @@ import type { StoredResponseDeps } from "../features/responses/storedResponses.j
 import { storedResponseRoutes } from "./storedResponseRoutes.js";
 import { sessionLeaseHandler } from "./leaseRoute.js";
 import { mountModelRoutes } from "./modelRoutes.js";
+import type { WindowsView } from "./servedModels.js";
 
 export interface GatewayAppDeps extends ClientGuardDeps {
   /** Failures inside Switchyard, logged with the request id. */
@@ -26,6 +27,8 @@ export interface GatewayAppDeps extends ClientGuardDeps {
   storedResponses?: StoredResponseDeps;
   catalog: CatalogPort;
   clock: Clock;
+  /** R25.3: the models' context windows, for the model lists. */
+  windows?: WindowsView;
   pipeline: Pipeline;
   appSettings: () => AppSettings;
   version: string;

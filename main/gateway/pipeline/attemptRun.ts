@@ -125,6 +125,7 @@ export function createAttemptRunner(deps: PipelineDeps) {
     const decision = deps.features.afterAttempt(ctx, { target, connection, probe: attempt.probe, outcome, result });
     if (decision?.kind === "shed") return (ctx.client.fail(decision.error), "answered");
     if (decision?.kind === "resume") return "next";
+    if (decision?.kind === "leave_target") ctx.abandonTarget = true;
     if (decision?.kind === "retry_same") {
       ctx.retrySameMs = decision.waitMs;
       return "next";

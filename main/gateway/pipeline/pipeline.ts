@@ -76,6 +76,7 @@ export function createPipeline(deps: PipelineDeps) {
       random: deps.routing.random,
       sessionKey: ctx.session?.key ?? null,
       pin: ctx.session?.pin() ?? null,
+      estimate: ctx,
     };
     // A count takes the stored order: it must not advance a combo's rotation or its session target.
     const plan = planRequest(model, deps.catalog, ctx.count ? undefined : routing);

@@ -35,7 +35,9 @@ export function noteForRouting(deps: RoutingNotesDeps, note: AttemptNote): void 
   if (headers) deps.quotas?.observe(ctx.connection.id, ctx.provider.id, headers, now, { session: note.sessionKey, trafficClass: note.trafficClass ?? "main" });
   if (!deps.routing) return;
   // R4.10: the sample is the time to the upstream's first byte, not the whole (streamed) answer.
-  const settled = result.kind === "client_gone" ? null : { ok: result.kind === "success", ttfbMs: (outcome.firstByteAt ?? now) - note.startedAt };
+  // R25.2: a prompt too long for the target's window says nothing of the target's health.
+  const neutral = result.kind === "client_gone" || (result.kind === "failure" && result.verdict.reason === "context_overflow");
+  const settled = neutral ? null : { ok: result.kind === "success", ttfbMs: (outcome.firstByteAt ?? now) - note.startedAt };
   if (note.combo) deps.routing.router.settled(note.combo, note.target, ctx.connection.id, settled, now, note.sessionKey);
   if (headers) deps.routing.quotas.learn(ctx.provider.id, ctx.connection.id, ctx.model, headers, now);
 }

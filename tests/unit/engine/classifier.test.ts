@@ -9,7 +9,7 @@ const ctx = (over: Partial<ClassifyContext> = {}): ClassifyContext => ({ setting
 const classify = (input: FailureFields, over: Partial<ClassifyContext> = {}) => classifyUpstreamFailure(failureInput(input), ctx(over));
 const HOUR = 3_600_000;
 
-type Expect = Partial<Pick<Verdict, "reason" | "scope" | "status" | "breakerEligible" | "failover" | "terminal" | "cooldownMs" | "retryHintMs">>;
+type Expect = Partial<Pick<Verdict, "reason" | "scope" | "status" | "breakerEligible" | "failover" | "terminal" | "cooldownMs" | "retryHintMs" | "context">>;
 
 describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
   it.each<[string, FailureFields, Expect]>([
@@ -30,14 +30,35 @@ describe("classifyUpstreamFailure by status and body (R12.1, R4, D4)", () => {
       { reason: "model_not_found", failover: true },
     ],
     [
-      "D4 400 context overflow is returned at once",
-      { status: 400, bodyText: "This model's maximum context length is 128000 tokens" },
-      { reason: "context_overflow", failover: false },
+      "R25.2 400 context overflow fails over (to a larger window) and states the window",
+      { status: 400, bodyText: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130,512 tokens." },
+      { reason: "context_overflow", failover: true, breakerEligible: false, context: { tokens: 130_512, window: 128_000 } },
     ],
     [
       "D4 400 prompt is too long is context overflow",
       { status: 400, bodyText: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}' },
-      { reason: "context_overflow", failover: false },
+      { reason: "context_overflow", failover: true, context: { tokens: 210_000, window: 200_000 } },
+    ],
+    [
+      "R25.2 Gemini's token-limit INVALID_ARGUMENT is context overflow with its counts",
+      {
+        status: 400,
+        bodyText: '{"error":{"code":400,"message":"The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}',
+      },
+      { reason: "context_overflow", context: { tokens: 1_048_577, window: 1_048_576 } },
+    ],
+    [
+      "R25.2 a context refusal with no numbers still classifies",
+      {
+        status: 400,
+        bodyText: '{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","code":"context_length_exceeded"}}',
+      },
+      { reason: "context_overflow", context: { tokens: null, window: null } },
+    ],
+    [
+      "R25.2 a 413 naming the context is context overflow",
+      { status: 413, bodyText: "the request exceeds the available context size, try increasing it" },
+      { reason: "context_overflow", failover: true },
     ],
     [
       "R4.6 first 401 is auth_error, not yet terminal",

@@ -12,6 +12,7 @@ const EXPECTED_TABLES = [
   "combos",
   "connections",
   "domain_circuit_breakers",
+  "model_windows",
   "providers",
   "reasoning_provenance",
   "request_log",

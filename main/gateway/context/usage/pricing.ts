@@ -3,7 +3,7 @@
 // model's prices. Finding a model in the catalogue costs tens of microseconds, so each
 // (provider, model) is looked up once and its rates kept; the arithmetic per request is ours and a
 // unit test holds it to the library's own calcPrice.
-import { calcPrice, type ModelPrice } from "@pydantic/genai-prices";
+import { calcPrice, type ModelPrice, type PriceCalculation } from "@pydantic/genai-prices";
 import type { Provider } from "../../../../shared/types.js";
 import { providerAdapterFor } from "../../formats/index.js";
 
@@ -69,11 +69,22 @@ function publicApiUrl(baseUrl: string): string | undefined {
   }
 }
 
-function fromCatalog(provider: Provider, model: string): Rates | null {
+/** The shipped catalogue's entry of this provider's model (by its API URL, its format's provider, else the name alone), or null. */
+function catalogueMatch(provider: Provider, model: string): PriceCalculation | null {
   const probe = { input_tokens: 1_000, output_tokens: 1_000 };
   const apiUrl = publicApiUrl(provider.baseUrl);
   const providerId = providerAdapterFor(provider.format).pricingProvider;
-  const found = (apiUrl ? calcPrice(probe, model, { providerApiUrl: apiUrl }) : null) ?? (providerId ? calcPrice(probe, model, { providerId }) : null) ?? calcPrice(probe, model);
+  return (apiUrl ? calcPrice(probe, model, { providerApiUrl: apiUrl }) : null) ?? (providerId ? calcPrice(probe, model, { providerId }) : null) ?? calcPrice(probe, model);
+}
+
+/** R25.1: the context window the shipped catalogue names for this provider's model, or null (tens of microseconds: callers keep it). */
+export function catalogueContextWindow(provider: Provider, model: string): number | null {
+  const window = catalogueMatch(provider, model)?.model.context_window;
+  return typeof window === "number" && window > 0 ? window : null;
+}
+
+function fromCatalog(provider: Provider, model: string): Rates | null {
+  const found = catalogueMatch(provider, model);
   if (!found) return null;
   const p = found.model_price;
   return {

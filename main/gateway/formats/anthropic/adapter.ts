@@ -12,7 +12,7 @@ import { arrayLength, asRecord, DroppedFields } from "../values.js";
 import { lastUserText, partText, SIGNAL_PARTS } from "../textParts.js";
 import { anthropicContinuation } from "./continuation.js";
 import { anthropicArtifacts, anthropicForeignStripped } from "./reasoning-artifacts.js";
-import { anthropicErrorBody, anthropicErrorFrame } from "./errors.js";
+import { anthropicContextOverflow, anthropicErrorBody, anthropicErrorFrame } from "./errors.js";
 import { anthropicTextDeltaBytes, classifyAnthropic, isAnthropicToolOrReasoning, isPlainAnthropicTextDelta } from "./events.js";
 import { AnthropicPassthroughTracker } from "./passthrough.js";
 import { anthropicRequestToHub } from "./request-in.js";
@@ -21,6 +21,7 @@ import { anthropicResponseToHub, hubToAnthropicResponse } from "./response.js";
 import { AnthropicStreamDecoder } from "./stream-decode.js";
 import { AnthropicStreamEncoder } from "./stream-encode.js";
 import { usageFromAnthropic } from "./usage.js";
+import { ANTHROPIC_MODEL_ROUTES } from "./models.js";
 
 const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 /** R21.10: what Claude Code reads off an answer: the serving account's rate limits and the request id. */
@@ -38,9 +39,9 @@ const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
   compactPaths: [],
-  // An Anthropic client listing GET /v1/models gets the OpenAI half's list.
   webSocketRefusal: null,
-  modelRoutes: [],
+  // R25.3: a request with `anthropic-version` gets Anthropic's list shape, with each window.
+  modelRoutes: ANTHROPIC_MODEL_ROUTES,
   routePrefixes: ["/v1/messages"],
   trafficTexts: (body) => ({
     system: Array.isArray(body["system"]) ? body["system"].slice(0, SIGNAL_PARTS).map(partText) : [partText(body["system"])],
@@ -79,6 +80,7 @@ const client: ClientHalf = {
 
   errorBody: anthropicErrorBody,
   errorFrame: anthropicErrorFrame,
+  contextOverflowMessage: anthropicContextOverflow,
   heartbeatFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
   // Claude Code reads the unified headers of a 429 to say "You've hit your 5-hour limit · resets …".
   windowExhausted: (window, resetAt) => {

@@ -29,6 +29,12 @@ export function anthropicErrorBody(status: number, code: string, message: string
   return { type: "error", error: { type: anthropicErrorType(status), message, code, ...extra } };
 }
 
+/** R25.2: Claude Code compacts on a 400 invalid_request_error whose message starts "prompt is too long". */
+export function anthropicContextOverflow(tokens: number | null, window: number | null): string {
+  if (tokens === null) return window === null ? "prompt is too long" : `prompt is too long: more than ${window} maximum`;
+  return window === null ? `prompt is too long: ${tokens} tokens` : `prompt is too long: ${tokens} tokens > ${window} maximum`;
+}
+
 /**
  * A mid-stream `error` event, whose data is the error body. A late answer (R24.4) keeps the type of
  * the status it would have had and carries `retry_after` and `reset_at` in the error object.

@@ -14,7 +14,7 @@ import { KEY_BODY } from "../login.js";
 import { promptTextOfHub } from "../promptText.js";
 import { estimateHubInputTokens } from "../tokens.js";
 import { asRecord, DroppedFields } from "../values.js";
-import { geminiErrorBody, geminiErrorFrame } from "./errors.js";
+import { geminiContextOverflow, geminiErrorBody, geminiErrorFrame } from "./errors.js";
 import { classifyGemini, geminiTextDeltaBytes, isGeminiToolOrReasoning } from "./events.js";
 import { geminiRequestToHub } from "./request-in.js";
 import { hubToGeminiRequest } from "./request-out.js";
@@ -98,6 +98,7 @@ const client: ClientHalf = {
 
   errorBody: geminiErrorBody,
   errorFrame: geminiErrorFrame,
+  contextOverflowMessage: geminiContextOverflow,
   // CLIENTS.md: the Gemini CLI's SDK fails on an SSE comment before content but takes a bare newline.
   heartbeatFrame: "\n",
 };

@@ -37,6 +37,15 @@ export function geminiErrorBody(status: number, code: string, message: string, e
   return { error: { code: status, message, status: geminiStatus(status), details, ...extra } };
 }
 
+/** R25.2: Google's INVALID_ARGUMENT for a prompt over the model's input token limit, naming the counts. */
+export function geminiContextOverflow(tokens: number | null, window: number | null): string {
+  if (tokens !== null && window !== null) return `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${window}).`;
+  if (window !== null) return `The input token count exceeds the maximum number of tokens allowed (${window}).`;
+  return tokens !== null
+    ? `The input token count (${tokens}) exceeds the maximum number of tokens allowed.`
+    : "The input token count exceeds the maximum number of tokens allowed.";
+}
+
 /**
  * A mid-stream error chunk: the error body as a data line (the element of a JSON-array stream). A
  * late answer (R24.4) keeps its status, states its wait as RetryInfo and carries `retry_after` and

@@ -16,7 +16,7 @@ function geminiModel(m: ServedModel): Record<string, unknown> {
     version: "switchyard",
     displayName: m.id,
     description: `Served by Switchyard (${m.owner})`,
-    inputTokenLimit: m.info?.contextWindow ?? DEFAULT_INPUT_TOKEN_LIMIT,
+    inputTokenLimit: m.window ?? m.info?.contextWindow ?? DEFAULT_INPUT_TOKEN_LIMIT,
     outputTokenLimit: DEFAULT_OUTPUT_TOKEN_LIMIT,
     supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
   };

@@ -11,7 +11,7 @@ import { promptTextOfHub } from "../promptText.js";
 import { sseFrame } from "../sse.js";
 import { estimateHubInputTokens } from "../tokens.js";
 import { arrayLength, asRecord, DroppedFields } from "../values.js";
-import { openaiErrorBody, openaiErrorFrame } from "./errors.js";
+import { openaiContextOverflow, openaiErrorBody, openaiErrorFrame } from "./errors.js";
 import { classifyOpenai, isOpenaiToolOrReasoning, isPlainOpenaiContentChunk, openaiTextDeltaBytes } from "./events.js";
 import { hubToOpenaiRequest, openaiRequestToHub } from "./request.js";
 import { hubToOpenaiResponse, openaiResponseToHub } from "./response.js";
@@ -59,6 +59,7 @@ const client: ClientHalf = {
 
   errorBody: openaiErrorBody,
   errorFrame: openaiErrorFrame,
+  contextOverflowMessage: openaiContextOverflow,
   heartbeatFrame: ": keep-alive\n\n",
 };
 

@@ -16,6 +16,13 @@ export function openaiErrorBody(status: number, code: string, message: string, e
   return { error: { message, type: openaiErrorType(status), code, ...extra } };
 }
 
+/** R25.2: OpenAI's own wording of `context_length_exceeded`. */
+export function openaiContextOverflow(tokens: number | null, window: number | null): string {
+  const limit = window === null ? "This model's maximum context length was exceeded." : `This model's maximum context length is ${window} tokens.`;
+  const used = tokens === null ? "" : ` However, your messages resulted in ${tokens} tokens.`;
+  return `${limit}${used} Please reduce the length of the messages.`;
+}
+
 /**
  * A mid-stream error chunk: the error body as a data line. A late answer (R24.4) keeps the status
  * it would have had and carries its `retry_after` and `reset_at` in the error object.

@@ -12,7 +12,7 @@ import { estimateHubInputTokens } from "../tokens.js";
 import { arrayLength, asRecord, DroppedFields } from "../values.js";
 import { isRecord } from "../../../../shared/records.js";
 import { lastUserText, leadingSystemText, partText } from "../textParts.js";
-import { responsesErrorBody, responsesErrorFrame } from "./errors.js";
+import { responsesContextOverflow, responsesErrorBody, responsesErrorFrame } from "./errors.js";
 import { responsesForeignStripped } from "./reasoning-artifacts.js";
 import { responsesKeepAlive } from "./keepalive.js";
 import { classifyResponses, isPlainResponsesTextDelta, isResponsesToolOrReasoning, responsesTextDeltaBytes } from "./events.js";
@@ -67,6 +67,7 @@ const client: ClientHalf = {
 
   errorBody: responsesErrorBody,
   errorFrame: responsesErrorFrame,
+  contextOverflowMessage: responsesContextOverflow,
   // An SSE comment: Codex's parser (eventsource-stream) and the OpenAI SDKs skip it.
   heartbeatFrame: ": keep-alive\n\n",
   // Codex ends the turn and tells its user "You've hit your usage limit … try again at …" for this type.

@@ -15,6 +15,12 @@ export function responsesErrorBody(status: number, code: string, message: string
   return { error: { message, type, code, ...extra } };
 }
 
+/** R25.2: the Responses API's wording of `context_length_exceeded` (Codex reads the code), with the counts when known. */
+export function responsesContextOverflow(tokens: number | null, window: number | null): string {
+  const counts = tokens !== null && window !== null ? ` (${tokens} tokens > ${window} maximum)` : window !== null ? ` (${window} tokens)` : "";
+  return `Your input exceeds the context window of this model${counts}. Please adjust your input and try again.`;
+}
+
 const SEQUENCE = /"sequence_number":(\d+)/g;
 
 /** The number after the last one in `written` (the stream text the client got last), or 0. */

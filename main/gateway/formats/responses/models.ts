@@ -33,8 +33,8 @@ function isCodexCatalogueRequest(query: Readonly<Record<string, unknown>>, heade
 
 function codexCatalogue(models: ServedModel[]): { models: Array<Record<string, unknown>> } {
   return {
-    models: models.map(({ id, info }, index) => {
-      const contextWindow = info?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+    models: models.map(({ id, info, window }, index) => {
+      const contextWindow = window ?? info?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
       return {
         slug: id,
         display_name: id,

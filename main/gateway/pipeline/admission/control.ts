@@ -1,9 +1,8 @@
 // The admit stage (R8, R9): composite gates global → provider → connection → model taken at once, one queue and
 // one wait budget per provider+connection, pacing learned from the upstream, and the job expiration after dispatch.
 // The in-process path is synchronous when nothing waits: a request that does not queue pays a few map operations,
-// never a timer hop (a local Bottleneck job always hops through a timer and measured milliseconds). With
-// SWITCHYARD_REDIS_URL the connection's concurrency, and each model cap of it (R19.1), is also taken in a
-// Redis-clustered Bottleneck limiter, shared by every Switchyard; learned pauses are told to the group through `onLocalPause`.
+// never a timer hop. With SWITCHYARD_REDIS_URL the connection's concurrency, and each model cap of it (R19.1), is also
+// taken in a Redis-clustered Bottleneck limiter shared by every Switchyard; learned pauses reach the group via `onLocalPause`.
 import { ERROR_CODES } from "../../../../shared/errorCodes.js";
 import type { ResilienceSettings } from "../../../../shared/resilienceSettings.js";
 import type { Provider } from "../../../../shared/types.js";

@@ -58,6 +58,8 @@ export interface PlanRouting {
   sessionKey: string | null;
   /** R7.1: the session's live pin; its target goes first whatever the strategy (absent = none). */
   pin?: PinnedTarget | null;
+  /** The request, whose input token estimate is made once and shared with the fit check (R25.1). */
+  estimate?: { inputTokens(): number };
 }
 
 export function candidateKey(target: Target): string {
@@ -80,6 +82,8 @@ export class ComboRouter {
     private readonly quotas: LearnedQuotas,
     private readonly p2cLatencyWeight: () => number,
     private readonly prices: Pick<Pricer, "rates"> = createPricer(),
+    /** R25.1: each target's window as the gateway knows it (modelInfo, the catalogue, what refusals taught). */
+    private readonly windows: { windowOf(provider: Target["provider"], model: string): number | null } | null = null,
   ) {}
 
   private memoryOf(combo: string): ComboMemory {
@@ -94,7 +98,7 @@ export class ComboRouter {
    * the session's previous target place it themselves (context-relay moves a conversation that
    * outgrew it), the pin standing in for a previous target this router has not seen served.
    */
-  order(combo: Combo, targets: Target[], { format, body, now, random, sessionKey, pin }: Omit<PlanRouting, "router">): Target[] {
+  order(combo: Combo, targets: Target[], { format, body, now, random, sessionKey, pin, estimate }: Omit<PlanRouting, "router">): Target[] {
     const name = isStrategyName(combo.strategy) ? combo.strategy : "priority";
     if (name === "priority" || targets.length < 2) return pinnedTargetFirst(targets, pin);
     const memory = this.memoryOf(combo.name);
@@ -104,9 +108,9 @@ export class ComboRouter {
     // (a combo switched to one of them starts that memory afresh, as after a restart).
     const { reads } = STRATEGIES[name];
     memory.readsPrevious = reads.previousTarget === true;
-    const candidates = targets.map((t, index) => this.candidate(t, index, now, reads.price === true));
+    const candidates = targets.map((t, index) => this.candidate(t, index, now, reads.price === true, reads.tokens === true));
     const facts: RequestFacts = {
-      estimatedInputTokens: reads.tokens ? clientHalf(format).estimateInputTokens(body) : null,
+      estimatedInputTokens: reads.tokens ? (estimate?.inputTokens() ?? clientHalf(format).estimateInputTokens(body)) : null,
       cacheHint: reads.cacheHint ? clientHalf(format).hasCacheHint(body) : false,
       previousCandidateKey: memory.readsPrevious ? this.previousOf(combo.name, targets, sessionKey, pin) : null,
     };
@@ -140,11 +144,13 @@ export class ComboRouter {
     return this.plainChoice;
   }
 
-  private candidate(t: Target, index: number, now: number, readsPrice: boolean): Candidate {
+  private candidate(t: Target, index: number, now: number, readsPrice: boolean, readsWindow: boolean): Candidate {
     const info = t.provider.modelInfo?.[t.model];
     const quota: QuotaInfo | undefined = this.quotas.forTarget(t.provider.id, t.model, t.connectionId, now);
     const candidate: Candidate = { key: candidateKey(t), index, weight: t.weight ?? 1, connectionId: t.connectionId, ...info, quota };
     if (readsPrice && info?.inputPricePerMTok === undefined) this.priceFromCatalog(candidate, t);
+    const window = readsWindow && this.windows ? this.windows.windowOf(t.provider, t.model) : null;
+    if (window !== null) candidate.contextWindow = window;
     return candidate;
   }
 
