@@ -17,6 +17,7 @@ import type { StoredResponseDeps } from "../features/responses/storedResponses.j
 import { storedResponseRoutes } from "./storedResponseRoutes.js";
 import { sessionLeaseHandler } from "./leaseRoute.js";
 import { mountModelRoutes } from "./modelRoutes.js";
+import { createUpgradeRoute, type UpgradeRoute } from "./upgrade.js";
 
 export interface GatewayAppDeps extends ClientGuardDeps {
   /** Failures inside Switchyard, logged with the request id. */
@@ -35,15 +36,23 @@ export interface GatewayAppDeps extends ClientGuardDeps {
   sessions: SessionGatewayDeps;
   /** GET /metrics (R18.5): its guards and handler, behind the Host check like everything else. */
   metrics?: RequestHandler[];
+  /** The DNS-rebinding guard as a test of a Host header (WebSocket handshakes, R26.1). */
+  acceptsHost: (host: string | undefined) => boolean;
+  /** R26.3: a Responses WebSocket's idle limit (default 15 minutes). */
+  socketIdleMs?: number;
 }
 
+/** The request listener, and the upgrade listener of the Responses WebSocket (R26.1). */
+export type GatewayApp = RequestListener & { upgrade: UpgradeRoute };
+
 /** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
-export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
+export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
   const app = createExpressApp(deps);
   const generation = createGenerationRoute(deps);
-  return (req, res) => {
+  const listener: RequestListener = (req, res) => {
     if (!generation(req, res)) void app(req, res);
   };
+  return Object.assign(listener, { upgrade: createUpgradeRoute(deps) });
 }
 
 function createExpressApp(deps: GatewayAppDeps): express.Express {

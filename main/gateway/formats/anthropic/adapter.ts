@@ -39,7 +39,7 @@ const client: ClientHalf = {
   generationPaths: ["/v1/messages"],
   compactPaths: [],
   // An Anthropic client listing GET /v1/models gets the OpenAI half's list.
-  webSocketRefusal: null,
+  webSocketTurns: false,
   modelRoutes: [],
   routePrefixes: ["/v1/messages"],
   trafficTexts: (body) => ({
