@@ -20,6 +20,7 @@ import {
 } from "../api/index.js";
 import { hostAcceptor } from "../api/hostGuard.js";
 import { createGatewayApp, type GatewayApp } from "../gateway/http/server.js";
+import { isSubscription } from "../gateway/features/billingBoundary.js";
 import { followSharedState, type SharedStateSwitch } from "../group/follow.js";
 import type { SharedState } from "../engine/sharedState.js";
 import { connectionKeys } from "../group/sessionKinds.js";
@@ -164,6 +165,15 @@ function createServerApp(
     acceptsHost: hostAcceptor({ allowedHostnames: extra.bind.allowedHostnames }),
     // R26.3: a Responses WebSocket's idle limit (the variable lets a test shorten it).
     socketIdleMs: Number(parts.env.SWITCHYARD_WS_IDLE_MS) || undefined,
+    // R26.4: Codex's usage view from the pool's windows.
+    codexUsage: {
+      windows: () => store.quotas.list(),
+      pins: extra.sessions.pins,
+      boundary: () => parts.resilience.get().billingBoundary.main,
+      meteredAvailable: () =>
+        parts.catalog.providers().some((p) => parts.connections.listByProvider(p.id).some((c) => c.active && c.credential !== "client" && !isSubscription(c, p))),
+      clock,
+    },
     ...{ apiRouter: extra.apiRouter, dashboardDir: DASHBOARD_DIR, sessions: extra.sessions },
     metrics: extra.metricsRoute({ adminToken: extra.adminToken, isPublic: () => getAppSettings().metricsPublic }),
   });

@@ -18,6 +18,7 @@ import { storedResponseRoutes } from "./storedResponseRoutes.js";
 import { sessionLeaseHandler } from "./leaseRoute.js";
 import { mountModelRoutes } from "./modelRoutes.js";
 import { createUpgradeRoute, type UpgradeRoute } from "./upgrade.js";
+import { CODEX_USAGE_PATHS, codexUsageHandler, type CodexUsageDeps } from "./codexUsageRoute.js";
 
 export interface GatewayAppDeps extends ClientGuardDeps {
   /** Failures inside Switchyard, logged with the request id. */
@@ -40,6 +41,8 @@ export interface GatewayAppDeps extends ClientGuardDeps {
   acceptsHost: (host: string | undefined) => boolean;
   /** R26.3: a Responses WebSocket's idle limit (default 15 minutes). */
   socketIdleMs?: number;
+  /** R26.4: Codex's usage view from the pool (absent = not served). */
+  codexUsage?: CodexUsageDeps;
 }
 
 /** The request listener, and the upgrade listener of the Responses WebSocket (R26.1). */
@@ -73,6 +76,8 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
   // R1.3: the model lists, from the client halves; the generation calls are the generation route's.
   mountModelRoutes(app, deps);
 
+  // R26.4: Codex's usage view, a client route (keys, the login), one path under /api: before the management router.
+  if (deps.codexUsage) app.get([...CODEX_USAGE_PATHS], clientAuth("openai-responses", deps), codexUsageHandler(deps.codexUsage));
   // A client-key route under /api: mounted before the management router and its admin token.
   app.post("/api/v1/session-leases", sessionLeaseHandler({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));
   app.use(deps.apiRouter);
