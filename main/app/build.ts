@@ -165,6 +165,8 @@ function createServerApp(
     acceptsHost: hostAcceptor({ allowedHostnames: extra.bind.allowedHostnames }),
     // R26.3: a Responses WebSocket's idle limit (the variable lets a test shorten it).
     socketIdleMs: Number(parts.env.SWITCHYARD_WS_IDLE_MS) || undefined,
+    // R26.1: permessage-deflate on the socket, for a Switchyard reached over a real network (off on loopback: CPU only).
+    socketDeflate: parts.env.SWITCHYARD_WS_DEFLATE === "1",
     // R26.4: Codex's usage view from the pool's windows.
     codexUsage: {
       windows: () => store.quotas.list(),

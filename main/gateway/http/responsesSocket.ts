@@ -26,8 +26,15 @@ import { sessionKeyOf } from "./sessionKey.js";
 import { errorFrameText, SocketTurn } from "./socketTurn.js";
 
 const FORMAT = "openai-responses";
+/**
+ * R26.5: on loopback, compressing what Switchyard sends only costs CPU. Measured with the bench's
+ * wsTurns case: ws compresses every frame when the context is kept (its size threshold applies only
+ * without context takeover), and a socket turn then cost 2× an HTTP turn. So a frame is sent
+ * compressed only from this size (a huge tool output echoed back), where the bytes saved matter.
+ */
+const COMPRESS_FROM_CHARS = 1 << 20;
 /** Responses a socket remembers for `previous_response_id` (Codex names the last one). */
-const REMEMBERED = 8;
+const REMEMBERED = 4;
 
 export interface ResponsesSocketDeps {
   pipeline: Pipeline;
@@ -50,6 +57,29 @@ export interface SocketAdmission {
 interface Remembered {
   input: unknown[];
   output: unknown[];
+  /** The JSON texts of `input` and `output`: the next turn's body text is joined from them, not serialised again (R26.5). */
+  inputText: string;
+  outputText: string;
+}
+
+/** The JSON text of the array that is the concatenation of JSON array texts. */
+function joinedArrays(...texts: string[]): string {
+  const inner = texts.map((t) => t.slice(1, -1)).filter((t) => t.trim() !== "");
+  return `[${inner.join(",")}]`;
+}
+
+/** The JSON text of `rest` with `input` (whose text is given) added last. */
+function bodyTextWith(rest: Record<string, unknown>, inputText: string): string {
+  const head = JSON.stringify(rest);
+  return head === "{}" ? `{"input":${inputText}}` : `${head.slice(0, -1)},"input":${inputText}}`;
+}
+
+/** What a frame becomes: the body the turn starts from, its whole input, and (continuing this socket's response) the body's text. */
+interface Prepared {
+  body: Record<string, unknown>;
+  input: unknown[];
+  bodyText?: string;
+  inputText?: string;
 }
 
 type Refusal = { status: number; code: ErrorCode; message: string };
@@ -81,7 +111,8 @@ export function serveResponsesSocket(deps: ResponsesSocketDeps, ws: WebSocket, r
   };
   armIdle();
 
-  const sendError = (r: Refusal) => ws.send(errorFrameText(r.status, clientHalf(FORMAT).errorBody(r.status, r.code, r.message), {}));
+  const send = (text: string, done?: () => void) => ws.send(text, { compress: text.length >= COMPRESS_FROM_CHARS }, done);
+  const sendError = (r: Refusal) => send(errorFrameText(r.status, clientHalf(FORMAT).errorBody(r.status, r.code, r.message), {}));
 
   ws.on("message", (data, isBinary) => {
     armIdle();
@@ -95,8 +126,8 @@ export function serveResponsesSocket(deps: ResponsesSocketDeps, ws: WebSocket, r
     if ("code" in parsed) return sendError(parsed);
     const prepared = withHistory(parsed.body);
     if ("code" in prepared) return sendError(prepared);
-    if (parsed.warmUp) return warmUp(prepared.body, prepared.input);
-    void runTurn(prepared.body, prepared.input);
+    if (parsed.warmUp) return warmUp(prepared);
+    void runTurn(prepared);
   });
 
   ws.on("close", () => {
@@ -107,16 +138,20 @@ export function serveResponsesSocket(deps: ResponsesSocketDeps, ws: WebSocket, r
   ws.on("error", () => ws.terminate());
 
   /** R26.2: the body with the named response's input and output before its own input. */
-  function withHistory(body: Record<string, unknown>): { body: Record<string, unknown>; input: unknown[] } | Refusal {
+  function withHistory(body: Record<string, unknown>): Prepared | Refusal {
     const previousId = body["previous_response_id"];
     let full = body;
     if (typeof previousId === "string") {
       const own = remembered.get(previousId);
       const added = inputItems(body["input"]);
       if (!added) return refusal(400, "invalid_request", "input must be a string or a list of input items");
-      const { previous_response_id: _named, ...rest } = body;
-      if (own) full = { ...rest, input: [...own.input, ...own.output, ...added] };
-      else {
+      const { previous_response_id: _named, input: _added, ...rest } = body;
+      if (own) {
+        // R26.5: the history's text is joined, not serialised again: the turn costs its new input only.
+        const input = [...own.input, ...own.output, ...added];
+        const inputText = joinedArrays(own.inputText, own.outputText, JSON.stringify(added));
+        return { body: { ...rest, input }, input, inputText, bodyText: bodyTextWith(rest, inputText) };
+      } else {
         // R16.4: a response stored by an earlier request (HTTP or another socket) is found by id.
         const stored = deps.storedResponses;
         const expanded = stored ? expandPreviousResponse(body, stored.port, stored.clock.now(), stored.retentionHours()) : null;
@@ -136,15 +171,15 @@ export function serveResponsesSocket(deps: ResponsesSocketDeps, ws: WebSocket, r
   }
 
   /** R26.2: a warm-up is created and completed here, with an id the next turn may name. */
-  function warmUp(body: Record<string, unknown>, input: unknown[]): void {
+  function warmUp({ body, input, inputText }: Prepared): void {
     const id = responseId(randomUUID());
     const response = { id, object: "response", created_at: Math.floor(Date.now() / 1000), status: "completed", model: body["model"] ?? null, output: [], usage: null };
-    ws.send(JSON.stringify({ type: "response.created", sequence_number: 0, response: { ...response, status: "in_progress" } }));
-    ws.send(JSON.stringify({ type: "response.completed", sequence_number: 1, response }));
-    remember(id, { input, output: [] });
+    send(JSON.stringify({ type: "response.created", sequence_number: 0, response: { ...response, status: "in_progress" } }));
+    send(JSON.stringify({ type: "response.completed", sequence_number: 1, response }));
+    remember(id, { input, output: [], inputText: inputText ?? JSON.stringify(input), outputText: "[]" });
   }
 
-  async function runTurn(body: Record<string, unknown>, input: unknown[]): Promise<void> {
+  async function runTurn({ body, input, inputText, bodyText }: Prepared): Promise<void> {
     const ctx = new RequestContext(randomUUID(), req);
     ctx.clientKey = admission.clientKey;
     ctx.allowed = admission.allowed;
@@ -153,11 +188,11 @@ export function serveResponsesSocket(deps: ResponsesSocketDeps, ws: WebSocket, r
     ctx.transport = "websocket";
     const problem = clientHalf(FORMAT).shapeProblem(body);
     if (problem) return sendError(refusal(400, "invalid_request", problem));
-    ctx.bodyRead(body, undefined);
+    ctx.bodyRead(body, bodyText);
     const sessionKey = sessionKeyOf(req.headers, () => clientHalf(FORMAT).sessionHint(body) ?? `ws-${socketId}`);
     ctx.session = createRequestSession(deps.sessions, { sessionKey, leaseOwnerHash: null });
     const current = new SocketTurn({
-      send: (text, done) => ws.send(text, done),
+      send,
       get bufferedAmount() {
         return ws.bufferedAmount;
       },
@@ -174,7 +209,8 @@ export function serveResponsesSocket(deps: ResponsesSocketDeps, ws: WebSocket, r
     const final = current.finalEvent === null ? null : (JSON.parse(current.finalEvent) as unknown);
     const response = isRecord(final) && isRecord(final["response"]) ? final["response"] : null;
     if (response && typeof response["id"] === "string" && response["status"] !== "failed") {
-      remember(response["id"], { input, output: Array.isArray(response["output"]) ? response["output"] : [] });
+      const output = Array.isArray(response["output"]) ? response["output"] : [];
+      remember(response["id"], { input, output, inputText: inputText ?? JSON.stringify(input), outputText: JSON.stringify(output) });
     }
   }
 }

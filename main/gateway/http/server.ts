@@ -41,6 +41,8 @@ export interface GatewayAppDeps extends ClientGuardDeps {
   acceptsHost: (host: string | undefined) => boolean;
   /** R26.3: a Responses WebSocket's idle limit (default 15 minutes). */
   socketIdleMs?: number;
+  /** R26.1: negotiate permessage-deflate on Responses WebSockets (default off: on loopback it only costs CPU). */
+  socketDeflate?: boolean;
   /** R26.4: Codex's usage view from the pool (absent = not served). */
   codexUsage?: CodexUsageDeps;
 }

@@ -10,12 +10,19 @@ import type { ClientSink } from "../context/clientSink.js";
 
 /** What the turn writes to: the socket's send, and how much it holds unsent. */
 export interface TurnSocket {
-  send(text: string, done: () => void): void;
+  send(text: string, done?: () => void): void;
   readonly bufferedAmount: number;
 }
 
 /** Above this many unsent bytes a write asks the pipeline to wait for "drain". */
 const HIGH_WATER_BYTES = 1 << 20;
+const FINAL_TYPES = ["response.completed", "response.incomplete", "response.failed"];
+/** Whether an event's data is the turn's final event: its type is read near either end (no scan of the whole data). */
+function isFinal(data: string): boolean {
+  const head = data.length > 96 ? data.slice(0, 48) + data.slice(-48) : data;
+  return head.includes('"response.') && FINAL_TYPES.some((type) => head.includes(`"type":"${type}"`));
+}
+
 /** Keep-alive events (responses/keepalive.ts) and SSE comments: liveness, not content. */
 const KEEPALIVE_EVENT = /^\s*(?:event: keepalive\n|data: \{"type":"keepalive")/;
 
@@ -147,15 +154,19 @@ export class SocketTurn implements ClientSink {
   private sendEvents(text: string): void {
     const events: string[] = [];
     this.carry = sseData(this.carry + text, events);
-    for (const data of events) {
-      if (data.includes('"type":"response.completed"') || data.includes('"type":"response.incomplete"') || data.includes('"type":"response.failed"')) this.finalEvent = data;
-      this.send(data);
+    for (const [i, data] of events.entries()) {
+      if (isFinal(data)) this.finalEvent = data;
+      this.send(data, i === events.length - 1);
     }
   }
 
-  private send(text: string): void {
-    this.socket.send(text, () => {
-      if (this.listeners.drain.size > 0 && this.socket.bufferedAmount < HIGH_WATER_BYTES) for (const listener of [...this.listeners.drain]) listener();
-    });
+  /** Sends one frame; the last of a write asks to hear when it left only when the socket is already full (then "drain" follows). */
+  private send(text: string, last = true): void {
+    const full = last && this.socket.bufferedAmount + text.length >= HIGH_WATER_BYTES;
+    this.socket.send(text, full ? this.sent : undefined);
   }
+
+  private readonly sent = (): void => {
+    if (this.listeners.drain.size > 0 && this.socket.bufferedAmount < HIGH_WATER_BYTES) for (const listener of [...this.listeners.drain]) listener();
+  };
 }

@@ -32,6 +32,8 @@ export interface UpgradeDeps extends ClientGuardDeps, Omit<ResponsesSocketDeps, 
   acceptsHost: (host: string | undefined) => boolean;
   /** R26.3: idle limit of a socket (default 15 minutes). */
   socketIdleMs?: number;
+  /** R26.1: negotiate permessage-deflate (default off, see DEFLATE). */
+  socketDeflate?: boolean;
 }
 
 /** The upgrade listener, and what closes the sockets it holds (the server's close). */
@@ -43,9 +45,18 @@ export interface UpgradeRoute {
 /** A frame can never be larger than this, whatever maxBodyMb says (the live limit is checked per frame). */
 const HARD_FRAME_LIMIT_BYTES = 512 * 1024 * 1024;
 const DEFAULT_IDLE_MS = 15 * 60_000;
+/**
+ * R26.1, R26.5: permessage-deflate, when switched on, is negotiated with what Codex offers; what
+ * Switchyard sends is then compressed only when it is large (responsesSocket.ts), at zlib's fastest
+ * level. It is off by default: on loopback it only costs CPU. Measured with the bench's wsTurns case
+ * (20-turn Codex-shaped conversations, the client offering deflate as Codex does): with it
+ * negotiated a socket turn cost 1.4–1.6× an HTTP turn, without it 0.97–1.05× (ws's sends and reads
+ * take a slower path once the extension is on, even for frames it does not compress).
+ */
+const DEFLATE = { zlibDeflateOptions: { level: 1 } } as const;
 
 export function createUpgradeRoute(deps: UpgradeDeps): UpgradeRoute {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: HARD_FRAME_LIMIT_BYTES, clientTracking: true });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: deps.socketDeflate === true ? DEFLATE : false, maxPayload: HARD_FRAME_LIMIT_BYTES, clientTracking: true });
   const socketDeps: ResponsesSocketDeps = {
     ...deps,
     idleMs: deps.socketIdleMs ?? DEFAULT_IDLE_MS,

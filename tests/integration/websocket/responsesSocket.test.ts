@@ -47,6 +47,7 @@ beforeAll(async () => {
   sim = await startSim({ label: "wsim" });
   gw = await startGateway();
   await addProvider(gw, "ws", sim, "openai", ["ws-key-a", "ws-key-b"]);
+  await addProvider(gw, "wsr", sim, "openai-responses", ["wsr-key"]);
 });
 
 afterAll(async () => {
@@ -64,10 +65,10 @@ beforeEach(async () => {
 });
 
 describe("the Responses WebSocket (R26.1)", () => {
-  it("R26.1 GET /v1/responses upgrades (101, permessage-deflate) and a response.create turn streams the SSE events as frames, one JSON event each", async () => {
+  it("R26.1 GET /v1/responses upgrades (101; permessage-deflate offered but off by default on loopback) and a response.create turn streams the SSE events as frames, one JSON event each", async () => {
     const s = await socket();
     expect(s.status).toBe(101);
-    expect(s.extensions).toContain("permessage-deflate");
+    expect(s.extensions).toBe("");
     const frames = await s.turn(create("Say hello"));
     expect(frames[0].type).toBe("response.created");
     expect(frames.at(-1)!.type).toBe("response.completed");
@@ -114,6 +115,25 @@ describe("state per socket (R26.2)", () => {
     const all = upstreamTexts(chatCalls().at(-1)!.body);
     expect(all).toHaveLength(5);
     expect(all[4]).toContain("third question");
+  });
+
+  it("R26.2 R26.5 to a Responses upstream (same format) a continuation's body goes as text joined from the history's, equal to the whole conversation", async () => {
+    const s = await socket();
+    const first = await s.turn(create([userMessage("first to responses")], { model: "wsr/m1", tools: [{ type: "function", name: "look", parameters: { type: "object" } }] }));
+    expect(first.at(-1)!.type).toBe("response.completed");
+    const second = await s.turn(create([userMessage("second to responses")], { model: "wsr/m1", previous_response_id: finalResponse(first).id }));
+    expect(second.at(-1)!.type).toBe("response.completed");
+    const sent = sim.requests.filter((r) => r.path === "/v1/responses").at(-1)!;
+    const body = JSON.parse(sent.rawBody) as Json;
+    expect(body.model).toBe("m1");
+    expect(body).not.toHaveProperty("previous_response_id");
+    expect(body.stream).toBe(true);
+    const input = body.input as Json[];
+    expect(input.map((i) => `${i.type}:${i.role ?? ""}`)).toEqual(["message:user", "message:assistant", "message:user"]);
+    expect(JSON.stringify(input[0])).toContain("first to responses");
+    expect(JSON.stringify(input[1])).toContain("Hello from wsim");
+    expect(JSON.stringify(input[2])).toContain("second to responses");
+    expect(body.tools).toBeUndefined();
   });
 
   it("R26.2 a warm-up (generate: false) is answered with an id and no upstream call; the next turn builds on its input", async () => {

@@ -6,7 +6,7 @@
 // Codex's usage view (`/backend-api/wham/usage`, `/api/codex/usage`) shows the session's account
 // windows, or, when the session may cross, what the pool can still serve. Also: the live request
 // view (GET /api/events) carries the socket's turns like any request (R26.1), and an idle socket
-// is closed with 1000 (R26.3).
+// is closed with 1000 (R26.3). This gateway negotiates permessage-deflate (R26.1).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../main/simulator/index.js";
 import { startGateway, startSim, type TestGateway } from "../harness.js";
@@ -74,7 +74,7 @@ beforeAll(async () => {
     subscriptions: [{ kind: "chatgpt", token: LOGIN, chatgptAccountId: ACCOUNT, name: LOGIN_NAME, planType: "plus", fiveHourLimit: 1000 }],
     apiKeys: [METERED_KEY],
   });
-  gw = await startGateway({ testClock: true, env: { SWITCHYARD_WS_IDLE_MS: "1500" } });
+  gw = await startGateway({ testClock: true, env: { SWITCHYARD_WS_IDLE_MS: "1500", SWITCHYARD_WS_DEFLATE: "1" } });
   const post = async (route: string, body: Json) => expect((await gw.api("POST", route, body)).status, route).toBe(201);
   await post("/api/providers", { id: "chatgpt-sub", format: "openai-responses", baseUrl: `${sim.url}/backend-api/codex`, category: "oauth", models: ["gpt-x"] });
   await post("/api/connections", { id: "plus", provider: "chatgpt-sub", name: "My Plus", credential: "client" });
@@ -108,6 +108,8 @@ const meteredCalls = () => sim.requests.filter((r) => r.key === METERED_KEY).len
 describe("the billing boundary over the socket (R26.1, R21.5) and Codex's usage view (R26.4)", () => {
   it("R26.1 R21.5 R26.4 cross: the login serves the first turn; its window runs out; the next turn of the same socket is served on the metered key, marked billingCrossed; wham/usage shows what the pool can still serve", async () => {
     const s = await socket("ws-cross-session");
+    // This gateway negotiates permessage-deflate (SWITCHYARD_WS_DEFLATE=1): the turns work the same.
+    expect(s.extensions).toContain("permessage-deflate");
     const first = await s.turn(create("first turn on the login"));
     expect(first.at(-1)!.type).toBe("response.completed");
     expect(sim.requests.at(-1)!.login).toBe(LOGIN_NAME);
