@@ -62,11 +62,14 @@ beforeAll(async () => {
   await created("/api/connections", { id: "ws-anthropic-c1", provider: "ws-anthropic", name: "scripted", apiKey: "ws-anthropic-key" });
   await created("/api/providers", { id: "chatgpt-sub", format: "openai-responses", baseUrl: `${sim.url}/backend-api/codex`, category: "oauth", models: [CHATGPT_MODEL] });
   await created("/api/connections", { id: "plus", provider: "chatgpt-sub", name: "My Plus", credential: "client" });
+  await created("/api/providers", { id: "ws-chat", format: "openai", baseUrl: `${sim.url}/v1`, category: "apikey", models: ["gpt-sim"] });
+  await created("/api/connections", { id: "ws-chat-c1", provider: "ws-chat", name: "chat key", apiKey: "ws-chat-key" });
   proxy = await startCodexProxy(gw.url);
 }, 60_000);
 
 afterEach(() => {
   proxy.exchanges.length = 0;
+  sim.clearFaults();
 });
 
 afterAll(async () => {
@@ -126,6 +129,27 @@ describe("Codex 0.171 over the Responses WebSocket (R26.1, R26.2)", () => {
       const turns = (await rowsSince(since)).filter((r) => r.clientFormat === "openai-responses" && r.status === 200);
       expect(turns.length).toBeGreaterThanOrEqual(2);
       for (const r of turns) expect(r.transport).toBe("websocket");
+    },
+  );
+
+  it(
+    "R26.1 R26.3 Codex with a 3 s stream idle timeout survives a 7 s wait for the upstream's first byte over the socket: keep-alive frames, one turn, no reconnect",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      sim.addFault("ws-chat-key", { latencyMs: 7_000, times: 1 });
+      const home = makeTempDir("switchyard-codex-ws-slow-", scratch);
+      writeCodexHome(
+        home,
+        codexConfigToml({ baseUrl: `${proxy.url}/v1`, model: "ws-chat/gpt-sim", providerLines: ["supports_websockets = true", "stream_idle_timeout_ms = 3000"] }),
+      );
+      const before = sim.requests.filter((r) => r.path === "/v1/chat/completions").length;
+      const run = await runCodex(["Say hello after a slow start"], { home, cwd: makeTempDir("switchyard-codex-ws-slow-cwd-", scratch), timeoutMs: RUN_TIMEOUT_MS });
+      expect(run.code, describeRun(run)).toBe(0);
+      expect(run.stdout.trim()).toMatch(/^Hello from ws-vendor/);
+      expect(run.stderr).not.toMatch(/idle timeout/);
+      expectSocketOnly(run, "/v1/responses");
+      expect(proxy.exchanges.filter((x) => x.upgrade)).toHaveLength(1);
+      expect(sim.requests.filter((r) => r.path === "/v1/chat/completions").length - before).toBe(1);
     },
   );
 
