@@ -167,6 +167,12 @@ const leaseExclusive: Check = (o, ctx) => {
   return used ? `${o.plan.shape} (${o.plan.operation}) without the lease was sent on the leased ${leased.connectionId}` : null;
 };
 
+/** I12: a row says how its request came: a turn of a Responses WebSocket, or HTTP (R26.1). */
+const transportRow: Check = (o) => {
+  const want = o.plan.transport ?? "http";
+  return o.row && o.row.transport !== want ? `${o.plan.shape} sent over ${want} was logged with transport ${String(o.row.transport)}` : null;
+};
+
 export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I1", credentialRouting],
   ["I2", wellFormed],
@@ -176,6 +182,7 @@ export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I9", loggedRow],
   ["I10", accountRows],
   ["I11", leaseExclusive],
+  ["I12", transportRow],
 ];
 
 export function checkRequest(o: Observation, ctx: Context): Failure[] {
