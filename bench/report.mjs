@@ -61,6 +61,8 @@ export function goalsOf(results) {
         goal(`${scenario} c32 ${lane} lane throughput × chat lane`, caseOf(results, scenario, 32)?.[lane]?.ratio.vsChat ?? null, "≥ 0.9", (v) => v >= 0.9),
       ),
     ),
+    // R26.5: a socket turn (incremental input) costs no more CPU than the same turn over HTTP (the noise is 10-20 %).
+    goal("wsTurns CPU per socket turn × per HTTP turn", results.wsTurns?.cpuRatio ?? null, "≤ 1", (v) => v <= 1),
     // Issue 34 (R21.1): the client's own login costs the same-format Anthropic lane nothing measurable (the noise is a few %).
     goal("loginSse c32 login lane throughput × held-key lane", caseOf(results, "loginSse", 32)?.login?.ratio.vsChat ?? null, "≥ 0.95", (v) => v >= 0.95),
   ];
@@ -100,6 +102,18 @@ function printLanes(results) {
     });
   }
   console.log(table(rows));
+}
+
+/** R26.5: the same Codex conversation over HTTP and over the socket, Switchyard's CPU and the wall time per turn. */
+function printWsTurns(w) {
+  console.log(`\nwsTurns: a ${w.turns}-turn Codex conversation, ${w.rounds} rounds each way (CPU of the Switchyard process, /proc, 10 ms ticks)`);
+  const rows = [
+    ["transport", "CPU ms/turn", "wall ms/turn", "CPU ms/turn by round"],
+    ["http (whole history each turn)", fmt(w.http.cpuMsPerTurn, 3), fmt(w.http.wallMsPerTurn, 2), w.http.cpuMsPerTurnRounds.join(" ")],
+    ["websocket (new input only)", fmt(w.websocket.cpuMsPerTurn, 3), fmt(w.websocket.wallMsPerTurn, 2), w.websocket.cpuMsPerTurnRounds.join(" ")],
+  ];
+  console.log(table(rows));
+  console.log(`socket CPU per turn × HTTP: ${fmt(w.cpuRatio, 3)}`);
 }
 
 /** Issue 27's replay: one row per figure, the run with the behaviour on beside the one with it off. */
@@ -261,6 +275,7 @@ export function printReport(results) {
   console.log(table(rows));
   printLanes(results);
   if (results.replay) printReplay(results.replay);
+  if (results.wsTurns) printWsTurns(results.wsTurns);
   console.log("\nGoals (issues 12, 22, 23, 25, 27 and 33, ratios to the node:http floor in this run; informational)\n");
   const g = [["goal", "limit", "measured", "met"]];
   for (const x of results.goals) g.push([x.name, x.limit, fmt(x.value, 3), x.met === null ? "-" : x.met ? "yes" : "NO"]);

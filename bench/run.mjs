@@ -15,6 +15,7 @@ import { measureAdmission } from "./admission.mjs";
 import { measureUsage } from "./usage.mjs";
 import { measureStreams, measureManyStreams } from "./streams.mjs";
 import { measureReplay } from "./replay.mjs";
+import { measureWsTurns } from "./wsTurns.mjs";
 import { startRedis } from "./redis.mjs";
 import { goalsOf, printReport } from "./report.mjs";
 
@@ -180,12 +181,15 @@ const SCENARIOS = {
     check: okJson,
   },
 };
-const EXTRA = ["stream", "streams500", "selection", "admission", "usage", "replay"];
+const EXTRA = ["stream", "streams500", "selection", "admission", "usage", "replay", "wsTurns"];
 
 function readConfig() {
   const names = [
     ...new Set(
-      (process.env.BENCH_SCENARIOS ?? "json,sse,responses,responsesSse,gemini,large,claude,lanes,lanesSse,loginSse,features,stream,streams500,selection,admission,usage,replay")
+      (
+        process.env.BENCH_SCENARIOS ??
+        "json,sse,responses,responsesSse,gemini,large,claude,lanes,lanesSse,loginSse,features,stream,streams500,selection,admission,usage,replay,wsTurns"
+      )
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean),
@@ -233,6 +237,8 @@ function readConfig() {
     usage: names.includes("usage") ? { rows: intEnv("BENCH_USAGE_ROWS", 1_000_000, 1), queries: intEnv("BENCH_USAGE_QUERIES", 21, 2) } : null,
     // The 429 comes at turn 10, so a replay has at least that many turns.
     replay: names.includes("replay") ? { turns: intEnv("BENCH_REPLAY_TURNS", 30, 10) } : null,
+    // R26.5: a Codex conversation over HTTP and over the Responses WebSocket, CPU per turn.
+    wsTurns: names.includes("wsTurns") ? { turns: intEnv("BENCH_WS_TURNS", 20, 2), rounds: intEnv("BENCH_WS_ROUNDS", 6, 1) } : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
     syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
     dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),
@@ -632,6 +638,11 @@ async function main() {
     process.stdout.write(`bench: replay of a ${cfg.replay.turns}-turn Claude Code session, issue 27's behaviour on, then off…\n`);
     const track = { onChild: (handle) => started.children.push(handle), onDir: (dir) => started.dirs.push(dir) };
     results.replay = await measureReplay(cfg.dist, { ...cfg.replay, track });
+  }
+  if (cfg.wsTurns) {
+    process.stdout.write(`bench: wsTurns, a ${cfg.wsTurns.turns}-turn Codex conversation over HTTP and over the Responses WebSocket, ${cfg.wsTurns.rounds} rounds…\n`);
+    const track = { onChild: (handle) => started.children.push(handle), onDir: (dir) => started.dirs.push(dir) };
+    results.wsTurns = await measureWsTurns(cfg.dist, { ...cfg.wsTurns, track });
   }
   results.loadAverage.end = loadavg().map((v) => round(v, 2));
   results.durationS = round((performance.now() - t0) / 1000, 1);

@@ -294,7 +294,12 @@ export interface RequestLogEntry {
   billingCrossing?: { fromConnectionId: string; toConnectionId: string };
   /** R20.1: set when foreign reasoning artifacts were taken out before sending. */
   provenance?: ProvenanceRecord | null;
+  /** R26.1: how the client's request came: a POST (`http`) or a turn of a Responses WebSocket; absent on rows written before. */
+  transport?: RequestTransport;
 }
+
+/** R26.1: a request over HTTP, or one turn of a Responses WebSocket. */
+export type RequestTransport = "http" | "websocket";
 
 /** General (non-resilience) settings, GET/PATCH /api/settings. */
 export interface ProviderErrorRule {

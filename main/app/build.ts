@@ -1,6 +1,6 @@
 // Composition root: build(config) -> {store, engine, gateway, api} (DESIGN.md). No singletons:
 // a test builds a whole gateway in-process on an ephemeral port.
-import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { normaliseAppSettings } from "../../shared/schemas/appSettings.js";
@@ -19,8 +19,8 @@ import {
   sseEventsHandler,
 } from "../api/index.js";
 import { hostAcceptor } from "../api/hostGuard.js";
-import { refuseUpgrade } from "../gateway/http/upgrade.js";
-import { createGatewayApp } from "../gateway/http/server.js";
+import { createGatewayApp, type GatewayApp } from "../gateway/http/server.js";
+import { isSubscription } from "../gateway/features/billingBoundary.js";
 import { followSharedState, type SharedStateSwitch } from "../group/follow.js";
 import type { SharedState } from "../engine/sharedState.js";
 import { connectionKeys } from "../group/sessionKinds.js";
@@ -70,17 +70,17 @@ export interface BuildOptions {
   onProgress?: (line: string) => void;
 }
 
-/** The HTTP server on its address: the gateway's requests, and its refusal of WebSocket upgrades (R16.3). */
-async function listen(app: RequestListener, bind: BindPlan, port: number): Promise<{ server: Server; port: number }> {
+/** The HTTP server on its address: the gateway's requests, and its Responses WebSockets (R26.1). */
+async function listen(app: GatewayApp, port: number, host: string): Promise<{ server: Server; port: number }> {
   const server: Server = createServer(app);
-  server.on("upgrade", refuseUpgrade(hostAcceptor({ allowedHostnames: bind.allowedHostnames })));
+  server.on("upgrade", app.upgrade);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   // Long generations stream for many minutes; node's default request timeout would cut them.
   server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, bind.host, () => resolve());
+    server.listen(port, host, () => resolve());
   });
   // Bound to a host and port (not a pipe), the address is an AddressInfo: `port` 0 gets the one picked.
   const address = server.address();
@@ -154,7 +154,7 @@ function createServerApp(
     adminToken: string;
     metricsRoute: ReturnType<typeof createGatewayMetrics>["route"];
   },
-): RequestListener {
+): GatewayApp {
   const { store, clock, getAppSettings } = parts;
   return createGatewayApp({
     // R16.4: stored Responses API turns, for previous_response_id and GET/DELETE /v1/responses/{id}.
@@ -164,6 +164,20 @@ function createServerApp(
     ...{ callUpstream: parts.callUpstream, appSettings: clientRouteSettings(extra.bind, getAppSettings), version: VERSION, requestLog: parts.usage.log, logger: parts.logger },
     verifyClientKey: (key) => store.apiKeys.verify(key),
     hostGuard: createHostGuard({ allowedHostnames: extra.bind.allowedHostnames }),
+    acceptsHost: hostAcceptor({ allowedHostnames: extra.bind.allowedHostnames }),
+    // R26.3: a Responses WebSocket's idle limit (the variable lets a test shorten it).
+    socketIdleMs: Number(parts.env.SWITCHYARD_WS_IDLE_MS) || undefined,
+    // R26.1: permessage-deflate on the socket, for a Switchyard reached over a real network (off on loopback: CPU only).
+    socketDeflate: parts.env.SWITCHYARD_WS_DEFLATE === "1",
+    // R26.4: Codex's usage view from the pool's windows.
+    codexUsage: {
+      windows: () => store.quotas.list(),
+      pins: extra.sessions.pins,
+      boundary: () => parts.resilience.get().billingBoundary.main,
+      meteredAvailable: () =>
+        parts.catalog.providers().some((p) => parts.connections.listByProvider(p.id).some((c) => c.active && c.credential !== "client" && !isSubscription(c, p))),
+      clock,
+    },
     ...{ apiRouter: extra.apiRouter, dashboardDir: DASHBOARD_DIR, sessions: extra.sessions },
     metrics: extra.metricsRoute({ adminToken: extra.adminToken, isPublic: () => getAppSettings().metricsPublic }),
   });
@@ -230,7 +244,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
   const apiRouter = createApiRouter({ handlers, adminToken, bodyLimitBytes: () => getAppSettings().maxBodyMb * 1024 * 1024, events: sseEventsHandler(bus) });
   const bind = planBind(opts.host);
   const app = createServerApp(parts, { pipeline, bind, apiRouter, sessions, adminToken, metricsRoute: metrics.route });
-  const { server, port } = await listen(app, bind, opts.port);
+  const { server, port } = await listen(app, opts.port, bind.host);
   const url = `http://${bind.urlHost}:${port}`;
 
   if (opts.demo) await demo.start();
@@ -251,6 +265,7 @@ export async function buildApp(opts: BuildOptions): Promise<SwitchyardApp> {
       closed = true;
       // Stop accepting, let in-flight requests finish briefly, then cut what is left.
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      app.upgrade.closeAll();
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), 5_000);
       timer.unref();

@@ -136,11 +136,11 @@ export const tomlString = (value: string) => JSON.stringify(value);
 const TABLE_HEADER = /^\s*\[/;
 
 /**
- * Codex's config.toml with `model_provider = "<id>"` at the top level and `[model_providers.<id>]`
+ * Codex's config.toml with `model_provider = "<id>"` (and the `top` keys) at the top level and `[model_providers.<id>]`
  * holding exactly `lines` (an earlier table of that name, and its sub-tables, removed). Everything
  * else stays as it was, byte for byte.
  */
-export function setTomlProvider(text: string | null, id: string, lines: string[]): string {
+export function setTomlProvider(text: string | null, id: string, lines: string[], top: [string, string][] = []): string {
   const eol = text?.includes("\r\n") ? "\r\n" : "\n";
   const all = text === null || text === "" ? [] : text.replace(/\r?\n$/, "").split(/\r?\n/);
   const header = (l: string) => {
@@ -157,12 +157,14 @@ export function setTomlProvider(text: string | null, id: string, lines: string[]
     if (TABLE_HEADER.test(line)) dropping = ours(line);
     if (!dropping) kept.push(line);
   }
-  const firstTable = kept.findIndex((l) => TABLE_HEADER.test(l));
-  const topEnd = firstTable === -1 ? kept.length : firstTable;
-  const providerLine = `model_provider = ${tomlString(id)}`;
-  const at = kept.slice(0, topEnd).findIndex((l) => /^\s*model_provider\s*=/.test(l));
-  if (at === -1) kept.unshift(providerLine);
-  else kept[at] = providerLine;
+  // model_provider, then the other top-level keys (R26.4: chatgpt_base_url), each set where it is or added first.
+  for (const [key, value] of [["model_provider", tomlString(id)], ...top].reverse()) {
+    const firstTable = kept.findIndex((l) => TABLE_HEADER.test(l));
+    const topEnd = firstTable === -1 ? kept.length : firstTable;
+    const at = kept.slice(0, topEnd).findIndex((l) => new RegExp(`^\\s*${key}\\s*=`).test(l));
+    if (at === -1) kept.unshift(`${key} = ${value}`);
+    else kept[at] = `${key} = ${value}`;
+  }
   while (kept.length > 0 && kept[kept.length - 1].trim() === "") kept.pop();
   const table = [`[model_providers.${id}]`, ...lines];
   return [...kept, ...(kept.length > 0 ? [""] : []), ...table].join(eol) + eol;

@@ -105,6 +105,8 @@ interface LogDetails {
   waitOrSwitch?: RequestLogEntry["waitOrSwitch"];
   provenance?: RequestLogEntry["provenance"];
   billingCrossing?: RequestLogEntry["billingCrossing"];
+  /** R26.1: kept only for a WebSocket turn (a row without it came over HTTP). */
+  transport?: "websocket";
 }
 
 /** R20.2: the share of the prompt read from the upstream's cache (input tokens include the reads). */
@@ -160,6 +162,7 @@ function detailFields(row: RequestLogRow): Partial<RequestLogEntry> {
     out.billingCrossing = details.billingCrossing;
   }
   if (row.prompt_text !== null) out.promptText = row.prompt_text;
+  out.transport = details.transport ?? "http";
   return out;
 }
 
@@ -172,11 +175,12 @@ function detailsText(e: RequestLogEntry): string {
   const waitOrSwitch = e.waitOrSwitch?.length ? e.waitOrSwitch : undefined;
   const provenance = e.provenance ?? undefined;
   const billingCrossing = e.billingCrossing ?? undefined;
-  if (e.comboWaits === undefined && cacheMove === undefined && waitOrSwitch === undefined && provenance === undefined && billingCrossing === undefined) {
+  const transport = e.transport === "websocket" ? e.transport : undefined;
+  if (e.comboWaits === undefined && cacheMove === undefined && waitOrSwitch === undefined && provenance === undefined && billingCrossing === undefined && transport === undefined) {
     if (e.skipped === undefined) return "{}";
     if (e.skipped.length === 0) return NOTHING_SKIPPED;
   }
-  return toJson({ skipped: e.skipped, comboWaits: e.comboWaits, cacheMove, waitOrSwitch, provenance, billingCrossing } satisfies LogDetails);
+  return toJson({ skipped: e.skipped, comboWaits: e.comboWaits, cacheMove, waitOrSwitch, provenance, billingCrossing, transport } satisfies LogDetails);
 }
 
 /**

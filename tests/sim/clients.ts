@@ -25,6 +25,19 @@ export interface RequestPlan {
   forgetsKey: boolean;
   /** Sent under the day's exclusive lease, when one is held. */
   leased: boolean;
+  /** R26.1: a streamed Codex turn sent as a `response.create` frame on a Responses WebSocket (no lease fence there). */
+  transport?: "websocket";
+}
+
+/**
+ * R26.1: about a third of Codex's streamed turns go over its WebSocket. Read off the prompt's number
+ * (no draw of its own, so the rest of a seed's day is what it was).
+ */
+function overSocket(p: RequestPlan): RequestPlan {
+  if (p.operation !== "generate" || !p.stream) return p;
+  const n = Number(/#(\d+)/.exec(JSON.stringify(p.body["input"]))?.[1] ?? 1);
+  if (n % 3 !== 0) return p;
+  return { ...p, transport: "websocket", leased: false };
 }
 
 export interface HttpRequest {
@@ -121,9 +134,22 @@ function codexChatgpt(rng: Prng, login: LoginPlan): RequestPlan {
   const path = operation === "compact" ? "/backend-api/codex/responses/compact" : "/backend-api/codex/responses";
   const headers = { "chatgpt-account-id": login.accountId ?? "", "user-agent": "codex_cli_rs/0.171.0", "session-id": `s-${rng.token(8)}` };
   const credential: Credential = { kind: "login", token: login.token, accountId: login.accountId };
-  return plan(
-    { shape: "codex-chatgpt", format: "openai-responses", operation, path, model, stream, credential, via: "bearer", headers, body: responsesBody(rng, model, stream, operation) },
-    rng,
+  return overSocket(
+    plan(
+      {
+        shape: "codex-chatgpt",
+        format: "openai-responses",
+        operation,
+        path,
+        model,
+        stream,
+        credential,
+        via: "bearer",
+        headers,
+        body: responsesBody(rng, model, stream, operation),
+      },
+      rng,
+    ),
   );
 }
 
@@ -149,7 +175,7 @@ function codexKey(rng: Prng, laptop: Laptop): RequestPlan {
     rng,
   );
   p.leased = rng.chance(0.25);
-  return p;
+  return overSocket(p);
 }
 
 /** opencode, Qwen Code, pi and the OpenAI SDK on chat completions, each with a placeholder key. */

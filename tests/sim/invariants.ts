@@ -281,6 +281,12 @@ const contextWindows: Check = (o) => {
   return served && skipped.includes(served) ? `${served} was passed over as too small for the prompt, yet it answered` : null;
 };
 
+/** I15: a row says how its request came: a turn of a Responses WebSocket, or HTTP (R26.1). */
+const transportRow: Check = (o) => {
+  const want = o.plan.transport ?? "http";
+  return o.row && o.row.transport !== want ? `${o.plan.shape} sent over ${want} was logged with transport ${String(o.row.transport)}` : null;
+};
+
 export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I1", credentialRouting],
   ["I2", wellFormed],
@@ -293,6 +299,7 @@ export const REQUEST_INVARIANTS: Array<[string, Check]> = [
   ["I12", retrySemantics],
   ["I13", faultAttribution],
   ["I14", contextWindows],
+  ["I15", transportRow],
 ];
 
 export function checkRequest(o: Observation, ctx: Context): Failure[] {

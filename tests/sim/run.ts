@@ -8,6 +8,7 @@ import { generateLaptop, type Laptop } from "./laptop.js";
 import { Prng } from "./prng.js";
 import { compareSnapshots, contextCoolsNothing, drained, leasesDrained, secretsKept, snapshot } from "./rest.js";
 import { World } from "./world.js";
+import { sendOverSocket } from "./socket.js";
 
 type Json = Record<string, any>;
 
@@ -82,6 +83,20 @@ async function send(http: HttpRequest): Promise<{ status: number; headers: Heade
   }
 }
 
+/** The request-log rows of WebSocket turns already named (turns run one at a time). */
+const namedSocketRows = new Set<string>();
+
+/** The row of the WebSocket turn that just ended (R26.1): the newest socket row not named before (a turn's frames do not carry its id). */
+async function newestSocketRow(world: World): Promise<string | null> {
+  for (let tries = 0; tries < 20; tries++) {
+    const rows = (await world.gw.api<Json[]>("GET", "/api/logs?limit=5")).body ?? [];
+    const id = rows.find((r) => r.transport === "websocket" && !namedSocketRows.has(String(r.id)))?.id as string | undefined;
+    if (id) return (namedSocketRows.add(id), id);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return null;
+}
+
 async function playRequest(world: World, step: Extract<Step, { kind: "request" }>, accountsBefore: Set<string>): Promise<Observation> {
   const http = toHttp(step.plan, world.gw.url, world.laptop.requireClientKey, world.keys);
   const exhaustedLogins = world.exhaustedLogins();
@@ -89,7 +104,7 @@ async function playRequest(world: World, step: Extract<Step, { kind: "request" }
   const lease = leaseHeld ? { connectionId: world.laptop.leaseConnection!, owned: http.headers["x-omniroute-lease-owner"] !== undefined } : null;
   const before = await breakersOf(world);
   const mark = world.mark();
-  const { status, headers, text } = await send(http);
+  const { status, headers, text } = step.plan.transport === "websocket" ? await sendOverSocket(http, () => newestSocketRow(world), ANSWER_TIMEOUT_MS) : await send(http);
   const calls = world.callsSince(mark);
   world.heard(calls);
   const accounts = (await world.accountRows()).map((c) => c.id as string);

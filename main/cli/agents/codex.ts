@@ -41,6 +41,8 @@ function codexProvider(gateway: Gateway, login: CodexLogin, keyFrom: "env" | "fi
     ["name", tomlString("Switchyard")],
     ["base_url", tomlString(codexBaseUrl(gateway.url, login))],
     ["wire_api", tomlString("responses")],
+    // R26.1: Codex's Responses WebSocket (one socket per session, each turn only its new input).
+    ["supports_websockets", "true"],
   ];
   if (login) {
     // The agent's login goes to Switchyard as it would to OpenAI; a required Switchyard key rides beside it.
@@ -54,19 +56,30 @@ function codexProvider(gateway: Gateway, login: CodexLogin, keyFrom: "env" | "fi
   return pairs;
 }
 
+/**
+ * R26.4: the top-level settings beside the provider: on a ChatGPT login, `chatgpt_base_url` points
+ * Codex's own ChatGPT calls (its usage view, `<base>/wham/usage`) at Switchyard, which answers from the pool.
+ */
+function codexTop(gateway: Gateway, login: CodexLogin): [string, string][] {
+  return login === "chatgpt" ? [["chatgpt_base_url", tomlString(`${gateway.url}/backend-api/`)]] : [];
+}
+
 export const codex: AgentRecord = {
   name: "codex",
   title: "Codex CLI",
   bin: "codex",
   launch({ gateway, env }) {
-    const pairs = codexProvider(gateway, codexLogin(env), "env");
-    const args = [`model_provider=${tomlString(PROVIDER_ID)}`, ...pairs.map(([k, v]) => `model_providers.${PROVIDER_ID}.${k}=${v}`)].flatMap((c) => ["-c", c]);
+    const login = codexLogin(env);
+    const pairs = codexProvider(gateway, login, "env");
+    const top = codexTop(gateway, login).map(([k, v]) => `${k}=${v}`);
+    const args = [`model_provider=${tomlString(PROVIDER_ID)}`, ...top, ...pairs.map(([k, v]) => `model_providers.${PROVIDER_ID}.${k}=${v}`)].flatMap((c) => ["-c", c]);
     return Promise.resolve({ env: { [KEY_VAR]: gateway.key }, args });
   },
   connect({ gateway, env }) {
     const file = path.join(codexHome(env), "config.toml");
-    const lines = codexProvider(gateway, codexLogin(env), "file").map(([k, v]) => `${k} = ${v}`);
-    return Promise.resolve([{ file, edit: (text) => setTomlProvider(text, PROVIDER_ID, lines) }]);
+    const login = codexLogin(env);
+    const lines = codexProvider(gateway, login, "file").map(([k, v]) => `${k} = ${v}`);
+    return Promise.resolve([{ file, edit: (text) => setTomlProvider(text, PROVIDER_ID, lines, codexTop(gateway, login)) }]);
   },
   configFiles: (env) => [path.join(codexHome(env), "config.toml")],
   note: (env) =>

@@ -2,7 +2,8 @@
 // and headers (once), JSON and SSE writes with backpressure, the error in the client's format
 // before or after the commit, and the request-log row (its RequestRecord's) and live `request`
 // event, exactly once.
-import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
+import type { ClientSink } from "./clientSink.js";
 import type { RequestLogEntry, SwitchyardEvent, WireFormat } from "../../../shared/types.js";
 import type { Clock } from "../../engine/ports.js";
 import type { ErrorCode } from "../../../shared/errorCodes.js";
@@ -98,7 +99,7 @@ export class ClientResponse {
   hooks: AnswerHooks | null = null;
 
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: ClientSink,
     private readonly opts: ClientResponseOptions,
   ) {
     this.startedAt = opts.clock.now();

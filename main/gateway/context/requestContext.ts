@@ -5,7 +5,7 @@
 // reaches an upstream fills one, and every feature hook receives it, so a feature written once
 // holds on all of them.
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import type { ApiKeyInfo, ClientKind, TrafficClass, WireFormat } from "../../../shared/types.js";
+import type { ApiKeyInfo, ClientKind, RequestTransport, TrafficClass, WireFormat } from "../../../shared/types.js";
 import type { CountShape, StreamFraming } from "../formats/adapter.js";
 import { clientHalf } from "../formats/index.js";
 import type { StreamTranscript } from "./streamTranscript.js";
@@ -56,6 +56,8 @@ export class RequestContext {
   count: CountShape | null = null;
   /** R16.5: the turn is answered as a compaction (POST /v1/responses/compact). */
   compact = false;
+  /** R26.1: a POST, or a turn of a Responses WebSocket (its row says which). */
+  transport: RequestTransport = "http";
   /** The writer: commit, JSON and SSE writes, keep-alives, and whether content reached the client (set when the pipeline takes the request). */
   client!: ClientResponse;
 

@@ -2,7 +2,7 @@
 // the stages feed the record what they learn — the arrival (client kind, prompt), the client key,
 // the plan's combo, each attempt, what selection skipped and the combo's waits — and entry()
 // writes the row once, from how the request ended, priced by the usage meter (R18.1, R18.4).
-import type { AttemptRecord, ClientKind, ProvenanceRecord, RequestLogEntry, TrafficClass, WaitOrSwitchRecord, WireFormat } from "../../../shared/types.js";
+import type { AttemptRecord, ClientKind, ProvenanceRecord, RequestLogEntry, RequestTransport, TrafficClass, WaitOrSwitchRecord, WireFormat } from "../../../shared/types.js";
 import type { UsageSummary } from "../formats/usage.js";
 import type { SelectionLog } from "./attempt.js";
 import { skipRecordsOf, type ArrivalFields } from "./trace.js";
@@ -53,6 +53,8 @@ export class RequestRecord {
   private crossing: { fromConnectionId: string; toConnectionId: string } | null = null;
   /** R20.2: the connection holding the session's warm cache when the request arrived. */
   private warmOn: string | null = null;
+  /** R26.1: a POST, or a turn of a Responses WebSocket. */
+  transport: RequestTransport = "http";
 
   constructor(
     readonly id: string,
@@ -147,6 +149,7 @@ export class RequestRecord {
       apiKeyId: this.apiKeyId,
       servedModel: last?.provider && last.model ? `${last.provider}/${last.model}` : null,
       attempts: this.attempts,
+      transport: this.transport,
       ...this.arrival,
     };
     if (this.walk) traceInto(entry, this.walk);

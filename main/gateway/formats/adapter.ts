@@ -94,10 +94,10 @@ export interface ClientHalf {
   /** R16.5: the routes that answer a turn as a compaction (lower-case exact paths). */
   readonly compactPaths: readonly string[];
   /**
-   * R16.3: where this format's clients first ask for a WebSocket on its generation routes and fall
-   * back to SSE on a 426 (Codex), what the 426 says; null when they never ask.
+   * R26.1: this format's generation paths also take a WebSocket of turns (Codex's Responses
+   * WebSocket: `response.create` frames, the stream's events as frames).
    */
-  readonly webSocketRefusal: string | null;
+  readonly webSocketTurns: boolean;
   /** R1.3: the model-list routes (GET) this format's clients call, and their answers in its shape. */
   readonly modelRoutes: readonly ModelListRoute[];
   /** API.md: the path prefixes (lower-case) whose unknown routes are answered in this format; the longest match wins. */

@@ -84,8 +84,23 @@ export interface ClientGuardDeps {
 
 /** The proxy switch, then R1.7 client keys (off by default for loopback clients); false when refused. */
 export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: IncomingMessage, res: ServerResponse, ctx: RequestContext): boolean {
+  const refusal = clientRefusal(format, deps, req, ctx);
+  if (refusal === null) return true;
+  if (refusal === "proxy_disabled") clientError(res, format, 503, "proxy_disabled", PROXY_OFF);
+  else clientError(res, format, 401, "unauthorized", KEY_REQUIRED);
+  return false;
+}
+
+export const PROXY_OFF = "The Switchyard proxy is switched off (tray: Proxy on/off)";
+export const KEY_REQUIRED = "A valid Switchyard API key is required (X-Switchyard-Key, or Authorization: Bearer sk-sy-… or x-api-key)";
+
+/**
+ * admitsClient's decision without its answer (a WebSocket handshake answers it itself, R26.1):
+ * the context learns the key and login; null when admitted.
+ */
+export function clientRefusal(format: WireFormat, deps: ClientGuardDeps, req: IncomingMessage, ctx: RequestContext): "proxy_disabled" | "unauthorized" | null {
   const settings = deps.appSettings();
-  if (!settings.proxyEnabled) return (clientError(res, format, 503, "proxy_disabled", "The Switchyard proxy is switched off (tray: Proxy on/off)"), false);
+  if (!settings.proxyEnabled) return "proxy_disabled";
   const key = presentedKey(req);
   // R21.1, R24.1: a credential in its vendor's own shape is the client's own login (never looked up
   // here); a placeholder or any other value is nothing, and the held keys serve the request.
@@ -95,13 +110,12 @@ export function admitsClient(format: WireFormat, deps: ClientGuardDeps, req: Inc
     // usage and its budget count (R18). Other keys (a client's placeholder) are not looked up.
     const info = key?.startsWith(CLIENT_KEY_PREFIX) ? deps.verifyClientKey(key) : null;
     if (info) keyVerified(ctx, info, false);
-    return true;
+    return null;
   }
   const info = key ? deps.verifyClientKey(key) : null;
   // R7.2: a lease fence binds the key, so the verified key is kept for it.
-  if (info) return (keyVerified(ctx, info, true), true);
-  clientError(res, format, 401, "unauthorized", "A valid Switchyard API key is required (X-Switchyard-Key, or Authorization: Bearer sk-sy-… or x-api-key)");
-  return false;
+  if (info) return (keyVerified(ctx, info, true), null);
+  return "unauthorized";
 }
 
 /** The login the request carries in its format's own headers: a credential of the vendor's shape that is not Switchyard's key. */

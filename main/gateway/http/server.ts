@@ -18,6 +18,8 @@ import { storedResponseRoutes } from "./storedResponseRoutes.js";
 import { sessionLeaseHandler } from "./leaseRoute.js";
 import { mountModelRoutes } from "./modelRoutes.js";
 import type { WindowsView } from "./servedModels.js";
+import { createUpgradeRoute, type UpgradeRoute } from "./upgrade.js";
+import { CODEX_USAGE_PATHS, codexUsageHandler, type CodexUsageDeps } from "./codexUsageRoute.js";
 
 export interface GatewayAppDeps extends ClientGuardDeps {
   /** Failures inside Switchyard, logged with the request id. */
@@ -38,15 +40,27 @@ export interface GatewayAppDeps extends ClientGuardDeps {
   sessions: SessionGatewayDeps;
   /** GET /metrics (R18.5): its guards and handler, behind the Host check like everything else. */
   metrics?: RequestHandler[];
+  /** The DNS-rebinding guard as a test of a Host header (WebSocket handshakes, R26.1). */
+  acceptsHost: (host: string | undefined) => boolean;
+  /** R26.3: a Responses WebSocket's idle limit (default 15 minutes). */
+  socketIdleMs?: number;
+  /** R26.1: negotiate permessage-deflate on Responses WebSockets (default off: on loopback it only costs CPU). */
+  socketDeflate?: boolean;
+  /** R26.4: Codex's usage view from the pool (absent = not served). */
+  codexUsage?: CodexUsageDeps;
 }
 
+/** The request listener, and the upgrade listener of the Responses WebSocket (R26.1). */
+export type GatewayApp = RequestListener & { upgrade: UpgradeRoute };
+
 /** The request listener: the generation routes first (generationRoute.ts), everything else through express. */
-export function createGatewayApp(deps: GatewayAppDeps): RequestListener {
+export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
   const app = createExpressApp(deps);
   const generation = createGenerationRoute(deps);
-  return (req, res) => {
+  const listener: RequestListener = (req, res) => {
     if (!generation(req, res)) void app(req, res);
   };
+  return Object.assign(listener, { upgrade: createUpgradeRoute(deps) });
 }
 
 function createExpressApp(deps: GatewayAppDeps): express.Express {
@@ -67,6 +81,8 @@ function createExpressApp(deps: GatewayAppDeps): express.Express {
   // R1.3: the model lists, from the client halves; the generation calls are the generation route's.
   mountModelRoutes(app, deps);
 
+  // R26.4: Codex's usage view, a client route (keys, the login), one path under /api: before the management router.
+  if (deps.codexUsage) app.get([...CODEX_USAGE_PATHS], clientAuth("openai-responses", deps), codexUsageHandler(deps.codexUsage));
   // A client-key route under /api: mounted before the management router and its admin token.
   app.post("/api/v1/session-leases", sessionLeaseHandler({ ...deps.sessions, verifyClientKey: deps.verifyClientKey }));
   app.use(deps.apiRouter);

@@ -6,7 +6,6 @@
 // (attemptRun.ts) and their fallback.
 import { ERROR_CODES } from "../../../shared/errorCodes.js";
 import { decideComboWait, type Blocker } from "../../engine/comboWait.js";
-import type { ServerResponse } from "node:http";
 import type { RequestContext } from "../context/requestContext.js";
 import { clientHalf, isStreamRequest, upstreamFormatOf } from "../formats/index.js";
 import { describeError } from "../context/ports.js";
@@ -18,6 +17,7 @@ import { candidatesFor, sameConnectionAgain, type Candidate } from "./select.js"
 import { arrivalFields } from "../context/trace.js";
 import type { Target } from "../context/resolve.js";
 import { ClientResponse } from "../context/clientResponse.js";
+import type { ClientSink } from "../context/clientSink.js";
 import { holdsFor, RETRY_SOON_MS } from "../context/outcome.js";
 import { waitUnlessAborted } from "./routing/comboWaitTimer.js";
 import { createAttemptRunner } from "./attemptRun.js";
@@ -32,7 +32,7 @@ export function createPipeline(deps: PipelineDeps) {
    * A failure inside Switchyard (a bug, not an upstream's answer) is logged with the request id,
    * and the client gets a 500 in its format and the request its log row, unless it was answered.
    */
-  async function handle(ctx: RequestContext, res: ServerResponse): Promise<void> {
+  async function handle(ctx: RequestContext, res: ClientSink): Promise<void> {
     if (ctx.model === "" && typeof ctx.body.model === "string") ctx.model = ctx.body.model;
     const stream = ctx.count === null && isStreamRequest(ctx.format, ctx.body);
     ctx.client = new ClientResponse(res, {
@@ -47,6 +47,7 @@ export function createPipeline(deps: PipelineDeps) {
       framing: ctx.framing,
     });
     const { client } = ctx;
+    client.record.transport = ctx.transport;
     client.hooks = deps.features.answerHooks(ctx);
     try {
       await serve(ctx);

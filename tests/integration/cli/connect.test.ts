@@ -61,6 +61,9 @@ const CASES: AgentCase[] = [
       expect(toml.match(/^\[model_providers\.switchyard\]$/gm)).toHaveLength(1);
       expect(toml).toContain(`base_url = "${url}/v1"`);
       expect(toml).toContain('wire_api = "responses"');
+      // R26.1: on a key too, Codex speaks the Responses WebSocket; no chatgpt_base_url without a ChatGPT login.
+      expect(toml).toContain("supports_websockets = true");
+      expect(toml).not.toContain("chatgpt_base_url");
     },
     existing: {
       ".codex/config.toml": [
@@ -205,7 +208,7 @@ describe("switchyard connect / --undo (R23.2)", () => {
   }
 
   it(
-    "R21.8 codex logged in with ChatGPT: connect writes the subscription block (/backend-api/codex, requires_openai_auth, no env_key), and --undo restores the home",
+    "R21.8 R26.1 R26.4 codex logged in with ChatGPT: connect writes the subscription block (/backend-api/codex, requires_openai_auth, no env_key, the WebSocket on) and chatgpt_base_url, and --undo restores the home",
     { timeout: 60_000 },
     async () => {
       const home = temp("codex-chatgpt");
@@ -219,12 +222,16 @@ describe("switchyard connect / --undo (R23.2)", () => {
       expect(out).toContain("Note: Codex is logged in with ChatGPT: it now sends its login to Switchyard on ChatGPT's Codex backend paths (/backend-api/codex)");
       const toml = read(home, ".codex/config.toml");
       expect(toml).toMatch(/^model_provider = "switchyard"$/m);
+      // R26.4: Codex's own ChatGPT calls (its usage view) go to Switchyard too.
+      expect(toml).toMatch(new RegExp(`^chatgpt_base_url = "${gw.url}/backend-api/"$`, "m"));
+      expect(toml.indexOf("chatgpt_base_url")).toBeLessThan(toml.indexOf("[model_providers.switchyard]"));
       const block = toml.slice(toml.indexOf("[model_providers.switchyard]"));
       expect(block.trim().split("\n")).toEqual([
         "[model_providers.switchyard]",
         'name = "Switchyard"',
         `base_url = "${gw.url}/backend-api/codex"`,
         'wire_api = "responses"',
+        "supports_websockets = true",
         "requires_openai_auth = true",
       ]);
       // The login itself is Codex's alone: connect reads its mode and leaves the file as it was.

@@ -283,6 +283,8 @@ describe("switchyard run: the agent's exit status, signals and environment; bad 
       "-c",
       'model_providers.switchyard.wire_api="responses"',
       "-c",
+      "model_providers.switchyard.supports_websockets=true",
+      "-c",
       'model_providers.switchyard.env_key="SWITCHYARD_API_KEY"',
       "exec",
       "hi",
@@ -319,7 +321,7 @@ describe("switchyard run: the agent's exit status, signals and environment; bad 
     expect(existsSync(p.argv[1])).toBe(false);
   });
 
-  it("R21.8 Codex's login decides its provider block: a ChatGPT login speaks /backend-api/codex with requires_openai_auth, an API key /v1; a key rides in X-Switchyard-Key", async () => {
+  it("R21.8 R26.1 R26.4 Codex's login decides its provider block: a ChatGPT login speaks /backend-api/codex with requires_openai_auth and points chatgpt_base_url at Switchyard, an API key /v1; the WebSocket is on for both; a key rides in X-Switchyard-Key", async () => {
     const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
     const jwt = `${b64({ alg: "none" })}.${b64({ exp: 4_102_444_800, "https://api.openai.com/auth": { chatgpt_account_id: "acct-fake" } })}.sig`;
     const logins: Array<[string, Record<string, unknown>, string]> = [
@@ -348,12 +350,15 @@ describe("switchyard run: the agent's exit status, signals and environment; bad 
         expect(seen.argv, label).toEqual([
           "-c",
           'model_provider="switchyard"',
+          ...(label.startsWith("chatgpt") ? ["-c", `chatgpt_base_url="${gw.url}/backend-api/"`] : []),
           "-c",
           'model_providers.switchyard.name="Switchyard"',
           "-c",
           `model_providers.switchyard.base_url="${baseUrl}"`,
           "-c",
           'model_providers.switchyard.wire_api="responses"',
+          "-c",
+          "model_providers.switchyard.supports_websockets=true",
           "-c",
           "model_providers.switchyard.requires_openai_auth=true",
           // The key travels in a variable, never on the command line.

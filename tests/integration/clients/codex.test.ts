@@ -104,10 +104,10 @@ function expectSuccess(run: CodexRun): void {
   expect(run.code, describeRun(run)).toBe(0);
 }
 
-/** Every request Codex made got a 2xx (or a 101/426 answer to a WebSocket upgrade). */
+/** Every request Codex made got a 2xx (or a 101 answer to a WebSocket upgrade, R26.1). */
 function expectCleanTraffic(): void {
   for (const x of proxy.exchanges) {
-    if (x.upgrade) expect([101, 426], `${x.method} ${x.url} (upgrade)`).toContain(x.status);
+    if (x.upgrade) expect(x.status, `${x.method} ${x.url} (upgrade)`).toBe(101);
     else expect(x.status, `${x.method} ${x.url}: ${x.response.slice(0, 500)}`).toBeLessThan(400);
   }
 }
@@ -281,7 +281,7 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expect(JSON.stringify(compactionUp.messages.at(-1))).toContain("CONTEXT CHECKPOINT COMPACTION");
   });
 
-  it("R16.3 Codex with supports_websockets tries GET /v1/responses once, gets 426 and falls back at once (no 5-try delay)", { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("R26.1 Codex with supports_websockets opens GET /v1/responses as a WebSocket (101) and runs the turn over it (no POST)", { timeout: TEST_TIMEOUT_MS }, async () => {
     needs("chat");
     const home = codexHome(CHAT_MODEL, {
       providerLines: ["supports_websockets = true"],
@@ -298,14 +298,13 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     expect(upgrades).toHaveLength(1);
     expect(upgrades[0].url).toBe("/v1/responses");
     expect(String(upgrades[0].headers.upgrade).toLowerCase()).toBe("websocket");
-    // Refused with 426: Codex falls back to SSE on the spot (404/5xx would cost it five reconnects).
-    expect(upgrades[0].status).toBe(426);
-    const posts = responsesPosts(proxy.exchanges);
-    expect(posts).toHaveLength(1);
-    expect(posts[0].at - upgrades[0].at).toBeLessThan(3_000);
+    // R26.1 (replacing R16.3's 426): accepted, and the whole turn goes over the socket.
+    expect(upgrades[0].status).toBe(101);
+    expect(responsesPosts(proxy.exchanges)).toEqual([]);
+    expect(sim.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
   });
 
-  it("R16.3 Codex's built-in OpenAI provider pointed at Switchyard (openai_base_url) tries the WebSocket once and falls back at once", { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("R26.1 Codex's built-in OpenAI provider pointed at Switchyard (openai_base_url) runs over the WebSocket", { timeout: TEST_TIMEOUT_MS }, async () => {
     needs("chat", "alias");
     // What a user gets who only sets `openai_base_url`: the built-in provider has
     // `supports_websockets: true` and gpt-5.5's bundled metadata prefers websockets.
@@ -324,11 +323,8 @@ describe("Codex CLI through Switchyard's Responses API", () => {
     const upgrades = proxy.exchanges.filter((x) => x.upgrade);
     expect(upgrades).toHaveLength(1);
     expect(upgrades[0].headers["openai-beta"]).toBe("responses_websockets=2026-02-06");
-    expect(upgrades[0].status).toBe(426);
-    const posts = responsesPosts(proxy.exchanges);
-    expect(posts).toHaveLength(1);
-    expect(posts[0].json.model).toBe(BUNDLED_MODEL);
-    expect(posts[0].at - upgrades[0].at).toBeLessThan(3_000);
+    expect(upgrades[0].status).toBe(101);
+    expect(responsesPosts(proxy.exchanges)).toEqual([]);
     expect(sim.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => r.model)).toEqual(["gpt-sim"]);
   });
 

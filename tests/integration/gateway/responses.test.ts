@@ -46,7 +46,7 @@ function events(text: string): Json[] {
     .map((line) => JSON.parse(line.slice(5)) as Json);
 }
 
-describe("the WebSocket transport (R16.3)", () => {
+describe("the WebSocket transport (R16.3, R26.1)", () => {
   function upgrade(path: string, host: string): Promise<{ status: number; body: Json; ms: number }> {
     const port = new URL(gw.url).port;
     const started = Date.now();
@@ -57,7 +57,10 @@ describe("the WebSocket transport (R16.3)", () => {
         path,
         headers: { host, connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" },
       });
-      req.on("upgrade", () => reject(new Error("the upgrade was accepted")));
+      req.on("upgrade", (res, socket) => {
+        socket.destroy();
+        resolve({ status: res.statusCode ?? 0, body: {}, ms: Date.now() - started });
+      });
       req.on("response", (res) => {
         let text = "";
         res.on("data", (chunk: Buffer) => (text += chunk.toString()));
@@ -68,16 +71,13 @@ describe("the WebSocket transport (R16.3)", () => {
     });
   }
 
-  it("R16.3 GET /v1/responses with Upgrade: websocket is refused with 426 at once, so Codex falls back to SSE without its five retries", async () => {
+  it("R26.1 GET /v1/responses with Upgrade: websocket is accepted at once (101, the Responses WebSocket, which replaced R16.3's 426); other paths are 404", async () => {
     const answer = await upgrade("/v1/responses", "127.0.0.1");
-    expect(answer.status).toBe(426);
-    expect(answer.body.error).toMatchObject({ code: "websocket_not_supported" });
+    expect(answer.status).toBe(101);
     expect(answer.ms).toBeLessThan(1_000);
     expect((await upgrade("/v1/other", "127.0.0.1")).status).toBe(404);
     // R21.1: Codex on a ChatGPT plan asks at the ChatGPT backend's path.
-    const backend = await upgrade("/backend-api/codex/responses", "127.0.0.1");
-    expect(backend.status).toBe(426);
-    expect(backend.body.error).toMatchObject({ code: "websocket_not_supported" });
+    expect((await upgrade("/backend-api/codex/responses", "127.0.0.1")).status).toBe(101);
   });
 
   it("R16.3 an upgrade naming a foreign Host gets the DNS-rebinding guard's 403", async () => {

@@ -20,7 +20,7 @@ const CLIENT_MEMBERS = [
   "count",
   "compactPaths",
   "modelRoutes",
-  "webSocketRefusal",
+  "webSocketTurns",
   "routePrefixes",
   "shapeProblem",
   "isStreamRequest",

@@ -47,6 +47,7 @@ describe("client route errors", () => {
       version: "test",
       requestLog: p.log,
       hostGuard: (_req, _res, next) => next(),
+      acceptsHost: () => true,
       apiRouter: express.Router(),
       dashboardDir: null,
       sessions: {

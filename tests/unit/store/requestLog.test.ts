@@ -8,6 +8,7 @@ function entry(overrides: Partial<RequestLogEntry> = {}): RequestLogEntry {
   return withCacheReadShare({
     id: `req-${seq}`,
     time: 1_700_000_000_000 + seq,
+    transport: "http",
     clientFormat: "openai",
     model: "gpt-x",
     combo: null,

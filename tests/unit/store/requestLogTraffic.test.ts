@@ -76,6 +76,18 @@ describe("request log R20 fields (migration 9)", () => {
     expect(got(unstated.id)).toMatchObject({ trafficClass: "count", cacheReadShare: null });
   });
 
+  it("R26.1 a WebSocket turn's row keeps transport websocket; an HTTP row reads http and its details stay the short text", () => {
+    h = openHarness();
+    const socketTurn = entry({ transport: "websocket" });
+    const post = entry({ transport: "http" });
+    for (const e of [socketTurn, post]) h.store.logs.append(e);
+    expect(h.store.logs.get(socketTurn.id)!.transport).toBe("websocket");
+    expect(h.store.logs.get(post.id)!.transport).toBe("http");
+    expect(h.store.logs.list({}).map((e) => e.transport)).toEqual(["http", "websocket"]);
+    const details = h.raw().prepare<[string], { details: string }>("SELECT details FROM request_log WHERE id = ?").get(post.id)!;
+    expect(details.details).toBe("{}");
+  });
+
   it("R20.3 R18.2 the rollups by class equal a re-count of the rows; rows without a class are 'unknown'", () => {
     h = openHarness();
     const classes: Array<TrafficClass | undefined> = ["main", "main", "background", "subagent", undefined, "compaction", "count", "main"];

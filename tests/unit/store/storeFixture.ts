@@ -121,6 +121,7 @@ export function logEntry(over: Partial<RequestLogEntry> & Pick<RequestLogEntry, 
     apiKeyId: null,
     servedModel: null,
     attempts: [],
+    transport: "http",
     ...over,
   });
 }

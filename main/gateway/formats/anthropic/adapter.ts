@@ -39,7 +39,7 @@ const client: ClientHalf = {
   format: "anthropic",
   generationPaths: ["/v1/messages"],
   compactPaths: [],
-  webSocketRefusal: null,
+  webSocketTurns: false,
   // R25.3: a request with `anthropic-version` gets Anthropic's list shape, with each window.
   modelRoutes: ANTHROPIC_MODEL_ROUTES,
   routePrefixes: ["/v1/messages"],

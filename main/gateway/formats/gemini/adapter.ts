@@ -62,7 +62,7 @@ const client: ClientHalf = {
   generationPaths: [],
   generationPathCall,
   compactPaths: [],
-  webSocketRefusal: null,
+  webSocketTurns: false,
   modelRoutes: GEMINI_MODEL_ROUTES,
   routePrefixes: ["/v1beta/"],
   trafficTexts: (body) => {

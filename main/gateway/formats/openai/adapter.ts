@@ -35,7 +35,7 @@ const client: ClientHalf = {
   count: null,
   compactPaths: [],
   // Chat is the /v1 family's default: what no other format's prefix claims is answered as chat.
-  webSocketRefusal: null,
+  webSocketTurns: false,
   modelRoutes: OPENAI_MODEL_ROUTES,
   routePrefixes: ["/v1/"],
   trafficTexts: (body) => ({ system: [leadingSystemText(body["messages"])], lastUser: lastUserText(body["messages"]) }),

@@ -35,7 +35,8 @@ const client: ClientHalf = {
     estimateBody: (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
   },
   compactPaths: ["/v1/responses/compact", "/backend-api/codex/responses/compact"],
-  webSocketRefusal: "Switchyard serves the Responses API over SSE",
+  // R26.1: Codex's Responses WebSocket on the same paths (http/upgrade.ts, http/responsesSocket.ts).
+  webSocketTurns: true,
   modelRoutes: RESPONSES_MODEL_ROUTES,
   routePrefixes: ["/v1/responses"],
   trafficTexts: (body) => {
