@@ -16,7 +16,7 @@ export const CLIENTS_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const CLIENT_MODULES = path.join(CLIENTS_DIR, "node_modules");
 
 /** The SDKs tests import by package name (exact names only; a subpath import is not mapped). */
-export const CLIENT_SDKS = ["openai", "@anthropic-ai/sdk", "@google/genai", "ai", "@ai-sdk/openai"] as const;
+export const CLIENT_SDKS = ["openai", "@anthropic-ai/sdk", "@google/genai", "ai", "@ai-sdk/openai", "@ai-sdk/anthropic"] as const;
 
 /** The programs this folder's packages put in node_modules/.bin. */
 export type ClientProgram = "claude" | "codex" | "gemini" | "opencode" | "qwen" | "pi" | "electronegativity";

@@ -1,9 +1,9 @@
 // R25.7: a client given the bare origin where it wanted `<origin>/v1` still works. `POST
 // /chat/completions`, `/messages`, `/messages/count_tokens`, `/responses` and `GET /models` are
 // served as with `/v1`; anything else under those roots stays a 404 in the format the path implies.
-// The AI SDK's OpenAI provider (installed in tests/clients) is driven with the bare origin for real;
-// its Anthropic provider (`@ai-sdk/anthropic`, not installed there) posts `<baseURL>/messages` with
-// `x-api-key` and `anthropic-version`, which the last test sends as that provider does.
+// The AI SDK's OpenAI and Anthropic providers (installed in tests/clients) are driven with the bare
+// origin for real: the Anthropic one posts `<baseURL>/messages`, which was a 404 before R25.7.
+import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, streamText } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -110,6 +110,17 @@ describe("R25.7 client paths without /v1", () => {
     expect(responses.text.length).toBeGreaterThan(0);
     const streamed = streamText({ model: openai.chat("an/m1"), prompt: "Say hello", maxRetries: 0 });
     expect((await streamed.text).length).toBeGreaterThan(0);
+  });
+
+  it("R25.7 the AI SDK's Anthropic provider given the bare origin: generate and stream, logged as /messages", async () => {
+    const anthropic = createAnthropic({ baseURL: gw.url, apiKey: "x" });
+    const generated = await generateText({ model: anthropic("oa/m2"), prompt: "Say hello", maxRetries: 0 });
+    expect(generated.text.length).toBeGreaterThan(0);
+    const streamed = streamText({ model: anthropic("an/m2"), prompt: "Say hello", maxRetries: 0 });
+    expect((await streamed.text).length).toBeGreaterThan(0);
+    const logs = await gw.api("GET", "/api/logs?limit=5");
+    const rows = logs.body as Json[];
+    expect(rows.filter((row) => row.status === 200 && row.clientFormat === "anthropic").length).toBeGreaterThanOrEqual(2);
   });
 
   it("R25.7 the AI SDK's Anthropic provider's request with a bare-origin baseURL (POST <origin>/messages), JSON and SSE", async () => {
