@@ -238,7 +238,7 @@ function readConfig() {
     // The 429 comes at turn 10, so a replay has at least that many turns.
     replay: names.includes("replay") ? { turns: intEnv("BENCH_REPLAY_TURNS", 30, 10) } : null,
     // R26.5: a Codex conversation over HTTP and over the Responses WebSocket, CPU per turn.
-    wsTurns: names.includes("wsTurns") ? { turns: intEnv("BENCH_WS_TURNS", 20, 2), rounds: intEnv("BENCH_WS_ROUNDS", 6, 1) } : null,
+    wsTurns: names.includes("wsTurns") ? { turns: intEnv("BENCH_WS_TURNS", 20, 2), rounds: intEnv("BENCH_WS_ROUNDS", 12, 1) } : null,
     skipBuild: process.env.BENCH_SKIP_BUILD === "1",
     syNodeArgs: process.env.BENCH_SY_NODE_ARGS ? process.env.BENCH_SY_NODE_ARGS.split(" ").filter(Boolean) : [],
     dist: process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(root, "dist"),

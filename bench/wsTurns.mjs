@@ -204,6 +204,6 @@ export async function measureWsTurns(dist, { turns = 20, rounds = 3, track = {} 
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const figures = await measureWsTurns(path.join(root, "dist"), { turns: Number(process.env.BENCH_WS_TURNS) || 20, rounds: Number(process.env.BENCH_WS_ROUNDS) || 3 });
+  const figures = await measureWsTurns(path.join(root, "dist"), { turns: Number(process.env.BENCH_WS_TURNS) || 20, rounds: Number(process.env.BENCH_WS_ROUNDS) || 12 });
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 }
