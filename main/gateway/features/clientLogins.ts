@@ -28,7 +28,8 @@ function loginFor(ctx: RequestContext, provider: Provider): ClientLogin | null {
 /** The call's error text with the login redacted too: upstreams echo a refused credential. */
 function redacting(call: UpstreamCall, secret: string): UpstreamCall {
   const errorText = call.errorText;
-  return { ...call, errorText: async (limit) => redactSecret(await errorText(limit), secret) };
+  const redact = call.redact;
+  return { ...call, errorText: async (limit) => redactSecret(await errorText(limit), secret), redact: (text) => redactSecret(redact(text), secret) };
 }
 
 export function clientLoginsFeature(deps: ClientLoginsDeps): RequestFeature {

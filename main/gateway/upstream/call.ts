@@ -88,6 +88,8 @@ export interface UpstreamCall {
   bodyText(limit: number): Promise<string>;
   /** Reads an error body (bounded), with the connection's secret redacted: upstreams echo rejected keys. */
   errorText(limit?: number): Promise<string>;
+  /** Text the upstream sent (an in-stream error event) with the connection's secret redacted. */
+  redact(text: string): string;
 }
 
 /** A call that never produced a usable response; `failure` is what the classifier reads. */
@@ -229,6 +231,7 @@ export function createUpstreamCaller(deps: UpstreamCallDeps) {
           throw failure(err);
         }
       },
+      redact: (text) => redactSecret(text, req.secret),
     };
   };
 }

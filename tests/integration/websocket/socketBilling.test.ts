@@ -145,7 +145,13 @@ describe("the billing boundary over the socket (R26.1, R21.5) and Codex's usage 
     expect(frames).toHaveLength(1);
     expect(frames[0]).toMatchObject({ type: "error", status_code: 429 });
     expect(frames[0].error.code).toEqual(expect.any(String));
-    expect(Number(frames[0].headers["retry-after"])).toBeGreaterThan(0);
+    // R25.6 beside R26.3: the window resets hours away, so the frame carries the headers the HTTP answer
+    // would: no Retry-After past a minute, x-should-retry: false, and the reset in the error itself.
+    const reset = Date.parse(String(frames[0].error.reset_at));
+    expect(reset).toBeGreaterThan(Date.now() + 60_000);
+    expect(frames[0].error.retry_after).toBeGreaterThan(60);
+    expect(frames[0].headers["x-should-retry"]).toBe("false");
+    expect(frames[0].headers["retry-after"]).toBeUndefined();
     expect(meteredCalls()).toBe(before);
     expect(s.ws.readyState).toBe(s.ws.OPEN);
     const seen = await usage("/backend-api/wham/usage", "ws-stay-session");

@@ -187,7 +187,7 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     const limit = readLimitEvent?.(evt) ?? null;
     if (limit !== null && isWindowExhaustion(call.response.headers, limit)) {
       // Not relayed: before output the attempt fails over unseen, after it the stream ends with the format's error.
-      windowExhausted = limit;
+      windowExhausted = opts.call.redact(limit);
       throw new Error("upstream stream ended on a used-up usage window");
     }
     watchdogs.event(opts.upstreamFormat, evt);
@@ -196,7 +196,8 @@ export async function relayStream(opts: RelayOptions): Promise<StreamOutcome> {
     for (const f of frames) {
       if (f.kind === "error") {
         // R25.4: a failure of its class, never relayed as if the stream had ended well.
-        errorEvent = evt.data;
+        // Upstreams echo a refused key in their error text: the row and the connection keep it redacted.
+        errorEvent = opts.call.redact(evt.data);
         throw new Error("upstream stream carried an error event");
       }
       if (PROGRESS_KINDS.has(f.kind)) progress = true;
