@@ -394,13 +394,15 @@ describe("Redis loss (R19.3) for these kinds", () => {
 
     redis = await startRedis(port);
     await waitFor("ok on both", async () => (await sharedStatus(a)) === "ok" && (await sharedStatus(b)) === "ok");
-    const generationsOn = async (gw: TestGateway, id: string) =>
-      ((await gw.api("GET", "/api/sessions/leases")).body.items as Array<{ connectionId: string; generation: number }>)
+    // A lease is told apart by its generation and the instant it was taken: each instance numbers its own
+    // generations while apart, so B's own lease can carry A's number (then only the instant differs).
+    const leasesOn = async (gw: TestGateway, id: string) =>
+      ((await gw.api("GET", "/api/sessions/leases")).body.items as Array<{ connectionId: string; generation: number; acquiredAt: number }>)
         .filter((l) => l.connectionId === id)
-        .map((l) => l.generation);
+        .map((l) => `${l.generation}@${l.acquiredAt}`);
     await waitFor("one lease, A's, in both", async () => {
-      const [seenA, seenB] = [await generationsOn(a, onA), await generationsOn(b, onB)];
-      return seenA.length === 1 && seenB.length === 1 && seenA[0] === takenOnA.body.generation && seenB[0] === takenOnA.body.generation;
+      const [seenA, seenB] = [await leasesOn(a, onA), await leasesOn(b, onB)];
+      return seenA.length === 1 && seenB.length === 1 && seenA[0] === seenB[0] && seenA[0].startsWith(`${takenOnA.body.generation}@`);
     });
     const renewLost = await b.post("/api/v1/session-leases", { action: "renew", owner: second, generation: takenOnB.body.generation }, { authorization: `Bearer ${keyB}` });
     expect(renewLost.status).toBe(409);
