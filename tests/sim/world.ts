@@ -85,7 +85,14 @@ export class World {
     if (laptop.combo) await this.post("/api/combos", { name: laptop.combo.name, strategy: laptop.combo.strategy, targets: laptop.combo.targets.map((model) => ({ model })) });
     await this.post(
       "/api/resilience",
-      { billingBoundary: laptop.billingBoundary, waitOrSwitch: { enabled: true, maxWaitMs: laptop.maxWaitMs }, quotaPreflightCutoff: laptop.quotaCutoff },
+      {
+        billingBoundary: laptop.billingBoundary,
+        waitOrSwitch: { enabled: true, maxWaitMs: laptop.maxWaitMs },
+        quotaPreflightCutoff: laptop.quotaCutoff,
+        // D11's combo waits run on real timers (up to 300 s by default, held with keep-alives): bounded here
+        // below the harness's answer timeout, else a 120 s 429 burst (R25.6) holds a combo turn past it.
+        comboCooldownWait: { enabled: true, maxWaitMs: 20_000, maxAttempts: 2, budgetMs: 30_000 },
+      },
       "PATCH",
     );
     const tools = await this.post("/api/keys", { name: "tools", ...(laptop.keyBudget ? { budget: laptop.keyBudget } : {}) });
