@@ -31,7 +31,7 @@ import { ContextWindows } from "../engine/contextWindows.js";
 import { trafficClassesFeature } from "../gateway/features/trafficClasses.js";
 import { usageWallFeature } from "../gateway/features/usageWall.js";
 import { warmCacheFeature } from "../gateway/features/warmCache.js";
-import { billingBoundaryFeature } from "../gateway/features/billingBoundary.js";
+import { billingBoundaryFeature, boundaryGuard } from "../gateway/features/billingBoundary.js";
 import { clientLoginsFeature } from "../gateway/features/clientLogins.js";
 import { leaseHoldersFeature, leaseNarrowingFeature } from "../gateway/features/leaseNarrowing.js";
 import { keyBudgetsFeature } from "../gateway/features/keyBudgets.js";
@@ -345,7 +345,7 @@ export function createGatewayPipeline(parts: GatewayPipelineParts): ReturnType<t
     responsesTurnsFeature({ "openai-responses": { prepare: (body) => prepareResponsesTurn(turns, body) } }),
     egressFeature(rules.egressLock),
     toolLimitsFeature(sharedToolLimits(sharedState, clock)),
-    contextFitFeature(parts.modelWindows),
+    contextFitFeature(parts.modelWindows, boundaryGuard({ settings: resilience.get })),
     trafficClassesFeature({ settings: codingAgents, classify: trafficClassOf }),
     clientLoginsFeature({ connections: { accountFor: connections.accountFor! } }),
     leaseNarrowingFeature(),

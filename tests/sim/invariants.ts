@@ -113,7 +113,10 @@ function isSubscriptionCall(call: UpstreamCall, laptop: Laptop): boolean {
   return call.provider.held.some((h) => h.key === call.req.key && (h.subscription || call.provider.category === "oauth"));
 }
 
-/** I4: the billing boundary holds per class (R21.5): stay and wait never move to a metered account, a crossing is marked. */
+/**
+ * I4: the billing boundary holds per class (R21.5): stay and wait never move to a metered account, for a
+ * used-up window or a prompt too long for the subscription (R25.1), and a crossing is marked.
+ */
 const billingBoundary: Check = (o, ctx) => {
   const klass = o.row?.trafficClass as keyof Laptop["billingBoundary"] | undefined;
   if (!klass) return null;
@@ -126,6 +129,10 @@ const billingBoundary: Check = (o, ctx) => {
     const metered = o.calls.find((c) => !isSubscriptionCall(c, ctx.laptop));
     if (metered) return `a ${klass} request (billingBoundary ${choice}) whose login's window is used up went to the metered ${metered.provider.id}`;
   }
+  // A prompt too long for a subscription meets the boundary too: no wait helps it, so the client gets the refusal.
+  const tooLong = o.calls.findIndex((c) => c.req.contextRefused === true && isSubscriptionCall(c, ctx.laptop));
+  const afterRefusal = tooLong < 0 ? undefined : o.calls.slice(tooLong + 1).find((c) => !isSubscriptionCall(c, ctx.laptop));
+  if (afterRefusal && choice !== "cross") return `a ${klass} request (billingBoundary ${choice}) went to the metered ${afterRefusal.provider.id} after its subscription refused the prompt as too long`;
   const exhausted = o.calls.findIndex((c) => c.req.windowExhausted === true && isSubscriptionCall(c, ctx.laptop));
   if (exhausted < 0) return null;
   const metered = o.calls.slice(exhausted + 1).find((c) => !isSubscriptionCall(c, ctx.laptop));

@@ -5,11 +5,13 @@
 // model), and lets the walk go on to a larger window; the targets no larger than one that refused
 // are skipped. When nothing is left, the request's last verdict is the refusal, which the client
 // gets as its own vendor's context error (context/outcome.ts), so the agent compacts. A success
-// proves its input fits, so a learned window never shrinks below it.
+// proves its input fits, so a learned window never shrinks below it. A subscription is passed over
+// for its window only where the billing boundary lets the request cross (R21.5, boundaryGuard).
 import { windowFromRefusal } from "../../engine/contextWindows.js";
 import type { Connection } from "../../../shared/types.js";
 import { ContextVar, type RequestContext } from "../context/requestContext.js";
 import type { Target } from "../context/resolve.js";
+import type { BoundaryGuard } from "./billingBoundary.js";
 import type { ModelWindows } from "./contextFit/windows.js";
 import type { AttemptReport, CandidateScope, RequestFeature } from "./feature.js";
 
@@ -56,11 +58,12 @@ function refused(ctx: RequestContext, { target, result }: AttemptReport, windows
   verdict.context = { tokens, window: stated.window ?? learned };
 }
 
-export function contextFitFeature(windows: ModelWindows): RequestFeature {
+export function contextFitFeature(windows: ModelWindows, boundary?: BoundaryGuard): RequestFeature {
   return {
     name: "context-fit",
     candidates(ctx: RequestContext, target: Target, list: Connection[], scope: CandidateScope): Connection[] {
       if (list.length === 0 || ctx.count || !tooSmall(ctx, target, windows)) return list;
+      if (boundary && !boundary.mayPassOver(ctx, target, list)) return list;
       scope.log.exclusions.push({ target: scope.label, reason: "context_too_small", remainingMs: null, provider: target.provider.id });
       return [];
     },
@@ -68,6 +71,7 @@ export function contextFitFeature(windows: ModelWindows): RequestFeature {
       const { result, outcome } = report;
       if (result.kind === "failure" && result.verdict.reason === "context_overflow") {
         refused(ctx, report, windows);
+        boundary?.refusedForContext(ctx, report.target, report.connection, result.verdict);
         return { kind: "leave_target" };
       }
       if (result.kind === "success" && !ctx.count && "usage" in outcome) {
