@@ -35,6 +35,12 @@ export const FIXED: RegressionCase[] = [
   },
   { seed: 112, requests: 930, found: "I4 R21.5: the same, a main Codex turn under billingBoundary wait crossing to the metered key after its ChatGPT login's 429" },
   { seed: 14, requests: 49, found: "I1 R24.5: a login's account row switched off (active: false) still serves that login" },
+  {
+    seed: 315,
+    requests: 56,
+    found: "I4 R21.5/R25.1: a Codex turn too long for its ChatGPT login's window (the login used up, billingBoundary wait) was passed over for its size and served on the metered key",
+  },
+  { seed: 316, requests: 1624, found: "I4 R21.5/R25.1: the same, a compaction request under billingBoundary wait" },
 ];
 
 function regression({ seed, requests, found }: RegressionCase): void {
