@@ -1,5 +1,6 @@
 // The composition root's parts: each wires one concern of the gateway from the store, the
 // clock and the settings (build.ts assembles them).
+import { answerReader } from "../gateway/formats/answerReader.js";
 import { accountView, type ClientLogin } from "../gateway/context/clientLogin.js";
 import type { ResilienceSettings } from "../../shared/resilienceSettings.js";
 import type { AppSettings, Connection, Provider } from "../../shared/types.js";
@@ -132,6 +133,7 @@ export function createSharedEngine(deps: {
     getSettings: deps.settings,
     getAppSettings: deps.appSettings,
     emit: bus.emit,
+    answers: answerReader,
   });
   sharing.bind(engine, bus.subscribe);
   return engine;

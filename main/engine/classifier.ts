@@ -33,9 +33,9 @@ import { ERROR_CODES, type ErrorCode } from "../../shared/errorCodes.js";
 import { INVALID_JSON_TEXT, type StreamCause, type TransportFailure, type UpstreamHeaders } from "./failure.js";
 import type { FailureInput, RuleMatch, Verdict, VerdictReason } from "./ports.js";
 import { builtinProviderKey, hasOperatorRules, matchBuiltinRule, matchOperatorRule, matchProviderDefault, restateStatus } from "./providerRules.js";
-import { parseRetryHint } from "./retryHints.js";
+import { HTTP_ONLY, parseRetryHint, type AnswerReader } from "./retryHints.js";
 import { streamErrorStatus } from "./streamErrors.js";
-import { readWindowSignals, windowRest, type WindowSignals } from "./subscriptionWindows.js";
+import { windowRest, type WindowSignals } from "./subscriptionWindows.js";
 
 export interface ClassifyContext {
   settings: ResilienceSettings;
@@ -44,6 +44,8 @@ export interface ClassifyContext {
   authFailureCount?: number;
   /** The engine clock; needed for date-shaped hints and "until local midnight". */
   now?: number;
+  /** What the answer says in its vendor's own headers and body (the format halves read it); HTTP's headers only without. */
+  answers?: AnswerReader;
 }
 
 /** R21.4: the code of a used-up subscription window (the connection's errorCode, the client's error code). */
@@ -76,6 +78,7 @@ interface Facts {
   status: number;
   hintMs: number | null;
   hintSource: string | null;
+  hintPerModel?: boolean;
   errorCode: string | null;
   message: string;
   clientRetryAfterMs: number | null;
@@ -97,6 +100,7 @@ function build(reason: VerdictReason, facts: Facts, extra: Partial<Verdict> = {}
     message: facts.message,
     errorCode: facts.errorCode,
     retryHintSource: facts.hintSource,
+    retryHintPerModel: facts.hintPerModel === true,
     clientRetryAfterMs: facts.clientRetryAfterMs ?? facts.hintMs,
     rule: null,
     ...extra,
@@ -279,17 +283,19 @@ function classifyInvalidJson(input: FailureInput, headers: UpstreamHeaders, ctx:
  */
 function classifyStreamLimit(input: FailureInput, headers: UpstreamHeaders, bodyText: string, ctx: ClassifyContext): Verdict {
   const now = ctx.now ?? Number.NaN;
-  const hint = parseRetryHint(headers, bodyText, now);
+  const hint = parseRetryHint(headers, bodyText, now, ctx.answers);
   const detail = (upstreamErrorMessage(bodyText) ?? bodyText).replace(/\s+/g, " ").trim().slice(0, 300);
   const facts: Facts = {
     status: 429,
     hintMs: hint?.ms ?? null,
     hintSource: hint?.source ?? null,
+    hintPerModel: hint?.perModel,
     errorCode: upstreamErrorCode(bodyText),
     message: `upstream stream: ${detail}`,
     clientRetryAfterMs: hint?.ms ?? null,
   };
-  const windowed = ctx.now === undefined ? null : classifyWindow(bodyText.toLowerCase(), { headers }, facts, readWindowSignals(headers, bodyText, ctx.now), ctx.now);
+  const windowed =
+    ctx.now === undefined ? null : classifyWindow(bodyText.toLowerCase(), { headers }, facts, (ctx.answers ?? HTTP_ONLY).windows(headers, bodyText, ctx.now), ctx.now);
   return windowed ?? classify429(bodyText.toLowerCase(), input.provider, { ...facts, windowsFine: true }, ctx.now);
 }
 
@@ -321,13 +327,14 @@ function classifyAnswer(answer: Answer, ctx: ClassifyContext): Verdict {
   const providerKey = builtinProviderKey(answer.provider);
   const restated = restateStatus(providerKey, answer.status, answer.bodyText);
   const status = restated?.status ?? answer.status;
-  const hint = parseRetryHint(answer.headers, answer.bodyText, ctx.now ?? Number.NaN);
+  const hint = parseRetryHint(answer.headers, answer.bodyText, ctx.now ?? Number.NaN, ctx.answers);
   const text = answer.bodyText.toLowerCase();
   const facts: Facts = {
     status,
     // A restated status's synthetic wait is for the client only, not the internal cooldown (R12.2).
     hintMs: hint?.ms ?? null,
     hintSource: hint?.source ?? null,
+    hintPerModel: hint?.perModel,
     errorCode: upstreamErrorCode(answer.bodyText),
     message: messageOf(answer, answer.status),
     clientRetryAfterMs: hint?.ms ?? restated?.rule.defaultRetryAfterMs ?? null,
@@ -338,7 +345,7 @@ function classifyAnswer(answer: Answer, ctx: ClassifyContext): Verdict {
   if (looksBanned(text)) return build("banned", facts, { terminal: "banned" });
   if (looksLikeCreditsExhausted(text, status)) return build("credits_exhausted", facts, { terminal: "credits_exhausted" });
   if (status === 429 && ctx.now !== undefined) {
-    const signals = readWindowSignals(answer.headers, answer.bodyText, ctx.now);
+    const signals = (ctx.answers ?? HTTP_ONLY).windows(answer.headers, answer.bodyText, ctx.now);
     const windowed = classifyWindow(text, answer, facts, signals, ctx.now);
     if (windowed) return windowed;
     facts.windowsFine = signals.windowHeaders;

@@ -43,6 +43,7 @@ import type { ResilienceAdmin } from "./admin.js";
 import { RequestRejectedStreaks } from "./requestRejected.js";
 import { applySharedChange } from "./sharedApply.js";
 import { UsageWallBook } from "./usageWall.js";
+import type { AnswerReader } from "./retryHints.js";
 
 export interface ResilienceEngineDeps {
   clock: Clock;
@@ -51,6 +52,8 @@ export interface ResilienceEngineDeps {
   getSettings: () => ResilienceSettings;
   getAppSettings: () => Pick<AppSettings, "providerErrorRules" | "providerErrorDefaults">;
   emit: EventSink;
+  /** What an answer says in its vendor's own headers and body, read by the format halves (R4.3, R21.4). */
+  answers: AnswerReader;
   /** R19: hears every change of the lockouts and the provider cooldown, to share it with a group. */
   share?: (change: EngineSharedChange) => void;
 }
@@ -213,7 +216,7 @@ export function createResilienceEngine(deps: ResilienceEngineDeps): ResilienceAd
     exclusionCheck,
 
     classify(input) {
-      return classifyUpstreamFailure(input, { settings: deps.getSettings(), appSettings: deps.getAppSettings(), now: clock.now() });
+      return classifyUpstreamFailure(input, { settings: deps.getSettings(), appSettings: deps.getAppSettings(), now: clock.now(), answers: deps.answers });
     },
 
     recordFailure(ctx, verdict, fault) {

@@ -150,8 +150,10 @@ export interface Verdict {
   message: string;
   /** The upstream's error code or type when its body carried one. */
   errorCode?: string | null;
-  /** Where retryHintMs came from ("google_rpc_retry_info" is the typed Gemini delay, R9.4). */
+  /** Where retryHintMs came from: an HTTP header, the body's words, or the name a format half gives its vendor's hint. */
   retryHintSource?: string | null;
+  /** The vendor said retryHintMs is the model's own quota's wait (a typed per-model delay, R9.4). */
+  retryHintPerModel?: boolean;
   /** What the client should be told to wait when this is the final verdict (R12.2: restated 429 → 60 s). */
   clientRetryAfterMs?: number | null;
   /** The provider rule that matched, if any. */

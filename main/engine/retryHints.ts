@@ -1,22 +1,24 @@
 // Upstream retry hints (R4.3, D4): how long the upstream asks us to wait, from headers or body text.
 // Every parsed reset is capped at 30 days; a hint in the past or unparseable is no hint.
 import { PARSED_RESET_CAP_MS } from "../../shared/resilienceSettings.js";
+import type { WindowSignals } from "./subscriptionWindows.js";
 
 export type Headers = Record<string, string | string[] | undefined>;
 
-export type RetryHintSource = "retry-after-ms" | "retry-after" | "google_rpc_retry_info" | "anthropic-ratelimit-reset" | "x-ratelimit-reset" | "body_text";
+/** HTTP's own hints, the body's words, or the name a format half gives its vendor's hint (AnswerReader). */
+export type RetryHintSource = "retry-after-ms" | "retry-after" | "body_text" | (string & {});
 
 export interface RetryHint {
   ms: number;
   source: RetryHintSource;
+  /** The vendor says the wait is this model's own quota (Gemini's RetryInfo, R9.4). */
+  perModel?: boolean;
 }
 
 const UNIT = "milliseconds?|msecs?|ms|minutes?|mins?|m|seconds?|secs?|s|hours?|hrs?|h|days?|d";
 // One "<number><unit>" part, optionally preceded by a separator; a unit-less number counts as
 // seconds only when no word follows it ("30" yes, "30 requests" no).
 const PART = new RegExp(`\\s*(?:,|and)?\\s*(\\d+(?:\\.\\d+)?)\\s*(?:(${UNIT})(?![a-z])|(?!\\s*[a-z]))`, "iy");
-
-const UNIFIED_PREFIX = "anthropic-ratelimit-unified-";
 
 const cap = (ms: number): number => Math.min(Math.round(ms), PARSED_RESET_CAP_MS);
 
@@ -122,8 +124,17 @@ function numericReset(value: number, now: number): number | null {
   return value * 1_000;
 }
 
-function positive(ms: number | null): number | null {
+export function positive(ms: number | null): number | null {
   return ms !== null && Number.isFinite(ms) && ms > 0 ? cap(ms) : null;
+}
+
+/** Epoch seconds (ms when > 1e10) or an HTTP/ISO date, as epoch ms; null when absent or unreadable. */
+export function parseResetAt(value: string | null): number | null {
+  if (value === null || value === "") return null;
+  const n = Number(value);
+  if (Number.isFinite(n) && n > 0) return n > 1e10 ? n : n * 1_000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? date : null;
 }
 
 /** Retry-After: delta seconds or an HTTP-date. */
@@ -142,7 +153,7 @@ function parseResetValue(value: string, now: number): number | null {
 }
 
 /** The longest of several reset headers: the request is blocked until every exhausted window resets. */
-function longestReset(headers: Headers, matches: (name: string) => boolean, now: number): number | null {
+export function longestReset(headers: Headers, matches: (name: string) => boolean, now: number): number | null {
   let best: number | null = null;
   for (const [key, raw] of Object.entries(headers)) {
     if (!matches(key.toLowerCase())) continue;
@@ -152,12 +163,6 @@ function longestReset(headers: Headers, matches: (name: string) => boolean, now:
     if (ms !== null && (best === null || ms > best)) best = ms;
   }
   return best;
-}
-
-/** Gemini google.rpc.RetryInfo: `"retryDelay": "33s"`. */
-export function parseGoogleRetryDelay(body: string): number | null {
-  const m = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(body);
-  return m ? positive(Number(m[1]) * 1_000) : null;
 }
 
 const BODY_PHRASE = /(?:resets?\s+(?:after|in)|retry\s+(?:after|in)|try\s+again\s+in|available\s+again\s+in)\s*:?\s*(?=\d)/gi;
@@ -172,8 +177,25 @@ export function parseBodyResetText(body: string): number | null {
   return null;
 }
 
+/**
+ * What an upstream's answer says in its vendor's own headers and body, read by the format halves
+ * (gateway/formats/answerReader.ts): the engine names no vendor's header.
+ */
+export interface AnswerReader {
+  /** R21.4: the subscription windows the answer shows, and whether it shows any. */
+  windows(headers: Headers, bodyText: string, now: number): WindowSignals;
+  /** R4.3: the wait a vendor states in its own words (after Retry-After, before the body's text). */
+  vendorRetryHint(headers: Headers, bodyText: string, now: number): RetryHint | null;
+}
+
+/** An answer read with HTTP's own headers only. */
+export const HTTP_ONLY: AnswerReader = {
+  windows: () => ({ windowHeaders: false, exhausted: [] }),
+  vendorRetryHint: () => null,
+};
+
 /** R4.3: the first hint found, most specific source first. */
-export function parseRetryHint(headers: Headers, body: string, now: number): RetryHint | null {
+export function parseRetryHint(headers: Headers, body: string, now: number, reader: AnswerReader = HTTP_ONLY): RetryHint | null {
   const retryAfterMs = headerValue(headers, "retry-after-ms");
   if (retryAfterMs !== undefined && /^\d+(\.\d+)?$/.test(retryAfterMs)) {
     const ms = positive(Number(retryAfterMs));
@@ -184,14 +206,8 @@ export function parseRetryHint(headers: Headers, body: string, now: number): Ret
     const ms = parseRetryAfter(retryAfter, now);
     if (ms !== null) return { ms, source: "retry-after" };
   }
-  const google = parseGoogleRetryDelay(body);
-  if (google !== null) return { ms: google, source: "google_rpc_retry_info" };
-  // R21.4(c): the unified (subscription) windows' resets say when a window starts over, not when a
-  // burst limit lifts; a used-up window is its own verdict (subscriptionWindows.ts).
-  const anthropic = longestReset(headers, (n) => n.startsWith("anthropic-ratelimit-") && n.endsWith("-reset") && !n.startsWith(UNIFIED_PREFIX), now);
-  if (anthropic !== null) return { ms: anthropic, source: "anthropic-ratelimit-reset" };
-  const xReset = longestReset(headers, (n) => n === "x-ratelimit-reset" || n.startsWith("x-ratelimit-reset-"), now);
-  if (xReset !== null) return { ms: xReset, source: "x-ratelimit-reset" };
+  const vendor = reader.vendorRetryHint(headers, body, now);
+  if (vendor !== null) return vendor;
   const text = parseBodyResetText(body);
   return text !== null ? { ms: text, source: "body_text" } : null;
 }

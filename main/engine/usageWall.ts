@@ -1,9 +1,8 @@
 // Claude subscription usage wall (R12.6): the lower-priority lane (`lowPriorityMode`) and the
-// session-limit reset (`autoLimitReset`), both opt-in per connection. Pure: it reads the wall's
-// response headers and keeps, per connection and in memory, until when the lane runs, the cool-off
-// after a max-wait end and the memoised reset availability. Instants come from the caller's clock.
-
-type Headers = Record<string, string | string[] | undefined>;
+// session-limit reset (`autoLimitReset`), both opt-in per connection. Pure: it takes what the wall's
+// answer says (WallAnswer, read by the Anthropic half: gateway/formats/anthropic/usageWall.ts) and
+// keeps, per connection and in memory, until when the lane runs, the cool-off after a max-wait end
+// and the memoised reset availability. Instants come from the caller's clock.
 
 export const USAGE_WALL = {
   /** The lane outlives the announced reset by this grace. */
@@ -27,26 +26,6 @@ export const USAGE_WALL = {
   windowMs: 5 * 3_600_000,
 } as const;
 
-export const SLOW_HEADER = "anthropic-usage-limit";
-export const SLOW_VALUE = "slow";
-
-const header = (headers: Headers, name: string): string | null => {
-  const v = headers[name];
-  const s = Array.isArray(v) ? v[0] : v;
-  return s === undefined ? null : s.trim();
-};
-
-const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
-
-/** Epoch seconds (ms when > 1e10) or an HTTP/ISO date, as epoch ms; null when absent or unreadable. */
-export function parseResetAt(value: string | null): number | null {
-  if (value === null || value === "") return null;
-  const n = Number(value);
-  if (Number.isFinite(n) && n > 0) return n > 1e10 ? n : n * 1_000;
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? date : null;
-}
-
 export type WallAnswer =
   /** The 5-hour wall; `offer` says the account may take the slow lane. */
   | { kind: "wall"; offer: boolean; resetAt: number | null }
@@ -55,37 +34,6 @@ export type WallAnswer =
   /** The lane is over (weekly limit, budget, off, ineligible, paid overage): normal handling. */
   | { kind: "lane_end"; reason: string }
   | { kind: "other" };
-
-const LANE_ENDS = new Set(["weekly_limit", "budget_exhausted", "off", "ineligible"]);
-
-function seconds(value: string | null, fallbackMs: number, minMs: number, maxMs: number): number {
-  const n = value === null ? Number.NaN : Number(value);
-  return Number.isFinite(n) && n >= 0 ? clamp(n * 1_000, minMs, maxMs) : fallbackMs;
-}
-
-/** What an upstream answer means for the usage wall (R12.6). */
-export function readWallAnswer(status: number, headers: Headers): WallAnswer {
-  const slowStatus = header(headers, "anthropic-ratelimit-unified-slow-status");
-  if (header(headers, "anthropic-ratelimit-unified-overage-in-use") === "true" && slowStatus === "ineligible") {
-    return { kind: "lane_end", reason: "extra_usage" };
-  }
-  if (status === 529 || (status === 429 && slowStatus === "slot_busy")) {
-    return {
-      kind: "slot_busy",
-      retryAfterMs: seconds(header(headers, "anthropic-ratelimit-unified-slow-retry-after"), USAGE_WALL.slowRetryDefaultMs, USAGE_WALL.slowRetryMinMs, USAGE_WALL.slowRetryMaxMs),
-      maxWaitMs: seconds(header(headers, "anthropic-ratelimit-unified-slow-max-wait"), USAGE_WALL.maxWaitDefaultMs, USAGE_WALL.maxWaitMinMs, USAGE_WALL.maxWaitMaxMs),
-    };
-  }
-  if (slowStatus !== null && LANE_ENDS.has(slowStatus)) return { kind: "lane_end", reason: slowStatus };
-  if (status === 429 && header(headers, "anthropic-ratelimit-unified-status") === "rejected") {
-    return {
-      kind: "wall",
-      offer: header(headers, "anthropic-ratelimit-unified-slow-offer") === "treatment",
-      resetAt: parseResetAt(header(headers, "anthropic-ratelimit-unified-reset")),
-    };
-  }
-  return { kind: "other" };
-}
 
 /** ±30 % around the server's wait; `random` in [0, 1). */
 export function jitteredWaitMs(retryAfterMs: number, random: number): number {

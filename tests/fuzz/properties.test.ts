@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure } from "../../main/engine/classifier.js";
 import type { StreamCause, TransportCause, UpstreamFailure } from "../../main/engine/failure.js";
 import { VERDICT_REASONS } from "../../main/engine/ports.js";
-import { parseBodyResetText, parseDurationText, parseGoogleRetryDelay, parseRetryAfter, parseRetryHint } from "../../main/engine/retryHints.js";
+import { parseBodyResetText, parseDurationText, parseRetryAfter, parseRetryHint } from "../../main/engine/retryHints.js";
+import { answerReader } from "../../main/gateway/formats/answerReader.js";
+import { geminiRetryHint } from "../../main/gateway/formats/gemini/retryInfo.js";
 import { createStreamTranslator, type WireFormat } from "../../main/gateway/formats/index.js";
 import { sseFrame } from "../../main/gateway/formats/sse.js";
 import { DEFAULT_RESILIENCE_SETTINGS, rangeAt } from "../../shared/resilienceSettings.js";
@@ -162,7 +164,7 @@ describe("classifier and retry hints", () => {
                 : kind === "transport"
                   ? { kind, cause: transportCause, code: body }
                   : { kind, cause: streamCause, detail: body };
-          const v = classifyUpstreamFailure({ provider, model: "m", failure }, { settings: DEFAULT_RESILIENCE_SETTINGS, now: NOW });
+          const v = classifyUpstreamFailure({ provider, model: "m", failure }, { settings: DEFAULT_RESILIENCE_SETTINGS, now: NOW, answers: answerReader });
           expect(reasons.has(v.reason), v.reason).toBe(true);
           expect(v.status).toBeGreaterThanOrEqual(400);
           expect(v.status).toBeLessThan(600);
@@ -180,9 +182,9 @@ describe("classifier and retry hints", () => {
       fc.property(headerValue, bodyText, headers, (value, body, h) => {
         expect(nonNegativeOrNull(parseRetryAfter(value, NOW))).toBe(true);
         expect(nonNegativeOrNull(parseDurationText(value))).toBe(true);
-        expect(nonNegativeOrNull(parseGoogleRetryDelay(body))).toBe(true);
+        expect(nonNegativeOrNull(geminiRetryHint(body)?.ms ?? null)).toBe(true);
         expect(nonNegativeOrNull(parseBodyResetText(body))).toBe(true);
-        const hint = parseRetryHint(h, body, NOW);
+        const hint = parseRetryHint(h, body, NOW, answerReader);
         expect(hint === null || (Number.isFinite(hint.ms) && hint.ms >= 0)).toBe(true);
       }),
       RUNS,

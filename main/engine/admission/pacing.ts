@@ -28,6 +28,6 @@ export function pacingFromVerdict(verdict: Verdict | null, maxWaitMs: number, pe
   const hint = verdict.retryHintMs;
   if (hint === null || hint <= 0) return null;
   if (maxWaitMs === 0 || hint <= maxWaitMs) return { kind: "pause", until: now + Math.min(hint, LOCKOUT_HINT_CAP_MS) };
-  if (perModel && verdict.retryHintSource === "google_rpc_retry_info") return { kind: "lockout", durationMs: Math.min(hint, LOCKOUT_HINT_CAP_MS) };
+  if (perModel && verdict.retryHintPerModel === true) return { kind: "lockout", durationMs: Math.min(hint, LOCKOUT_HINT_CAP_MS) };
   return null;
 }

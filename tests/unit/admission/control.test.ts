@@ -162,6 +162,7 @@ describe("admit stage", () => {
       status: 429,
       retryHintMs: 90_000,
       retryHintSource: "google_rpc_retry_info",
+      retryHintPerModel: true,
       breakerEligible: false,
       failover: true,
       terminal: null,

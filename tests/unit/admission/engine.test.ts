@@ -130,6 +130,7 @@ describe("learned pacing (R9.4)", () => {
     status: 429,
     retryHintMs,
     retryHintSource: source,
+    retryHintPerModel: source === "google_rpc_retry_info",
     breakerEligible: false,
     failover: true,
     terminal: null,

@@ -1,3 +1,4 @@
+import { answerReader } from "../../../main/gateway/formats/answerReader.js";
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure, msUntilLocalMidnight, type ClassifyContext } from "../../../main/engine/classifier.js";
 import type { StreamCause, TransportCause } from "../../../main/engine/failure.js";
@@ -5,7 +6,7 @@ import type { Verdict } from "../../../main/engine/ports.js";
 import type { AppSettings } from "../../../shared/types.js";
 import { failureInput, provider, settingsWith, T0, type FailureFields } from "./fixtures.js";
 
-const ctx = (over: Partial<ClassifyContext> = {}): ClassifyContext => ({ settings: settingsWith(), now: T0, ...over });
+const ctx = (over: Partial<ClassifyContext> = {}): ClassifyContext => ({ settings: settingsWith(), now: T0, answers: answerReader, ...over });
 const classify = (input: FailureFields, over: Partial<ClassifyContext> = {}) => classifyUpstreamFailure(failureInput(input), ctx(over));
 const HOUR = 3_600_000;
 

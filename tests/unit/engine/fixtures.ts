@@ -1,4 +1,5 @@
 // Shared test doubles for the engine: a fake clock, in-memory ports and domain rows.
+import { answerReader } from "../../../main/gateway/formats/answerReader.js";
 import type { ResilienceSettings } from "../../../shared/resilienceSettings.js";
 import { normalizeResilienceSettings } from "../../../shared/schemas/resilienceDocument.js";
 import type { AppSettings, Connection, ConnectionRuntime, Provider, SwitchyardEvent } from "../../../shared/types.js";
@@ -147,6 +148,7 @@ export function harness(opts: { connections?: Connection[]; settings?: unknown; 
     getSettings: () => h.settings,
     getAppSettings: () => h.app,
     emit: (e) => events.push(e),
+    answers: answerReader,
   });
   return h;
 }

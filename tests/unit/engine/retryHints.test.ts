@@ -1,3 +1,4 @@
+import { answerReader } from "../../../main/gateway/formats/answerReader.js";
 import { describe, expect, it } from "vitest";
 import { headerValue, markLowerCaseNames, parseBodyResetText, parseDurationText, parseRetryAfter, parseRetryHint } from "../../../main/engine/retryHints.js";
 import { T0 } from "./fixtures.js";
@@ -46,12 +47,23 @@ describe("retry hints from headers (R4.3, D4)", () => {
     ["R4.3 header array values use the first", { "retry-after": ["7", "9"] }, "", 7_000, "retry-after"],
     ["R4.3 body text when no header", {}, "Please try again in 20s", 20_000, "body_text"],
   ] as const)("%s", (_name, headers, body, ms, source) => {
-    expect(parseRetryHint(headers as Record<string, string | string[]>, body, T0)).toEqual({ ms, source });
+    expect(parseRetryHint(headers as Record<string, string | string[]>, body, T0, answerReader)).toMatchObject({ ms, source });
+  });
+
+  it("R9.4 Gemini's RetryInfo is the model's own quota's wait; HTTP's Retry-After is not", () => {
+    const body = '{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"90s"}]}}';
+    expect(parseRetryHint({}, body, T0, answerReader)).toEqual({ ms: 90_000, source: "google_rpc_retry_info", perModel: true });
+    expect(parseRetryHint({ "retry-after": "90" }, body, T0, answerReader)).toEqual({ ms: 90_000, source: "retry-after" });
+  });
+
+  it("R4.3 without the format halves' reader only HTTP's own headers and the body's words count", () => {
+    expect(parseRetryHint({ "x-ratelimit-reset": "30" }, "", T0)).toBeNull();
+    expect(parseRetryHint({ "x-ratelimit-reset": "30" }, "try again in 20s", T0)).toEqual({ ms: 20_000, source: "body_text" });
   });
 
   it("D4 a reset in the past, a negative or garbage value is no hint", () => {
     expect(parseRetryAfter(new Date(T0 - 5_000).toUTCString(), T0)).toBeNull();
-    expect(parseRetryHint({ "x-ratelimit-reset": String((T0 - 60_000) / 1_000) }, "", T0)).toBeNull();
+    expect(parseRetryHint({ "x-ratelimit-reset": String((T0 - 60_000) / 1_000) }, "", T0, answerReader)).toBeNull();
     expect(parseRetryHint({ "retry-after": "soon" }, "", T0)).toBeNull();
   });
 
@@ -60,7 +72,7 @@ describe("retry hints from headers (R4.3, D4)", () => {
   });
 
   it("R4.3 without a clock only relative hints count", () => {
-    expect(parseRetryHint({ "x-ratelimit-reset": String((T0 + 60_000) / 1_000) }, "", Number.NaN)).toBeNull();
+    expect(parseRetryHint({ "x-ratelimit-reset": String((T0 + 60_000) / 1_000) }, "", Number.NaN, answerReader)).toBeNull();
     expect(parseRetryHint({ "retry-after": "3" }, "", Number.NaN)?.ms).toBe(3_000);
   });
 });

@@ -1,5 +1,6 @@
 // R19: the engine's side of group sharing, still pure: what it hands to its `share` port, and how
 // it applies what the group says (announced on its bus, never handed back).
+import { answerReader } from "../../../main/gateway/formats/answerReader.js";
 import { describe, expect, it } from "vitest";
 import type { SwitchyardEvent } from "../../../shared/types.js";
 import { createResilienceEngine } from "../../../main/engine/index.js";
@@ -21,6 +22,7 @@ function sharingEngine() {
     getSettings: () => settings,
     getAppSettings: () => ({ providerErrorRules: [], providerErrorDefaults: {} }),
     emit: (e) => events.push(e),
+    answers: answerReader,
     share: (c) => shared.push(c),
   });
   const failWith = (status: number, connectionId = "c1", probe = false) =>

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure } from "../../../main/engine/classifier.js";
 import { passedOverForQuota, RemainingQuota } from "../../../main/engine/quotaCutoff.js";
-import { isWindowExhaustion, readWindowSignals, windowFamilyOf, windowLengthMs, windowRest } from "../../../main/engine/subscriptionWindows.js";
+import { windowFamilyOf, windowLengthMs, windowRest } from "../../../main/engine/subscriptionWindows.js";
+import { answerReader, isWindowExhaustion, readWindowSignals } from "../../../main/gateway/formats/answerReader.js";
 import { connection, failureInput, fail, harness, provider, settingsWith, T0 } from "./fixtures.js";
 
 const HOUR = 3_600_000;
@@ -43,7 +44,7 @@ const unifiedFine = {
 
 const RATE_LIMIT_BODY = '{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account\'s rate limit."}}';
 const classify = (status: number, headers: Record<string, string>, bodyText: string, p = oauth, model = "claude-sonnet-4") =>
-  classifyUpstreamFailure(failureInput({ provider: p, model, status, headers, bodyText }), { settings: settingsWith(), now: T0 });
+  classifyUpstreamFailure(failureInput({ provider: p, model, status, headers, bodyText }), { settings: settingsWith(), now: T0, answers: answerReader });
 
 describe("R21.4(a) window exhaustion is its own verdict", () => {
   it("R21.4 an Anthropic 429 with unified status rejected is window_exhausted, scope connection, until the window's reset", () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { jitteredWaitMs, parseResetAt, readWallAnswer, UsageWallBook, USAGE_WALL, waitBudgetMs } from "../../../main/engine/usageWall.js";
+import { parseResetAt } from "../../../main/engine/retryHints.js";
+import { jitteredWaitMs, UsageWallBook, USAGE_WALL, waitBudgetMs } from "../../../main/engine/usageWall.js";
+import { readWallAnswer } from "../../../main/gateway/formats/anthropic/usageWall.js";
 import { T0 } from "./fixtures.js";
 
 const wall = {

@@ -1,5 +1,6 @@
 // R21.4(d): the stream events that end a 200 on the account's limit, read per upstream format, and
 // what the classifier makes of them with the stream's headers.
+import { answerReader } from "../../../main/gateway/formats/answerReader.js";
 import { describe, expect, it } from "vitest";
 import { classifyUpstreamFailure } from "../../../main/engine/classifier.js";
 import { limitEventReader } from "../../../main/gateway/formats/limitEvents.js";
@@ -36,11 +37,19 @@ describe("R21.4 limit events inside a 200 stream", () => {
     const codex = provider({ id: "codex", format: "openai-responses", category: "oauth" });
     const headers = { "x-codex-primary-used-percent": "96", "x-codex-primary-window-minutes": "300", "x-codex-primary-reset-after-seconds": "5400" };
     const body = responses(ev("response.failed", { type: "response.failed", response: { error: { code: "usage_limit_reached", message: "The usage limit has been reached" } } }))!;
-    const v = classifyUpstreamFailure(failureInput({ provider: codex, failure: { kind: "stream_limit", headers, bodyText: body } }), { settings: settingsWith(), now: T0 });
+    const v = classifyUpstreamFailure(failureInput({ provider: codex, failure: { kind: "stream_limit", headers, bodyText: body } }), {
+      settings: settingsWith(),
+      now: T0,
+      answers: answerReader,
+    });
     expect(v).toMatchObject({ reason: "quota_exhausted", errorCode: "window_exhausted", status: 429, cooldownMs: 5_400_000, window: { name: "5h", resetAt: T0 + 5_400_000 } });
     const claude = provider({ id: "claude", format: "anthropic", category: "oauth" });
     const burst = anthropic(ev("error", { type: "error", error: { type: "rate_limit_error", message: "slow down" } }))!;
-    const r = classifyUpstreamFailure(failureInput({ provider: claude, failure: { kind: "stream_limit", headers: {}, bodyText: burst } }), { settings: settingsWith(), now: T0 });
+    const r = classifyUpstreamFailure(failureInput({ provider: claude, failure: { kind: "stream_limit", headers: {}, bodyText: burst } }), {
+      settings: settingsWith(),
+      now: T0,
+      answers: answerReader,
+    });
     expect(r).toMatchObject({ reason: "rate_limit", status: 429, cooldownMs: null });
   });
 });

@@ -5,7 +5,8 @@
 // Whatever this does not absorb is returned as the call's answer and handled as usual (cooldown...).
 import type { Connection, Provider } from "../../../../shared/types.js";
 import type { Clock } from "../../../engine/ports.js";
-import { jitteredWaitMs, readWallAnswer, SLOW_HEADER, SLOW_VALUE, waitBudgetMs, type UsageWallBook } from "../../../engine/usageWall.js";
+import { jitteredWaitMs, waitBudgetMs, type UsageWallBook } from "../../../engine/usageWall.js";
+import { readWallAnswer, SLOW_HEADER, SLOW_VALUE } from "../../formats/anthropic/usageWall.js";
 import type { SendCall, UpstreamCall } from "../../upstream/call.js";
 import type { LimitResetClient } from "./limitReset.js";
 

@@ -4,7 +4,8 @@
 import { request } from "undici";
 import { isRecord } from "../../../../shared/records.js";
 import type { Connection, Provider } from "../../../../shared/types.js";
-import { parseResetAt, type ResetResult } from "../../../engine/usageWall.js";
+import type { ResetResult } from "../../../engine/usageWall.js";
+import { parseResetAt } from "../../../engine/retryHints.js";
 
 export interface ResetOutcome {
   result: ResetResult;

@@ -2,7 +2,7 @@
 
 import { ANTHROPIC_QUOTA_HEADERS } from "./quota.js";
 import { anthropicContract } from "./contract.js";
-import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
+import { CLAIM_WINDOWS } from "./windows.js";
 import { pickHeaders, type ClientHalf, type FormatHalves, type SameFormatHalf, type UpstreamHalf } from "../adapter.js";
 import { KEY_BODY } from "../login.js";
 import { promptTextOfHub } from "../promptText.js";

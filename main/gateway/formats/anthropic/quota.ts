@@ -3,9 +3,9 @@
 //   7d_opus, 7d_sonnet, overage…; utilization a 0..1 fraction, reset epoch seconds) and the overall
 //   `-unified-{status,reset,representative-claim}`, which belong to the claimed window;
 // - counts: `anthropic-ratelimit-<w>-{limit,remaining,reset}` (reset RFC 3339).
-import { parseResetAt } from "../../../engine/usageWall.js";
-// The window names are the engine's, which reads the same family for its window verdicts (R21.4).
-import { CLAIM_WINDOWS } from "../../../engine/subscriptionWindows.js";
+import { parseResetAt } from "../../../engine/retryHints.js";
+// The window names are those the window verdicts use (R21.4, windows.ts).
+import { CLAIM_WINDOWS } from "./windows.js";
 import { countFamily, nonNegative, readingIn, round4, type QuotaHeaderFamily, type QuotaReading } from "../quota.js";
 
 const UNIFIED = "anthropic-ratelimit-unified-";

@@ -1,7 +1,7 @@
 // R18.3: the quota headers of a Responses upstream: OpenAI's counts, and Codex's subscription windows
 // `x-codex-[<limit>-]{primary,secondary}-{used-percent,window-minutes,reset-at,reset-after-seconds}`,
 // named by their minutes (300 → "5h", 10080 → "7d").
-import { parseResetAt } from "../../../engine/usageWall.js";
+import { parseResetAt } from "../../../engine/retryHints.js";
 // The window names are the engine's, which reads the same family for its window verdicts (R21.4).
 import { windowNameOfMinutes } from "../../../engine/subscriptionWindows.js";
 import { OPENAI_COUNT_HEADERS } from "../openai/quota.js";

@@ -7,7 +7,7 @@ import { isRecord } from "../../../../shared/records.js";
 import type { WireFormat } from "../../../../shared/types.js";
 import { createThroughputWatchdog, type ThroughputSettings } from "./throughput.js";
 import { limitEventReader } from "../../formats/limitEvents.js";
-import { isWindowExhaustion } from "../../../engine/subscriptionWindows.js";
+import { isWindowExhaustion } from "../../formats/answerReader.js";
 import type { ClientResponse } from "../../context/clientResponse.js";
 import type { UpstreamCall } from "../../upstream/call.js";
 import type { ContinuationStitch, StreamTranscript } from "../../context/streamTranscript.js";
