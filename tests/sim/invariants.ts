@@ -132,7 +132,8 @@ const billingBoundary: Check = (o, ctx) => {
   // A prompt too long for a subscription meets the boundary too: no wait helps it, so the client gets the refusal.
   const tooLong = o.calls.findIndex((c) => c.req.contextRefused === true && isSubscriptionCall(c, ctx.laptop));
   const afterRefusal = tooLong < 0 ? undefined : o.calls.slice(tooLong + 1).find((c) => !isSubscriptionCall(c, ctx.laptop));
-  if (afterRefusal && choice !== "cross") return `a ${klass} request (billingBoundary ${choice}) went to the metered ${afterRefusal.provider.id} after its subscription refused the prompt as too long`;
+  if (afterRefusal && choice !== "cross")
+    return `a ${klass} request (billingBoundary ${choice}) went to the metered ${afterRefusal.provider.id} after its subscription refused the prompt as too long`;
   const exhausted = o.calls.findIndex((c) => c.req.windowExhausted === true && isSubscriptionCall(c, ctx.laptop));
   if (exhausted < 0) return null;
   const metered = o.calls.slice(exhausted + 1).find((c) => !isSubscriptionCall(c, ctx.laptop));

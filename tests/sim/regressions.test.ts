@@ -38,7 +38,8 @@ export const FIXED: RegressionCase[] = [
   {
     seed: 315,
     requests: 56,
-    found: "I4 R21.5/R25.1: a Codex turn too long for its ChatGPT login's window (the login used up, billingBoundary wait) was passed over for its size and served on the metered key",
+    found:
+      "I4 R21.5/R25.1: a Codex turn too long for its ChatGPT login's window (the login used up, billingBoundary wait) was passed over for its size and served on the metered key",
   },
   { seed: 316, requests: 1624, found: "I4 R21.5/R25.1: the same, a compaction request under billingBoundary wait" },
 ];
